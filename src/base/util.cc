@@ -1,0 +1,223 @@
+// Conversions and matching shared by every layer.
+#include "base/util.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace base {
+
+bool ParseUint64(std::string_view s, uint64_t* out) {
+  if (s.empty() || s.size() > 20) return false;
+  if (s.size() > 1 && s[0] == '0') return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    uint64_t d = c - '0';
+    if (v > (UINT64_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+bool ParseInt64(std::string_view s, int64_t* out) {
+  if (s.empty()) return false;
+  bool neg = s[0] == '-';
+  if (neg) s.remove_prefix(1);
+  uint64_t v;
+  if (!ParseUint64(s, &v)) return false;
+  if (neg) {
+    if (v == 0 || v > static_cast<uint64_t>(INT64_MAX) + 1) return false;
+    *out = static_cast<int64_t>(0 - v);
+  } else {
+    if (v > static_cast<uint64_t>(INT64_MAX)) return false;
+    *out = static_cast<int64_t>(v);
+  }
+  return true;
+}
+
+int FormatInt64(int64_t v, char* buf) {
+  auto r = std::to_chars(buf, buf + 21, v);
+  return static_cast<int>(r.ptr - buf);
+}
+
+std::string Int64ToString(int64_t v) {
+  char buf[24];
+  return std::string(buf, FormatInt64(v, buf));
+}
+
+bool ParseLongDouble(std::string_view s, long double* out) {
+  if (s.empty() || s.size() >= 5120) return false;
+  if (isspace(static_cast<unsigned char>(s[0]))) return false;
+  std::string tmp(s);
+  char* end;
+  errno = 0;
+  long double v = strtold(tmp.c_str(), &end);
+  if (*end != '\0' || errno == ERANGE || std::isnan(v)) return false;
+  *out = v;
+  return true;
+}
+
+std::string FormatLongDouble(long double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[5200];
+  int len = snprintf(buf, sizeof(buf), "%.17Lf", v);
+  if (len < 0 || len >= static_cast<int>(sizeof(buf))) return "0";
+  if (strchr(buf, '.')) {
+    while (len > 0 && buf[len - 1] == '0') len--;
+    if (len > 0 && buf[len - 1] == '.') len--;
+  }
+  if (len == 2 && buf[0] == '-' && buf[1] == '0') return "0";
+  return std::string(buf, len);
+}
+
+bool ParseDouble(std::string_view s, double* out) {
+  if (s.empty() || s.size() >= 5120) return false;
+  if (isspace(static_cast<unsigned char>(s[0]))) return false;
+  std::string tmp(s);
+  char* end;
+  errno = 0;
+  double v = strtod(tmp.c_str(), &end);
+  if (*end != '\0' || (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || v == 0)) ||
+      std::isnan(v))
+    return false;
+  *out = v;
+  return true;
+}
+
+std::string FormatDouble(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr - buf);
+}
+
+namespace {
+inline char Fold(char c, bool nocase) {
+  return (nocase && c >= 'A' && c <= 'Z') ? c + 32 : c;
+}
+// Iterative matcher with single-star backtracking, bounded and non-recursive.
+bool Match(const char* p, const char* pe, const char* s, const char* se, bool nocase) {
+  const char* star_p = nullptr;
+  const char* star_s = nullptr;
+  while (s < se) {
+    if (p < pe) {
+      char pc = *p;
+      if (pc == '*') {
+        while (p < pe && *p == '*') p++;
+        if (p == pe) return true;
+        star_p = p;
+        star_s = s;
+        continue;
+      }
+      if (pc == '?') {
+        p++;
+        s++;
+        continue;
+      }
+      if (pc == '[') {
+        const char* q = p + 1;
+        bool negate = false;
+        if (q < pe && *q == '^') {
+          negate = true;
+          q++;
+        }
+        bool matched = false;
+        while (q < pe && *q != ']') {
+          if (*q == '\\' && q + 1 < pe) {
+            q++;
+            if (Fold(*q, nocase) == Fold(*s, nocase)) matched = true;
+            q++;
+          } else if (q + 2 < pe && q[1] == '-' && q[2] != ']') {
+            char a = Fold(q[0], nocase), b = Fold(q[2], nocase), c = Fold(*s, nocase);
+            if (a > b) std::swap(a, b);
+            if (c >= a && c <= b) matched = true;
+            q += 3;
+          } else {
+            if (Fold(*q, nocase) == Fold(*s, nocase)) matched = true;
+            q++;
+          }
+        }
+        if (negate) matched = !matched;
+        if (matched) {
+          p = (q < pe) ? q + 1 : q;
+          s++;
+          continue;
+        }
+      } else {
+        if (pc == '\\' && p + 1 < pe) {
+          if (p[1] == *s) {
+            p += 2;
+            s++;
+            continue;
+          }
+        } else if (Fold(pc, nocase) == Fold(*s, nocase)) {
+          p++;
+          s++;
+          continue;
+        }
+      }
+    }
+    if (!star_p) return false;
+    p = star_p;
+    s = ++star_s;
+  }
+  while (p < pe && *p == '*') p++;
+  return p == pe;
+}
+}  // namespace
+
+bool GlobMatch(std::string_view pattern, std::string_view str, bool nocase) {
+  return Match(pattern.data(), pattern.data() + pattern.size(), str.data(),
+               str.data() + str.size(), nocase);
+}
+
+std::optional<uint64_t> ParseMemory(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') i++;
+  if (i == 0) return std::nullopt;
+  uint64_t v;
+  if (!ParseUint64(s.substr(0, i), &v)) {
+    // allow leading zeros like "0100"? no: strict
+    return std::nullopt;
+  }
+  std::string unit = ToLower(s.substr(i));
+  uint64_t mul;
+  if (unit.empty() || unit == "b") mul = 1;
+  else if (unit == "k") mul = 1000;
+  else if (unit == "kb") mul = 1024;
+  else if (unit == "m") mul = 1000ULL * 1000;
+  else if (unit == "mb") mul = 1024ULL * 1024;
+  else if (unit == "g") mul = 1000ULL * 1000 * 1000;
+  else if (unit == "gb") mul = 1024ULL * 1024 * 1024;
+  else return std::nullopt;
+  if (v != 0 && mul > UINT64_MAX / v) return std::nullopt;
+  return v * mul;
+}
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string ToLower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r)
+    if (c >= 'A' && c <= 'Z') c += 32;
+  return r;
+}
+
+std::string BytesToHuman(uint64_t n) {
+  char buf[64];
+  double d = static_cast<double>(n);
+  if (n < 1024) snprintf(buf, sizeof(buf), "%lluB", static_cast<unsigned long long>(n));
+  else if (n < 1024ULL * 1024) snprintf(buf, sizeof(buf), "%.2fK", d / 1024);
+  else if (n < 1024ULL * 1024 * 1024) snprintf(buf, sizeof(buf), "%.2fM", d / (1024 * 1024));
+  else if (n < 1024ULL * 1024 * 1024 * 1024) snprintf(buf, sizeof(buf), "%.2fG", d / (1024.0 * 1024 * 1024));
+  else snprintf(buf, sizeof(buf), "%.2fT", d / (1024.0 * 1024 * 1024 * 1024));
+  return buf;
+}
+}  // namespace base

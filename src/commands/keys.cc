@@ -1,0 +1,430 @@
+// Generic keyspace commands: existence, deletion, renaming, scanning, expiry, OBJECT.
+#include <algorithm>
+#include <climits>
+
+#include "base/util.h"
+#include "commands/common.h"
+#include "server/config.h"
+#include "server/dispatch.h"
+#include "server/transactions.h"
+
+namespace cmd {
+namespace {
+using namespace server;
+
+void DelGeneric(Client* c) {
+  int64_t n = 0;
+  for (size_t i = 1; i < c->argv.size(); i++) {
+    if (LookupWrite(c, c->argv[i]) && c->db->Delete(c->argv[i])) {
+      Modified(c, c->argv[i]);
+      n++;
+    }
+  }
+  c->R().Int(n);
+}
+void DelCommand(Client* c) { DelGeneric(c); }
+void UnlinkCommand(Client* c) { DelGeneric(c); }
+
+void ExistsCommand(Client* c) {
+  int64_t n = 0;
+  for (size_t i = 1; i < c->argv.size(); i++)
+    if (LookupRead(c, c->argv[i])) n++;
+  c->R().Int(n);
+}
+
+void TouchCommand(Client* c) {
+  int64_t n = 0;
+  for (size_t i = 1; i < c->argv.size(); i++)
+    if (LookupRead(c, c->argv[i])) n++;
+  c->R().Int(n);
+}
+
+void TypeCommand(Client* c) {
+  db::Obj* o = LookupRead(c, c->argv[1]);
+  c->R().Simple(o ? db::TypeName(o->type()) : "none");
+}
+
+void RenameGeneric(Client* c, bool nx) {
+  std::string src(c->argv[1]), dst(c->argv[2]);
+  db::Obj* o = LookupWrite(c, src);
+  if (!o) return c->R().Error(kErrNoSuchKey);
+  if (src == dst) return nx ? c->R().Int(0) : c->R().Ok();
+  db::Obj* existing = LookupWrite(c, dst);
+  if (existing && nx) return c->R().Int(0);
+  if (existing) c->db->Delete(dst);
+  db::Obj* taken = c->db->Unlink(src);
+  c->db->Add(db::Rekey(taken, dst, taken->expire(), true));
+  Modified(c, src);
+  Modified(c, dst, 0);
+  if (nx) c->R().Int(1);
+  else c->R().Ok();
+}
+void RenameCommand(Client* c) { RenameGeneric(c, false); }
+void RenameNxCommand(Client* c) { RenameGeneric(c, true); }
+
+bool ParseDbIndex(Client* c, std::string_view s, int* out) {
+  int64_t id;
+  if (!base::ParseInt64(s, &id) || id < INT_MIN || id > INT_MAX) {
+    c->R().Error(kErrNotInt);
+    return false;
+  }
+  if (id < 0 || id >= NumDbs()) {
+    c->R().Error("DB index is out of range");
+    return false;
+  }
+  *out = static_cast<int>(id);
+  return true;
+}
+
+void MoveCommand(Client* c) {
+  if (cfg.cluster_enabled) return c->R().Error("MOVE is not allowed in cluster mode");
+  int dst;
+  if (!ParseDbIndex(c, c->argv[2], &dst)) return;
+  if (dst == c->dbid) return c->R().Error("source and destination objects are the same");
+  db::Obj* o = LookupWrite(c, c->argv[1]);
+  if (!o) return c->R().Int(0);
+  db::Db* to = GetDb(dst);
+  UpdateCommandTime();
+  if (db::Obj* e = to->Find(c->argv[1]); e && !to->IsExpired(e)) return c->R().Int(0);
+  to->Delete(c->argv[1]);  // an expired leftover
+  std::string k(c->argv[1]);
+  to->Add(c->db->Unlink(k));
+  Modified(c, k);
+  KeyModified(dst, k);
+  c->R().Int(1);
+}
+
+void CopyCommand(Client* c) {
+  auto& a = c->argv;
+  int dst_db = c->dbid;
+  bool replace = false;
+  for (size_t i = 3; i < a.size(); i++) {
+    if (base::EqualsNoCase(a[i], "replace")) {
+      replace = true;
+    } else if (base::EqualsNoCase(a[i], "db") && i + 1 < a.size()) {
+      if (cfg.cluster_enabled) return c->R().Error("Copying to another database is not allowed in cluster mode");
+      if (!ParseDbIndex(c, a[++i], &dst_db)) return;
+    } else {
+      return c->R().Error(kErrSyntax);
+    }
+  }
+  std::string src(a[1]), dst(a[2]);
+  if (src == dst && dst_db == c->dbid)
+    return c->R().Error("source and destination objects are the same");
+  db::Obj* o = LookupWrite(c, src);
+  if (!o) return c->R().Int(0);
+  db::Db* to = GetDb(dst_db);
+  db::Obj* existing = to->Lookup(dst);
+  if (existing && !replace) return c->R().Int(0);
+  db::Obj* copy = db::Rekey(o, dst, o->expire(), false);
+  if (existing) to->Replace(existing, copy);
+  else to->Add(copy);
+  g.dirty++;
+  KeyModified(dst_db, dst);
+  c->R().Int(1);
+}
+
+void KeysCommand(Client* c) {
+  std::string_view pat = c->argv[1];
+  bool all = pat == "*";
+  auto r = c->R();
+  size_t h = r.DeferLen();
+  int64_t n = 0;
+  c->db->ForEach([&](db::Obj* o) {
+    std::string_view k = o->key();
+    if (c->db->IsExpired(o)) return;
+    if (all || base::GlobMatch(pat, k)) {
+      r.Bulk(k);
+      n++;
+    }
+  });
+  r.SetDeferredArrayLen(h, n);
+}
+
+bool ParseCursor(Client* c, std::string_view s, uint64_t* out) {
+  if (base::ParseUint64(s, out)) return true;
+  c->R().Error("invalid cursor");
+  return false;
+}
+
+const char* const kTypeNames[] = {"string", "list", "set", "zset", "hash", "stream"};
+
+void ScanCommand(Client* c) {
+  auto& a = c->argv;
+  uint64_t cursor;
+  if (!ParseCursor(c, a[1], &cursor)) return;
+  int64_t count = 10;
+  std::string_view pattern;
+  bool use_pattern = false;
+  std::string type;
+  for (size_t i = 2; i < a.size(); i++) {
+    bool has_next = i + 1 < a.size();
+    if (base::EqualsNoCase(a[i], "count") && has_next) {
+      if (!ArgInt(c, a[++i], &count)) return;
+      if (count < 1) return c->R().Error(kErrSyntax);
+    } else if (base::EqualsNoCase(a[i], "match") && has_next) {
+      pattern = a[++i];
+      use_pattern = !(pattern == "*");
+    } else if (base::EqualsNoCase(a[i], "type") && has_next) {
+      type = base::ToLower(a[++i]);
+      bool known = false;
+      for (auto* t : kTypeNames) known |= type == t;
+      if (!known) return c->R().Error("unknown type name '" + std::string(a[i]) + "'");
+    } else {
+      return c->R().Error(kErrSyntax);
+    }
+  }
+  std::vector<std::string> keys;
+  int64_t max_steps = count * 10;
+  do {
+    cursor = c->db->Scan(cursor, [&](db::Obj* o) { keys.emplace_back(o->key()); });
+  } while (cursor && --max_steps && static_cast<int64_t>(keys.size()) < count);
+  auto r = c->R();
+  r.ArrayLen(2);
+  r.BulkInt(static_cast<int64_t>(cursor));
+  size_t h = r.DeferLen();
+  int64_t n = 0;
+  for (auto& k : keys) {
+    if (use_pattern && !base::GlobMatch(pattern, k)) continue;
+    db::Obj* o = c->db->Lookup(k);  // expired keys are dropped (and deleted) here
+    if (!o) continue;
+    if (!type.empty() && type != db::TypeName(o->type())) continue;
+    r.Bulk(k);
+    n++;
+  }
+  r.SetDeferredArrayLen(h, n);
+}
+
+void RandomKeyCommand(Client* c) {
+  for (int tries = 0; tries < 100; tries++) {
+    db::Obj* o = c->db->RandomKey();
+    if (!o) break;
+    if (!c->db->IsExpired(o)) return c->R().Bulk(o->key());
+    if (tries == 99) return c->R().Bulk(o->key());  // all-expired keyspace: give up
+    std::string k(o->key());
+    c->db->Lookup(k);  // deletes it on a primary
+  }
+  c->R().Null();
+}
+
+void DbSizeCommand(Client* c) { c->R().Int(static_cast<int64_t>(c->db->Size())); }
+
+bool ParseFlushMode(Client* c) {
+  if (c->argv.size() > 2) {
+    c->R().Error(kErrSyntax);
+    return false;
+  }
+  if (c->argv.size() == 2 && !base::EqualsNoCase(c->argv[1], "sync") &&
+      !base::EqualsNoCase(c->argv[1], "async")) {
+    c->R().Error(kErrSyntax);
+    return false;
+  }
+  return true;
+}
+
+void FlushDbCommand(Client* c) {
+  if (!ParseFlushMode(c)) return;
+  TouchAllWatched(c->dbid);
+  g.dirty += static_cast<int64_t>(c->db->Size()) + 1;
+  c->db->Clear();
+  c->R().Ok();
+}
+
+void FlushAllCommand(Client* c) {
+  if (!ParseFlushMode(c)) return;
+  TouchAllWatched(-1);
+  for (int i = 0; i < NumDbs(); i++) {
+    g.dirty += static_cast<int64_t>(GetDb(i)->Size());
+    GetDb(i)->Clear();
+  }
+  g.dirty++;
+  c->R().Ok();
+}
+
+void SwapDbCommand(Client* c) {
+  if (cfg.cluster_enabled) return c->R().Error("SWAPDB is not allowed in cluster mode");
+  int64_t a, b;
+  if (!base::ParseInt64(c->argv[1], &a)) return c->R().Error("invalid first DB index");
+  if (!base::ParseInt64(c->argv[2], &b)) return c->R().Error("invalid second DB index");
+  if (a < 0 || a >= NumDbs() || b < 0 || b >= NumDbs())
+    return c->R().Error("DB index is out of range");
+  if (a != b) {
+    TouchAllWatched(static_cast<int>(a), static_cast<int>(b));
+    TouchAllWatched(static_cast<int>(b), static_cast<int>(a));
+    GetDb(static_cast<int>(a))->Swap(*GetDb(static_cast<int>(b)));
+  }
+  g.dirty++;
+  c->R().Ok();
+}
+
+// EXPIRE family. unit: 1000 for seconds; absolute for *AT forms.
+void ExpireGeneric(Client* c, int64_t unit, bool absolute) {
+  auto& a = c->argv;
+  int64_t v;
+  if (!ArgInt(c, a[2], &v)) return;
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (size_t i = 3; i < a.size(); i++) {
+    if (base::EqualsNoCase(a[i], "nx")) nx = true;
+    else if (base::EqualsNoCase(a[i], "xx")) xx = true;
+    else if (base::EqualsNoCase(a[i], "gt")) gt = true;
+    else if (base::EqualsNoCase(a[i], "lt")) lt = true;
+    else return c->R().Error("Unsupported option " + std::string(a[i]));
+  }
+  if (nx && (xx || gt || lt))
+    return c->R().Error("NX and XX, GT or LT options at the same time are not compatible");
+  if (gt && lt) return c->R().Error("GT and LT options at the same time are not compatible");
+  std::string cmdname = base::ToLower(a[0]);
+  int64_t base_ms = absolute ? 0 : db::GetEnv().now_ms;
+  if (v > INT64_MAX / unit || v < INT64_MIN / unit)
+    return c->R().Error("invalid expire time in '" + cmdname + "' command");
+  v *= unit;
+  if ((v > 0 && base_ms > INT64_MAX - v) || (v < 0 && base_ms < INT64_MIN - v))
+    return c->R().Error("invalid expire time in '" + cmdname + "' command");
+  int64_t when = v + base_ms;
+  db::Obj* o = LookupWrite(c, a[1]);
+  if (!o) return c->R().Int(0);
+  int64_t cur = o->expire();
+  if ((nx && cur >= 0) || (xx && cur < 0) || (gt && (cur < 0 || when <= cur)) ||
+      (lt && cur >= 0 && when >= cur))
+    return c->R().Int(0);
+  std::string k(a[1]);
+  if (when <= db::GetEnv().now_ms && !db::GetEnv().replica) {
+    c->db->Delete(k);
+    Modified(c, k);
+    PropagateAs(c, {"DEL", k});
+    return c->R().Int(1);
+  }
+  c->db->SetExpire(o, when);
+  Modified(c, k);
+  PropagateAs(c, {"PEXPIREAT", k, base::Int64ToString(when)});
+  c->R().Int(1);
+}
+void ExpireCommand(Client* c) { ExpireGeneric(c, 1000, false); }
+void PExpireCommand(Client* c) { ExpireGeneric(c, 1, false); }
+void ExpireAtCommand(Client* c) { ExpireGeneric(c, 1000, true); }
+void PExpireAtCommand(Client* c) { ExpireGeneric(c, 1, true); }
+
+// TTL family: mode 0 TTL, 1 PTTL, 2 EXPIRETIME, 3 PEXPIRETIME.
+void TtlGeneric(Client* c, int mode) {
+  db::Obj* o = LookupRead(c, c->argv[1]);
+  if (!o) return c->R().Int(-2);
+  int64_t when = o->expire();
+  if (when < 0) return c->R().Int(-1);
+  switch (mode) {
+    case 0: {
+      int64_t ttl = std::max<int64_t>(0, when - db::GetEnv().now_ms);
+      return c->R().Int((ttl + 500) / 1000);
+    }
+    case 1: return c->R().Int(std::max<int64_t>(0, when - db::GetEnv().now_ms));
+    case 2: return c->R().Int(when / 1000);
+    default: return c->R().Int(when);
+  }
+}
+void TtlCommand(Client* c) { TtlGeneric(c, 0); }
+void PTtlCommand(Client* c) { TtlGeneric(c, 1); }
+void ExpireTimeCommand(Client* c) { TtlGeneric(c, 2); }
+void PExpireTimeCommand(Client* c) { TtlGeneric(c, 3); }
+
+void PersistCommand(Client* c) {
+  db::Obj* o = LookupWrite(c, c->argv[1]);
+  if (!o || !o->has_expire()) return c->R().Int(0);
+  c->db->SetExpire(o, -1);
+  Modified(c, c->argv[1]);
+  c->R().Int(1);
+}
+
+bool LfuPolicy() { return ConfigValue("maxmemory-policy").find("lfu") != std::string::npos; }
+
+void ObjectEncoding(Client* c) {
+  db::Obj* o = c->db->Lookup(c->argv[2]);
+  if (!o) return c->R().Null();
+  c->R().Bulk(db::EncodingName(o->enc()));
+}
+void ObjectRefcount(Client* c) {
+  db::Obj* o = c->db->Lookup(c->argv[2]);
+  if (!o) return c->R().Null();
+  // Small integers are shared objects in Valkey and report INT_MAX; keep that contract.
+  bool shared = o->enc() == db::kEncInt && o->int_value() >= 0 && o->int_value() < 10000 &&
+                !LfuPolicy();
+  c->R().Int(shared ? INT_MAX : 1);
+}
+void ObjectIdletime(Client* c) {
+  db::Obj* o = c->db->Lookup(c->argv[2]);
+  if (!o) return c->R().Null();
+  if (LfuPolicy())
+    return c->R().Error(
+        "An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+        "switching between policies at runtime LRU and LFU data will take some time to adjust.");
+  uint32_t now = db::LruClock(), lru = o->lru();
+  uint64_t idle = now >= lru ? now - lru : (db::kLruMax - lru) + now;
+  c->R().Int(static_cast<int64_t>(idle));
+}
+void ObjectFreq(Client* c) {
+  db::Obj* o = c->db->Lookup(c->argv[2]);
+  if (!o) return c->R().Null();
+  if (!LfuPolicy())
+    return c->R().Error(
+        "An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+        "that when switching between policies at runtime LRU and LFU data will take some time "
+        "to adjust.");
+  c->R().Int(0);
+}
+void ObjectHelp(Client* c) {
+  ReplyHelp(c, "OBJECT",
+            {"ENCODING <key>", "    Return the kind of internal representation used in order to store the value",
+             "    associated with a <key>.",
+             "FREQ <key>", "    Return the access frequency index of the <key>. The returned integer is",
+             "    proportional to the logarithm of the recent access frequency of the key.",
+             "IDLETIME <key>", "    Return the idle time of the <key>, that is the approximated number of",
+             "    seconds elapsed since the last access to the key.",
+             "REFCOUNT <key>", "    Return the number of references of the value associated with the specified",
+             "    <key>."});
+}
+
+}  // namespace
+}  // namespace cmd
+
+namespace server {
+void RegisterKeyCommands(std::vector<CommandSpec>* t) {
+  using namespace cmd;
+  const char* g = "generic";
+  const uint32_t kRF = kCmdReadonly | kCmdFast;
+  t->push_back({"del", -2, kCmdWrite, 1, -1, 1, DelCommand, g, "1.0.0", "Deletes one or more keys.", "O(N)"});
+  t->push_back({"unlink", -2, kCmdWrite | kCmdFast, 1, -1, 1, UnlinkCommand, g, "4.0.0",
+                "Deletes keys, reclaiming their memory out of the request path.", "O(1) per key"});
+  t->push_back({"exists", -2, kRF, 1, -1, 1, ExistsCommand, g, "1.0.0", "Counts how many of the given keys exist.", "O(N)"});
+  t->push_back({"touch", -2, kRF, 1, -1, 1, TouchCommand, g, "3.2.1",
+                "Refreshes the last access time of keys and counts the existing ones.", "O(N)"});
+  t->push_back({"type", 2, kRF, 1, 1, 1, TypeCommand, g, "1.0.0", "Names the type of the value at a key.", "O(1)"});
+  t->push_back({"rename", 3, kCmdWrite, 1, 2, 1, RenameCommand, g, "1.0.0", "Gives a key a new name, replacing any key there.", "O(1)"});
+  t->push_back({"renamenx", 3, kCmdWrite | kCmdFast, 1, 2, 1, RenameNxCommand, g, "1.0.0",
+                "Gives a key a new name if that name is free.", "O(1)"});
+  t->push_back({"move", 3, kCmdWrite | kCmdFast, 1, 1, 1, MoveCommand, g, "1.0.0", "Moves a key to another database.", "O(1)"});
+  t->push_back({"copy", -3, kCmdWrite | kCmdDenyOom, 1, 2, 1, CopyCommand, g, "6.2.0", "Duplicates a key's value under another name.", "O(N)"});
+  t->push_back({"keys", 2, kCmdReadonly, 0, 0, 0, KeysCommand, g, "1.0.0", "Lists the keys matching a glob pattern.", "O(N)"});
+  t->push_back({"scan", -2, kCmdReadonly, 0, 0, 0, ScanCommand, g, "2.8.0", "Walks the keyspace a page at a time with a cursor.", "O(1) per call"});
+  t->push_back({"randomkey", 1, kCmdReadonly, 0, 0, 0, RandomKeyCommand, g, "1.0.0", "Picks a key at random.", "O(1)"});
+  t->push_back({"dbsize", 1, kRF, 0, 0, 0, DbSizeCommand, "server", "1.0.0", "Counts the keys of the selected database.", "O(1)"});
+  t->push_back({"flushdb", -1, kCmdWrite, 0, 0, 0, FlushDbCommand, "server", "1.0.0", "Empties the selected database.", "O(N)"});
+  t->push_back({"flushall", -1, kCmdWrite, 0, 0, 0, FlushAllCommand, "server", "1.0.0", "Empties every database.", "O(N)"});
+  t->push_back({"swapdb", 3, kCmdWrite | kCmdFast, 0, 0, 0, SwapDbCommand, "server", "4.0.0", "Exchanges the contents of two databases.", "O(N)"});
+  t->push_back({"expire", -3, kCmdWrite | kCmdFast, 1, 1, 1, ExpireCommand, g, "1.0.0", "Sets a key's time to live in seconds.", "O(1)"});
+  t->push_back({"pexpire", -3, kCmdWrite | kCmdFast, 1, 1, 1, PExpireCommand, g, "2.6.0", "Sets a key's time to live in milliseconds.", "O(1)"});
+  t->push_back({"expireat", -3, kCmdWrite | kCmdFast, 1, 1, 1, ExpireAtCommand, g, "1.2.0", "Sets the Unix time (seconds) at which a key expires.", "O(1)"});
+  t->push_back({"pexpireat", -3, kCmdWrite | kCmdFast, 1, 1, 1, PExpireAtCommand, g, "2.6.0", "Sets the Unix time (milliseconds) at which a key expires.", "O(1)"});
+  t->push_back({"ttl", 2, kRF, 1, 1, 1, TtlCommand, g, "1.0.0", "Seconds left before a key expires.", "O(1)"});
+  t->push_back({"pttl", 2, kRF, 1, 1, 1, PTtlCommand, g, "2.6.0", "Milliseconds left before a key expires.", "O(1)"});
+  t->push_back({"expiretime", 2, kRF, 1, 1, 1, ExpireTimeCommand, g, "7.0.0", "The Unix time (seconds) at which a key expires.", "O(1)"});
+  t->push_back({"pexpiretime", 2, kRF, 1, 1, 1, PExpireTimeCommand, g, "7.0.0", "The Unix time (milliseconds) at which a key expires.", "O(1)"});
+  t->push_back({"persist", 2, kCmdWrite | kCmdFast, 1, 1, 1, PersistCommand, g, "2.2.0", "Removes a key's expiry.", "O(1)"});
+  CommandSpec object{"object", -2, 0, 0, 0, 0, nullptr, g, "2.2.3", "A container for object introspection commands.", "Depends on subcommand."};
+  object.subcommands = {
+      {"encoding", 3, kCmdReadonly, 2, 2, 1, ObjectEncoding, g, "2.2.3", "Names the internal encoding of a value.", "O(1)"},
+      {"refcount", 3, kCmdReadonly, 2, 2, 1, ObjectRefcount, g, "2.2.3", "Counts references to a value.", "O(1)"},
+      {"idletime", 3, kCmdReadonly, 2, 2, 1, ObjectIdletime, g, "2.2.3", "Seconds since a key was last accessed.", "O(1)"},
+      {"freq", 3, kCmdReadonly, 2, 2, 1, ObjectFreq, g, "4.0.0", "The logarithmic access frequency of a key.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ObjectHelp, g, "6.2.0", "Lists the OBJECT subcommands.", "O(1)"},
+  };
+  t->push_back(std::move(object));
+}
+}  // namespace server

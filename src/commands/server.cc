@@ -1,0 +1,490 @@
+// Server commands: INFO, CONFIG, COMMAND, DEBUG, TIME, LASTSAVE, SHUTDOWN.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "base/log.h"
+#include "base/siphash.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "commands/common.h"
+#include "server/config.h"
+#include "server/dispatch.h"
+#include "server/info.h"
+
+namespace cmd {
+namespace {
+using namespace server;
+
+void InfoCommand(Client* c) {
+  std::vector<std::string> secs;
+  for (size_t i = 1; i < c->argv.size(); i++) secs.push_back(base::ToLower(c->argv[i]));
+  c->R().Verbatim(GenInfo(secs));
+}
+
+// ---- CONFIG ----
+void ConfigGetCmd(Client* c) {
+  std::vector<std::string> pats;
+  for (size_t i = 2; i < c->argv.size(); i++) pats.emplace_back(c->argv[i]);
+  std::vector<std::pair<std::string, std::string>> kv;
+  ConfigGet(pats, &kv);
+  auto r = c->R();
+  r.MapLen(static_cast<int64_t>(kv.size()));
+  for (auto& [k, v] : kv) {
+    r.Bulk(k);
+    r.Bulk(v);
+  }
+}
+
+void ConfigSetCmd(Client* c) {
+  if ((c->argv.size() - 2) % 2 != 0) return ReplyArity(c, LookupCommandArgv(c->argv));
+  std::vector<std::pair<std::string, std::string>> kv;
+  for (size_t i = 2; i + 1 < c->argv.size(); i += 2)
+    kv.emplace_back(std::string(c->argv[i]), std::string(c->argv[i + 1]));
+  std::string err = ConfigSet(kv);
+  if (!err.empty()) return c->R().Error(err);
+  c->R().Ok();
+}
+
+void ConfigResetStatCmd(Client* c) {
+  ResetStats();
+  c->R().Ok();
+}
+
+void ConfigRewriteCmd(Client* c) {
+  std::string err = ConfigRewrite();
+  if (!err.empty()) {
+    LOG_WARNING("CONFIG REWRITE failed: %s", err.c_str());
+    return c->R().Error(err);
+  }
+  LOG_NOTICE("CONFIG REWRITE executed with success.");
+  c->R().Ok();
+}
+
+void ConfigHelpCmd(Client* c) {
+  ReplyHelp(c, "CONFIG",
+            {"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+             "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+             "RESETSTAT", "    Reset statistics reported by the INFO command.", "REWRITE",
+             "    Rewrite the configuration file."});
+}
+
+// ---- COMMAND ----
+void ReplyKeySpecs(net::Reply& r, const CommandSpec* c) {
+  if (c->first_key <= 0) return r.ArrayLen(0);
+  r.ArrayLen(1);
+  r.MapLen(3);
+  r.Bulk("flags");
+  r.SetLen(c->flags & kCmdWrite ? 2 : 2);
+  r.Simple(c->flags & kCmdWrite ? "RW" : "RO");
+  r.Simple(c->flags & kCmdWrite ? "update" : "access");
+  r.Bulk("begin_search");
+  r.MapLen(2);
+  r.Bulk("type");
+  r.Bulk("index");
+  r.Bulk("spec");
+  r.MapLen(1);
+  r.Bulk("index");
+  r.Int(c->first_key);
+  r.Bulk("find_keys");
+  r.MapLen(2);
+  r.Bulk("type");
+  r.Bulk("range");
+  r.Bulk("spec");
+  r.MapLen(3);
+  r.Bulk("lastkey");
+  r.Int(c->last_key < 0 ? c->last_key : c->last_key - c->first_key);
+  r.Bulk("keystep");
+  r.Int(c->step);
+  r.Bulk("limit");
+  r.Int(0);
+}
+
+void ReplyCommandInfo(net::Reply& r, const CommandSpec* c) {
+  r.ArrayLen(10);
+  r.Bulk(c->fullname);
+  r.Int(c->arity);
+  std::vector<std::string> flags;
+  FlagNames(c->flags, &flags);
+  r.SetLen(static_cast<int64_t>(flags.size()));
+  for (auto& f : flags) r.Simple(f);
+  r.Int(c->first_key);
+  r.Int(c->last_key);
+  r.Int(c->step);
+  std::vector<std::string> cats;
+  AclCategories(c, &cats);
+  r.SetLen(static_cast<int64_t>(cats.size()));
+  for (auto& a : cats) r.Simple(a);
+  r.SetLen(0);  // tips
+  ReplyKeySpecs(r, c);
+  r.ArrayLen(static_cast<int64_t>(c->subcommands.size()));
+  for (auto& s : c->subcommands) ReplyCommandInfo(r, &s);
+}
+
+void CommandDefault(Client* c) {
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(AllCommands().size()));
+  for (auto* cmd : AllCommands()) ReplyCommandInfo(r, cmd);
+}
+
+void CommandCount(Client* c) { c->R().Int(static_cast<int64_t>(AllCommands().size())); }
+
+const CommandSpec* FindByFullName(std::string_view name) {
+  size_t bar = name.find('|');
+  if (bar == std::string_view::npos) return LookupCommand(name);
+  const CommandSpec* p = LookupCommand(name.substr(0, bar));
+  if (!p) return nullptr;
+  for (auto& s : p->subcommands)
+    if (base::EqualsNoCase(s.name, name.substr(bar + 1))) return &s;
+  return nullptr;
+}
+
+void CommandInfoCmd(Client* c) {
+  auto r = c->R();
+  if (c->argv.size() == 2) return CommandDefault(c);
+  r.ArrayLen(static_cast<int64_t>(c->argv.size() - 2));
+  for (size_t i = 2; i < c->argv.size(); i++) {
+    const CommandSpec* cmd = FindByFullName(c->argv[i]);
+    if (cmd) ReplyCommandInfo(r, cmd);
+    else r.NullArray();
+  }
+}
+
+void ReplyDocs(net::Reply& r, const CommandSpec* c) {
+  bool subs = !c->subcommands.empty();
+  r.MapLen(subs ? 5 : 4);
+  r.Bulk("summary");
+  r.Bulk(c->summary ? c->summary : "");
+  r.Bulk("since");
+  r.Bulk(c->since ? c->since : "1.0.0");
+  r.Bulk("group");
+  r.Bulk(c->group ? c->group : "server");
+  r.Bulk("complexity");
+  r.Bulk(c->complexity ? c->complexity : "O(1)");
+  if (subs) {
+    r.Bulk("subcommands");
+    r.MapLen(static_cast<int64_t>(c->subcommands.size()));
+    for (auto& s : c->subcommands) {
+      r.Bulk(s.fullname);
+      ReplyDocs(r, &s);
+    }
+  }
+}
+
+void CommandDocsCmd(Client* c) {
+  auto r = c->R();
+  std::vector<const CommandSpec*> list;
+  if (c->argv.size() == 2) {
+    for (auto* cmd : AllCommands()) list.push_back(cmd);
+  } else {
+    for (size_t i = 2; i < c->argv.size(); i++)
+      if (const CommandSpec* cmd = FindByFullName(c->argv[i])) list.push_back(cmd);
+  }
+  r.MapLen(static_cast<int64_t>(list.size()));
+  for (auto* cmd : list) {
+    r.Bulk(cmd->fullname);
+    ReplyDocs(r, cmd);
+  }
+}
+
+void CommandGetKeysCmd(Client* c) {
+  std::vector<std::string_view> argv(c->argv.begin() + 2, c->argv.end());
+  const CommandSpec* cmd = LookupCommandArgv(argv);
+  if (!cmd) return c->R().Error("Invalid command specified");
+  int argc = static_cast<int>(argv.size());
+  if ((cmd->arity > 0 && argc != cmd->arity) || argc < -cmd->arity)
+    return c->R().Error("Invalid number of arguments specified for command");
+  std::vector<int> pos;
+  GetKeyPositions(cmd, argv, &pos);
+  if (pos.empty()) return c->R().Error("The command has no key arguments");
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(pos.size()));
+  for (int p : pos) r.Bulk(argv[p]);
+}
+
+void CommandListCmd(Client* c) {
+  std::string filter_kind, filter_val;
+  if (c->argv.size() == 5 && base::EqualsNoCase(c->argv[2], "filterby")) {
+    filter_kind = base::ToLower(c->argv[3]);
+    filter_val = std::string(c->argv[4]);
+    if (filter_kind != "module" && filter_kind != "aclcat" && filter_kind != "pattern")
+      return c->R().Error(kErrSyntax);
+  } else if (c->argv.size() != 2) {
+    return c->R().Error(kErrSyntax);
+  }
+  std::vector<std::string> names;
+  auto consider = [&](const CommandSpec* cmd) {
+    if (filter_kind == "module") return;
+    if (filter_kind == "pattern" && !base::GlobMatch(filter_val, cmd->fullname, true)) return;
+    if (filter_kind == "aclcat") {
+      std::vector<std::string> cats;
+      AclCategories(cmd, &cats);
+      bool hit = false;
+      for (auto& cat : cats) hit |= base::EqualsNoCase(cat.substr(1), filter_val);
+      if (!hit) return;
+    }
+    names.push_back(cmd->fullname);
+  };
+  for (auto* cmd : AllCommands()) {
+    consider(cmd);
+    for (auto& s : cmd->subcommands) consider(&s);
+  }
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(names.size()));
+  for (auto& n : names) r.Bulk(n);
+}
+
+void CommandHelpCmd(Client* c) {
+  ReplyHelp(c, "COMMAND",
+            {"(no subcommand)", "    Return details about all commands.", "COUNT",
+             "    Return the total number of commands in this server.", "LIST",
+             "    Return a list of all commands in this server.",
+             "INFO [<command-name> ...]", "    Return details about multiple commands.",
+             "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
+             "GETKEYS <full-command>", "    Return the keys from a full command."});
+}
+
+void CommandCommand(Client* c) {
+  if (c->argv.size() == 1) return CommandDefault(c);
+  std::string sub = base::ToLower(c->argv[1]);
+  if (sub == "count" && c->argv.size() == 2) return CommandCount(c);
+  if (sub == "info") return CommandInfoCmd(c);
+  if (sub == "docs") return CommandDocsCmd(c);
+  if (sub == "getkeys" && c->argv.size() >= 3) return CommandGetKeysCmd(c);
+  if (sub == "list") return CommandListCmd(c);
+  if (sub == "help" && c->argv.size() == 2) return CommandHelpCmd(c);
+  if (sub == "count" || sub == "getkeys" || sub == "help")
+    return c->R().Error("wrong number of arguments for 'command|" + sub + "' command");
+  ReplyUnknownSubcommand(c, c->argv[1], "COMMAND");
+}
+
+// ---- DEBUG ----
+bool DebugAllowed(Client* c) {
+  int mode = cfg.enable_debug_command;
+  if (mode == 1) return true;
+  if (mode == 2 && (c->addr.rfind("127.", 0) == 0 || c->addr.rfind("::1", 0) == 0 ||
+                    (c->flags & kUnixSocket)))
+    return true;
+  c->R().Error(
+      "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+      "can run it from a local connection, otherwise you need to set this option in the "
+      "configuration file, and then restart the server.");
+  return false;
+}
+
+// Order-independent digest of values: each key hashes to 20 bytes, XORed together.
+void DigestKey(db::Obj* o, uint8_t out[20]) {
+  static const uint8_t k1[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  static const uint8_t k2[16] = {16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+  std::string buf(o->key());
+  buf.push_back('\0');
+  buf.push_back(static_cast<char>(o->type()));
+  char tmp[24];
+  if (o->type() == db::kString) buf.append(o->str(tmp));
+  int64_t e = o->expire();
+  buf.append(reinterpret_cast<const char*>(&e), 8);
+  uint64_t a = base::SipHash13(buf.data(), buf.size(), k1);
+  uint64_t b = base::SipHash13(buf.data(), buf.size(), k2);
+  uint64_t cc = a ^ (b << 1);
+  memcpy(out, &a, 8);
+  memcpy(out + 8, &b, 8);
+  memcpy(out + 16, &cc, 4);
+}
+
+std::string Hex(const uint8_t* d, int n) {
+  static const char* h = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < n; i++) {
+    s.push_back(h[d[i] >> 4]);
+    s.push_back(h[d[i] & 15]);
+  }
+  return s;
+}
+
+void DebugCommand(Client* c) {
+  if (!DebugAllowed(c)) return;
+  auto& a = c->argv;
+  std::string sub = base::ToLower(a[1]);
+  auto r = c->R();
+  if (sub == "help") {
+    return ReplyHelp(c, "DEBUG",
+                     {"CHANGE-REPL-ID", "    Change the replication IDs of the instance.",
+                      "DIGEST", "    Output a hex signature representing the current DB content.",
+                      "DIGEST-VALUE <key> [<key> ...]", "    Output a hex signature of the values of all the specified keys.",
+                      "LOG <message>", "    Write <message> to the server log.",
+                      "OBJECT <key>", "    Show low level info about the <key> and associated value.",
+                      "PROTOCOL <type>", "    Reply with a test value of the specified type.",
+                      "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background.",
+                      "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
+                      "QUICKLIST-PACKED-THRESHOLD <size>", "    Sets the threshold for elements to be inserted as plain vs packed nodes."});
+  }
+  if (sub == "log" && a.size() == 3) {
+    LOG_WARNING("DEBUG LOG: %.*s", static_cast<int>(a[2].size()), a[2].data());
+    return r.Ok();
+  }
+  if (sub == "sleep" && a.size() == 3) {
+    double secs;
+    if (!base::ParseDouble(a[2], &secs) || secs < 0) return r.Error(kErrNotFloat);
+    usleep(static_cast<useconds_t>(secs * 1e6));
+    return r.Ok();
+  }
+  if (sub == "set-active-expire" && a.size() == 3) {
+    g.active_expire_enabled = a[2] != "0";
+    return r.Ok();
+  }
+  if (sub == "quicklist-packed-threshold" && a.size() == 3) {
+    if (!base::ParseMemory(a[2])) return r.Error("argument must be a memory value");
+    return r.Ok();
+  }
+  if (sub == "change-repl-id" && a.size() == 2) {
+    static const char* hex = "0123456789abcdef";
+    for (auto& ch : g.replid) ch = hex[ds::RandomU64() & 15];
+    return r.Ok();
+  }
+  if (sub == "object" && a.size() == 3) {
+    db::Obj* o = c->db->Find(a[2]);
+    if (!o) return r.Error(kErrNoSuchKey);
+    char buf[512];
+    uint32_t now = db::LruClock();
+    snprintf(buf, sizeof(buf),
+             "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:%u "
+             "lru_seconds_idle:%u lfu_freq:0 lfu_access_time_minutes:0",
+             static_cast<void*>(o), db::EncodingName(o->enc()), o->str_len(), o->lru(),
+             now >= o->lru() ? now - o->lru() : 0);
+    return r.Simple(buf);
+  }
+  if (sub == "digest" && a.size() == 2) {
+    uint8_t total[20] = {};
+    bool any = false;
+    for (int i = 0; i < NumDbs(); i++) {
+      GetDb(i)->ForEach([&](db::Obj* o) {
+        uint8_t d[20];
+        DigestKey(o, d);
+        d[0] ^= static_cast<uint8_t>(i);
+        for (int k = 0; k < 20; k++) total[k] ^= d[k];
+        any = true;
+      });
+    }
+    return r.Simple(any ? Hex(total, 20) : std::string(40, '0'));
+  }
+  if (sub == "digest-value" && a.size() >= 2) {
+    r.ArrayLen(static_cast<int64_t>(a.size() - 2));
+    for (size_t i = 2; i < a.size(); i++) {
+      db::Obj* o = c->db->Find(a[i]);
+      uint8_t d[20] = {};
+      if (o) DigestKey(o, d);
+      r.Simple(o ? Hex(d, 20) : std::string(40, '0'));
+    }
+    return;
+  }
+  if (sub == "protocol" && a.size() == 3) {
+    std::string t = base::ToLower(a[2]);
+    if (t == "string") return r.Bulk("Hello World");
+    if (t == "integer") return r.Int(12345);
+    if (t == "double") return r.Double(3.141);
+    if (t == "bignum") return r.BigNum("1234567999999999999999999999999999999");
+    if (t == "null") return r.Null();
+    if (t == "array") {
+      r.ArrayLen(3);
+      for (int i = 0; i < 3; i++) r.Int(i);
+      return;
+    }
+    if (t == "set") {
+      r.SetLen(3);
+      for (int i = 0; i < 3; i++) r.Int(i);
+      return;
+    }
+    if (t == "map") {
+      r.MapLen(3);
+      for (int i = 0; i < 3; i++) {
+        r.Int(i);
+        r.Bool(i == 1);
+      }
+      return;
+    }
+    if (t == "attrib") {
+      if (r.resp() >= 3) {
+        r.AttrLen(1);
+        r.Bulk("key-popularity");
+        r.ArrayLen(2);
+        r.Bulk("key:123");
+        r.Int(90);
+      }
+      return r.Bulk("Some real reply following the attribute");
+    }
+    if (t == "push") {
+      if (r.resp() < 3) return r.Error("RESP2 is not supported by this command");
+      r.PushLen(2);
+      r.Bulk("server-cpu-usage");
+      r.Int(42);
+      return r.Bulk("Some real reply following the push reply");
+    }
+    if (t == "true") return r.Bool(true);
+    if (t == "false") return r.Bool(false);
+    if (t == "verbatim") return r.Verbatim("This is a verbatim\nstring");
+    return r.Error("Wrong protocol type name. Please use one of the following: string|integer|"
+                   "double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+  }
+  r.Error("unknown subcommand or wrong number of arguments for '" + std::string(a[1]) + "'");
+}
+
+void TimeCommand(Client* c) {
+  int64_t us = base::UsTime();
+  auto r = c->R();
+  r.ArrayLen(2);
+  r.BulkInt(us / 1000000);
+  r.BulkInt(us % 1000000);
+}
+
+void LastSaveCommand(Client* c) { c->R().Int(g.lastsave); }
+
+void ShutdownCommand(Client* c) {
+  bool nosave = false, save = false, now = false, force = false, abort = false;
+  for (size_t i = 1; i < c->argv.size(); i++) {
+    std::string o = base::ToLower(c->argv[i]);
+    if (o == "nosave") nosave = true;
+    else if (o == "save") save = true;
+    else if (o == "now") now = true;
+    else if (o == "force") force = true;
+    else if (o == "abort") abort = true;
+    else return c->R().Error(kErrSyntax);
+  }
+  if ((nosave && save) || (abort && (nosave || save || now || force)))
+    return c->R().Error(kErrSyntax);
+  if (abort) return c->R().Error("No shutdown in progress.");
+  (void)now;
+  (void)force;
+  LOG_WARNING("User requested shutdown...");
+  if (save) LOG_WARNING("SHUTDOWN SAVE: snapshots are not implemented yet; nothing was saved.");
+  if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
+  if (!cfg.unixsocket.empty()) unlink(cfg.unixsocket.c_str());
+  LOG_WARNING("Valkey is now ready to exit, bye bye...");
+  exit(0);
+}
+
+}  // namespace
+}  // namespace cmd
+
+namespace server {
+void RegisterServerCommands(std::vector<CommandSpec>* t) {
+  using namespace cmd;
+  const char* g = "server";
+  const uint32_t kAdm = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+  t->push_back({"info", -1, kCmdLoading | kCmdStale, 0, 0, 0, InfoCommand, g, "1.0.0", "Reports server state and statistics.", "O(1)"});
+  CommandSpec config{"config", -2, 0, 0, 0, 0, nullptr, g, "2.0.0", "A container for server configuration commands.", "Depends on subcommand."};
+  config.subcommands = {
+      {"get", -3, kAdm, 0, 0, 0, ConfigGetCmd, g, "2.0.0", "Reads configuration values.", "O(N)"},
+      {"set", -4, kAdm, 0, 0, 0, ConfigSetCmd, g, "2.0.0", "Changes configuration values at run time.", "O(N)"},
+      {"resetstat", 2, kAdm, 0, 0, 0, ConfigResetStatCmd, g, "2.0.0", "Zeroes the statistics.", "O(1)"},
+      {"rewrite", 2, kAdm, 0, 0, 0, ConfigRewriteCmd, g, "2.8.0", "Writes the running configuration to the config file.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ConfigHelpCmd, g, "5.0.0", "Lists the CONFIG subcommands.", "O(1)"},
+  };
+  t->push_back(std::move(config));
+  t->push_back({"command", -1, kCmdLoading | kCmdStale, 0, 0, 0, CommandCommand, g, "2.8.13", "Describes the commands of the server.", "O(N)"});
+  t->push_back({"debug", -2, kAdm, 0, 0, 0, DebugCommand, g, "1.0.0", "Debugging and testing helpers.", "Depends on subcommand."});
+  t->push_back({"time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand, g, "2.6.0", "Returns the server time.", "O(1)"});
+  t->push_back({"lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastSaveCommand, g, "1.0.0", "Unix time of the last successful save.", "O(1)"});
+  t->push_back({"shutdown", -1, kAdm | kCmdNoMulti | kCmdAllowBusy, 0, 0, 0, ShutdownCommand, g, "1.0.0", "Stops the server.", "O(N)"});
+}
+}  // namespace server

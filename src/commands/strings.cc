@@ -1,0 +1,413 @@
+// String commands.
+#include <climits>
+#include <cmath>
+
+#include "base/util.h"
+#include "commands/common.h"
+#include "server/config.h"
+#include "server/dispatch.h"
+
+namespace cmd {
+namespace {
+using server::Client;
+using server::CommandSpec;
+using namespace server;  // flags
+
+constexpr int64_t kNoExpire = -1;
+
+// Stores a string value. expire: absolute ms, or -1; keep_ttl carries the old expire over.
+void SetString(Client* c, db::Obj* old, std::string_view key, std::string_view val,
+               int64_t expire, bool keep_ttl) {
+  if (keep_ttl && old) expire = old->expire();
+  StoreKey(c, old, db::NewString(key, val, expire));
+  Modified(c, key);
+}
+
+void ReplyString(Client* c, const db::Obj* o) {
+  char buf[24];
+  c->R().Bulk(o->str(buf));
+}
+
+// Deletes a key whose new expire is already in the past, propagating DEL.
+bool DeleteIfPastExpire(Client* c, std::string_view key, int64_t when) {
+  if (when < 0 || when > db::GetEnv().now_ms || db::GetEnv().replica) return false;
+  std::string k(key);
+  c->db->Delete(k);
+  Modified(c, k);
+  PropagateAs(c, {"DEL", k});
+  return true;
+}
+
+void GetCommand(Client* c) {
+  db::Obj* o = LookupRead(c, c->argv[1]);
+  if (!o) return c->R().Null();
+  if (!CheckType(c, o, db::kString)) return;
+  ReplyString(c, o);
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
+void SetCommand(Client* c) {
+  auto& a = c->argv;
+  bool nx = false, xx = false, get = false, keepttl = false;
+  int64_t when = kNoExpire;
+  int expire_kind = 0;  // 0 none, else set once
+  for (size_t i = 3; i < a.size(); i++) {
+    std::string_view o = a[i];
+    bool has_next = i + 1 < a.size();
+    if (base::EqualsNoCase(o, "nx") && !xx) nx = true;
+    else if (base::EqualsNoCase(o, "xx") && !nx) xx = true;
+    else if (base::EqualsNoCase(o, "get")) get = true;
+    else if (base::EqualsNoCase(o, "keepttl") && !expire_kind) keepttl = true;
+    else if (!keepttl && !expire_kind && has_next &&
+             (base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "px") ||
+              base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat"))) {
+      bool secs = base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "exat");
+      bool abs = base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat");
+      if (!ParseExpire(c, a[++i], secs ? 1000 : 1, abs, "set", &when)) return;
+      expire_kind = 1;
+    } else {
+      return c->R().Error(kErrSyntax);
+    }
+  }
+  db::Obj* old = LookupWrite(c, a[1]);
+  if (get) {
+    if (!CheckType(c, old, db::kString)) return;
+  }
+  bool exists = old != nullptr;
+  if ((nx && exists) || (xx && !exists)) {
+    if (get) {
+      if (old) ReplyString(c, old);
+      else c->R().Null();
+    } else {
+      c->R().Null();
+    }
+    return;
+  }
+  if (get) {
+    if (old) ReplyString(c, old);
+    else c->R().Null();
+  }
+  SetString(c, old, a[1], a[2], when, keepttl);
+  if (when != kNoExpire) {
+    if (DeleteIfPastExpire(c, a[1], when)) {
+      if (!get) c->R().Ok();
+      return;
+    }
+    // Relative expires travel as absolute times so replicas agree on the instant.
+    std::vector<std::string> p{"SET", std::string(a[1]), std::string(a[2]), "PXAT",
+                               base::Int64ToString(when)};
+    if (keepttl) p.push_back("KEEPTTL");
+    PropagateAs(c, std::move(p));
+  }
+  if (!get) c->R().Ok();
+}
+
+void SetNxCommand(Client* c) {
+  db::Obj* old = LookupWrite(c, c->argv[1]);
+  if (old) return c->R().Int(0);
+  SetString(c, nullptr, c->argv[1], c->argv[2], kNoExpire, false);
+  c->R().Int(1);
+}
+
+void SetExGeneric(Client* c, int64_t unit, const char* name) {
+  int64_t when;
+  if (!ParseExpire(c, c->argv[2], unit, false, name, &when)) return;
+  db::Obj* old = LookupWrite(c, c->argv[1]);
+  SetString(c, old, c->argv[1], c->argv[3], when, false);
+  PropagateAs(c, {"SET", std::string(c->argv[1]), std::string(c->argv[3]), "PXAT",
+                  base::Int64ToString(when)});
+  c->R().Ok();
+}
+void SetExCommand(Client* c) { SetExGeneric(c, 1000, "setex"); }
+void PSetExCommand(Client* c) { SetExGeneric(c, 1, "psetex"); }
+
+void GetSetCommand(Client* c) {
+  db::Obj* old = LookupWrite(c, c->argv[1]);
+  if (!CheckType(c, old, db::kString)) return;
+  if (old) ReplyString(c, old);
+  else c->R().Null();
+  SetString(c, old, c->argv[1], c->argv[2], kNoExpire, false);
+}
+
+void GetDelCommand(Client* c) {
+  db::Obj* o = LookupRead(c, c->argv[1]);
+  if (!o) return c->R().Null();
+  if (!CheckType(c, o, db::kString)) return;
+  ReplyString(c, o);
+  std::string k(c->argv[1]);
+  c->db->Delete(k);
+  Modified(c, k);
+  PropagateAs(c, {"DEL", k});
+}
+
+// GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]
+void GetExCommand(Client* c) {
+  auto& a = c->argv;
+  int64_t when = kNoExpire;
+  bool persist = false, set = false;
+  for (size_t i = 2; i < a.size(); i++) {
+    std::string_view o = a[i];
+    bool has_next = i + 1 < a.size();
+    if (base::EqualsNoCase(o, "persist") && !set && !persist) {
+      persist = true;
+    } else if (!set && !persist && has_next &&
+               (base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "px") ||
+                base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat"))) {
+      bool secs = base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "exat");
+      bool abs = base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat");
+      if (!ParseExpire(c, a[++i], secs ? 1000 : 1, abs, "getex", &when)) return;
+      set = true;
+    } else {
+      return c->R().Error(kErrSyntax);
+    }
+  }
+  db::Obj* o = LookupRead(c, a[1]);
+  if (!o) return c->R().Null();
+  if (!CheckType(c, o, db::kString)) return;
+  ReplyString(c, o);
+  std::string k(a[1]);
+  if (set) {
+    if (DeleteIfPastExpire(c, k, when)) return;
+    c->db->SetExpire(o, when);
+    Modified(c, k);
+    PropagateAs(c, {"PEXPIREAT", k, base::Int64ToString(when)});
+  } else if (persist && o->has_expire()) {
+    c->db->SetExpire(o, -1);
+    Modified(c, k);
+    PropagateAs(c, {"PERSIST", k});
+  }
+}
+
+void MGetCommand(Client* c) {
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(c->argv.size() - 1));
+  for (size_t i = 1; i < c->argv.size(); i++) {
+    db::Obj* o = LookupRead(c, c->argv[i]);
+    if (!o || o->type() != db::kString) r.Null();
+    else ReplyString(c, o);
+  }
+}
+
+void MSetGeneric(Client* c, bool nx) {
+  auto& a = c->argv;
+  if (a.size() % 2 == 0) return ReplyArity(c, LookupCommand(a[0]));
+  if (nx) {
+    for (size_t i = 1; i < a.size(); i += 2)
+      if (LookupWrite(c, a[i])) return c->R().Int(0);
+  }
+  for (size_t i = 1; i < a.size(); i += 2) {
+    db::Obj* old = LookupWrite(c, a[i]);
+    SetString(c, old, a[i], a[i + 1], kNoExpire, false);
+  }
+  if (nx) c->R().Int(1);
+  else c->R().Ok();
+}
+void MSetCommand(Client* c) { MSetGeneric(c, false); }
+void MSetNxCommand(Client* c) { MSetGeneric(c, true); }
+
+bool CheckStringLength(Client* c, uint64_t len) {
+  if (len > static_cast<uint64_t>(server::cfg.proto_max_bulk_len)) {
+    c->R().Error("string exceeds maximum allowed size (proto-max-bulk-len)");
+    return false;
+  }
+  return true;
+}
+
+// Makes o a raw string the command can edit in place; returns the (possibly new) object.
+db::Obj* MakeRaw(Client* c, db::Obj* o) {
+  if (o->enc() == db::kEncRaw) return o;
+  char buf[24];
+  std::string v(o->str(buf));
+  return c->db->Replace(o, db::NewRaw(o->key(), std::move(v), o->expire()));
+}
+
+void AppendCommand(Client* c) {
+  db::Obj* o = LookupWrite(c, c->argv[1]);
+  if (!CheckType(c, o, db::kString)) return;
+  size_t len;
+  if (!o) {
+    c->db->Add(db::NewRaw(c->argv[1], std::string(c->argv[2])));
+    len = c->argv[2].size();
+  } else {
+    if (!CheckStringLength(c, o->str_len() + c->argv[2].size())) return;
+    o = MakeRaw(c, o);
+    o->raw()->append(c->argv[2]);
+    len = o->raw()->size();
+  }
+  Modified(c, c->argv[1]);
+  c->R().Int(static_cast<int64_t>(len));
+}
+
+void StrlenCommand(Client* c) {
+  db::Obj* o = LookupRead(c, c->argv[1]);
+  if (!CheckType(c, o, db::kString)) return;
+  c->R().Int(o ? static_cast<int64_t>(o->str_len()) : 0);
+}
+
+void GetRangeCommand(Client* c) {
+  int64_t start, end;
+  if (!ArgInt(c, c->argv[2], &start) || !ArgInt(c, c->argv[3], &end)) return;
+  db::Obj* o = LookupRead(c, c->argv[1]);
+  if (!o) return c->R().Bulk("");
+  if (!CheckType(c, o, db::kString)) return;
+  char buf[24];
+  std::string_view s = o->str(buf);
+  int64_t len = static_cast<int64_t>(s.size());
+  if (start < 0 && end < 0 && start > end) return c->R().Bulk("");
+  if (start < 0) start += len;
+  if (end < 0) end += len;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= len) end = len - 1;
+  if (len == 0 || start > end) return c->R().Bulk("");
+  c->R().Bulk(s.substr(start, end - start + 1));
+}
+
+void SetRangeCommand(Client* c) {
+  int64_t offset;
+  if (!ArgInt(c, c->argv[2], &offset)) return;
+  if (offset < 0) return c->R().Error("offset is out of range");
+  std::string_view val = c->argv[3];
+  db::Obj* o = LookupWrite(c, c->argv[1]);
+  if (!CheckType(c, o, db::kString)) return;
+  if (!o) {
+    if (val.empty()) return c->R().Int(0);
+    if (!CheckStringLength(c, offset + val.size())) return;
+    std::string s(offset + val.size(), '\0');
+    s.replace(offset, val.size(), val);
+    c->db->Add(db::NewRaw(c->argv[1], std::move(s)));
+    Modified(c, c->argv[1]);
+    return c->R().Int(static_cast<int64_t>(offset + val.size()));
+  }
+  size_t olen = o->str_len();
+  if (val.empty()) return c->R().Int(static_cast<int64_t>(olen));
+  if (!CheckStringLength(c, offset + val.size())) return;
+  o = MakeRaw(c, o);
+  std::string* s = o->raw();
+  if (s->size() < offset + val.size()) s->resize(offset + val.size(), '\0');
+  s->replace(offset, val.size(), val);
+  Modified(c, c->argv[1]);
+  c->R().Int(static_cast<int64_t>(s->size()));
+}
+
+void IncrGeneric(Client* c, int64_t by) {
+  db::Obj* o = LookupWrite(c, c->argv[1]);
+  if (!CheckType(c, o, db::kString)) return;
+  int64_t v = 0;
+  if (o) {
+    if (o->enc() == db::kEncInt) {
+      v = o->int_value();
+    } else {
+      char buf[24];
+      if (!base::ParseInt64(o->str(buf), &v)) return c->R().Error(kErrNotInt);
+    }
+  }
+  if ((by < 0 && v < 0 && by < INT64_MIN - v) || (by > 0 && v > 0 && by > INT64_MAX - v))
+    return c->R().Error(kErrOverflow);
+  v += by;
+  if (o && o->enc() == db::kEncInt) {
+    o->set_int_value(v);  // in place: no reallocation
+  } else {
+    StoreKey(c, o, db::NewInt(c->argv[1], v, o ? o->expire() : -1));
+  }
+  Modified(c, c->argv[1]);
+  c->R().Int(v);
+}
+void IncrCommand(Client* c) { IncrGeneric(c, 1); }
+void DecrCommand(Client* c) { IncrGeneric(c, -1); }
+void IncrByCommand(Client* c) {
+  int64_t by;
+  if (ArgInt(c, c->argv[2], &by)) IncrGeneric(c, by);
+}
+void DecrByCommand(Client* c) {
+  int64_t by;
+  if (!ArgInt(c, c->argv[2], &by)) return;
+  if (by == INT64_MIN) return c->R().Error("decrement would overflow");
+  IncrGeneric(c, -by);
+}
+
+void IncrByFloatCommand(Client* c) {
+  long double by;
+  db::Obj* o = LookupWrite(c, c->argv[1]);
+  if (!CheckType(c, o, db::kString)) return;
+  long double v = 0;
+  if (o) {
+    char buf[24];
+    if (!base::ParseLongDouble(o->str(buf), &v)) return c->R().Error(kErrNotFloat);
+  }
+  if (!ArgLongDouble(c, c->argv[2], &by)) return;
+  v += by;
+  if (std::isnan(v) || std::isinf(v))
+    return c->R().Error("increment would produce NaN or Infinity");
+  std::string s = base::FormatLongDouble(v);
+  db::Obj* nw = db::NewString(c->argv[1], s, o ? o->expire() : -1);
+  StoreKey(c, o, nw);
+  Modified(c, c->argv[1]);
+  c->R().Bulk(s);
+  PropagateAs(c, {"SET", std::string(c->argv[1]), s, "KEEPTTL"});
+}
+
+}  // namespace
+}  // namespace cmd
+
+namespace server {
+void RegisterStringCommands(std::vector<CommandSpec>* t) {
+  using namespace cmd;
+  const char* g = "string";
+  const uint32_t kW = kCmdWrite | kCmdDenyOom;
+  t->push_back({"get", 2, kCmdReadonly | kCmdFast, 1, 1, 1, GetCommand, g, "1.0.0",
+                "Returns the string value of a key.", "O(1)"});
+  t->push_back({"set", -3, kW, 1, 1, 1, SetCommand, g, "1.0.0",
+                "Sets the string value of a key, ignoring its type. The key is created if it "
+                "doesn't exist.", "O(1)"});
+  t->push_back({"setnx", 3, kW | kCmdFast, 1, 1, 1, SetNxCommand, g, "1.0.0",
+                "Set the string value of a key only when the key doesn't exist.", "O(1)"});
+  t->push_back({"setex", 4, kW, 1, 1, 1, SetExCommand, g, "2.0.0",
+                "Sets the string value and expiration time of a key. Creates the key if it "
+                "doesn't exist.", "O(1)"});
+  t->push_back({"psetex", 4, kW, 1, 1, 1, PSetExCommand, g, "2.6.0",
+                "Sets both string value and expiration time in milliseconds of a key. The key "
+                "is created if it doesn't exist.", "O(1)"});
+  t->push_back({"getset", 3, kW | kCmdFast, 1, 1, 1, GetSetCommand, g, "1.0.0",
+                "Returns the previous string value of a key after setting it to a new value.",
+                "O(1)"});
+  t->push_back({"getdel", 2, kCmdWrite | kCmdFast, 1, 1, 1, GetDelCommand, g, "6.2.0",
+                "Returns the string value of a key after deleting the key.", "O(1)"});
+  t->push_back({"getex", -2, kCmdWrite | kCmdFast, 1, 1, 1, GetExCommand, g, "6.2.0",
+                "Returns the string value of a key after setting its expiration time.", "O(1)"});
+  t->push_back({"mget", -2, kCmdReadonly | kCmdFast, 1, -1, 1, MGetCommand, g, "1.0.0",
+                "Atomically returns the string values of one or more keys.", "O(N)"});
+  t->push_back({"mset", -3, kW, 1, -1, 2, MSetCommand, g, "1.0.1",
+                "Atomically creates or modifies the string values of one or more keys.", "O(N)"});
+  t->push_back({"msetnx", -3, kW, 1, -1, 2, MSetNxCommand, g, "1.0.1",
+                "Atomically modifies the string values of one or more keys only when all keys "
+                "don't exist.", "O(N)"});
+  t->push_back({"append", 3, kW | kCmdFast, 1, 1, 1, AppendCommand, g, "2.0.0",
+                "Appends a string to the value of a key. Creates the key if it doesn't exist.",
+                "O(1)"});
+  t->push_back({"strlen", 2, kCmdReadonly | kCmdFast, 1, 1, 1, StrlenCommand, g, "2.2.0",
+                "Returns the length of a string value.", "O(1)"});
+  t->push_back({"getrange", 4, kCmdReadonly, 1, 1, 1, GetRangeCommand, g, "2.4.0",
+                "Returns a substring of the string stored at a key.", "O(N)"});
+  t->push_back({"substr", 4, kCmdReadonly, 1, 1, 1, GetRangeCommand, g, "1.0.0",
+                "Returns a substring from a string value.", "O(N)"});
+  t->push_back({"setrange", 4, kW, 1, 1, 1, SetRangeCommand, g, "2.2.0",
+                "Overwrites a part of a string value with another by an offset. Creates the key "
+                "if it doesn't exist.", "O(1)"});
+  t->push_back({"incr", 2, kW | kCmdFast, 1, 1, 1, IncrCommand, g, "1.0.0",
+                "Increments the integer value of a key by one. Uses 0 as initial value if the "
+                "key doesn't exist.", "O(1)"});
+  t->push_back({"decr", 2, kW | kCmdFast, 1, 1, 1, DecrCommand, g, "1.0.0",
+                "Decrements the integer value of a key by one. Uses 0 as initial value if the "
+                "key doesn't exist.", "O(1)"});
+  t->push_back({"incrby", 3, kW | kCmdFast, 1, 1, 1, IncrByCommand, g, "1.0.0",
+                "Increments the integer value of a key by a number. Uses 0 as initial value if "
+                "the key doesn't exist.", "O(1)"});
+  t->push_back({"decrby", 3, kW | kCmdFast, 1, 1, 1, DecrByCommand, g, "1.0.0",
+                "Decrements a number from the integer value of a key. Uses 0 as initial value "
+                "if the key doesn't exist.", "O(1)"});
+  t->push_back({"incrbyfloat", 3, kW | kCmdFast, 1, 1, 1, IncrByFloatCommand, g, "2.6.0",
+                "Increment the floating point value of a key by a number. Uses 0 as initial "
+                "value if the key doesn't exist.", "O(1)"});
+}
+}  // namespace server

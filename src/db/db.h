@@ -1,0 +1,112 @@
+// Databases: keys in one table per hash slot (cluster mode) or one table (standalone), expires,
+// lookups with explicit expiry behaviour, and the active expiry cycle.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "db/object.h"
+#include "ds/hashtable.h"
+
+namespace db {
+
+struct ObjTraits {
+  static Obj** NextLink(Obj* o) { return &o->next; }
+  static std::string_view Key(const Obj* o) { return o->key(); }
+};
+using KeyTable = ds::HashTable<Obj, ObjTraits>;
+
+struct ExpNode {
+  ExpNode* next;
+  Obj* obj;
+};
+struct ExpTraits {
+  static ExpNode** NextLink(ExpNode* n) { return &n->next; }
+  static std::string_view Key(const ExpNode* n) { return n->obj->key(); }
+};
+using ExpireTable = ds::HashTable<ExpNode, ExpTraits>;
+
+inline constexpr int kSlots = 16384;
+
+// Process-wide keyspace environment set by the server layer (the narrow interface down).
+struct Env {
+  int64_t now_ms = 0;        // the command's clock: fixed for a command / transaction
+  bool replica = false;      // replicas hide expired keys but never delete them on their own
+  bool cluster = false;      // db 0 split per slot
+  // Called when a key is deleted because it expired (propagation, notifications, stats).
+  void (*on_expired)(int dbid, std::string_view key) = nullptr;
+};
+Env& GetEnv();
+
+class Db {
+ public:
+  Db(int id, bool per_slot);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  int id() const { return id_; }
+  size_t Size() const { return size_; }
+  size_t ExpiresSize() const { return expires_.Size(); }
+  bool per_slot() const { return tables_.size() > 1; }
+
+  // Raw access, no expiry check.
+  Obj* Find(std::string_view key);
+  // Lookup honouring expiry: an expired key is deleted (primary) or hidden (replica).
+  Obj* Lookup(std::string_view key);
+  bool IsExpired(const Obj* o) const;
+
+  // Adds an object whose key is absent.
+  void Add(Obj* o);
+  // Replaces `old` (same key) by `nw`, keeping the expires table in step; frees old
+  // unless keep_old. Returns nw.
+  Obj* Replace(Obj* old, Obj* nw, bool keep_old = false);
+  // Sets (or with -1 removes) the expire of a present object; returns its new address.
+  Obj* SetExpire(Obj* o, int64_t when);
+  // Removes and frees; false if absent.
+  bool Delete(std::string_view key);
+  // Removes and returns (caller owns); nullptr if absent.
+  Obj* Unlink(std::string_view key);
+  // Removes everything.
+  void Clear();
+  void Swap(Db& other);
+
+  Obj* RandomKey();  // may return an expired key; caller checks
+  // Keyspace scan; cursor layout: (table cursor << 14) | slot in cluster mode.
+  uint64_t Scan(uint64_t cursor, const std::function<void(Obj*)>& fn);
+  template <typename Fn>
+  void ForEach(Fn&& fn) {
+    for (auto& t : tables_)
+      if (t) t->ForEach(fn);
+  }
+
+  size_t CountInSlot(int slot) const;
+  // Up to `count` keys of a slot.
+  void KeysInSlot(int slot, size_t count, std::vector<std::string_view>* out);
+  uint64_t avg_ttl = 0;  // estimate maintained by active expiry (INFO keyspace)
+  // Active expiry: works on this db until `deadline_us` (monotonic) or until few keys are
+  // found expired. Returns the number of keys expired.
+  size_t ActiveExpire(int64_t deadline_us, int64_t now_ms);
+  // Incremental rehash work for idle tables.
+  void RehashSome(int steps);
+
+ private:
+  KeyTable* TableFor(std::string_view key, bool create);
+  int SlotOf(std::string_view key) const;
+  void SlotCountAdd(int slot, int64_t delta);
+  int NextNonEmptySlot(int from) const;  // first slot >= from with keys, or -1
+  void RemoveExpireEntry(Obj* o);
+  void AddExpireEntry(Obj* o);
+  void UpdateExpireEntry(Obj* old, Obj* nw);
+
+  int id_;
+  size_t size_ = 0;
+  std::vector<std::unique_ptr<KeyTable>> tables_;
+  std::vector<int64_t> fenwick_;  // per-slot key counts (cluster mode)
+  ExpireTable expires_;
+  uint64_t expire_cursor_ = 0;
+};
+
+}  // namespace db

@@ -1,0 +1,212 @@
+// Allocation and layout of keyspace objects.
+#include "db/object.h"
+
+#include <cstdlib>
+#include <ctime>
+
+#include "base/time.h"
+#include "base/util.h"
+
+namespace db {
+namespace {
+TypeOps g_ops[16];
+
+
+size_t VarintLen(size_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+char* PutVarint(char* p, size_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+const char* GetVarint(const char* p, size_t* v) {
+  size_t r = 0;
+  int shift = 0;
+  while (true) {
+    uint8_t b = static_cast<uint8_t>(*p++);
+    r |= static_cast<size_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) break;
+    shift += 7;
+  }
+  *v = r;
+  return p;
+}
+
+size_t ValuePartSize(Enc e, size_t embstr_len) {
+  if (e == kEncEmbstr) return VarintLen(embstr_len) + embstr_len;
+  return 8;  // int64 or pointer
+}
+
+// Allocates a shell with key and expire filled in; returns it and the value pointer.
+Obj* Alloc(std::string_view key, Type t, Enc e, int64_t expire, size_t value_size) {
+  size_t head = (expire >= 0 ? 8 : 0) + VarintLen(key.size()) + key.size();
+  Obj* o = static_cast<Obj*>(malloc(sizeof(Obj) + head + value_size));
+  o->next = nullptr;
+  o->meta = (static_cast<uint32_t>(t) << 4) | e;
+  o->set_lru(LruClock());
+  o->flags = expire >= 0 ? Obj::kHasExpire : 0;
+  char* p = o->data;
+  if (expire >= 0) {
+    memcpy(p, &expire, 8);
+    p += 8;
+  }
+  p = PutVarint(p, key.size());
+  memcpy(p, key.data(), key.size());
+  return o;
+}
+
+bool IntCandidate(std::string_view v, int64_t* out) {
+  return v.size() <= 20 && base::ParseInt64(v, out);
+}
+}  // namespace
+
+const char* TypeName(Type t) {
+  switch (t) {
+    case kString: return "string";
+    case kList: return "list";
+    case kSet: return "set";
+    case kZSet: return "zset";
+    case kHash: return "hash";
+    case kStream: return "stream";
+  }
+  return "unknown";
+}
+
+const char* EncodingName(Enc e) {
+  switch (e) {
+    case kEncRaw: return "raw";
+    case kEncInt: return "int";
+    case kEncHashtable: return "hashtable";
+    case kEncIntset: return "intset";
+    case kEncSkiplist: return "skiplist";
+    case kEncEmbstr: return "embstr";
+    case kEncQuicklist: return "quicklist";
+    case kEncListpack: return "listpack";
+  }
+  return "unknown";
+}
+
+std::string_view Obj::key() const {
+  const char* p = data + (has_expire() ? 8 : 0);
+  size_t len;
+  p = GetVarint(p, &len);
+  return std::string_view(p, len);
+}
+
+char* Obj::value_ptr() {
+  std::string_view k = key();
+  return const_cast<char*>(k.data() + k.size());
+}
+
+std::string_view Obj::str(char* buf) const {
+  switch (enc()) {
+    case kEncInt: return std::string_view(buf, base::FormatInt64(int_value(), buf));
+    case kEncEmbstr: {
+      size_t len;
+      const char* p = GetVarint(value_ptr(), &len);
+      return std::string_view(p, len);
+    }
+    default: return *raw();
+  }
+}
+
+size_t Obj::str_len() const {
+  char buf[24];
+  return str(buf).size();
+}
+
+Obj* NewString(std::string_view key, std::string_view val, int64_t expire) {
+  int64_t iv;
+  if (IntCandidate(val, &iv)) return NewInt(key, iv, expire);
+  if (val.size() > kEmbstrMaxLen) return NewRaw(key, std::string(val), expire);
+  Obj* o = Alloc(key, kString, kEncEmbstr, expire, ValuePartSize(kEncEmbstr, val.size()));
+  char* p = PutVarint(o->value_ptr(), val.size());
+  memcpy(p, val.data(), val.size());
+  return o;
+}
+
+Obj* NewInt(std::string_view key, int64_t v, int64_t expire) {
+  Obj* o = Alloc(key, kString, kEncInt, expire, 8);
+  o->set_int_value(v);
+  return o;
+}
+
+Obj* NewRaw(std::string_view key, std::string&& val, int64_t expire) {
+  Obj* o = Alloc(key, kString, kEncRaw, expire, 8);
+  o->set_ptr(new std::string(std::move(val)));
+  return o;
+}
+
+Obj* NewContainer(std::string_view key, Type t, Enc e, void* ptr, int64_t expire) {
+  Obj* o = Alloc(key, t, e, expire, 8);
+  o->set_ptr(ptr);
+  return o;
+}
+
+Obj* Rekey(Obj* o, std::string_view key, int64_t expire, bool steal) {
+  Enc e = o->enc();
+  size_t vsize;
+  if (e == kEncEmbstr) {
+    char buf[24];
+    vsize = ValuePartSize(e, o->str(buf).size());
+  } else {
+    vsize = 8;
+  }
+  Obj* n = Alloc(key, o->type(), e, expire, vsize);
+  n->meta = o->meta;
+  if (e == kEncEmbstr || e == kEncInt) {
+    memcpy(n->value_ptr(), o->value_ptr(), vsize);
+  } else if (steal) {
+    n->set_ptr(o->ptr());
+  } else if (e == kEncRaw && o->type() == kString) {
+    n->set_ptr(new std::string(*o->raw()));
+  } else {
+    n->set_ptr(g_ops[o->type()].dup(o->ptr(), e));
+  }
+  if (steal) free(o);
+  return n;
+}
+
+Obj* WithExpire(Obj* o, int64_t expire) {
+  if (expire >= 0 && o->has_expire()) {
+    o->set_expire_in_place(expire);
+    return o;
+  }
+  if (expire < 0 && !o->has_expire()) return o;
+  return Rekey(o, o->key(), expire, true);
+}
+
+void FreeObj(Obj* o) {
+  if (!o) return;
+  Enc e = o->enc();
+  if (o->type() == kString) {
+    if (e == kEncRaw) delete o->raw();
+  } else if (g_ops[o->type()].free) {
+    g_ops[o->type()].free(o->ptr(), e);
+  }
+  free(o);
+}
+
+size_t ValueBytes(const Obj* o) {
+  if (o->type() == kString) return o->enc() == kEncRaw ? o->raw()->capacity() : 0;
+  if (g_ops[o->type()].bytes) return g_ops[o->type()].bytes(o->ptr(), o->enc());
+  return 0;
+}
+
+namespace {
+uint32_t g_lru_clock = static_cast<uint32_t>(base::MsTime() / 1000) & kLruMax;
+}
+uint32_t LruClock() { return g_lru_clock; }
+void UpdateLruClock() { g_lru_clock = static_cast<uint32_t>(base::MsTime() / 1000) & kLruMax; }
+
+void RegisterTypeOps(Type t, TypeOps ops) { g_ops[t] = ops; }
+}  // namespace db

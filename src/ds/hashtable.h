@@ -1,0 +1,302 @@
+// Intrusive chained hash table: seeded hash, incremental rehash, reverse-binary scan cursors.
+//
+// Nodes carry their own `next` link (no separate entry allocation), so a table costs one
+// bucket pointer per slot plus whatever the node type embeds. Traits must provide:
+//   static Node** NextLink(Node*);  static std::string_view Key(const Node*);
+// Keys are compared bytewise. The table never owns nodes: callers free what they unlink.
+#pragma once
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string_view>
+
+#include "ds/seed.h"
+
+namespace ds {
+
+uint64_t RandomU64();  // fast non-crypto PRNG shared by tables (random sampling)
+
+template <typename Node, typename Traits>
+class HashTable {
+ public:
+  HashTable() = default;
+  HashTable(const HashTable&) = delete;
+  HashTable& operator=(const HashTable&) = delete;
+  HashTable(HashTable&& o) noexcept { MoveFrom(o); }
+  HashTable& operator=(HashTable&& o) noexcept {
+    if (this != &o) {
+      FreeBuckets();
+      MoveFrom(o);
+    }
+    return *this;
+  }
+  ~HashTable() { FreeBuckets(); }
+
+  size_t Size() const { return t_[0].used + t_[1].used; }
+  size_t Buckets() const { return t_[0].size + t_[1].size; }
+  bool Rehashing() const { return rehash_idx_ >= 0; }
+  // Bytes used by the bucket arrays (for MEMORY USAGE-style accounting).
+  size_t BucketBytes() const { return Buckets() * sizeof(Node*); }
+
+  Node* Find(std::string_view key) {
+    if (Size() == 0) return nullptr;
+    Step();
+    Node** link = FindLink(key, Hash(key));
+    return link ? *link : nullptr;
+  }
+
+  // Inserts a node whose key is not present.
+  void Insert(Node* n) {
+    Step();
+    GrowIfNeeded();
+    uint64_t h = Hash(Traits::Key(n));
+    Bucket& b = t_[Rehashing() ? 1 : 0];
+    size_t idx = h & (b.size - 1);
+    SetNext(n, b.slots[idx]);
+    b.slots[idx] = n;
+    b.used++;
+  }
+
+  // Removes the node with this key and returns it (nullptr if absent).
+  Node* Unlink(std::string_view key) {
+    if (Size() == 0) return nullptr;
+    Step();
+    int table = 0;
+    Node** link = FindLink(key, Hash(key), &table);
+    if (!link) return nullptr;
+    Node* n = *link;
+    *link = Next(n);
+    SetNext(n, nullptr);
+    t_[table].used--;
+    ShrinkIfNeeded();
+    return n;
+  }
+
+  // Puts `nw` in the place of `old` (same key): used when a node is reallocated.
+  void Replace(Node* old, Node* nw) {
+    Node** link = FindLink(Traits::Key(old), Hash(Traits::Key(old)));
+    SetNext(nw, Next(old));
+    *link = nw;
+  }
+
+  // A random node, roughly uniform; nullptr when empty.
+  Node* Random() {
+    if (Size() == 0) return nullptr;
+    Step();
+    Node* head = nullptr;
+    if (Rehashing()) {
+      // Buckets below rehash_idx_ in table 0 are empty: skip them.
+      size_t span = t_[0].size + t_[1].size - rehash_idx_;
+      while (!head) {
+        size_t i = rehash_idx_ + RandomU64() % span;
+        head = i >= t_[0].size ? t_[1].slots[i - t_[0].size] : t_[0].slots[i];
+      }
+    } else {
+      while (!head) head = t_[0].slots[RandomU64() & (t_[0].size - 1)];
+    }
+    size_t len = 0;
+    for (Node* n = head; n; n = Next(n)) len++;
+    size_t pick = RandomU64() % len;
+    while (pick--) head = Next(head);
+    return head;
+  }
+
+  // One step of a scan. Calls fn(Node*) for every node of the buckets visited and returns the
+  // next cursor (0 when the scan is complete). fn must not modify the table. Every node present
+  // from the first call to the last is visited at least once, whatever resizes happen between
+  // calls, because the cursor advances in reverse-binary order.
+  template <typename Fn>
+  uint64_t Scan(uint64_t v, Fn&& fn) {
+    if (Size() == 0) return 0;
+    if (!Rehashing()) {
+      uint64_t m0 = t_[0].size - 1;
+      VisitChain(t_[0].slots[v & m0], fn);
+      v |= ~m0;
+      v = Rev(Rev(v) + 1);
+    } else {
+      const Bucket* small = &t_[0];
+      const Bucket* large = &t_[1];
+      if (small->size > large->size) std::swap(small, large);
+      uint64_t m0 = small->size - 1, m1 = large->size - 1;
+      VisitChain(small->slots[v & m0], fn);
+      // Visit every bucket of the large table that expands from the small bucket.
+      do {
+        VisitChain(large->slots[v & m1], fn);
+        v |= ~m1;
+        v = Rev(Rev(v) + 1);
+      } while (v & (m0 ^ m1));
+    }
+    return v;
+  }
+
+  // Visits every node; fn must not modify the table.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (int t = 0; t < 2; t++)
+      for (size_t i = 0; i < t_[t].size; i++) {
+        Node* n = t_[t].slots[i];
+        while (n) {
+          Node* next = Next(n);
+          fn(n);
+          n = next;
+        }
+      }
+  }
+
+  // Unlinks everything, handing each node to free_fn.
+  template <typename Fn>
+  void Clear(Fn&& free_fn) {
+    for (int t = 0; t < 2; t++)
+      for (size_t i = 0; i < t_[t].size; i++) {
+        Node* n = t_[t].slots[i];
+        while (n) {
+          Node* next = Next(n);
+          free_fn(n);
+          n = next;
+        }
+      }
+    FreeBuckets();
+  }
+
+  // Moves up to n buckets to the new table; returns true while more work remains.
+  bool RehashSteps(int n) {
+    if (!Rehashing()) return false;
+    int empty_visits = n * 10;
+    while (n-- && t_[0].used != 0) {
+      while (t_[0].slots[rehash_idx_] == nullptr) {
+        rehash_idx_++;
+        if (--empty_visits == 0) return true;
+      }
+      Node* e = t_[0].slots[rehash_idx_];
+      while (e) {
+        Node* next = Next(e);
+        size_t idx = Hash(Traits::Key(e)) & (t_[1].size - 1);
+        SetNext(e, t_[1].slots[idx]);
+        t_[1].slots[idx] = e;
+        t_[0].used--;
+        t_[1].used++;
+        e = next;
+      }
+      t_[0].slots[rehash_idx_] = nullptr;
+      rehash_idx_++;
+    }
+    if (t_[0].used == 0) {
+      free(t_[0].slots);
+      t_[0] = t_[1];
+      t_[1] = Bucket{};
+      rehash_idx_ = -1;
+      return false;
+    }
+    return true;
+  }
+
+  // Pre-sizes for `n` elements (e.g. before loading a snapshot).
+  void Reserve(size_t n) {
+    if (Rehashing() || n <= t_[0].size) return;
+    ResizeTo(n);
+  }
+
+  // Forbids resizing while a forked child shares memory pages (ratio limits still apply).
+  static void SetResizeAllowed(bool allowed) { resize_allowed_ = allowed; }
+
+ private:
+  struct Bucket {
+    Node** slots = nullptr;
+    size_t size = 0;
+    size_t used = 0;
+  };
+
+  static Node* Next(Node* n) { return *Traits::NextLink(n); }
+  static void SetNext(Node* n, Node* next) { *Traits::NextLink(n) = next; }
+  static uint64_t Rev(uint64_t v) {
+    v = ((v >> 1) & 0x5555555555555555ULL) | ((v & 0x5555555555555555ULL) << 1);
+    v = ((v >> 2) & 0x3333333333333333ULL) | ((v & 0x3333333333333333ULL) << 2);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((v & 0x0F0F0F0F0F0F0F0FULL) << 4);
+    return __builtin_bswap64(v);
+  }
+
+  template <typename Fn>
+  static void VisitChain(Node* n, Fn& fn) {
+    while (n) {
+      Node* next = Next(n);
+      fn(n);
+      n = next;
+    }
+  }
+
+  Node** FindLink(std::string_view key, uint64_t h, int* table = nullptr) {
+    for (int t = 0; t < 2; t++) {
+      if (t_[t].size == 0) continue;
+      size_t idx = h & (t_[t].size - 1);
+      if (t == 0 && Rehashing() && static_cast<int64_t>(idx) < rehash_idx_) continue;
+      Node** link = &t_[t].slots[idx];
+      while (*link) {
+        std::string_view k = Traits::Key(*link);
+        if (k.size() == key.size() && memcmp(k.data(), key.data(), key.size()) == 0) {
+          if (table) *table = t;
+          return link;
+        }
+        link = Traits::NextLink(*link);
+      }
+      if (!Rehashing()) break;
+    }
+    return nullptr;
+  }
+
+  void Step() {
+    if (Rehashing()) RehashSteps(1);
+  }
+
+  void GrowIfNeeded() {
+    if (Rehashing()) return;
+    if (t_[0].size == 0) {
+      ResizeTo(4);
+      return;
+    }
+    size_t used = t_[0].used;
+    if (used >= t_[0].size && (resize_allowed_ || used / t_[0].size > 4)) ResizeTo(used + 1);
+  }
+
+  void ShrinkIfNeeded() {
+    if (Rehashing() || t_[0].size <= 4) return;
+    size_t used = t_[0].used;
+    if (used * 8 <= t_[0].size && (resize_allowed_ || used * 32 <= t_[0].size))
+      ResizeTo(used < 4 ? 4 : used);
+  }
+
+  void ResizeTo(size_t want) {
+    size_t size = 4;
+    while (size < want) size <<= 1;
+    if (size == t_[0].size) return;
+    Node** slots = static_cast<Node**>(calloc(size, sizeof(Node*)));
+    if (t_[0].size == 0) {
+      t_[0] = Bucket{slots, size, 0};
+      return;
+    }
+    t_[1] = Bucket{slots, size, 0};
+    rehash_idx_ = 0;
+    if (t_[0].used == 0) RehashSteps(1);
+  }
+
+  void FreeBuckets() {
+    free(t_[0].slots);
+    free(t_[1].slots);
+    t_[0] = t_[1] = Bucket{};
+    rehash_idx_ = -1;
+  }
+
+  void MoveFrom(HashTable& o) {
+    t_[0] = o.t_[0];
+    t_[1] = o.t_[1];
+    rehash_idx_ = o.rehash_idx_;
+    o.t_[0] = o.t_[1] = Bucket{};
+    o.rehash_idx_ = -1;
+  }
+
+  Bucket t_[2];
+  int64_t rehash_idx_ = -1;
+  static inline bool resize_allowed_ = true;
+};
+
+}  // namespace ds

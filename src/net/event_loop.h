@@ -1,0 +1,51 @@
+// epoll event loop with file events, one periodic timer list and a before-sleep hook.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace net {
+
+enum : int { kReadable = 1, kWritable = 2 };
+using FileProc = void (*)(int fd, void* data, int mask);
+
+class EventLoop {
+ public:
+  explicit EventLoop(int setsize);
+  ~EventLoop();
+  bool ok() const { return epfd_ >= 0; }
+  // Adds mask bits for fd (proc for those bits). Returns false on failure.
+  bool AddFile(int fd, int mask, FileProc proc, void* data);
+  void DelFile(int fd, int mask);
+  int FileMask(int fd) const;
+  // Calls fn every period_ms (first call after period_ms). Returns timer id.
+  int AddTimer(int64_t period_ms, std::function<void()> fn);
+  void SetBeforeSleep(std::function<void()> fn) { before_sleep_ = std::move(fn); }
+  void Run();
+  void Stop() { stop_ = true; }
+  // Wakes a blocked epoll_wait at most this many ms later (0: poll immediately).
+  void SetMaxWaitMs(int ms) { max_wait_ms_ = ms; }
+
+ private:
+  struct File {
+    int mask = 0;
+    FileProc rproc = nullptr, wproc = nullptr;
+    void* rdata = nullptr;
+    void* wdata = nullptr;
+  };
+  struct Timer {
+    int id;
+    int64_t period_ms;
+    int64_t next_ms;
+    std::function<void()> fn;
+  };
+  int epfd_ = -1;
+  std::vector<File> files_;
+  std::vector<Timer> timers_;
+  int next_timer_id_ = 1;
+  std::function<void()> before_sleep_;
+  bool stop_ = false;
+  int max_wait_ms_ = -1;
+};
+
+}  // namespace net

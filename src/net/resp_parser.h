@@ -1,0 +1,62 @@
+// Incremental, bounded parser of client requests (RESP multibulk and inline commands).
+//
+// Pure: it reads a byte buffer owned by the caller and never does I/O, so every split point of
+// a stream can be tested. Arguments of a completed command are views into the buffer (or into
+// the parser's own storage for inline commands) and stay valid until the next Parse() call or
+// until the buffer changes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace net {
+
+struct ParserLimits {
+  int64_t max_bulk_len = 512LL * 1024 * 1024;  // proto-max-bulk-len
+  size_t max_inline = 64 * 1024;               // inline line / length line without newline
+  bool unauthenticated = false;                // tighter limits before AUTH
+  bool trusted = false;                        // primary link: no bulk limit, no inline
+};
+
+class RequestParser {
+ public:
+  enum Status { kNeedMore, kCommand, kEmpty, kError };
+
+  // Parses from buf[*pos..len). kCommand: args() holds the command and *pos is past it.
+  // kEmpty: an empty line or *0 / *-1 was consumed (no command). kNeedMore: the data so far is
+  // a valid prefix; *pos is left at the start of the unfinished command (state is kept, so the
+  // caller may drop bytes before *pos with Shift()). kError: error() says why.
+  Status Parse(const char* buf, size_t len, size_t* pos, const ParserLimits& lim);
+  const std::vector<std::string_view>& args() const { return args_; }
+  const std::string& error() const { return error_; }
+  // The caller removed n bytes from the front of its buffer.
+  void Shift(size_t n);
+  // Bytes the unfinished command still needs, when known (to pre-size the buffer).
+  size_t PendingBulkLen() const { return bulk_len_ > 0 ? static_cast<size_t>(bulk_len_) : 0; }
+  bool InMultibulk() const { return multibulk_left_ > 0; }
+  void Reset();
+
+ private:
+  Status ParseInline(const char* buf, size_t len, size_t* pos, const ParserLimits& lim);
+  Status ParseMultibulk(const char* buf, size_t len, size_t* pos, const ParserLimits& lim);
+  Status Fail(const std::string& msg) {
+    error_ = msg;
+    return kError;
+  }
+
+  std::vector<std::string_view> args_;
+  std::vector<std::pair<size_t, size_t>> offs_;  // pending multibulk args (offset, len)
+  std::vector<std::string> inline_args_;
+  int64_t multibulk_left_ = 0;
+  int64_t bulk_len_ = -1;
+  size_t cmd_start_ = 0;  // offset of the current multibulk command
+  size_t cur_ = 0;        // parse position within the current multibulk command
+  std::string error_;
+};
+
+// Splits an inline line as the server does (quotes, escapes); false on unbalanced quotes.
+bool SplitArgs(std::string_view line, std::vector<std::string>* out);
+
+}  // namespace net

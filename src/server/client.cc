@@ -1,0 +1,491 @@
+// Client connections: accept, read and parse, write replies, limits, close.
+#include "server/client.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "server/config.h"
+#include "server/dispatch.h"
+#include "server/server.h"
+#include "server/transactions.h"
+
+namespace server {
+
+namespace {
+
+constexpr size_t kReadChunk = 16 * 1024;
+
+std::string FormatAddr(const struct sockaddr_storage& sa) {
+  char ip[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (sa.ss_family == AF_INET) {
+    auto* s = reinterpret_cast<const struct sockaddr_in*>(&sa);
+    inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
+    port = ntohs(s->sin_port);
+    return std::string(ip) + ":" + std::to_string(port);
+  }
+  if (sa.ss_family == AF_INET6) {
+    auto* s = reinterpret_cast<const struct sockaddr_in6*>(&sa);
+    inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
+    port = ntohs(s->sin6_port);
+    return std::string(ip) + ":" + std::to_string(port);
+  }
+  return "";
+}
+
+bool IsLoopback(const struct sockaddr_storage& sa) {
+  if (sa.ss_family == AF_INET) {
+    auto* s = reinterpret_cast<const struct sockaddr_in*>(&sa);
+    return (ntohl(s->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (sa.ss_family == AF_INET6) {
+    auto* s = reinterpret_cast<const struct sockaddr_in6*>(&sa);
+    if (IN6_IS_ADDR_LOOPBACK(&s->sin6_addr)) return true;
+    if (IN6_IS_ADDR_V4MAPPED(&s->sin6_addr)) return s->sin6_addr.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+void ReadHandler(int fd, void* data, int mask);
+void WriteHandler(int fd, void* data, int mask);
+
+void RejectAndClose(int fd, const char* msg) {
+  ssize_t r = write(fd, msg, strlen(msg));
+  (void)r;
+  close(fd);
+}
+
+Client* CreateClient(int fd, bool unix_sock) {
+  Client* c = new Client();
+  c->id = g.next_client_id++;
+  c->fd = fd;
+  c->resp = static_cast<int>(cfg.client_default_resp);
+  c->ctime_ms = c->last_interaction_ms = base::MsTime();
+  c->authenticated = cfg.requirepass.empty();
+  if (unix_sock) c->flags |= kUnixSocket;
+  SelectDb(c, 0);
+  if (!g.loop->AddFile(fd, net::kReadable, ReadHandler, c)) {
+    close(fd);
+    delete c;
+    return nullptr;
+  }
+  g.clients.push_back(c);
+  g.clients_by_id[c->id] = c;
+  return c;
+}
+
+void AcceptHandler(int lfd, void* data, int) {
+  bool unix_sock = data != nullptr;
+  for (int i = 0; i < 1000; i++) {
+    struct sockaddr_storage sa;
+    socklen_t len = sizeof(sa);
+    int fd = accept4(lfd, reinterpret_cast<struct sockaddr*>(&sa), &len,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        LOG_WARNING("Accepting client connection: %s", strerror(errno));
+      return;
+    }
+    g.stats.total_connections_received++;
+    if (g.clients.size() >= static_cast<size_t>(cfg.maxclients)) {
+      g.stats.rejected_connections++;
+      RejectAndClose(fd, "-ERR max number of clients reached\r\n");
+      continue;
+    }
+    if (!unix_sock && cfg.protected_mode && cfg.requirepass.empty() && !IsLoopback(sa)) {
+      g.stats.rejected_connections++;
+      RejectAndClose(fd,
+                     "-DENIED Running in protected mode because protected mode is enabled and "
+                     "no password is set for the default user. Connections are only accepted "
+                     "from the loopback interface. Set a password, bind to a specific "
+                     "interface, or disable protected-mode, then restart the server.\r\n");
+      continue;
+    }
+    if (!unix_sock) {
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      if (cfg.tcp_keepalive > 0) {
+        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+        int idle = static_cast<int>(cfg.tcp_keepalive);
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+        int intvl = std::max(1, idle / 3);
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+        int cnt = 3;
+        setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+      }
+    }
+    Client* c = CreateClient(fd, unix_sock);
+    if (!c) continue;
+    if (unix_sock) {
+      c->addr = "/unixsocket:" + std::to_string(0);
+      c->addr = cfg.unixsocket + ":0";
+      c->laddr = cfg.unixsocket + ":0";
+    } else {
+      c->addr = FormatAddr(sa);
+      struct sockaddr_storage la;
+      socklen_t llen = sizeof(la);
+      if (getsockname(fd, reinterpret_cast<struct sockaddr*>(&la), &llen) == 0)
+        c->laddr = FormatAddr(la);
+    }
+  }
+}
+
+void ReadHandler(int fd, void* data, int) {
+  Client* c = static_cast<Client*>(data);
+  if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
+  size_t want = kReadChunk;
+  // A big bulk argument in progress: read it in larger pieces straight into the buffer.
+  size_t pending = c->parser.PendingBulkLen();
+  if (pending >= 32 * 1024) {
+    size_t have = c->qbuf.size() - c->qpos;
+    if (pending + 2 > have) want = std::max(want, std::min<size_t>(pending + 2 - have, 1 << 20));
+  }
+  size_t old = c->qbuf.size();
+  c->qbuf.resize(old + want);
+  ssize_t n = read(fd, &c->qbuf[old], want);
+  if (n <= 0) {
+    c->qbuf.resize(old);
+    if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+      FreeClient(c);
+    }
+    return;
+  }
+  c->qbuf.resize(old + n);
+  g.stats.net_input_bytes += n;
+  g.stats.io_reads++;
+  c->last_interaction_ms = base::MsTime();
+  if (c->qbuf.size() > c->qbuf_peak) c->qbuf_peak = c->qbuf.size();
+  if (static_cast<int64_t>(c->qbuf.size()) > cfg.client_query_buffer_limit) {
+    LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: ...)",
+                ClientInfoLine(c).c_str());
+    g.stats.client_qbuf_limit_disconnections++;
+    FreeClient(c);
+    return;
+  }
+  ProcessInput(c);
+}
+
+bool WriteSome(Client* c) {
+  while (c->out_sent < c->out.size()) {
+    ssize_t n = write(c->fd, c->out.data() + c->out_sent, c->out.size() - c->out_sent);
+    if (n <= 0) {
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+      CloseAsync(c);
+      return false;
+    }
+    c->out_sent += n;
+    g.stats.net_output_bytes += n;
+    g.stats.io_writes++;
+  }
+  if (c->out.capacity() > 1024 * 1024) std::string().swap(c->out);
+  else c->out.clear();
+  c->out_sent = 0;
+  c->obuf_soft_since_ms = 0;
+  return true;
+}
+
+void AfterWrite(Client* c) {
+  if (c->out_sent == 0 && c->out.empty()) {
+    if (g.loop->FileMask(c->fd) & net::kWritable) g.loop->DelFile(c->fd, net::kWritable);
+    if (c->flags & kCloseAfterReply) CloseAsync(c);
+  } else if (!(g.loop->FileMask(c->fd) & net::kWritable)) {
+    g.loop->AddFile(c->fd, net::kWritable, WriteHandler, c);
+  }
+}
+
+void WriteHandler(int, void* data, int) {
+  Client* c = static_cast<Client*>(data);
+  if (c->flags & kCloseAsap) return;
+  if (WriteSome(c)) AfterWrite(c);
+}
+
+int ListenTcp(const std::string& addr, int port, bool optional, std::string* err) {
+  bool v6 = addr.find(':') != std::string::npos;
+  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *err = strerror(errno);
+    return -1;
+  }
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (v6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+  struct sockaddr_storage ss = {};
+  socklen_t len;
+  if (v6) {
+    auto* s = reinterpret_cast<struct sockaddr_in6*>(&ss);
+    s->sin6_family = AF_INET6;
+    s->sin6_port = htons(port);
+    if (addr == "*" || addr == "::*") s->sin6_addr = in6addr_any;
+    else if (inet_pton(AF_INET6, addr.c_str(), &s->sin6_addr) != 1) {
+      close(fd);
+      *err = "Invalid bind address '" + addr + "'";
+      return -1;
+    }
+    len = sizeof(*s);
+  } else {
+    auto* s = reinterpret_cast<struct sockaddr_in*>(&ss);
+    s->sin_family = AF_INET;
+    s->sin_port = htons(port);
+    if (addr == "*" || addr == "0.0.0.0") s->sin_addr.s_addr = htonl(INADDR_ANY);
+    else if (inet_pton(AF_INET, addr.c_str(), &s->sin_addr) != 1) {
+      close(fd);
+      *err = "Invalid bind address '" + addr + "'";
+      return -1;
+    }
+    len = sizeof(*s);
+  }
+  if (bind(fd, reinterpret_cast<struct sockaddr*>(&ss), len) == -1 ||
+      listen(fd, static_cast<int>(cfg.tcp_backlog)) == -1) {
+    *err = strerror(errno);
+    close(fd);
+    return optional ? -2 : -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+bool ListenAll(std::string* err) {
+  if (cfg.port != 0) {
+    for (auto b : cfg.bind) {
+      bool optional = !b.empty() && b[0] == '-';
+      if (optional) b = b.substr(1);
+      if (b == "*" && cfg.bind.size() == 1) {
+        // "*" alone: IPv4 any (IPv6 any is "::*").
+      }
+      std::string e;
+      int fd = ListenTcp(b, cfg.port, optional, &e);
+      if (fd == -2) {
+        LOG_WARNING("Warning: Could not create server TCP listening socket %s:%d: %s", b.c_str(),
+                    cfg.port, e.c_str());
+        continue;
+      }
+      if (fd < 0) {
+        *err = "Could not create server TCP listening socket " + b + ":" +
+               std::to_string(cfg.port) + ": " + e;
+        return false;
+      }
+      g.listen_fds.push_back(fd);
+      g.loop->AddFile(fd, net::kReadable, AcceptHandler, nullptr);
+    }
+    if (g.listen_fds.empty()) {
+      *err = "Failed listening on port " + std::to_string(cfg.port) + " (tcp), aborting.";
+      return false;
+    }
+  }
+  if (!cfg.unixsocket.empty()) {
+    unlink(cfg.unixsocket.c_str());
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa = {};
+    sa.sun_family = AF_UNIX;
+    if (cfg.unixsocket.size() >= sizeof(sa.sun_path)) {
+      *err = "unixsocket path too long";
+      return false;
+    }
+    strcpy(sa.sun_path, cfg.unixsocket.c_str());
+    if (fd < 0 || bind(fd, reinterpret_cast<struct sockaddr*>(&sa), sizeof(sa)) == -1 ||
+        listen(fd, static_cast<int>(cfg.tcp_backlog)) == -1) {
+      *err = "Failed opening Unix socket: " + std::string(strerror(errno));
+      return false;
+    }
+    if (cfg.unixsocketperm) chmod(cfg.unixsocket.c_str(), static_cast<mode_t>(cfg.unixsocketperm));
+    g.unix_fd = fd;
+    g.loop->AddFile(fd, net::kReadable, AcceptHandler, reinterpret_cast<void*>(1));
+  }
+  if (cfg.port == 0 && cfg.unixsocket.empty()) {
+    *err = "Configured to not listen anywhere, exiting.";
+    return false;
+  }
+  return true;
+}
+
+void SelectDb(Client* c, int id) {
+  c->dbid = id;
+  c->db = GetDb(id);
+}
+
+void FreeClient(Client* c) {
+  if (c->flags & kProtected) {
+    CloseAsync(c);
+    return;
+  }
+  if (g.current_client == c) g.current_client = nullptr;
+  UnwatchAll(c);
+  g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
+  close(c->fd);
+  g.clients.remove(c);
+  g.clients_by_id.erase(c->id);
+  auto drop = [c](std::vector<Client*>& v) { v.erase(std::remove(v.begin(), v.end(), c), v.end()); };
+  drop(g.pending_writes);
+  drop(g.paused_clients);
+  drop(g.unblocked);
+  drop(g.close_queue);
+  delete c;
+}
+
+void CloseAsync(Client* c) {
+  if (c->flags & kCloseAsap) return;
+  c->flags |= kCloseAsap;
+  g.close_queue.push_back(c);
+}
+
+bool CheckOutputLimits(Client* c) {
+  const OutputLimit& lim = cfg.obuf_normal;
+  uint64_t used = c->PendingOutput();
+  bool hard = lim.hard && used >= lim.hard;
+  bool soft = false;
+  if (lim.soft && used >= lim.soft) {
+    int64_t now = base::MsTime();
+    if (!c->obuf_soft_since_ms) c->obuf_soft_since_ms = now;
+    else if (now - c->obuf_soft_since_ms > lim.soft_seconds * 1000) soft = true;
+  } else {
+    c->obuf_soft_since_ms = 0;
+  }
+  if (hard || soft) {
+    LOG_WARNING("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
+                ClientInfoLine(c).c_str());
+    g.stats.client_outbuf_limit_disconnections++;
+    c->out.clear();
+    c->out_sent = 0;
+    CloseAsync(c);
+    return false;
+  }
+  return true;
+}
+
+void ProcessInput(Client* c) {
+  net::ParserLimits lim;
+  lim.max_bulk_len = cfg.proto_max_bulk_len;
+  while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused))) {
+    lim.unauthenticated = !c->authenticated;
+    auto st = c->parser.Parse(c->qbuf.data(), c->qbuf.size(), &c->qpos, lim);
+    if (st == net::RequestParser::kNeedMore) break;
+    if (st == net::RequestParser::kEmpty) continue;
+    if (st == net::RequestParser::kError) {
+      std::string err = c->parser.error();
+      c->R().Error(err);
+      LOG_VERBOSE("Protocol error (%s) from client: %s", err.c_str(), ClientInfoLine(c).c_str());
+      c->flags |= kCloseAfterReply;
+      c->parser.Reset();
+      c->qbuf.clear();
+      c->qpos = 0;
+      break;
+    }
+    c->argv = c->parser.args();
+    ProcessCommand(c);
+    c->argv.clear();
+    if (!(c->flags & kPendingWrite) && (!c->out.empty())) {
+      c->flags |= kPendingWrite;
+      g.pending_writes.push_back(c);
+    }
+    if (c->PendingOutput() && !CheckOutputLimits(c)) break;
+  }
+  if (!(c->flags & kPendingWrite) && (!c->out.empty() || (c->flags & kCloseAfterReply))) {
+    c->flags |= kPendingWrite;
+    g.pending_writes.push_back(c);
+  }
+  // Drop consumed bytes; keep an unfinished command at the front.
+  if (c->qpos > 0) {
+    c->qbuf.erase(0, c->qpos);
+    c->parser.Shift(c->qpos);
+    c->qpos = 0;
+  }
+  if (c->qbuf.empty() && c->qbuf.capacity() > 64 * 1024) std::string().swap(c->qbuf);
+}
+
+void HandleClientsBeforeSleep() {
+  for (size_t i = 0; i < g.unblocked.size(); i++) {
+    Client* c = g.unblocked[i];
+    if (!(c->flags & (kCloseAsap | kPaused))) ProcessInput(c);
+  }
+  g.unblocked.clear();
+  std::vector<Client*> pending;
+  pending.swap(g.pending_writes);
+  for (Client* c : pending) {
+    c->flags &= ~kPendingWrite;
+    if (c->flags & kCloseAsap) continue;
+    if (WriteSome(c)) AfterWrite(c);
+  }
+  while (!g.close_queue.empty()) {
+    Client* c = g.close_queue.back();
+    g.close_queue.pop_back();
+    c->flags &= ~kProtected;
+    c->flags &= ~kCloseAsap;
+    c->flags |= kCloseAsap;
+    // FreeClient also removes c from close_queue; it is already popped.
+    g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
+    c->flags &= ~kProtected;
+    UnwatchAll(c);
+    close(c->fd);
+    g.clients.remove(c);
+    g.clients_by_id.erase(c->id);
+    auto drop = [c](std::vector<Client*>& v) {
+      v.erase(std::remove(v.begin(), v.end(), c), v.end());
+    };
+    drop(g.pending_writes);
+    drop(g.paused_clients);
+    drop(g.unblocked);
+    drop(g.close_queue);
+    delete c;
+  }
+}
+
+std::string ClientInfoLine(const Client* c) {
+  int64_t now = base::MsTime();
+  std::string flags;
+  if (c->flags & kMulti) flags += "x";
+  if (c->flags & kCloseAfterReply) flags += "c";
+  if (c->flags & kCloseAsap) flags += "A";
+  if (c->flags & kUnixSocket) flags += "U";
+  if (c->flags & kReadonly) flags += "r";
+  if (c->flags & kDirtyCas) flags += "d";
+  if (c->flags & kPaused) flags += "b";
+  if (flags.empty()) flags = "N";
+  std::string events = "r";
+  if (g.loop && (g.loop->FileMask(c->fd) & net::kWritable)) events += "w";
+  char buf[1024];
+  snprintf(buf, sizeof(buf),
+           "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 "
+           "psub=0 ssub=0 multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
+           "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
+           "redir=-1 resp=%d lib-name= lib-ver= tot-net-in=0 tot-net-out=0 tot-cmds=0",
+           static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->fd,
+           c->name.c_str(), static_cast<long long>((now - c->ctime_ms) / 1000),
+           static_cast<long long>((now - c->last_interaction_ms) / 1000), flags.c_str(), c->dbid,
+           (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
+           c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), size_t{0},
+           c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), c->out.capacity(),
+           c->qbuf.capacity() + c->out.capacity() + sizeof(Client), events.c_str(),
+           c->last_cmd.c_str(), c->resp);
+  return buf;
+}
+
+void ClientsCron() {
+  if (cfg.timeout <= 0) return;
+  int64_t now = base::MsTime();
+  std::vector<Client*> idle;
+  for (Client* c : g.clients) {
+    if (c->flags & kPaused) continue;
+    if (now - c->last_interaction_ms > cfg.timeout * 1000) idle.push_back(c);
+  }
+  for (Client* c : idle) {
+    LOG_VERBOSE("Closing idle client");
+    CloseAsync(c);
+  }
+}
+
+}  // namespace server

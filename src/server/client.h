@@ -1,0 +1,90 @@
+// A connected client: socket, query buffer and parser, output buffer, per-client state.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/db.h"
+#include "net/reply.h"
+#include "net/resp_parser.h"
+
+namespace server {
+
+struct CommandSpec;
+
+struct QueuedCommand {
+  const CommandSpec* cmd;
+  std::vector<std::string> argv;
+};
+
+enum ClientFlag : uint64_t {
+  kCloseAfterReply = 1 << 0,
+  kCloseAsap = 1 << 1,
+  kPendingWrite = 1 << 2,
+  kMulti = 1 << 3,
+  kDirtyCas = 1 << 4,    // a WATCHed key changed
+  kDirtyExec = 1 << 5,   // an error while queueing
+  kReplyOff = 1 << 6,
+  kReplySkip = 1 << 7,   // skip the reply of this command
+  kReplySkipNext = 1 << 8,
+  kPaused = 1 << 9,      // waiting for CLIENT UNPAUSE
+  kUnixSocket = 1 << 10,
+  kReadonly = 1 << 11,   // READONLY (cluster)
+  kAsking = 1 << 12,
+  kNoEvict = 1 << 13,
+  kProtected = 1 << 14,  // freeing is deferred (executing)
+};
+
+struct Client {
+  uint64_t id = 0;
+  int fd = -1;
+  std::string addr, laddr, name;
+  int resp = 2;
+  int dbid = 0;
+  db::Db* db = nullptr;
+  uint64_t flags = 0;
+  bool authenticated = true;
+  int64_t ctime_ms = 0, last_interaction_ms = 0;
+  std::string last_cmd = "NULL";
+
+  // input
+  std::string qbuf;
+  size_t qpos = 0;
+  net::RequestParser parser;
+  std::vector<std::string_view> argv;  // current command (views; valid during execution)
+  size_t qbuf_peak = 0;
+  std::vector<std::string> held_argv;  // a command held by CLIENT PAUSE
+
+  // output
+  std::string out;
+  size_t out_sent = 0;
+  std::string discard;  // replies of CLIENT REPLY OFF/SKIP go here
+  int64_t obuf_soft_since_ms = 0;
+
+  // transactions
+  std::vector<QueuedCommand> mstate;
+  std::vector<std::pair<int, std::string>> watched;
+
+  net::Reply R() {
+    return net::Reply((flags & (kReplyOff | kReplySkip)) ? &discard : &out, resp);
+  }
+  size_t PendingOutput() const { return out.size() - out_sent; }
+  bool InMulti() const { return flags & kMulti; }
+};
+
+// Networking (client.cc).
+bool ListenAll(std::string* err);
+void FreeClient(Client* c);
+void CloseAsync(Client* c);
+// Writes pending replies (called before the loop sleeps), closes queued clients.
+void HandleClientsBeforeSleep();
+void ProcessInput(Client* c);
+// Formats "id=... addr=..." as CLIENT LIST / CLIENT INFO print it.
+std::string ClientInfoLine(const Client* c);
+void SelectDb(Client* c, int id);
+// Checks output limits after a reply was appended; may schedule the client's close.
+bool CheckOutputLimits(Client* c);
+void ClientsCron();
+
+}  // namespace server

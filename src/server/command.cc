@@ -1,0 +1,159 @@
+// Command table construction, lookup and shared argument helpers.
+#include "server/command.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "base/util.h"
+
+namespace server {
+namespace {
+std::vector<CommandSpec>& Storage() {
+  static std::vector<CommandSpec> t;
+  return t;
+}
+std::unordered_map<std::string, CommandSpec*>& Index() {
+  static std::unordered_map<std::string, CommandSpec*> m;
+  return m;
+}
+std::vector<CommandSpec*>& Sorted() {
+  static std::vector<CommandSpec*> v;
+  return v;
+}
+}  // namespace
+
+void BuildCommandTable() {
+  auto& t = Storage();
+  t.reserve(512);
+  RegisterStringCommands(&t);
+  RegisterKeyCommands(&t);
+  RegisterServerCommands(&t);
+  RegisterConnectionCommands(&t);
+  RegisterTransactionCommands(&t);
+  for (auto& c : t) {
+    c.fullname = c.name;
+    for (auto& s : c.subcommands) {
+      s.parent = &c;
+      s.fullname = std::string(c.name) + "|" + s.name;
+      if (!s.group) s.group = c.group;
+      if (!s.since) s.since = c.since;
+    }
+    Index()[c.name] = &c;
+    Sorted().push_back(&c);
+  }
+  std::sort(Sorted().begin(), Sorted().end(),
+            [](const CommandSpec* a, const CommandSpec* b) { return a->fullname < b->fullname; });
+}
+
+const CommandSpec* LookupCommand(std::string_view name) {
+  char buf[64];
+  if (name.size() >= sizeof(buf)) return nullptr;
+  for (size_t i = 0; i < name.size(); i++) {
+    char ch = name[i];
+    buf[i] = (ch >= 'A' && ch <= 'Z') ? ch + 32 : ch;
+  }
+  auto it = Index().find(std::string(buf, name.size()));
+  return it == Index().end() ? nullptr : it->second;
+}
+
+const CommandSpec* LookupCommandArgv(const std::vector<std::string_view>& argv) {
+  const CommandSpec* c = LookupCommand(argv[0]);
+  if (!c || c->subcommands.empty() || argv.size() < 2) return c;
+  for (auto& s : c->subcommands)
+    if (base::EqualsNoCase(argv[1], s.name)) return &s;
+  return nullptr;
+}
+
+const std::vector<CommandSpec*>& AllCommands() { return Sorted(); }
+
+void GetKeyPositions(const CommandSpec* cmd, const std::vector<std::string_view>& argv,
+                     std::vector<int>* out) {
+  out->clear();
+  if (cmd->first_key <= 0) return;
+  int argc = static_cast<int>(argv.size());
+  int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
+  for (int i = cmd->first_key; i <= last && i < argc; i += std::max(1, cmd->step)) out->push_back(i);
+}
+
+std::string FlagNames(uint32_t flags, std::vector<std::string>* out) {
+  static const std::pair<uint32_t, const char*> kNames[] = {
+      {kCmdWrite, "write"},         {kCmdReadonly, "readonly"},
+      {kCmdDenyOom, "denyoom"},     {kCmdAdmin, "admin"},
+      {kCmdPubsub, "pubsub"},       {kCmdNoScript, "noscript"},
+      {kCmdBlocking, "blocking"},   {kCmdLoading, "loading"},
+      {kCmdStale, "stale"},         {kCmdSkipMonitor, "skip_monitor"},
+      {kCmdSkipSlowlog, "skip_slowlog"}, {kCmdAsking, "asking"},
+      {kCmdFast, "fast"},           {kCmdNoAuth, "no_auth"},
+      {kCmdMayReplicate, "may_replicate"}, {kCmdNoMandatoryKeys, "no_mandatory_keys"},
+      {kCmdNoMulti, "no_multi"},    {kCmdMovableKeys, "movablekeys"},
+      {kCmdAllowBusy, "allow_busy"},
+  };
+  for (auto& [bit, name] : kNames)
+    if (flags & bit) out->push_back(name);
+  return "";
+}
+
+void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
+  std::string g = cmd->group ? cmd->group : "";
+  if (g == "string") out->push_back("@string");
+  else if (g == "generic") out->push_back("@keyspace");
+  else if (g == "hash") out->push_back("@hash");
+  else if (g == "list") out->push_back("@list");
+  else if (g == "set") out->push_back("@set");
+  else if (g == "sorted_set") out->push_back("@sortedset");
+  else if (g == "connection") out->push_back("@connection");
+  else if (g == "transactions") out->push_back("@transaction");
+  else if (g == "pubsub") out->push_back("@pubsub");
+  if (cmd->flags & kCmdWrite) out->push_back("@write");
+  if (cmd->flags & kCmdReadonly) out->push_back("@read");
+  if (cmd->flags & kCmdAdmin) {
+    out->push_back("@admin");
+    out->push_back("@dangerous");
+  }
+  if (cmd->flags & kCmdFast) out->push_back("@fast");
+  else out->push_back("@slow");
+  if (cmd->flags & kCmdBlocking) out->push_back("@blocking");
+}
+
+bool ArgInt(Client* c, std::string_view s, int64_t* out, const char* err) {
+  if (base::ParseInt64(s, out)) return true;
+  c->R().Error(err);
+  return false;
+}
+
+bool ArgDouble(Client* c, std::string_view s, double* out) {
+  if (base::ParseDouble(s, out)) return true;
+  c->R().Error(kErrNotFloat);
+  return false;
+}
+
+bool ArgLongDouble(Client* c, std::string_view s, long double* out) {
+  if (base::ParseLongDouble(s, out)) return true;
+  c->R().Error(kErrNotFloat);
+  return false;
+}
+
+void ReplyArity(Client* c, const CommandSpec* cmd) {
+  c->R().Error("wrong number of arguments for '" + cmd->fullname + "' command");
+}
+
+void ReplyUnknownSubcommand(Client* c, std::string_view sub, std::string_view cmd) {
+  std::string s(sub.substr(0, 128));
+  std::string name = base::ToLower(cmd);
+  std::string up(cmd);
+  for (auto& ch : up) ch = toupper(static_cast<unsigned char>(ch));
+  c->R().Error("unknown subcommand '" + s + "'. Try " + up + " HELP.");
+}
+
+void ReplyHelp(Client* c, std::string_view cmd, const std::vector<const char*>& lines) {
+  std::string up(cmd);
+  for (auto& ch : up) ch = toupper(static_cast<unsigned char>(ch));
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(lines.size()) + 3);
+  r.Simple(up + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+  for (auto* l : lines) r.Simple(l);
+  r.Simple("HELP");
+  r.Simple("    Print this help.");
+}
+
+}  // namespace server

@@ -1,0 +1,96 @@
+// The command table: one declarative entry per command (and per subcommand).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/client.h"
+
+namespace server {
+
+using Handler = void (*)(Client* c);
+
+enum CmdFlag : uint32_t {
+  kCmdWrite = 1 << 0,
+  kCmdReadonly = 1 << 1,
+  kCmdAdmin = 1 << 2,
+  kCmdFast = 1 << 3,
+  kCmdDenyOom = 1 << 4,
+  kCmdNoScript = 1 << 5,
+  kCmdLoading = 1 << 6,
+  kCmdStale = 1 << 7,
+  kCmdNoAuth = 1 << 8,
+  kCmdNoMulti = 1 << 9,
+  kCmdPubsub = 1 << 10,
+  kCmdBlocking = 1 << 11,
+  kCmdMayReplicate = 1 << 12,
+  kCmdSkipMonitor = 1 << 13,
+  kCmdSkipSlowlog = 1 << 14,
+  kCmdAllowBusy = 1 << 15,
+  kCmdNoMandatoryKeys = 1 << 16,
+  kCmdMovableKeys = 1 << 17,
+  kCmdSentinel = 1 << 18,
+  kCmdAsking = 1 << 19,
+};
+
+struct CommandStats {
+  uint64_t calls = 0, usec = 0, rejected = 0, failed = 0;
+};
+
+struct CommandSpec {
+  const char* name;
+  int arity;  // > 0 exact, < 0 at least -arity
+  uint32_t flags;
+  int first_key, last_key, step;  // last < 0 counts from the end
+  Handler proc;
+  const char* group;  // "string", "generic", "server", "connection", "transactions", ...
+  const char* since;
+  const char* summary;
+  const char* complexity;
+  std::vector<CommandSpec> subcommands;
+  // Filled at registration.
+  std::string fullname;  // "config|get"
+  const CommandSpec* parent = nullptr;
+  mutable CommandStats stats;
+};
+
+// Every command family adds its entries here (commands/*.cc).
+void RegisterStringCommands(std::vector<CommandSpec>* t);
+void RegisterKeyCommands(std::vector<CommandSpec>* t);
+void RegisterServerCommands(std::vector<CommandSpec>* t);
+void RegisterConnectionCommands(std::vector<CommandSpec>* t);
+void RegisterTransactionCommands(std::vector<CommandSpec>* t);
+
+void BuildCommandTable();
+const CommandSpec* LookupCommand(std::string_view name);
+// Resolves container commands: returns the subcommand spec or the command itself.
+const CommandSpec* LookupCommandArgv(const std::vector<std::string_view>& argv);
+const std::vector<CommandSpec*>& AllCommands();  // top-level, sorted by name
+// Keys of a call by the key spec (positions into argv).
+void GetKeyPositions(const CommandSpec* cmd, const std::vector<std::string_view>& argv,
+                     std::vector<int>* out);
+// Name as the client typed it, lower case ("config|get" for subcommands).
+std::string FlagNames(uint32_t flags, std::vector<std::string>* out);
+void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out);
+
+// Shared error replies (exact Valkey texts).
+inline constexpr const char* kErrWrongType =
+    "-WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr const char* kErrNotInt = "value is not an integer or out of range";
+inline constexpr const char* kErrNotFloat = "value is not a valid float";
+inline constexpr const char* kErrSyntax = "syntax error";
+inline constexpr const char* kErrNoSuchKey = "no such key";
+inline constexpr const char* kErrOverflow = "increment or decrement would overflow";
+
+// Argument helpers: on failure they reply the error and return false.
+bool ArgInt(Client* c, std::string_view s, int64_t* out, const char* err = kErrNotInt);
+bool ArgDouble(Client* c, std::string_view s, double* out);
+bool ArgLongDouble(Client* c, std::string_view s, long double* out);
+// Replies "wrong number of arguments for '<name>' command".
+void ReplyArity(Client* c, const CommandSpec* cmd);
+void ReplyUnknownSubcommand(Client* c, std::string_view sub, std::string_view cmd);
+// HELP output: lines as an array of status strings.
+void ReplyHelp(Client* c, std::string_view cmd, const std::vector<const char*>& lines);
+
+}  // namespace server

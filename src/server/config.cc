@@ -1,0 +1,597 @@
+// Config table, file parser, CONFIG GET/SET/REWRITE.
+#include "server/config.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "base/log.h"
+#include "base/util.h"
+#include "net/resp_parser.h"
+
+namespace server {
+
+Config cfg;
+
+namespace {
+
+enum Kind { kBool, kInt, kMem, kStr, kEnum, kSpecial };
+enum Flags : unsigned { kImmutable = 1 };
+
+struct Special {
+  bool (*set)(const std::vector<std::string>& args, std::string* err);
+  std::string (*get)();
+};
+
+struct Def {
+  const char* name;
+  const char* alias;
+  Kind kind;
+  unsigned flags;
+  void* ptr;
+  int64_t min, max;
+  const char* const* enums;  // nullptr-terminated, for kEnum
+  Special special;
+  bool (*apply)(std::string* err);
+  const char* deflt;  // documented default (valkey.conf text)
+};
+
+const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "nothing", nullptr};
+const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};
+
+bool SetBind(const std::vector<std::string>& args, std::string* err) {
+  if (args.empty() || args.size() > 16) {
+    *err = "Too many bind addresses specified.";
+    return false;
+  }
+  cfg.bind = args;
+  return true;
+}
+std::string GetBind() {
+  std::string r;
+  for (auto& b : cfg.bind) r += (r.empty() ? "" : " ") + b;
+  return r;
+}
+
+bool ParseLimitClass(const std::string& name, OutputLimit** out) {
+  std::string n = base::ToLower(name);
+  if (n == "normal") *out = &cfg.obuf_normal;
+  else if (n == "replica" || n == "slave") *out = &cfg.obuf_replica;
+  else if (n == "pubsub") *out = &cfg.obuf_pubsub;
+  else return false;
+  return true;
+}
+bool SetObufLimit(const std::vector<std::string>& args, std::string* err) {
+  if (args.size() % 4 != 0 || args.empty()) {
+    *err = "Wrong number of arguments in buffer limit configuration.";
+    return false;
+  }
+  std::vector<std::pair<OutputLimit*, OutputLimit>> staged;
+  for (size_t i = 0; i < args.size(); i += 4) {
+    OutputLimit* cls;
+    if (!ParseLimitClass(args[i], &cls)) {
+      *err = "Invalid client class specified in buffer limit configuration.";
+      return false;
+    }
+    auto hard = base::ParseMemory(args[i + 1]);
+    auto soft = base::ParseMemory(args[i + 2]);
+    int64_t secs;
+    if (!hard || !soft || !base::ParseInt64(args[i + 3], &secs) || secs < 0) {
+      *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+      return false;
+    }
+    staged.push_back({cls, OutputLimit{*hard, *soft, secs}});
+  }
+  for (auto& [cls, v] : staged) *cls = v;
+  return true;
+}
+std::string GetObufLimit() {
+  auto fmt = [](const char* n, const OutputLimit& l) {
+    return std::string(n) + " " + std::to_string(l.hard) + " " + std::to_string(l.soft) + " " +
+           std::to_string(l.soft_seconds);
+  };
+  return fmt("normal", cfg.obuf_normal) + " " + fmt("slave", cfg.obuf_replica) + " " +
+         fmt("pubsub", cfg.obuf_pubsub);
+}
+
+bool SetSave(const std::vector<std::string>& args, std::string* err) {
+  // "" disables; otherwise pairs of seconds / changes.
+  std::vector<std::string> a;
+  for (auto& s : args) {
+    std::istringstream is(s);
+    std::string w;
+    while (is >> w) a.push_back(w);
+  }
+  if (a.size() % 2 != 0) {
+    *err = "Invalid save parameters";
+    return false;
+  }
+  for (auto& w : a) {
+    int64_t v;
+    if (!base::ParseInt64(w, &v) || v < 0) {
+      *err = "Invalid save parameters";
+      return false;
+    }
+  }
+  std::string r;
+  for (auto& w : a) r += (r.empty() ? "" : " ") + w;
+  cfg.save = r;
+  return true;
+}
+std::string GetSave() { return cfg.save; }
+
+bool SetDir(const std::vector<std::string>& args, std::string* err) {
+  if (args.size() != 1) {
+    *err = "wrong number of arguments";
+    return false;
+  }
+  if (chdir(args[0].c_str()) == -1) {
+    *err = std::string("No such file or directory");
+    return false;
+  }
+  return true;
+}
+std::string GetDir() {
+  char buf[4096];
+  return getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string();
+}
+
+bool ApplyLogLevel(std::string*) {
+  base::SetLogLevel(cfg.loglevel);
+  return true;
+}
+bool ApplyHz(std::string*) {
+  if (cfg.hz < 1) cfg.hz = 1;
+  if (cfg.hz > 500) cfg.hz = 500;
+  return true;
+}
+
+#define BOOL(n, field, dflt, fl) {n, nullptr, kBool, fl, &cfg.field, 0, 0, nullptr, {}, nullptr, dflt}
+#define INT(n, field, lo, hi, dflt, fl) {n, nullptr, kInt, fl, &cfg.field, lo, hi, nullptr, {}, nullptr, dflt}
+#define MEM(n, field, lo, hi, dflt, fl) {n, nullptr, kMem, fl, &cfg.field, lo, hi, nullptr, {}, nullptr, dflt}
+#define STR(n, field, dflt, fl) {n, nullptr, kStr, fl, &cfg.field, 0, 0, nullptr, {}, nullptr, dflt}
+
+std::vector<Def>& Table() {
+  static std::vector<Def> t = {
+      {"bind", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetBind, GetBind}, nullptr, "127.0.0.1 -::1"},
+      INT("port", port, 0, 65535, "6379", kImmutable),
+      STR("unixsocket", unixsocket, "", kImmutable),
+      INT("unixsocketperm", unixsocketperm, 0, 0777, "0", kImmutable),
+      BOOL("protected-mode", protected_mode, "yes", 0),
+      INT("maxclients", maxclients, 1, UINT32_MAX, "10000", 0),
+      INT("timeout", timeout, 0, INT_MAX, "0", 0),
+      INT("tcp-keepalive", tcp_keepalive, 0, INT_MAX, "300", 0),
+      INT("tcp-backlog", tcp_backlog, 0, INT_MAX, "511", kImmutable),
+      BOOL("daemonize", daemonize, "no", kImmutable),
+      STR("pidfile", pidfile, "", kImmutable),
+      STR("logfile", logfile, "", kImmutable),
+      {"loglevel", nullptr, kEnum, 0, &cfg.loglevel, 0, 0, kLogLevels, {}, ApplyLogLevel, "notice"},
+      {"dir", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetDir, GetDir}, nullptr, "./"},
+      BOOL("always-show-logo", always_show_logo, "no", kImmutable),
+      INT("databases", databases, 1, INT_MAX, "16", kImmutable),
+      {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
+      BOOL("dynamic-hz", dynamic_hz, "yes", 0),
+      {"enable-debug-command", nullptr, kEnum, kImmutable, &cfg.enable_debug_command, 0, 0, kDebugCmd, {}, nullptr, "no"},
+      MEM("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, "512mb", 0),
+      MEM("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, "1gb", 0),
+      {"client-output-buffer-limit", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetObufLimit, GetObufLimit}, nullptr,
+       "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60"},
+      STR("requirepass", requirepass, "", 0),
+      INT("client-default-resp", client_default_resp, 2, 3, "2", 0),
+      INT("active-expire-effort", active_expire_effort, 1, 10, "1", 0),
+      BOOL("activerehashing", activerehashing, "yes", 0),
+      MEM("maxmemory", maxmemory, 0, INT64_MAX, "0", 0),
+      BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
+      STR("dbfilename", dbfilename, "dump.rdb", 0),
+      {"save", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetSave, GetSave}, nullptr, "3600 1 300 100 60 10000"},
+  };
+  return t;
+}
+
+struct Unimpl {
+  const char* name;
+  const char* alias;
+  const char* deflt;
+};
+const Unimpl kUnimplemented[] = {
+#include "server/config_unimplemented.inc"
+};
+std::map<std::string, std::string>& UnimplValues() {
+  static std::map<std::string, std::string> m = [] {
+    std::map<std::string, std::string> r;
+    for (auto& u : kUnimplemented) r[u.name] = u.deflt;
+    return r;
+  }();
+  return m;
+}
+std::set<std::string> g_unimpl_seen;
+// Directives in the file that are not config values at all (handled or ignored on purpose).
+const char* const kIgnoredDirectives[] = {"rename-command", "user", "loadmodule", "sentinel",
+                                          nullptr};
+
+Def* FindDef(const std::string& name) {
+  for (auto& d : Table())
+    if (base::EqualsNoCase(name, d.name) || (d.alias && base::EqualsNoCase(name, d.alias)))
+      return &d;
+  return nullptr;
+}
+const Unimpl* FindUnimpl(const std::string& name) {
+  for (auto& u : kUnimplemented)
+    if (base::EqualsNoCase(name, u.name) || (u.alias && base::EqualsNoCase(name, u.alias)))
+      return &u;
+  return nullptr;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string r;
+  for (auto& s : v) r += (r.empty() ? "" : " ") + s;
+  return r;
+}
+
+std::string GetValue(const Def& d) {
+  switch (d.kind) {
+    case kBool: return *static_cast<bool*>(d.ptr) ? "yes" : "no";
+    case kInt:
+    case kMem:
+      if (d.ptr == &cfg.unixsocketperm) {
+        char buf[16];
+        snprintf(buf, sizeof(buf), "%llo", static_cast<long long>(cfg.unixsocketperm));
+        return buf;
+      }
+      return std::to_string(*static_cast<int64_t*>(d.ptr));
+    case kStr: return *static_cast<std::string*>(d.ptr);
+    case kEnum: return d.enums[*static_cast<int*>(d.ptr)];
+    case kSpecial: return d.special.get();
+  }
+  return "";
+}
+
+// Parses and stores; err gets Valkey's wording.
+bool SetValue(Def& d, const std::vector<std::string>& args, std::string* err) {
+  if (d.kind == kSpecial) return d.special.set(args, err);
+  if (args.size() != 1) {
+    *err = "wrong number of arguments";
+    return false;
+  }
+  const std::string& v = args[0];
+  switch (d.kind) {
+    case kBool: {
+      std::string l = base::ToLower(v);
+      if (l != "yes" && l != "no") {
+        *err = "argument must be 'yes' or 'no'";
+        return false;
+      }
+      *static_cast<bool*>(d.ptr) = l == "yes";
+      return true;
+    }
+    case kInt:
+    case kMem: {
+      int64_t n;
+      if (d.ptr == &cfg.unixsocketperm) {
+        char* end;
+        n = strtoll(v.c_str(), &end, 8);
+        if (v.empty() || *end) {
+          *err = "argument couldn't be parsed into an integer";
+          return false;
+        }
+      } else if (d.kind == kMem) {
+        auto m = base::ParseMemory(v);
+        int64_t neg;
+        if (!m && base::ParseInt64(v, &neg)) {
+          *err = "argument must be a memory value";
+          return false;
+        }
+        if (!m || *m > static_cast<uint64_t>(INT64_MAX)) {
+          *err = "argument must be a memory value";
+          return false;
+        }
+        n = static_cast<int64_t>(*m);
+      } else if (!base::ParseInt64(v, &n)) {
+        *err = "argument couldn't be parsed into an integer";
+        return false;
+      }
+      if (n < d.min || n > d.max) {
+        *err = "argument must be between " + std::to_string(d.min) + " and " +
+               std::to_string(d.max) + " inclusive";
+        return false;
+      }
+      *static_cast<int64_t*>(d.ptr) = n;
+      return true;
+    }
+    case kStr: *static_cast<std::string*>(d.ptr) = v; return true;
+    case kEnum: {
+      for (int i = 0; d.enums[i]; i++)
+        if (base::EqualsNoCase(v, d.enums[i])) {
+          *static_cast<int*>(d.ptr) = i;
+          return true;
+        }
+      std::string list;
+      for (int i = 0; d.enums[i]; i++) list += (i ? ", " : "") + std::string(d.enums[i]);
+      *err = "argument(s) must be one of the following: " + list;
+      return false;
+    }
+    case kSpecial: break;
+  }
+  return false;
+}
+
+std::vector<std::string> CliToLines(const std::vector<std::string>& cli) {
+  // "--name a b --other c" -> lines "name "a" "b"", as the server joins them.
+  std::vector<std::string> lines;
+  for (auto& a : cli) {
+    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+      lines.push_back(a.substr(2));
+    } else if (!lines.empty()) {
+      std::string q = "\"";
+      for (char c : a) {
+        if (c == '"' || c == '\\') q.push_back('\\');
+        if (c == '\n') { q += "\\n"; continue; }
+        q.push_back(c);
+      }
+      lines.back() += " " + q + "\"";
+    }
+  }
+  return lines;
+}
+
+bool Fatal(int lineno, const std::string& line, const std::string& msg) {
+  fprintf(stderr,
+          "\n*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***\nReading the configuration file, "
+          "at line %d\n>>> '%s'\n%s\n",
+          lineno, line.c_str(), msg.c_str());
+  return false;
+}
+
+bool LoadLines(const std::vector<std::string>& lines, int depth);
+
+bool ApplyLine(const std::string& raw, int lineno, int depth) {
+  std::string line = raw;
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+    line.pop_back();
+  size_t i = 0;
+  while (i < line.size() && isspace(static_cast<unsigned char>(line[i]))) i++;
+  if (i == line.size() || line[i] == '#') return true;
+  std::vector<std::string> argv;
+  if (!net::SplitArgs(line, &argv)) return Fatal(lineno, line, "Unbalanced quotes in configuration line");
+  if (argv.empty()) return true;
+  std::string name = base::ToLower(argv[0]);
+  std::vector<std::string> args(argv.begin() + 1, argv.end());
+  if (name == "include") {
+    if (args.size() != 1) return Fatal(lineno, line, "Bad directive or wrong number of arguments");
+    if (depth > 8) return Fatal(lineno, line, "Too many nested includes");
+    std::ifstream f(args[0]);
+    if (!f) return Fatal(lineno, line, "Fatal error, can't open config file '" + args[0] + "'");
+    std::vector<std::string> inc;
+    for (std::string l; std::getline(f, l);) inc.push_back(l);
+    return LoadLines(inc, depth + 1);
+  }
+  for (int k = 0; kIgnoredDirectives[k]; k++)
+    if (name == kIgnoredDirectives[k]) {
+      g_unimpl_seen.insert(name);
+      return true;
+    }
+  if (Def* d = FindDef(name)) {
+    // Multi-argument directives keep every argument; "save" and "bind" may also repeat.
+    std::vector<std::string> vals = args;
+    if (d->kind != kSpecial && vals.size() != 1)
+      return Fatal(lineno, line, "wrong number of arguments");
+    if (d->kind == kSpecial && vals.empty())
+      return Fatal(lineno, line, "wrong number of arguments");
+    std::string err;
+    if (d->ptr == nullptr && std::string(d->name) == "save" && vals.size() >= 1) {
+      // Consecutive save lines add points: "save 900 1" then "save 300 10".
+      static bool first_save = true;
+      std::vector<std::string> all;
+      if (!first_save && !cfg.save.empty() && !(vals.size() == 1 && vals[0].empty()))
+        all.push_back(cfg.save);
+      first_save = false;
+      for (auto& v : vals) all.push_back(v);
+      if (!SetSave(all, &err)) return Fatal(lineno, line, err);
+      return true;
+    }
+    if (!SetValue(*d, vals, &err)) return Fatal(lineno, line, err);
+    return true;
+  }
+  if (const Unimpl* u = FindUnimpl(name)) {
+    if (args.empty()) return Fatal(lineno, line, "wrong number of arguments");
+    UnimplValues()[u->name] = Join(args);
+    g_unimpl_seen.insert(u->name);
+    return true;
+  }
+  return Fatal(lineno, line, "Bad directive or wrong number of arguments");
+}
+
+bool LoadLines(const std::vector<std::string>& lines, int depth) {
+  for (size_t i = 0; i < lines.size(); i++)
+    if (!ApplyLine(lines[i], static_cast<int>(i) + 1, depth)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_args) {
+  std::vector<std::string> lines;
+  if (!path.empty()) {
+    std::ifstream f(path);
+    if (!f) {
+      fprintf(stderr, "Fatal error, can't open config file '%s': No such file or directory\n",
+              path.c_str());
+      return false;
+    }
+    for (std::string l; std::getline(f, l);) lines.push_back(l);
+  }
+  for (auto& l : CliToLines(cli_args)) lines.push_back(l);
+  if (!LoadLines(lines, 0)) return false;
+  ApplyHz(nullptr);
+  return true;
+}
+
+void WarnUnimplementedDirectives() {
+  for (auto& n : g_unimpl_seen)
+    LOG_WARNING("Config directive '%s' is recognised but not implemented by this server yet; "
+                "its value is kept for CONFIG GET and otherwise ignored.",
+                n.c_str());
+}
+
+void ConfigGet(const std::vector<std::string>& patterns,
+               std::vector<std::pair<std::string, std::string>>* out) {
+  std::set<std::string> seen;
+  auto add = [&](const std::string& name, const std::string& value) {
+    if (seen.insert(name).second) out->push_back({name, value});
+  };
+  for (auto& p : patterns) {
+    bool glob = p.find_first_of("*?[") != std::string::npos;
+    for (auto& d : Table()) {
+      if (base::GlobMatch(p, d.name, true)) add(d.name, GetValue(d));
+      if (d.alias && (glob ? base::GlobMatch(p, d.alias, true) : base::EqualsNoCase(p, d.alias)))
+        add(d.alias, GetValue(d));
+    }
+    for (auto& u : kUnimplemented) {
+      if (base::GlobMatch(p, u.name, true)) add(u.name, UnimplValues()[u.name]);
+      if (u.alias && base::GlobMatch(p, u.alias, true)) add(u.alias, UnimplValues()[u.name]);
+    }
+  }
+}
+
+std::string ConfigValue(const std::string& name) {
+  if (Def* d = FindDef(name)) return GetValue(*d);
+  if (const Unimpl* u = FindUnimpl(name)) return UnimplValues()[u->name];
+  return "";
+}
+
+std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  // Validate names and duplicates first, then apply in order with rollback on failure.
+  std::set<std::string> names;
+  for (auto& [n, v] : pairs) {
+    Def* d = FindDef(n);
+    const Unimpl* u = d ? nullptr : FindUnimpl(n);
+    if (!d && !u) return "Unknown option or number of arguments for CONFIG SET - '" + n + "'";
+    std::string canon = d ? d->name : u->name;
+    if (!names.insert(canon).second)
+      return "CONFIG SET failed (possibly related to argument '" + n + "') - duplicate parameter";
+    if (d && (d->flags & kImmutable))
+      return "CONFIG SET failed (possibly related to argument '" + n +
+             "') - can't set immutable config";
+  }
+  std::vector<std::pair<Def*, std::string>> old;
+  std::string err;
+  for (auto& [n, v] : pairs) {
+    Def* d = FindDef(n);
+    if (!d) {
+      UnimplValues()[FindUnimpl(n)->name] = v;
+      continue;
+    }
+    std::string prev = GetValue(*d);
+    std::vector<std::string> args;
+    if (d->kind == kSpecial) {
+      if (std::string(d->name) == "bind" || std::string(d->name) == "client-output-buffer-limit") {
+        std::istringstream is(v);
+        for (std::string w; is >> w;) args.push_back(w);
+      } else {
+        args.push_back(v);
+      }
+    } else {
+      args.push_back(v);
+    }
+    bool ok = SetValue(*d, args, &err) && (!d->apply || d->apply(&err));
+    if (!ok) {
+      // Roll back everything applied so far, including this one.
+      std::string ignored;
+      std::vector<std::string> back{prev};
+      SetValue(*d, back, &ignored);
+      for (auto it = old.rbegin(); it != old.rend(); ++it) {
+        std::vector<std::string> b;
+        if (it->first->kind == kSpecial && std::string(it->first->name) != "save" &&
+            std::string(it->first->name) != "dir") {
+          std::istringstream is(it->second);
+          for (std::string w; is >> w;) b.push_back(w);
+        } else {
+          b.push_back(it->second);
+        }
+        SetValue(*it->first, b, &ignored);
+        if (it->first->apply) it->first->apply(&ignored);
+      }
+      return "CONFIG SET failed (possibly related to argument '" + n + "') - " + err;
+    }
+    old.push_back({d, prev});
+  }
+  return "";
+}
+
+std::string ConfigRewrite() {
+  if (g.config_file.empty()) return "The server is running without a config file";
+  std::vector<std::string> lines;
+  {
+    std::ifstream f(g.config_file);
+    for (std::string l; std::getline(f, l);) lines.push_back(l);
+  }
+  auto quote = [](const std::string& v) {
+    if (v.empty()) return std::string("\"\"");
+    bool plain = v.find_first_of(" \t\"'\\") == std::string::npos;
+    if (plain) return v;
+    std::string q = "\"";
+    for (char c : v) {
+      if (c == '"' || c == '\\') q.push_back('\\');
+      q.push_back(c);
+    }
+    return q + "\"";
+  };
+  // Current non-default values of every directive.
+  std::map<std::string, std::string> want;
+  for (auto& d : Table()) {
+    std::string v = GetValue(d);
+    if (v != d.deflt && std::string(d.name) != "dir") want[d.name] = v;
+  }
+  for (auto& u : kUnimplemented)
+    if (UnimplValues()[u.name] != u.deflt) want[u.name] = UnimplValues()[u.name];
+  std::set<std::string> written;
+  std::vector<std::string> out;
+  for (auto& l : lines) {
+    std::vector<std::string> argv;
+    if (!net::SplitArgs(l, &argv) || argv.empty() || argv[0][0] == '#') {
+      out.push_back(l);
+      continue;
+    }
+    std::string n = base::ToLower(argv[0]);
+    Def* d = FindDef(n);
+    const Unimpl* u = d ? nullptr : FindUnimpl(n);
+    std::string canon = d ? d->name : (u ? u->name : n);
+    if (!d && !u) {
+      out.push_back(l);
+      continue;
+    }
+    if (written.count(canon)) continue;  // collapse repeated lines into one
+    written.insert(canon);
+    std::string v = d ? GetValue(*d) : UnimplValues()[u->name];
+    bool multi = canon == "save" || canon == "bind" || canon == "client-output-buffer-limit";
+    out.push_back(canon + " " + (multi ? (v.empty() ? "\"\"" : v) : quote(v)));
+  }
+  bool header = false;
+  for (auto& [n, v] : want) {
+    if (written.count(n)) continue;
+    if (!header) {
+      out.push_back("# Generated by CONFIG REWRITE");
+      header = true;
+    }
+    bool multi = n == "save" || n == "bind" || n == "client-output-buffer-limit";
+    out.push_back(n + " " + (multi ? (v.empty() ? "\"\"" : v) : quote(v)));
+  }
+  std::string tmp = g.config_file + ".tmp-rewrite";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    if (!f) return "Rewriting config file: " + std::string(strerror(errno));
+    for (auto& l : out) f << l << "\n";
+    f.flush();
+    if (!f) return "Rewriting config file: write failed";
+  }
+  if (rename(tmp.c_str(), g.config_file.c_str()) == -1)
+    return "Rewriting config file: " + std::string(strerror(errno));
+  return "";
+}
+
+}  // namespace server

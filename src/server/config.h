@@ -1,0 +1,68 @@
+// The config table: one entry per directive, used for the config file, CONFIG GET/SET/REWRITE
+// and the documented defaults. Values the node acts on live in `cfg`.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "server/server.h"
+
+namespace server {
+
+struct Config {
+  // network
+  std::vector<std::string> bind{"127.0.0.1", "-::1"};
+  int port = 6379;
+  std::string unixsocket;
+  int64_t unixsocketperm = 0;
+  bool protected_mode = true;
+  int64_t maxclients = 10000;
+  int64_t timeout = 0;
+  int64_t tcp_keepalive = 300;
+  int64_t tcp_backlog = 511;
+  // process
+  bool daemonize = false;
+  std::string pidfile;
+  std::string logfile;
+  int loglevel = 2;
+  std::string dir;
+  bool always_show_logo = false;
+  int64_t databases = 16;
+  int64_t hz = 10;
+  bool dynamic_hz = true;
+  int enable_debug_command = 0;  // 0 no, 1 yes, 2 local
+  // protocol and clients
+  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
+  int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
+  OutputLimit obuf_normal{0, 0, 0};
+  OutputLimit obuf_replica{256ULL << 20, 64ULL << 20, 60};
+  OutputLimit obuf_pubsub{32ULL << 20, 8ULL << 20, 60};
+  std::string requirepass;
+  int64_t client_default_resp = 2;
+  // keyspace
+  int64_t active_expire_effort = 1;
+  bool activerehashing = true;
+  int64_t maxmemory = 0;
+  bool cluster_enabled = false;
+  // persistence (stored; snapshots come with the persistence issue)
+  std::string dbfilename = "dump.rdb";
+  std::string save = "3600 1 300 100 60 10000";
+};
+extern Config cfg;
+
+// Reads a config file plus command-line "--name value" pairs; on error prints the fatal
+// message (naming the line) to stderr and returns false.
+bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_args);
+// Logs one warning per directive that was set but is not implemented yet.
+void WarnUnimplementedDirectives();
+// CONFIG GET pattern(s): appends name/value pairs.
+void ConfigGet(const std::vector<std::string>& patterns,
+               std::vector<std::pair<std::string, std::string>>* out);
+// CONFIG SET name value [name value ...]: all or nothing. Returns "" or the error text.
+std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pairs);
+// CONFIG REWRITE: returns "" or the error text.
+std::string ConfigRewrite();
+// Value of a directive as CONFIG GET shows it ("" if unknown).
+std::string ConfigValue(const std::string& name);
+
+}  // namespace server

@@ -1,0 +1,165 @@
+// Dispatch: every command from every client (and later the primary link) takes this path.
+#include "server/dispatch.h"
+
+#include <algorithm>
+
+#include "base/time.h"
+#include "base/util.h"
+#include "repl/propagate.h"
+#include "server/config.h"
+#include "server/server.h"
+#include "server/transactions.h"
+
+namespace server {
+
+namespace {
+std::vector<std::string> g_prop_override;
+bool g_has_override = false;
+
+void ReplyUnknownCommand(Client* c) {
+  std::string args;
+  for (size_t i = 1; i < c->argv.size() && args.size() < 128; i++) {
+    int room = 128 - static_cast<int>(args.size());
+    args += "'" + std::string(c->argv[i].substr(0, room)) + "' ";
+  }
+  c->R().Error("unknown command '" + std::string(c->argv[0].substr(0, 128)) +
+               "', with args beginning with: " + args);
+}
+
+bool IsTxControl(const CommandSpec* cmd) {
+  std::string_view n = cmd->name;
+  return n == "exec" || n == "discard" || n == "multi" || n == "watch" || n == "quit" ||
+         n == "reset";
+}
+
+void Reject(Client* c, const CommandSpec* cmd) {
+  if (cmd) cmd->stats.rejected++;
+  if (c->InMulti()) c->flags |= kDirtyExec;
+}
+}  // namespace
+
+void PropagateAs(Client* c, std::vector<std::string> argv) {
+  (void)c;
+  g_prop_override = std::move(argv);
+  g_has_override = true;
+}
+
+void Call(Client* c, const CommandSpec* cmd) {
+  if (c->flags & kReplySkipNext) {
+    c->flags &= ~kReplySkipNext;
+    c->flags |= kReplySkip;
+  }
+  if (!g.in_exec) UpdateCommandTime();  // a transaction runs at one instant
+  int64_t dirty_before = g.dirty;
+  uint64_t errors_before = g.stats.total_error_replies;
+  g_has_override = false;
+  Client* prev = g.current_client;
+  g.current_client = c;
+  c->flags |= kProtected;
+  c->last_cmd = cmd->fullname;
+  int64_t start = base::UsTime();
+  cmd->proc(c);
+  int64_t dur = base::UsTime() - start;
+  c->flags &= ~kProtected;
+  g.current_client = prev;
+  cmd->stats.calls++;
+  cmd->stats.usec += dur;
+  if (g.stats.total_error_replies != errors_before) cmd->stats.failed++;
+  g.stats.total_commands_processed++;
+  if (g.dirty != dirty_before) {
+    if (g_has_override) {
+      std::vector<std::string_view> v(g_prop_override.begin(), g_prop_override.end());
+      repl::Propagate(c->dbid, v);
+    } else {
+      repl::Propagate(c->dbid, c->argv);
+    }
+  }
+  g_has_override = false;
+  if (c->flags & kReplySkip) {
+    c->flags &= ~kReplySkip;
+    c->discard.clear();
+  }
+  if (c->flags & kReplyOff) c->discard.clear();
+}
+
+void ProcessCommand(Client* c) {
+  c->last_interaction_ms = base::MsTime();
+  const CommandSpec* cmd = LookupCommand(c->argv[0]);
+  if (!cmd) {
+    ReplyUnknownCommand(c);
+    Reject(c, nullptr);
+    return;
+  }
+  if (!cmd->subcommands.empty()) {
+    if (c->argv.size() < 2) {
+      ReplyArity(c, cmd);
+      Reject(c, cmd);
+      return;
+    }
+    const CommandSpec* sub = nullptr;
+    for (auto& s : cmd->subcommands)
+      if (base::EqualsNoCase(c->argv[1], s.name)) sub = &s;
+    if (!sub) {
+      ReplyUnknownSubcommand(c, c->argv[1], cmd->name);
+      Reject(c, cmd);
+      return;
+    }
+    cmd = sub;
+  }
+  int argc = static_cast<int>(c->argv.size());
+  if ((cmd->arity > 0 && argc != cmd->arity) || (cmd->arity < 0 && argc < -cmd->arity)) {
+    ReplyArity(c, cmd);
+    Reject(c, cmd);
+    return;
+  }
+  if (!c->authenticated && !(cmd->flags & kCmdNoAuth)) {
+    c->R().Error("-NOAUTH Authentication required.");
+    Reject(c, cmd);
+    return;
+  }
+  if (c->InMulti() && !IsTxControl(cmd)) {
+    if (cmd->flags & kCmdNoMulti) {
+      c->R().Error("Command not allowed inside a transaction");
+      Reject(c, cmd);
+      return;
+    }
+    QueueCommand(c, cmd);
+    return;
+  }
+  if (c->InMulti() && (cmd->flags & kCmdNoMulti)) {  // MULTI / WATCH inside MULTI
+    c->R().Error("Command not allowed inside a transaction");
+    Reject(c, cmd);
+    return;
+  }
+  if (g.pause_end_ms && base::MsTime() < g.pause_end_ms &&
+      (g.pause_all || (cmd->flags & (kCmdWrite | kCmdMayReplicate)))) {
+    // Hold the command until the pause ends.
+    c->held_argv.assign(c->argv.begin(), c->argv.end());
+    c->flags |= kPaused;
+    g.paused_clients.push_back(c);
+    return;
+  }
+  Call(c, cmd);
+}
+
+void UnpauseClientsIfDue() {
+  if (g.pause_end_ms && base::MsTime() < g.pause_end_ms) return;
+  g.pause_end_ms = 0;
+  std::vector<Client*> held;
+  held.swap(g.paused_clients);
+  for (Client* c : held) {
+    c->flags &= ~kPaused;
+    std::vector<std::string> argv = std::move(c->held_argv);
+    c->held_argv.clear();
+    c->argv.assign(argv.begin(), argv.end());
+    ProcessCommand(c);
+    c->argv.clear();
+    if (!(c->flags & kPendingWrite)) {
+      c->flags |= kPendingWrite;
+      g.pending_writes.push_back(c);
+    }
+    g.unblocked.push_back(c);
+  }
+}
+
+}  // namespace server

@@ -1,0 +1,367 @@
+// INFO sections.
+#include "server/info.h"
+
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <set>
+
+#include "base/time.h"
+#include "base/util.h"
+#include "repl/propagate.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/server.h"
+#include "server/version.h"
+
+namespace server {
+namespace {
+
+void Line(std::string* s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void Line(std::string* s, const char* fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  s->append(buf, std::min<int>(n, sizeof(buf) - 1));
+  s->append("\r\n");
+}
+
+using ull = unsigned long long;
+using ll = long long;
+
+void SecServer(std::string* s) {
+  struct utsname u;
+  uname(&u);
+  int64_t now = base::MsTime();
+  int64_t up = (now - g.start_time_ms) / 1000;
+  Line(s, "# Server");
+  Line(s, "redis_version:%s", kRedisCompatVersion);
+  Line(s, "server_name:%s", kServerName);
+  Line(s, "valkey_version:%s", kValkeyVersion);
+  Line(s, "redis_git_sha1:00000000");
+  Line(s, "redis_git_dirty:0");
+  Line(s, "redis_build_id:0");
+  Line(s, "server_mode:%s", cfg.cluster_enabled ? "cluster" : "standalone");
+  Line(s, "os:%s %s %s", u.sysname, u.release, u.machine);
+  Line(s, "arch_bits:64");
+  Line(s, "monotonic_clock:POSIX clock_gettime");
+  Line(s, "multiplexing_api:epoll");
+  Line(s, "gcc_version:%d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+  Line(s, "process_id:%d", static_cast<int>(getpid()));
+  Line(s, "process_supervised:no");
+  Line(s, "run_id:%s", g.run_id.c_str());
+  Line(s, "tcp_port:%d", cfg.port);
+  Line(s, "server_time_usec:%lld", static_cast<ll>(base::UsTime()));
+  Line(s, "uptime_in_seconds:%lld", static_cast<ll>(up));
+  Line(s, "uptime_in_days:%lld", static_cast<ll>(up / 86400));
+  Line(s, "hz:%lld", static_cast<ll>(cfg.hz));
+  Line(s, "configured_hz:%lld", static_cast<ll>(cfg.hz));
+  Line(s, "lru_clock:%u", db::LruClock());
+  Line(s, "executable:%s", g.executable.c_str());
+  Line(s, "config_file:%s", g.config_file.c_str());
+  Line(s, "io_threads_active:0");
+  Line(s, "availability_zone:");
+  std::string listener = "listener0:name=tcp";
+  for (auto& b : cfg.bind) listener += ",bind=" + b;
+  listener += ",port=" + std::to_string(cfg.port);
+  Line(s, "%s", listener.c_str());
+  if (!cfg.unixsocket.empty()) Line(s, "listener1:name=unix,bind=%s", cfg.unixsocket.c_str());
+}
+
+void SecClients(std::string* s) {
+  size_t max_in = 0, max_out = 0, paused = g.paused_clients.size();
+  for (Client* c : g.clients) {
+    max_in = std::max(max_in, c->qbuf.size());
+    max_out = std::max(max_out, c->out.size());
+  }
+  Line(s, "# Clients");
+  Line(s, "connected_clients:%zu", g.clients.size());
+  Line(s, "cluster_connections:0");
+  Line(s, "maxclients:%lld", static_cast<ll>(cfg.maxclients));
+  Line(s, "client_recent_max_input_buffer:%zu", max_in);
+  Line(s, "client_recent_max_output_buffer:%zu", max_out);
+  Line(s, "blocked_clients:0");
+  Line(s, "tracking_clients:0");
+  Line(s, "pubsub_clients:0");
+  Line(s, "watching_clients:%zu",
+       static_cast<size_t>(std::count_if(g.clients.begin(), g.clients.end(),
+                                         [](Client* c) { return !c->watched.empty(); })));
+  Line(s, "clients_in_timeout_table:0");
+  Line(s, "total_watched_keys:%zu", [] {
+    size_t n = 0;
+    for (Client* c : g.clients) n += c->watched.size();
+    return n;
+  }());
+  Line(s, "total_blocking_keys:0");
+  Line(s, "total_blocking_keys_on_nokey:0");
+  Line(s, "paused_clients:%zu", paused);
+}
+
+uint64_t RssBytes() {
+  FILE* f = fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long size = 0, rss = 0;
+  if (fscanf(f, "%lu %lu", &size, &rss) != 2) rss = 0;
+  fclose(f);
+  return static_cast<uint64_t>(rss) * sysconf(_SC_PAGESIZE);
+}
+
+void SecMemory(std::string* s) {
+  uint64_t used = UsedMemory();
+  if (used > g.stat_peak_memory) g.stat_peak_memory = used;
+  uint64_t rss = RssBytes();
+  uint64_t clients_mem = 0;
+  for (Client* c : g.clients) clients_mem += c->qbuf.capacity() + c->out.capacity() + sizeof(Client);
+  Line(s, "# Memory");
+  Line(s, "used_memory:%llu", static_cast<ull>(used));
+  Line(s, "used_memory_human:%s", base::BytesToHuman(used).c_str());
+  Line(s, "used_memory_rss:%llu", static_cast<ull>(rss));
+  Line(s, "used_memory_rss_human:%s", base::BytesToHuman(rss).c_str());
+  Line(s, "used_memory_peak:%llu", static_cast<ull>(g.stat_peak_memory));
+  Line(s, "used_memory_peak_human:%s", base::BytesToHuman(g.stat_peak_memory).c_str());
+  Line(s, "used_memory_peak_perc:%.2f%%",
+       g.stat_peak_memory ? used * 100.0 / g.stat_peak_memory : 0.0);
+  Line(s, "used_memory_overhead:%llu", static_cast<ull>(clients_mem));
+  Line(s, "used_memory_startup:0");
+  Line(s, "used_memory_dataset:%llu", static_cast<ull>(used > clients_mem ? used - clients_mem : 0));
+  Line(s, "allocator_allocated:%llu", static_cast<ull>(used));
+  Line(s, "total_system_memory:%llu",
+       static_cast<ull>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
+  Line(s, "total_system_memory_human:%s",
+       base::BytesToHuman(static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE)).c_str());
+  Line(s, "used_memory_lua:0");
+  Line(s, "used_memory_scripts:0");
+  Line(s, "maxmemory:%lld", static_cast<ll>(cfg.maxmemory));
+  Line(s, "maxmemory_human:%s", base::BytesToHuman(cfg.maxmemory).c_str());
+  Line(s, "maxmemory_policy:%s", ConfigValue("maxmemory-policy").c_str());
+  Line(s, "mem_fragmentation_ratio:%.2f", used ? static_cast<double>(rss) / used : 0.0);
+  Line(s, "mem_clients_normal:%llu", static_cast<ull>(clients_mem));
+  Line(s, "mem_allocator:%s",
+#ifdef USE_JEMALLOC
+       "jemalloc"
+#else
+       "libc"
+#endif
+  );
+  Line(s, "lazyfree_pending_objects:0");
+}
+
+void SecPersistence(std::string* s) {
+  Line(s, "# Persistence");
+  Line(s, "loading:0");
+  Line(s, "async_loading:0");
+  Line(s, "current_cow_peak:0");
+  Line(s, "current_cow_size:0");
+  Line(s, "current_fork_perc:0.00");
+  Line(s, "current_save_keys_processed:0");
+  Line(s, "current_save_keys_total:0");
+  Line(s, "rdb_changes_since_last_save:%lld", static_cast<ll>(g.dirty));
+  Line(s, "rdb_bgsave_in_progress:0");
+  Line(s, "rdb_last_save_time:%lld", static_cast<ll>(g.lastsave));
+  Line(s, "rdb_last_bgsave_status:ok");
+  Line(s, "rdb_last_bgsave_time_sec:-1");
+  Line(s, "rdb_current_bgsave_time_sec:-1");
+  Line(s, "rdb_saves:0");
+  Line(s, "aof_enabled:0");
+  Line(s, "aof_rewrite_in_progress:0");
+  Line(s, "aof_rewrite_scheduled:0");
+  Line(s, "aof_last_rewrite_time_sec:-1");
+  Line(s, "aof_current_rewrite_time_sec:-1");
+  Line(s, "aof_last_bgrewrite_status:ok");
+  Line(s, "aof_rewrites:0");
+  Line(s, "aof_last_write_status:ok");
+  Line(s, "module_fork_in_progress:0");
+  Line(s, "module_fork_last_cow_size:0");
+}
+
+void SecStats(std::string* s) {
+  auto& st = g.stats;
+  Line(s, "# Stats");
+  Line(s, "total_connections_received:%llu", static_cast<ull>(st.total_connections_received));
+  Line(s, "total_commands_processed:%llu", static_cast<ull>(st.total_commands_processed));
+  Line(s, "instantaneous_ops_per_sec:%lld", static_cast<ll>(st.ops.Mean()));
+  Line(s, "total_net_input_bytes:%llu", static_cast<ull>(st.net_input_bytes));
+  Line(s, "total_net_output_bytes:%llu", static_cast<ull>(st.net_output_bytes));
+  Line(s, "total_net_repl_input_bytes:0");
+  Line(s, "total_net_repl_output_bytes:0");
+  Line(s, "instantaneous_input_kbps:%.2f", st.net_in.Mean() / 1024);
+  Line(s, "instantaneous_output_kbps:%.2f", st.net_out.Mean() / 1024);
+  Line(s, "instantaneous_input_repl_kbps:0.00");
+  Line(s, "instantaneous_output_repl_kbps:0.00");
+  Line(s, "rejected_connections:%llu", static_cast<ull>(st.rejected_connections));
+  Line(s, "sync_full:0");
+  Line(s, "sync_partial_ok:0");
+  Line(s, "sync_partial_err:0");
+  Line(s, "expired_keys:%llu", static_cast<ull>(st.expired_keys));
+  Line(s, "expired_stale_perc:0.00");
+  Line(s, "expired_time_cap_reached_count:0");
+  Line(s, "expire_cycle_cpu_milliseconds:0");
+  Line(s, "evicted_keys:%llu", static_cast<ull>(st.evicted_keys));
+  Line(s, "evicted_clients:0");
+  Line(s, "evicted_scripts:0");
+  Line(s, "total_eviction_exceeded_time:0");
+  Line(s, "current_eviction_exceeded_time:0");
+  Line(s, "keyspace_hits:%llu", static_cast<ull>(st.keyspace_hits));
+  Line(s, "keyspace_misses:%llu", static_cast<ull>(st.keyspace_misses));
+  Line(s, "pubsub_channels:0");
+  Line(s, "pubsub_patterns:0");
+  Line(s, "pubsubshard_channels:0");
+  Line(s, "latest_fork_usec:0");
+  Line(s, "total_forks:0");
+  Line(s, "migrate_cached_sockets:0");
+  Line(s, "slave_expires_tracked_keys:0");
+  Line(s, "active_defrag_hits:0");
+  Line(s, "active_defrag_misses:0");
+  Line(s, "active_defrag_key_hits:0");
+  Line(s, "active_defrag_key_misses:0");
+  Line(s, "total_active_defrag_time:0");
+  Line(s, "current_active_defrag_time:0");
+  Line(s, "tracking_total_keys:0");
+  Line(s, "tracking_total_items:0");
+  Line(s, "tracking_total_prefixes:0");
+  Line(s, "unexpected_error_replies:%llu", static_cast<ull>(st.unexpected_error_replies));
+  Line(s, "total_error_replies:%llu", static_cast<ull>(st.total_error_replies));
+  Line(s, "dump_payload_sanitizations:0");
+  Line(s, "total_reads_processed:%llu", static_cast<ull>(st.io_reads));
+  Line(s, "total_writes_processed:%llu", static_cast<ull>(st.io_writes));
+  Line(s, "io_threaded_reads_processed:0");
+  Line(s, "io_threaded_writes_processed:0");
+  Line(s, "client_query_buffer_limit_disconnections:%llu",
+       static_cast<ull>(st.client_qbuf_limit_disconnections));
+  Line(s, "client_output_buffer_limit_disconnections:%llu",
+       static_cast<ull>(st.client_outbuf_limit_disconnections));
+  Line(s, "reply_buffer_shrinks:0");
+  Line(s, "reply_buffer_expands:0");
+  Line(s, "eventloop_cycles:0");
+  Line(s, "eventloop_duration_sum:0");
+  Line(s, "eventloop_duration_cmd_sum:0");
+  Line(s, "instantaneous_eventloop_cycles_per_sec:0");
+  Line(s, "instantaneous_eventloop_duration_usec:0");
+  Line(s, "acl_access_denied_auth:0");
+  Line(s, "acl_access_denied_cmd:0");
+  Line(s, "acl_access_denied_key:0");
+  Line(s, "acl_access_denied_channel:0");
+}
+
+void SecReplication(std::string* s) {
+  Line(s, "# Replication");
+  Line(s, "role:master");
+  Line(s, "connected_slaves:0");
+  Line(s, "replicas_waiting_psync:0");
+  Line(s, "master_failover_state:no-failover");
+  Line(s, "master_replid:%s", g.replid.c_str());
+  Line(s, "master_replid2:0000000000000000000000000000000000000000");
+  Line(s, "master_repl_offset:%lld", static_cast<ll>(g.master_repl_offset));
+  Line(s, "second_repl_offset:-1");
+  Line(s, "repl_backlog_active:0");
+  Line(s, "repl_backlog_size:%s", ConfigValue("repl-backlog-size").c_str());
+  Line(s, "repl_backlog_first_byte_offset:0");
+  Line(s, "repl_backlog_histlen:0");
+}
+
+void SecCpu(std::string* s) {
+  struct rusage self, children;
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  auto sec = [](const struct timeval& tv) { return tv.tv_sec + tv.tv_usec / 1000000.0; };
+  Line(s, "# CPU");
+  Line(s, "used_cpu_sys:%.6f", sec(self.ru_stime));
+  Line(s, "used_cpu_user:%.6f", sec(self.ru_utime));
+  Line(s, "used_cpu_sys_children:%.6f", sec(children.ru_stime));
+  Line(s, "used_cpu_user_children:%.6f", sec(children.ru_utime));
+  Line(s, "used_cpu_sys_main_thread:%.6f", sec(self.ru_stime));
+  Line(s, "used_cpu_user_main_thread:%.6f", sec(self.ru_utime));
+}
+
+void OneCommandStats(std::string* s, const CommandSpec* c) {
+  const auto& st = c->stats;
+  if (st.calls || st.rejected || st.failed) {
+    Line(s, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,failed_calls=%llu",
+         c->fullname.c_str(), static_cast<ull>(st.calls), static_cast<ull>(st.usec),
+         st.calls ? static_cast<double>(st.usec) / st.calls : 0.0, static_cast<ull>(st.rejected),
+         static_cast<ull>(st.failed));
+  }
+  for (auto& sub : c->subcommands) OneCommandStats(s, &sub);
+}
+
+void SecCommandStats(std::string* s) {
+  Line(s, "# Commandstats");
+  for (const CommandSpec* c : AllCommands()) OneCommandStats(s, c);
+}
+
+void SecErrorStats(std::string* s) {
+  Line(s, "# Errorstats");
+  std::set<std::string> codes;
+  for (auto& [k, v] : g.stats.error_counts) codes.insert(k);
+  for (auto& k : codes)
+    Line(s, "errorstat_%s:count=%llu", k.c_str(), static_cast<ull>(g.stats.error_counts[k]));
+}
+
+void SecKeyspace(std::string* s) {
+  Line(s, "# Keyspace");
+  for (int i = 0; i < NumDbs(); i++) {
+    db::Db* d = GetDb(i);
+    if (d->Size() == 0) continue;
+    Line(s, "db%d:keys=%zu,expires=%zu,avg_ttl=%llu", i, d->Size(), d->ExpiresSize(),
+         static_cast<ull>(d->avg_ttl));
+  }
+}
+
+struct Section {
+  const char* name;
+  void (*fn)(std::string*);
+  bool in_default;
+};
+const Section kSections[] = {
+    {"server", SecServer, true},       {"clients", SecClients, true},
+    {"memory", SecMemory, true},       {"persistence", SecPersistence, true},
+    {"stats", SecStats, true},         {"replication", SecReplication, true},
+    {"cpu", SecCpu, true},             {"modules", nullptr, true},
+    {"commandstats", SecCommandStats, false}, {"errorstats", SecErrorStats, true},
+    {"cluster", nullptr, true},        {"keyspace", SecKeyspace, true},
+};
+}  // namespace
+
+std::string GenInfo(const std::vector<std::string>& sections) {
+  std::set<std::string> want;
+  bool all = false, everything = false, dflt = sections.empty();
+  for (auto& s : sections) {
+    if (s == "all") all = true;
+    else if (s == "everything") everything = true;
+    else if (s == "default") dflt = true;
+    else want.insert(s);
+  }
+  std::string out;
+  for (auto& sec : kSections) {
+    bool on = everything || all || want.count(sec.name) || (dflt && sec.in_default);
+    if (!on) continue;
+    std::string part;
+    if (std::string(sec.name) == "cluster") {
+      part = "# Cluster\r\ncluster_enabled:" + std::string(cfg.cluster_enabled ? "1" : "0") + "\r\n";
+    } else if (std::string(sec.name) == "modules") {
+      part = "# Modules\r\n";
+    } else {
+      sec.fn(&part);
+    }
+    if (!out.empty()) out += "\r\n";
+    out += part;
+  }
+  return out;
+}
+
+void ResetStats() {
+  g.stats = server::Stats{};
+  for (const CommandSpec* c : AllCommands()) {
+    c->stats = server::CommandStats{};
+    for (auto& sub : c->subcommands) sub.stats = server::CommandStats{};
+  }
+}
+
+}  // namespace server

@@ -1,0 +1,288 @@
+// Start-up, cron and process-level services of the node.
+#include "server/server.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <malloc.h>
+
+#ifdef USE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+#include "base/log.h"
+#include "base/time.h"
+#include "ds/seed.h"
+#include "net/reply.h"
+#include "repl/propagate.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/dispatch.h"
+#include "server/transactions.h"
+#include "server/version.h"
+
+namespace server {
+
+Server g;
+
+db::Db* GetDb(int id) { return g.dbs[id].get(); }
+int NumDbs() { return static_cast<int>(g.dbs.size()); }
+
+void UpdateCommandTime() { db::GetEnv().now_ms = base::MsTime(); }
+
+void KeyModified(int dbid, std::string_view key) { TouchWatchedKey(dbid, key); }
+
+void DbModified(int dbid) { TouchAllWatched(dbid); }
+
+uint64_t UsedMemory() {
+#ifdef USE_JEMALLOC
+  uint64_t epoch = 1;
+  size_t sz = sizeof(epoch);
+  mallctl("epoch", &epoch, &sz, &epoch, sz);
+  size_t allocated = 0;
+  sz = sizeof(allocated);
+  if (mallctl("stats.allocated", &allocated, &sz, nullptr, 0) == 0) return allocated;
+  return 0;
+#else
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+#endif
+}
+
+namespace {
+
+volatile sig_atomic_t g_signal = 0;
+
+void OnSignal(int sig) { g_signal = sig; }
+
+void OnErrorReply(std::string_view code) {
+  g.stats.total_error_replies++;
+  g.stats.error_counts[std::string(code.substr(0, 64))]++;
+}
+
+void OnExpired(int dbid, std::string_view key) {
+  g.stats.expired_keys++;
+  KeyModified(dbid, key);
+  std::string k(key);
+  repl::Propagate(dbid, {"DEL", k});
+}
+
+std::string RandomHex(int n) {
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  int fd = open("/dev/urandom", O_RDONLY);
+  for (int i = 0; i < n; i++) {
+    unsigned char b = 0;
+    if (fd < 0 || read(fd, &b, 1) != 1) b = static_cast<unsigned char>(rand());
+    s.push_back(hex[b & 15]);
+  }
+  if (fd >= 0) close(fd);
+  return s;
+}
+
+void ActiveExpireCycle() {
+  if (!g.active_expire_enabled || db::GetEnv().replica) return;
+  // Budget: 25% of each cron period, raised a little by active-expire-effort.
+  int64_t budget_us = 1000000 / cfg.hz * (25 + 2 * (cfg.active_expire_effort - 1)) / 100;
+  int64_t deadline = base::MonotonicUs() + budget_us;
+  UpdateCommandTime();
+  g.stats.total_active_expire_cycles++;
+  static int next_db = 0;
+  for (int i = 0; i < NumDbs(); i++) {
+    db::Db* d = GetDb((next_db + i) % NumDbs());
+    if (d->ExpiresSize()) d->ActiveExpire(deadline, db::GetEnv().now_ms);
+    if (base::MonotonicUs() >= deadline) break;
+  }
+  next_db = (next_db + 1) % NumDbs();
+}
+
+void Cron() {
+  g.cron_loops++;
+  db::UpdateLruClock();
+  int64_t now = base::MsTime();
+  g.stats.ops.Track(now, g.stats.total_commands_processed);
+  g.stats.net_in.Track(now, g.stats.net_input_bytes);
+  g.stats.net_out.Track(now, g.stats.net_output_bytes);
+  if (g_signal) {
+    LOG_WARNING("Received %s scheduling shutdown...", g_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    g_signal = 0;
+    g.shutdown_asap = true;
+  }
+  if (g.shutdown_asap) {
+    LOG_WARNING("User requested shutdown...");
+    if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
+    if (!cfg.unixsocket.empty()) unlink(cfg.unixsocket.c_str());
+    LOG_WARNING("Valkey is now ready to exit, bye bye...");
+    exit(0);
+  }
+  ActiveExpireCycle();
+  if (cfg.activerehashing)
+    for (auto& d : g.dbs) d->RehashSome(100);
+  ClientsCron();
+  UnpauseClientsIfDue();
+  uint64_t mem = UsedMemory();
+  if (mem > g.stat_peak_memory) g.stat_peak_memory = mem;
+}
+
+void BeforeSleep() {
+  HandleClientsBeforeSleep();
+  if (!g.paused_clients.empty()) {
+    int64_t left = g.pause_end_ms - base::MsTime();
+    g.loop->SetMaxWaitMs(left > 0 ? static_cast<int>(left) : 0);
+    if (left <= 0) UnpauseClientsIfDue();
+  }
+}
+
+void PrintBanner() {
+  const char* mode = cfg.cluster_enabled ? "cluster" : "standalone";
+  if (!cfg.always_show_logo && (!cfg.logfile.empty() || !isatty(STDOUT_FILENO))) {
+    LOG_NOTICE("Running mode=%s, port=%d.", mode, cfg.port);
+    return;
+  }
+  char buf[1024];
+  snprintf(buf, sizeof(buf),
+           "\n"
+           "   ______________    Valkey-compatible node %s (00000000/0) 64 bit\n"
+           "  /  __  __  __  \\\n"
+           " |  |  ||  ||  |  |  Running in %s mode\n"
+           " |  |__||__||__|  |  Port: %d\n"
+           "  \\______________/   PID: %ld\n\n",
+           kValkeyVersion, mode, cfg.port, static_cast<long>(getpid()));
+  base::LogRaw(base::kLogNotice, buf);
+}
+
+void Daemonize() {
+  if (fork() != 0) exit(0);
+  setsid();
+  int fd = open("/dev/null", O_RDWR);
+  if (fd != -1) {
+    dup2(fd, STDIN_FILENO);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    if (fd > STDERR_FILENO) close(fd);
+  }
+}
+
+void WritePidFile() {
+  if (cfg.pidfile.empty()) return;
+  FILE* f = fopen(cfg.pidfile.c_str(), "w");
+  if (!f) {
+    LOG_WARNING("Failed to write PID file: %s", strerror(errno));
+    return;
+  }
+  fprintf(f, "%d\n", static_cast<int>(getpid()));
+  fclose(f);
+}
+
+int Usage() {
+  fprintf(stderr,
+          "Usage: ./valkey-server [/path/to/valkey.conf] [options] [-]\n"
+          "       ./valkey-server - (read config from stdin)\n"
+          "       ./valkey-server -v or --version\n"
+          "       ./valkey-server -h or --help\n");
+  return 1;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  std::string config_path;
+  std::vector<std::string> cli;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (i == 1 && (a == "-v" || a == "--version")) {
+      printf("Valkey server v=%s sha=00000000:0 malloc=%s bits=64 build=0\n", kValkeyVersion,
+#ifdef USE_JEMALLOC
+             "jemalloc"
+#else
+             "libc"
+#endif
+      );
+      return 0;
+    }
+    if (i == 1 && (a == "-h" || a == "--help")) return Usage();
+    if (i == 1 && a.rfind("--", 0) != 0) {
+      config_path = a;
+      continue;
+    }
+    cli.push_back(a);
+  }
+  g.exec_argv.assign(argv, argv + argc);
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  g.executable = n > 0 ? std::string(exe, n) : argv[0];
+  if (!config_path.empty()) {
+    char abs[4096];
+    g.config_file = realpath(config_path.c_str(), abs) ? std::string(abs) : config_path;
+  }
+  base::SetLogRoleChar('C');
+  if (!LoadConfig(config_path, cli)) return 1;
+  if (!cfg.logfile.empty() && !base::SetLogFile(cfg.logfile)) {
+    fprintf(stderr, "Can't open the log file: %s\n", strerror(errno));
+    return 1;
+  }
+  base::SetLogLevel(cfg.loglevel);
+  if (cfg.daemonize) Daemonize();
+  LOG_NOTICE("oO0OoO0OoO0Oo Valkey is starting oO0OoO0OoO0Oo");
+  LOG_NOTICE("Valkey version=%s, bits=64, commit=00000000, modified=0, pid=%d, just started",
+             kValkeyVersion, static_cast<int>(getpid()));
+  if (config_path.empty())
+    LOG_WARNING("Warning: no config file specified, using the default config. In order to "
+                "specify a config file use %s /path/to/valkey.conf", argv[0]);
+  else
+    LOG_NOTICE("Configuration loaded");
+  WarnUnimplementedDirectives();
+  base::SetLogRoleChar('M');
+
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  struct sigaction sa = {};
+  sa.sa_handler = OnSignal;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+    rlim_t want = static_cast<rlim_t>(cfg.maxclients) + 32;
+    if (rl.rlim_cur < want) {
+      rl.rlim_cur = std::min(want, rl.rlim_max);
+      setrlimit(RLIMIT_NOFILE, &rl);
+    }
+  }
+
+  ds::RandomizeHashSeed();
+  g.run_id = RandomHex(40);
+  g.replid = RandomHex(40);
+  g.start_time_ms = base::MsTime();
+  g.lastsave = time(nullptr);
+  db::GetEnv().cluster = cfg.cluster_enabled;
+  db::GetEnv().on_expired = OnExpired;
+  net::SetErrorHook(OnErrorReply);
+  for (int i = 0; i < cfg.databases; i++)
+    g.dbs.push_back(std::make_unique<db::Db>(i, cfg.cluster_enabled && i == 0));
+  BuildCommandTable();
+  net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
+  g.loop = &loop;
+  PrintBanner();
+  std::string err;
+  if (!ListenAll(&err)) {
+    LOG_WARNING("%s", err.c_str());
+    return 1;
+  }
+  WritePidFile();
+  LOG_NOTICE("Server initialized");
+  LOG_NOTICE("Ready to accept connections tcp");
+  if (!cfg.unixsocket.empty()) LOG_NOTICE("Ready to accept connections unix");
+  loop.SetBeforeSleep(BeforeSleep);
+  loop.AddTimer(1000 / cfg.hz, Cron);
+  loop.Run();
+  return 0;
+}
+
+}  // namespace server

@@ -1,0 +1,114 @@
+// Process-wide server state, owned by the main thread.
+#pragma once
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "db/db.h"
+#include "net/event_loop.h"
+
+namespace server {
+
+struct Client;
+
+struct Stats {
+  uint64_t total_connections_received = 0;
+  uint64_t total_commands_processed = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t expired_keys = 0;
+  uint64_t evicted_keys = 0;
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+  uint64_t net_input_bytes = 0;
+  uint64_t net_output_bytes = 0;
+  uint64_t total_error_replies = 0;
+  uint64_t unexpected_error_replies = 0;
+  uint64_t client_qbuf_limit_disconnections = 0;
+  uint64_t client_outbuf_limit_disconnections = 0;
+  uint64_t expired_stale_perc = 0;
+  uint64_t total_active_expire_cycles = 0;
+  uint64_t io_reads = 0, io_writes = 0;
+  std::unordered_map<std::string, uint64_t> error_counts;  // errorstats, by code
+  // instantaneous metrics: ring of samples
+  static constexpr int kSamples = 16;
+  struct Ring {
+    int64_t last_time_ms = 0;
+    uint64_t last_value = 0;
+    double samples[kSamples] = {};
+    int idx = 0;
+    void Track(int64_t now_ms, uint64_t value) {
+      int64_t dt = now_ms - last_time_ms;
+      if (last_time_ms && dt > 0) {
+        samples[idx] = (value - last_value) * 1000.0 / dt;
+        idx = (idx + 1) % kSamples;
+      }
+      last_time_ms = now_ms;
+      last_value = value;
+    }
+    double Mean() const {
+      double s = 0;
+      for (double v : samples) s += v;
+      return s / kSamples;
+    }
+  } ops, net_in, net_out;
+};
+
+// Output buffer limit for one client class.
+struct OutputLimit {
+  uint64_t hard = 0, soft = 0;
+  int64_t soft_seconds = 0;
+};
+
+struct Server {
+  net::EventLoop* loop = nullptr;
+  std::vector<std::unique_ptr<db::Db>> dbs;
+  std::list<Client*> clients;
+  std::unordered_map<uint64_t, Client*> clients_by_id;
+  std::vector<Client*> pending_writes;
+  std::vector<Client*> close_queue;
+  std::vector<Client*> unblocked;  // clients whose pending input must be processed again
+  uint64_t next_client_id = 1;
+  std::vector<int> listen_fds;
+  int unix_fd = -1;
+  Client* current_client = nullptr;
+
+  std::string run_id;        // 40 hex chars
+  std::string replid;        // replication id
+  int64_t start_time_ms = 0;
+  int64_t dirty = 0;         // changes since last save
+  int64_t lastsave = 0;      // unix seconds
+  uint64_t cron_loops = 0;
+  int64_t master_repl_offset = 0;
+  bool shutdown_asap = false;
+  bool in_exec = false;
+  bool active_expire_enabled = true;
+  std::string executable, config_file;
+  std::vector<std::string> exec_argv;
+
+  // CLIENT PAUSE
+  int64_t pause_end_ms = 0;
+  bool pause_all = false;  // true: ALL, false: WRITE
+  std::vector<Client*> paused_clients;
+
+  Stats stats;
+  uint64_t stat_peak_memory = 0;
+};
+
+extern Server g;
+
+// Databases.
+db::Db* GetDb(int id);
+int NumDbs();
+// Sets the command clock (db::Env::now_ms) from the wall clock.
+void UpdateCommandTime();
+// A key was modified by a write: invalidates WATCH and the like. Every write calls this.
+void KeyModified(int dbid, std::string_view key);
+// All keys of a db changed (FLUSHDB, SWAPDB): dbid -1 means every db.
+void DbModified(int dbid);
+// Memory in use (allocator's view).
+uint64_t UsedMemory();
+
+}  // namespace server

@@ -1,0 +1,170 @@
+// MULTI / EXEC / DISCARD / WATCH / UNWATCH.
+#include "server/transactions.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "repl/propagate.h"
+#include "server/dispatch.h"
+#include "server/server.h"
+
+namespace server {
+namespace {
+struct WatchEntry {
+  std::vector<Client*> clients;
+};
+// Per db: key -> clients watching it.
+std::unordered_map<int, std::unordered_map<std::string, WatchEntry>> g_watched;
+// Keys that were already logically expired when watched (their expiry is not a change).
+std::unordered_map<Client*, std::vector<std::pair<int, std::string>>> g_expired_at_watch;
+
+void Watch(Client* c, std::string_view key) {
+  for (auto& [db, k] : c->watched)
+    if (db == c->dbid && k == key) return;
+  c->watched.emplace_back(c->dbid, std::string(key));
+  g_watched[c->dbid][std::string(key)].clients.push_back(c);
+  db::Obj* o = c->db->Find(key);
+  if (o && c->db->IsExpired(o)) g_expired_at_watch[c].emplace_back(c->dbid, std::string(key));
+}
+
+bool WatchedKeyExpired(Client* c) {
+  auto wasexp = g_expired_at_watch.find(c);
+  for (auto& [dbid, key] : c->watched) {
+    db::Db* d = GetDb(dbid);
+    db::Obj* o = d->Find(key);
+    if (!o || !d->IsExpired(o)) continue;
+    bool before = false;
+    if (wasexp != g_expired_at_watch.end())
+      for (auto& p : wasexp->second)
+        if (p.first == dbid && p.second == key) before = true;
+    if (!before) return true;
+  }
+  return false;
+}
+
+void MultiCommand(Client* c) {
+  c->flags |= kMulti;
+  c->R().Ok();
+}
+
+void DiscardCommand(Client* c) {
+  if (!c->InMulti()) {
+    c->R().Error("DISCARD without MULTI");
+    return;
+  }
+  DiscardTransaction(c);
+  c->R().Ok();
+}
+
+void ExecCommand(Client* c) {
+  if (!c->InMulti()) {
+    c->R().Error("EXEC without MULTI");
+    return;
+  }
+  if (c->flags & kDirtyExec) {
+    c->R().Error("-EXECABORT Transaction discarded because of previous errors.");
+    DiscardTransaction(c);
+    return;
+  }
+  if ((c->flags & kDirtyCas) || WatchedKeyExpired(c)) {
+    c->R().NullArray();
+    DiscardTransaction(c);
+    return;
+  }
+  UnwatchAll(c);
+  std::vector<QueuedCommand> queue = std::move(c->mstate);
+  c->mstate.clear();
+  c->flags &= ~(kMulti | kDirtyCas | kDirtyExec);
+  c->R().ArrayLen(static_cast<int64_t>(queue.size()));
+  std::vector<std::string_view> saved = c->argv;
+  g.in_exec = true;
+  repl::BeginTransaction();
+  for (auto& q : queue) {
+    c->argv.assign(q.argv.begin(), q.argv.end());
+    Call(c, q.cmd);
+  }
+  repl::EndTransaction();
+  g.in_exec = false;
+  c->argv = saved;
+}
+
+void WatchCommand(Client* c) {
+  for (size_t i = 1; i < c->argv.size(); i++) Watch(c, c->argv[i]);
+  c->R().Ok();
+}
+
+void UnwatchCommand(Client* c) {
+  UnwatchAll(c);
+  c->flags &= ~kDirtyCas;
+  c->R().Ok();
+}
+}  // namespace
+
+void QueueCommand(Client* c, const CommandSpec* cmd) {
+  QueuedCommand q;
+  q.cmd = cmd;
+  q.argv.assign(c->argv.begin(), c->argv.end());
+  c->mstate.push_back(std::move(q));
+  c->R().Simple("QUEUED");
+}
+
+void DiscardTransaction(Client* c) {
+  c->mstate.clear();
+  c->flags &= ~(kMulti | kDirtyCas | kDirtyExec);
+  UnwatchAll(c);
+}
+
+void UnwatchAll(Client* c) {
+  for (auto& [dbid, key] : c->watched) {
+    auto dit = g_watched.find(dbid);
+    if (dit == g_watched.end()) continue;
+    auto kit = dit->second.find(key);
+    if (kit == dit->second.end()) continue;
+    auto& v = kit->second.clients;
+    v.erase(std::remove(v.begin(), v.end(), c), v.end());
+    if (v.empty()) dit->second.erase(kit);
+    if (dit->second.empty()) g_watched.erase(dit);
+  }
+  c->watched.clear();
+  g_expired_at_watch.erase(c);
+}
+
+void TouchWatchedKey(int dbid, std::string_view key) {
+  if (g_watched.empty()) return;
+  auto dit = g_watched.find(dbid);
+  if (dit == g_watched.end()) return;
+  auto kit = dit->second.find(std::string(key));
+  if (kit == dit->second.end()) return;
+  for (Client* c : kit->second.clients) c->flags |= kDirtyCas;
+}
+
+void TouchAllWatched(int dbid, int other) {
+  for (auto& [db, keys] : g_watched) {
+    if (dbid != -1 && db != dbid) continue;
+    for (auto& [k, e] : keys) {
+      // Only keys that exist on either side change (flushing a missing key is no change).
+      bool exists = GetDb(db)->Find(k) != nullptr || (other >= 0 && GetDb(other)->Find(k));
+      if (exists)
+        for (Client* c : e.clients) c->flags |= kDirtyCas;
+    }
+  }
+}
+
+void RegisterTransactionCommands(std::vector<CommandSpec>* t) {
+  const char* g = "transactions";
+  t->push_back({"multi", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
+                0, 0, 0, MultiCommand, g, "1.2.0", "Starts a transaction.", "O(1)"});
+  t->push_back({"exec", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdSkipSlowlog, 0, 0, 0,
+                ExecCommand, g, "1.2.0", "Executes all commands in a transaction.",
+                "Depends on commands in the transaction"});
+  t->push_back({"discard", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy, 0, 0,
+                0, DiscardCommand, g, "2.0.0", "Discards a transaction.", "O(N)"});
+  t->push_back({"watch", -2, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
+                1, -1, 1, WatchCommand, g, "2.2.0",
+                "Monitors changes to keys to determine the execution of a transaction.", "O(1)"});
+  t->push_back({"unwatch", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy, 0, 0, 0,
+                UnwatchCommand, g, "2.2.0",
+                "Forgets about watched keys of a transaction.", "O(N)"});
+}
+
+}  // namespace server

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# bench-foundation.sh -- side-by-side throughput and memory benchmark of our
+# server against a reference redis-server.
+#
+# Usage: utils/bench-foundation.sh [--quick] [--rows throughput|memory|all]
+#
+# Environment:
+#   OURS=path      our server binary     (default: <repo>/src/valkey-server)
+#   THEIRS=path    reference binary      (default: /usr/bin/redis-server)
+#   REPS=n         repetitions per throughput row, median taken (default 3)
+#   KEYS=n         keys for the memory rows (default 1000000, 200000 with --quick)
+#   OURS_ARGS / THEIRS_ARGS   extra server arguments (word-split)
+#   VERBOSE=1      print every individual sample
+#
+# Both servers run at the same time on free loopback ports with --save ''
+# --appendonly no; every throughput row is run ours/theirs interleaved
+# (order alternating per repetition) REPS times and the median is reported.
+# Always exits 0 once the run completes: missed targets are marked MISS.
+
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+# shellcheck source=utils/bench-lib.sh
+. "$HERE/bench-lib.sh"
+
+OURS=${OURS:-$ROOT/src/valkey-server}
+THEIRS=${THEIRS:-/usr/bin/redis-server}
+REPS=${REPS:-3}
+VERBOSE=${VERBOSE:-0}
+QUICK=0
+ROWS=all
+
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --quick) QUICK=1 ;;
+        --rows) shift; ROWS=${1:-} ;;
+        --rows=*) ROWS=${1#--rows=} ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+    esac
+    shift
+done
+case $ROWS in throughput|memory|all) ;; *) echo "bad --rows: $ROWS" >&2; exit 2 ;; esac
+
+# Request counts, sized for ~2-4 s per row on redis-server 7.0 on a 2-core VM.
+if [ "$QUICK" = 1 ]; then
+    N_P1=50000; N_P16=600000; N_RAND=50000
+    KEYS=${KEYS:-200000}
+else
+    N_P1=400000; N_P16=5000000; N_RAND=400000
+    KEYS=${KEYS:-1000000}
+fi
+
+for tool in "$BL_CLI" "$BL_BENCH"; do
+    command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 1; }
+done
+
+bl_init bench-foundation
+
+# shellcheck disable=SC2086
+bl_start ours "$OURS" ${OURS_ARGS:-} || echo "WARNING: our server failed to start ($OURS); its columns will be n/a" >&2
+# shellcheck disable=SC2086
+bl_start theirs "$THEIRS" ${THEIRS_ARGS:-} || echo "WARNING: reference server failed to start ($THEIRS)" >&2
+
+ver_of() { if bl_alive "$1"; then bl_version "$1"; else echo "not running"; fi; }
+echo "== bench-foundation $(date '+%Y-%m-%d %H:%M:%S')  $(nproc) cpus  load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "ours:   $OURS  [$(ver_of ours)]  port $(bl_port ours)"
+echo "theirs: $THEIRS  [$(ver_of theirs)]  port $(bl_port theirs)"
+echo
+
+MISSES=0
+fmt_row() { printf '%-26s %14s %14s %7s   %-33s %s\n' "$@"; }
+
+# ---------------------------------------------------------------- throughput
+# sample NAME TEST ARGS... -> prints rps or "" (also if server is dead)
+sample() {
+    local name=$1; shift
+    bl_alive "$name" || return 0
+    bl_bench_rps "$name" "$@"
+}
+
+tput_row() {
+    local label=$1; shift
+    local o=() t=() r ov tv ratio st
+    for r in $(seq 1 "$REPS"); do
+        if (( r % 2 )); then
+            o+=("$(sample ours "$@")");  t+=("$(sample theirs "$@")")
+        else
+            t+=("$(sample theirs "$@")"); o+=("$(sample ours "$@")")
+        fi
+    done
+    ov=$(bl_median "${o[@]}"); tv=$(bl_median "${t[@]}")
+    ratio=$(bl_ratio "$ov" "$tv")
+    st=OK
+    if [ "$ratio" = n/a ] || awk -v r="$ratio" 'BEGIN{exit !(r < 1.0)}'; then
+        st=MISS; MISSES=$((MISSES + 1))
+    fi
+    fmt_row "$label" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "ratio >= 1.00" "$st"
+    [ "$VERBOSE" = 1 ] && echo "    samples ours: ${o[*]:-}  theirs: ${t[*]:-}"
+}
+
+if [ "$ROWS" != memory ]; then
+    echo "-- throughput (redis-benchmark, median of $REPS, req/s; n=$N_P1 / P16 n=$N_P16 / rand n=$N_RAND)"
+    fmt_row "row" "ours" "theirs" "ratio" "target" ""
+    for s in ours theirs; do bl_alive $s && bl_cli $s flushall >/dev/null; done
+    tput_row "SET -c50 -P1"            set -c 50 -P 1  -n "$N_P1"
+    tput_row "GET -c50 -P1"            get -c 50 -P 1  -n "$N_P1"
+    tput_row "SET -c50 -P16"           set -c 50 -P 16 -n "$N_P16"
+    tput_row "GET -c50 -P16"           get -c 50 -P 16 -n "$N_P16"
+    tput_row "SET -c50 -r1M -d100"     set -c 50 -P 1  -n "$N_RAND" -r 1000000 -d 100
+    tput_row "GET -c50 -r1M -d100"     get -c 50 -P 1  -n "$N_RAND" -r 1000000 -d 100
+    echo
+fi
+
+# ---------------------------------------------------------------- memory
+# mem_per_key NAME FILE -> prints bytes/key (1 decimal) or nothing on failure
+mem_per_key() {
+    local name=$1 file=$2 before after n
+    bl_alive "$name" || return 0
+    bl_cli "$name" flushall >/dev/null || return 0
+    sleep 0.3
+    before=$(bl_info_field "$name" memory used_memory)
+    bl_pipe_load "$name" "$file" "$KEYS" || return 0
+    sleep 0.3
+    after=$(bl_info_field "$name" memory used_memory)
+    n=$(bl_cli "$name" dbsize 2>/dev/null)
+    if [ "$n" != "$KEYS" ]; then
+        bl_log "[$name] dbsize $n after loading $KEYS keys"
+        return 0
+    fi
+    bl_cli "$name" flushall >/dev/null
+    [ -n "$before" ] && [ -n "$after" ] || return 0
+    awk -v a="$after" -v b="$before" -v n="$KEYS" 'BEGIN{printf "%.1f\n", (a - b) / n}'
+}
+
+# mem_row LABEL FILE MAX_BYTES [MAX_RATIO]
+mem_row() {
+    local label=$1 file=$2 maxb=$3 maxr=${4:-} ov tv ratio st target
+    ov=$(mem_per_key ours "$file")
+    tv=$(mem_per_key theirs "$file")
+    ratio=$(bl_ratio "$ov" "$tv")
+    target="ours <= $maxb B/key"
+    [ -n "$maxr" ] && target="$target, ratio <= $maxr"
+    st=OK
+    if [ -z "$ov" ] || awk -v v="$ov" -v m="$maxb" 'BEGIN{exit !(v > m)}'; then st=MISS; fi
+    if [ -n "$maxr" ] && { [ "$ratio" = n/a ] || awk -v r="$ratio" -v m="$maxr" 'BEGIN{exit !(r > m)}'; }; then st=MISS; fi
+    [ "$st" = MISS ] && MISSES=$((MISSES + 1))
+    fmt_row "$label" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "$target" "$st"
+}
+
+if [ "$ROWS" != throughput ]; then
+    echo "-- memory (INFO used_memory delta / key, $KEYS keys key:%07d, 16-byte values, bytes/key)"
+    fmt_row "row" "ours" "theirs" "ratio" "target" ""
+    bl_gen_set_file "$BL_TMP/set.resp" "$KEYS"
+    mem_row "SET (no TTL)" "$BL_TMP/set.resp" 80 0.77
+    rm -f "$BL_TMP/set.resp"
+    bl_gen_set_file "$BL_TMP/setex.resp" "$KEYS" 100000
+    mem_row "SET EX 100000 (TTL)" "$BL_TMP/setex.resp" 112
+    rm -f "$BL_TMP/setex.resp"
+    echo
+fi
+
+for s in ours theirs; do
+    if [ -n "$(bl_pid $s)" ] && ! bl_alive $s; then
+        echo "WARNING: $s server died during the run; log tail:"
+        tail -n 15 "$BL_TMP/srv-$s/server.log"
+    fi
+done
+echo "targets missed: $MISSES"
+exit 0
