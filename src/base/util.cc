@@ -132,7 +132,7 @@ bool Match(const char* p, const char* pe, const char* s, const char* se, bool no
             q++;
             if (Fold(*q, nocase) == Fold(*s, nocase)) matched = true;
             q++;
-          } else if (q + 2 < pe && q[1] == '-' && q[2] != ']') {
+          } else if (q + 2 < pe && q[1] == '-') {
             char a = Fold(q[0], nocase), b = Fold(q[2], nocase), c = Fold(*s, nocase);
             if (a > b) std::swap(a, b);
             if (c >= a && c <= b) matched = true;

@@ -9,7 +9,7 @@ db::Obj* LookupRead(Client* c, std::string_view key) {
   db::Obj* o = c->db->Lookup(key);
   if (o) {
     server::g.stats.keyspace_hits++;
-    o->set_lru(db::LruClock());
+    db::TouchAccess(o);
   } else {
     server::g.stats.keyspace_misses++;
   }

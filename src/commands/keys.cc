@@ -316,7 +316,7 @@ void TtlGeneric(Client* c, int mode) {
       return c->R().Int((ttl + 500) / 1000);
     }
     case 1: return c->R().Int(std::max<int64_t>(0, when - db::GetEnv().now_ms));
-    case 2: return c->R().Int(when / 1000);
+    case 2: return c->R().Int((when + 500) / 1000);
     default: return c->R().Int(when);
   }
 }
@@ -333,7 +333,7 @@ void PersistCommand(Client* c) {
   c->R().Int(1);
 }
 
-bool LfuPolicy() { return ConfigValue("maxmemory-policy").find("lfu") != std::string::npos; }
+bool LfuPolicy() { return db::GetEnv().lfu; }
 
 void ObjectEncoding(Client* c) {
   db::Obj* o = c->db->Lookup(c->argv[2]);
@@ -367,7 +367,7 @@ void ObjectFreq(Client* c) {
         "An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
         "that when switching between policies at runtime LRU and LFU data will take some time "
         "to adjust.");
-  c->R().Int(0);
+  c->R().Int(db::LfuCounter(o));
 }
 void ObjectHelp(Client* c) {
   ReplyHelp(c, "OBJECT",

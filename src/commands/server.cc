@@ -44,6 +44,7 @@ void ConfigSetCmd(Client* c) {
     kv.emplace_back(std::string(c->argv[i]), std::string(c->argv[i + 1]));
   std::string err = ConfigSet(kv);
   if (!err.empty()) return c->R().Error(err);
+  RefreshDerivedConfig();
   c->R().Ok();
 }
 

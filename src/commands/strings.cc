@@ -50,21 +50,22 @@ void SetCommand(Client* c) {
   auto& a = c->argv;
   bool nx = false, xx = false, get = false, keepttl = false;
   int64_t when = kNoExpire;
-  int expire_kind = 0;  // 0 none, else set once
+  std::string expire_kind;  // the one expire option given (it may repeat)
   for (size_t i = 3; i < a.size(); i++) {
     std::string_view o = a[i];
     bool has_next = i + 1 < a.size();
     if (base::EqualsNoCase(o, "nx") && !xx) nx = true;
     else if (base::EqualsNoCase(o, "xx") && !nx) xx = true;
     else if (base::EqualsNoCase(o, "get")) get = true;
-    else if (base::EqualsNoCase(o, "keepttl") && !expire_kind) keepttl = true;
-    else if (!keepttl && !expire_kind && has_next &&
+    else if (base::EqualsNoCase(o, "keepttl") && expire_kind.empty()) keepttl = true;
+    else if (!keepttl && has_next &&
              (base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "px") ||
-              base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat"))) {
+              base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat")) &&
+             (expire_kind.empty() || base::EqualsNoCase(o, expire_kind))) {
       bool secs = base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "exat");
       bool abs = base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat");
       if (!ParseExpire(c, a[++i], secs ? 1000 : 1, abs, "set", &when)) return;
-      expire_kind = 1;
+      expire_kind = base::ToLower(o);
     } else {
       return c->R().Error(kErrSyntax);
     }
@@ -145,6 +146,8 @@ void GetExCommand(Client* c) {
   auto& a = c->argv;
   int64_t when = kNoExpire;
   bool persist = false, set = false;
+  size_t value_at = 0;  // index of the expire value, parsed only when the key exists
+  bool secs = false, abs = false;
   for (size_t i = 2; i < a.size(); i++) {
     std::string_view o = a[i];
     bool has_next = i + 1 < a.size();
@@ -153,9 +156,9 @@ void GetExCommand(Client* c) {
     } else if (!set && !persist && has_next &&
                (base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "px") ||
                 base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat"))) {
-      bool secs = base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "exat");
-      bool abs = base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat");
-      if (!ParseExpire(c, a[++i], secs ? 1000 : 1, abs, "getex", &when)) return;
+      secs = base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "exat");
+      abs = base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat");
+      value_at = ++i;
       set = true;
     } else {
       return c->R().Error(kErrSyntax);
@@ -164,6 +167,7 @@ void GetExCommand(Client* c) {
   db::Obj* o = LookupRead(c, a[1]);
   if (!o) return c->R().Null();
   if (!CheckType(c, o, db::kString)) return;
+  if (set && !ParseExpire(c, a[value_at], secs ? 1000 : 1, abs, "getex", &when)) return;
   ReplyString(c, o);
   std::string k(a[1]);
   if (set) {
@@ -226,7 +230,7 @@ void AppendCommand(Client* c) {
   if (!CheckType(c, o, db::kString)) return;
   size_t len;
   if (!o) {
-    c->db->Add(db::NewRaw(c->argv[1], std::string(c->argv[2])));
+    c->db->Add(db::NewString(c->argv[1], c->argv[2]));
     len = c->argv[2].size();
   } else {
     if (!CheckStringLength(c, o->str_len() + c->argv[2].size())) return;
@@ -340,7 +344,7 @@ void IncrByFloatCommand(Client* c) {
   if (std::isnan(v) || std::isinf(v))
     return c->R().Error("increment would produce NaN or Infinity");
   std::string s = base::FormatLongDouble(v);
-  db::Obj* nw = db::NewString(c->argv[1], s, o ? o->expire() : -1);
+  db::Obj* nw = db::NewString(c->argv[1], s, o ? o->expire() : -1, /*try_int=*/false);
   StoreKey(c, o, nw);
   Modified(c, c->argv[1]);
   c->R().Bulk(s);

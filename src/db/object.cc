@@ -6,6 +6,8 @@
 
 #include "base/time.h"
 #include "base/util.h"
+#include "db/db.h"
+#include "ds/hashtable.h"
 
 namespace db {
 namespace {
@@ -41,6 +43,7 @@ const char* GetVarint(const char* p, size_t* v) {
   return p;
 }
 
+uint32_t InitialLru();
 size_t ValuePartSize(Enc e, size_t embstr_len) {
   if (e == kEncEmbstr) return VarintLen(embstr_len) + embstr_len;
   return 8;  // int64 or pointer
@@ -52,7 +55,7 @@ Obj* Alloc(std::string_view key, Type t, Enc e, int64_t expire, size_t value_siz
   Obj* o = static_cast<Obj*>(malloc(sizeof(Obj) + head + value_size));
   o->next = nullptr;
   o->meta = (static_cast<uint32_t>(t) << 4) | e;
-  o->set_lru(LruClock());
+  o->set_lru(InitialLru());
   o->flags = expire >= 0 ? Obj::kHasExpire : 0;
   char* p = o->data;
   if (expire >= 0) {
@@ -124,9 +127,9 @@ size_t Obj::str_len() const {
   return str(buf).size();
 }
 
-Obj* NewString(std::string_view key, std::string_view val, int64_t expire) {
+Obj* NewString(std::string_view key, std::string_view val, int64_t expire, bool try_int) {
   int64_t iv;
-  if (IntCandidate(val, &iv)) return NewInt(key, iv, expire);
+  if (try_int && IntCandidate(val, &iv)) return NewInt(key, iv, expire);
   if (val.size() > kEmbstrMaxLen) return NewRaw(key, std::string(val), expire);
   Obj* o = Alloc(key, kString, kEncEmbstr, expire, ValuePartSize(kEncEmbstr, val.size()));
   char* p = PutVarint(o->value_ptr(), val.size());
@@ -206,6 +209,39 @@ namespace {
 uint32_t g_lru_clock = static_cast<uint32_t>(base::MsTime() / 1000) & kLruMax;
 }
 uint32_t LruClock() { return g_lru_clock; }
+
+namespace {
+constexpr uint8_t kLfuInitVal = 5;
+uint32_t LfuMinutes() { return static_cast<uint32_t>(base::MsTime() / 60000) & 0xffff; }
+uint32_t InitialLru() {
+  if (GetEnv().lfu) return (LfuMinutes() << 8) | kLfuInitVal;
+  return g_lru_clock;
+}
+}  // namespace
+
+uint8_t LfuCounter(const Obj* o) {
+  uint32_t v = o->lru();
+  uint32_t ldt = v >> 8, counter = v & 0xff;
+  uint32_t now = LfuMinutes();
+  uint32_t elapsed = now >= ldt ? now - ldt : 65535 - ldt + now;
+  int decay = GetEnv().lfu_decay_time;
+  uint32_t periods = decay ? elapsed / decay : 0;
+  return static_cast<uint8_t>(periods > counter ? 0 : counter - periods);
+}
+
+void TouchAccess(Obj* o) {
+  if (!GetEnv().lfu) {
+    o->set_lru(g_lru_clock);
+    return;
+  }
+  uint32_t counter = LfuCounter(o);
+  if (counter < 255) {
+    double r = static_cast<double>(ds::RandomU64() >> 11) / 9007199254740992.0;
+    double base = counter > kLfuInitVal ? counter - kLfuInitVal : 0;
+    if (r < 1.0 / (base * GetEnv().lfu_log_factor + 1)) counter++;
+  }
+  o->set_lru((LfuMinutes() << 8) | counter);
+}
 void UpdateLruClock() { g_lru_clock = static_cast<uint32_t>(base::MsTime() / 1000) & kLruMax; }
 
 void RegisterTypeOps(Type t, TypeOps ops) { g_ops[t] = ops; }

@@ -76,7 +76,8 @@ struct Obj {
 };
 
 // Creates a string object choosing int / embstr / raw as Valkey does.
-Obj* NewString(std::string_view key, std::string_view val, int64_t expire = -1);
+Obj* NewString(std::string_view key, std::string_view val, int64_t expire = -1,
+               bool try_int = true);
 Obj* NewInt(std::string_view key, int64_t v, int64_t expire = -1);
 // A raw-encoded string (after APPEND / SETRANGE).
 Obj* NewRaw(std::string_view key, std::string&& val, int64_t expire = -1);
@@ -94,6 +95,11 @@ size_t ValueBytes(const Obj* o);
 // LRU clock in seconds, 24 bits (OBJECT IDLETIME); cached, refreshed by UpdateLruClock().
 uint32_t LruClock();
 void UpdateLruClock();
+
+// Access bookkeeping: LRU clock, or the LFU counter when an LFU policy is selected.
+void TouchAccess(Obj* o);
+// LFU counter after decay (OBJECT FREQ).
+uint8_t LfuCounter(const Obj* o);
 
 // Hooks for container types defined in later layers (lists, hashes...): free and deep copy.
 struct TypeOps {

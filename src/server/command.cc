@@ -133,16 +133,20 @@ bool ArgLongDouble(Client* c, std::string_view s, long double* out) {
   return false;
 }
 
-void ReplyArity(Client* c, const CommandSpec* cmd) {
-  c->R().Error("wrong number of arguments for '" + cmd->fullname + "' command");
+std::string ArityText(const CommandSpec* cmd) {
+  return "wrong number of arguments for '" + cmd->fullname + "' command";
 }
 
-void ReplyUnknownSubcommand(Client* c, std::string_view sub, std::string_view cmd) {
-  std::string s(sub.substr(0, 128));
-  std::string name = base::ToLower(cmd);
+std::string UnknownSubcommandText(std::string_view sub, std::string_view cmd) {
   std::string up(cmd);
   for (auto& ch : up) ch = toupper(static_cast<unsigned char>(ch));
-  c->R().Error("unknown subcommand '" + s + "'. Try " + up + " HELP.");
+  return "unknown subcommand '" + std::string(sub.substr(0, 128)) + "'. Try " + up + " HELP.";
+}
+
+void ReplyArity(Client* c, const CommandSpec* cmd) { c->R().Error(ArityText(cmd)); }
+
+void ReplyUnknownSubcommand(Client* c, std::string_view sub, std::string_view cmd) {
+  c->R().Error(UnknownSubcommandText(sub, cmd));
 }
 
 void ReplyHelp(Client* c, std::string_view cmd, const std::vector<const char*>& lines) {

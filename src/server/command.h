@@ -87,6 +87,8 @@ inline constexpr const char* kErrOverflow = "increment or decrement would overfl
 bool ArgInt(Client* c, std::string_view s, int64_t* out, const char* err = kErrNotInt);
 bool ArgDouble(Client* c, std::string_view s, double* out);
 bool ArgLongDouble(Client* c, std::string_view s, long double* out);
+std::string ArityText(const CommandSpec* cmd);
+std::string UnknownSubcommandText(std::string_view sub, std::string_view cmd);
 // Replies "wrong number of arguments for '<name>' command".
 void ReplyArity(Client* c, const CommandSpec* cmd);
 void ReplyUnknownSubcommand(Client* c, std::string_view sub, std::string_view cmd);

@@ -16,14 +16,14 @@ namespace {
 std::vector<std::string> g_prop_override;
 bool g_has_override = false;
 
-void ReplyUnknownCommand(Client* c) {
+std::string UnknownCommandText(const Client* c) {
   std::string args;
   for (size_t i = 1; i < c->argv.size() && args.size() < 128; i++) {
     int room = 128 - static_cast<int>(args.size());
     args += "'" + std::string(c->argv[i].substr(0, room)) + "' ";
   }
-  c->R().Error("unknown command '" + std::string(c->argv[0].substr(0, 128)) +
-               "', with args beginning with: " + args);
+  return "unknown command '" + std::string(c->argv[0].substr(0, 128)) +
+         "', with args beginning with: " + args;
 }
 
 bool IsTxControl(const CommandSpec* cmd) {
@@ -32,8 +32,16 @@ bool IsTxControl(const CommandSpec* cmd) {
          n == "reset";
 }
 
-void Reject(Client* c, const CommandSpec* cmd) {
+// Refuses a command before execution. A refused EXEC aborts the whole transaction.
+void Reject(Client* c, const CommandSpec* cmd, std::string_view err) {
   if (cmd) cmd->stats.rejected++;
+  if (cmd && std::string_view(cmd->name) == "exec") {
+    if (!err.empty() && err[0] == '-') err.remove_prefix(1);
+    c->R().Error("-EXECABORT Transaction discarded because of: " + std::string(err));
+    DiscardTransaction(c);
+    return;
+  }
+  c->R().Error(err);
   if (c->InMulti()) c->flags |= kDirtyExec;
 }
 }  // namespace
@@ -85,52 +93,23 @@ void Call(Client* c, const CommandSpec* cmd) {
 void ProcessCommand(Client* c) {
   c->last_interaction_ms = base::MsTime();
   const CommandSpec* cmd = LookupCommand(c->argv[0]);
-  if (!cmd) {
-    ReplyUnknownCommand(c);
-    Reject(c, nullptr);
-    return;
-  }
+  if (!cmd) return Reject(c, nullptr, UnknownCommandText(c));
   if (!cmd->subcommands.empty()) {
-    if (c->argv.size() < 2) {
-      ReplyArity(c, cmd);
-      Reject(c, cmd);
-      return;
-    }
+    if (c->argv.size() < 2) return Reject(c, cmd, ArityText(cmd));
     const CommandSpec* sub = nullptr;
     for (auto& s : cmd->subcommands)
       if (base::EqualsNoCase(c->argv[1], s.name)) sub = &s;
-    if (!sub) {
-      ReplyUnknownSubcommand(c, c->argv[1], cmd->name);
-      Reject(c, cmd);
-      return;
-    }
+    if (!sub) return Reject(c, cmd, UnknownSubcommandText(c->argv[1], cmd->name));
     cmd = sub;
   }
   int argc = static_cast<int>(c->argv.size());
-  if ((cmd->arity > 0 && argc != cmd->arity) || (cmd->arity < 0 && argc < -cmd->arity)) {
-    ReplyArity(c, cmd);
-    Reject(c, cmd);
-    return;
-  }
-  if (!c->authenticated && !(cmd->flags & kCmdNoAuth)) {
-    c->R().Error("-NOAUTH Authentication required.");
-    Reject(c, cmd);
-    return;
-  }
-  if (c->InMulti() && !IsTxControl(cmd)) {
-    if (cmd->flags & kCmdNoMulti) {
-      c->R().Error("Command not allowed inside a transaction");
-      Reject(c, cmd);
-      return;
-    }
-    QueueCommand(c, cmd);
-    return;
-  }
-  if (c->InMulti() && (cmd->flags & kCmdNoMulti)) {  // MULTI / WATCH inside MULTI
-    c->R().Error("Command not allowed inside a transaction");
-    Reject(c, cmd);
-    return;
-  }
+  if ((cmd->arity > 0 && argc != cmd->arity) || (cmd->arity < 0 && argc < -cmd->arity))
+    return Reject(c, cmd, ArityText(cmd));
+  if (!c->authenticated && !(cmd->flags & kCmdNoAuth))
+    return Reject(c, cmd, "-NOAUTH Authentication required.");
+  if (c->InMulti() && (cmd->flags & kCmdNoMulti))  // e.g. MULTI or WATCH inside MULTI
+    return Reject(c, cmd, "Command not allowed inside a transaction");
+  if (c->InMulti() && !IsTxControl(cmd)) return QueueCommand(c, cmd);
   if (g.pause_end_ms && base::MsTime() < g.pause_end_ms &&
       (g.pause_all || (cmd->flags & (kCmdWrite | kCmdMayReplicate)))) {
     // Hold the command until the pause ends.

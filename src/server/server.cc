@@ -36,6 +36,13 @@ int NumDbs() { return static_cast<int>(g.dbs.size()); }
 
 void UpdateCommandTime() { db::GetEnv().now_ms = base::MsTime(); }
 
+void RefreshDerivedConfig() {
+  auto& env = db::GetEnv();
+  env.lfu = ConfigValue("maxmemory-policy").find("lfu") != std::string::npos;
+  env.lfu_log_factor = atoi(ConfigValue("lfu-log-factor").c_str());
+  env.lfu_decay_time = atoi(ConfigValue("lfu-decay-time").c_str());
+}
+
 void KeyModified(int dbid, std::string_view key) { TouchWatchedKey(dbid, key); }
 
 void DbModified(int dbid) { TouchAllWatched(dbid); }
@@ -238,6 +245,7 @@ int Main(int argc, char** argv) {
   else
     LOG_NOTICE("Configuration loaded");
   WarnUnimplementedDirectives();
+  RefreshDerivedConfig();
   base::SetLogRoleChar('M');
 
   signal(SIGPIPE, SIG_IGN);

@@ -108,6 +108,8 @@ void UpdateCommandTime();
 void KeyModified(int dbid, std::string_view key);
 // All keys of a db changed (FLUSHDB, SWAPDB): dbid -1 means every db.
 void DbModified(int dbid);
+// Re-derives settings that depend on several directives (after load and CONFIG SET).
+void RefreshDerivedConfig();
 // Memory in use (allocator's view).
 uint64_t UsedMemory();
 

@@ -1,0 +1,138 @@
+// Hash table: basic operations, incremental rehash, and the scan guarantee across resizes.
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "ds/hashtable.h"
+
+namespace {
+struct Node {
+  Node* next = nullptr;
+  std::string key;
+};
+struct Traits {
+  static Node** NextLink(Node* n) { return &n->next; }
+  static std::string_view Key(const Node* n) { return n->key; }
+};
+using Table = ds::HashTable<Node, Traits>;
+
+Node* Make(int i) {
+  Node* n = new Node;
+  n->key = "k" + std::to_string(i);
+  return n;
+}
+void FreeAll(Table& t) {
+  t.Clear([](Node* n) { delete n; });
+}
+}  // namespace
+
+TEST_CASE(HashTableInsertFindRemove) {
+  Table t;
+  for (int i = 0; i < 5000; i++) t.Insert(Make(i));
+  CHECK_EQ(t.Size(), 5000u);
+  for (int i = 0; i < 5000; i++) CHECK(t.Find("k" + std::to_string(i)) != nullptr);
+  CHECK(t.Find("nope") == nullptr);
+  for (int i = 0; i < 5000; i += 2) delete t.Unlink("k" + std::to_string(i));
+  CHECK_EQ(t.Size(), 2500u);
+  for (int i = 0; i < 5000; i++)
+    CHECK_EQ(t.Find("k" + std::to_string(i)) != nullptr, i % 2 == 1);
+  FreeAll(t);
+  CHECK_EQ(t.Size(), 0u);
+}
+
+TEST_CASE(HashTableShrinksAfterDeletes) {
+  Table t;
+  for (int i = 0; i < 10000; i++) t.Insert(Make(i));
+  size_t big = t.Buckets();
+  for (int i = 0; i < 9990; i++) delete t.Unlink("k" + std::to_string(i));
+  while (t.RehashSteps(100)) {
+  }
+  CHECK(t.Buckets() < big / 64);
+  for (int i = 9990; i < 10000; i++) CHECK(t.Find("k" + std::to_string(i)) != nullptr);
+  FreeAll(t);
+}
+
+TEST_CASE(HashTableReplaceKeepsPosition) {
+  Table t;
+  for (int i = 0; i < 100; i++) t.Insert(Make(i));
+  Node* old = t.Find("k42");
+  Node* nw = new Node;
+  nw->key = "k42";
+  t.Replace(old, nw);
+  delete old;
+  CHECK(t.Find("k42") == nw);
+  CHECK_EQ(t.Size(), 100u);
+  FreeAll(t);
+}
+
+TEST_CASE(HashTableRandomCoversElements) {
+  Table t;
+  for (int i = 0; i < 64; i++) t.Insert(Make(i));
+  std::set<std::string> seen;
+  for (int i = 0; i < 20000; i++) seen.insert(t.Random()->key);
+  CHECK_EQ(seen.size(), 64u);
+  FreeAll(t);
+}
+
+// The scan guarantee: every element present from the first call to the last is returned,
+// while the table grows and shrinks (and rehashes incrementally) between calls.
+TEST_CASE(HashTableScanSurvivesGrowthAndShrink) {
+  for (int mode = 0; mode < 3; mode++) {
+    Table t;
+    // Elements 0..999 are present for the whole scan.
+    for (int i = 0; i < 1000; i++) t.Insert(Make(i));
+    std::set<std::string> seen;
+    uint64_t cursor = 0;
+    int step = 0, extra = 1000000;
+    do {
+      cursor = t.Scan(cursor, [&](Node* n) { seen.insert(n->key); });
+      step++;
+      bool grow = (mode == 0 && step < 60) || (mode == 2 && step < 40);
+      if (mode == 1 && step == 1) {
+        // Start big so the shrink mode has something to remove.
+        for (int j = 0; j < 20000; j++) t.Insert(Make(extra++));
+      } else if (grow) {
+        // Grow: add many transient elements between calls.
+        for (int j = 0; j < 500; j++) t.Insert(Make(extra++));
+      } else {
+        // Shrink: remove transient elements (never the stable ones).
+        for (int j = 0; j < 500 && extra > 1000000; j++) delete t.Unlink("k" + std::to_string(--extra));
+      }
+      t.RehashSteps(step % 3);  // leave the table mid-rehash at times
+    } while (cursor != 0);
+    for (int i = 0; i < 1000; i++) {
+      if (!seen.count("k" + std::to_string(i))) {
+        fprintf(stderr, "  mode %d: k%d missed\n", mode, i);
+        CHECK(false);
+      }
+    }
+    FreeAll(t);
+  }
+}
+
+TEST_CASE(HashTableScanOfShrinkingTable) {
+  Table t;
+  for (int i = 0; i < 20000; i++) t.Insert(Make(i));
+  std::set<std::string> seen;
+  uint64_t cursor = 0;
+  int next_del = 100;  // k0..k99 stay
+  do {
+    cursor = t.Scan(cursor, [&](Node* n) { seen.insert(n->key); });
+    for (int j = 0; j < 300 && next_del < 20000; j++) delete t.Unlink("k" + std::to_string(next_del++));
+  } while (cursor != 0);
+  for (int i = 0; i < 100; i++) CHECK(seen.count("k" + std::to_string(i)) == 1);
+  FreeAll(t);
+}
+
+TEST_CASE(HashSeedChangesBucketOrder) {
+  uint8_t s1[16] = {1}, s2[16] = {2};
+  ds::SetHashSeed(s1);
+  uint64_t a = ds::Hash("hello");
+  ds::SetHashSeed(s2);
+  uint64_t b = ds::Hash("hello");
+  CHECK(a != b);
+  ds::SetHashSeed(s1);
+  CHECK_EQ(ds::Hash("hello"), a);
+}

@@ -1,0 +1,122 @@
+// RESP request parser: every split point of a pipelined stream parses the same; errors.
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "net/resp_parser.h"
+
+namespace {
+using Cmds = std::vector<std::vector<std::string>>;
+
+// Feeds `stream` in pieces cut at the given points, as a client buffer would grow, dropping
+// consumed bytes like the server does. Returns the commands, or sets *err.
+Cmds FeedSplit(const std::string& stream, const std::vector<size_t>& cuts, std::string* err) {
+  net::RequestParser p;
+  net::ParserLimits lim;
+  std::string buf;
+  size_t pos = 0, fed = 0;
+  Cmds out;
+  std::vector<size_t> points = cuts;
+  points.push_back(stream.size());
+  for (size_t cut : points) {
+    buf.append(stream, fed, cut - fed);
+    fed = cut;
+    while (true) {
+      auto st = p.Parse(buf.data(), buf.size(), &pos, lim);
+      if (st == net::RequestParser::kNeedMore) break;
+      if (st == net::RequestParser::kError) {
+        *err = p.error();
+        return out;
+      }
+      if (st == net::RequestParser::kCommand) {
+        std::vector<std::string> c;
+        for (auto a : p.args()) c.emplace_back(a);
+        out.push_back(c);
+      }
+    }
+    buf.erase(0, pos);
+    p.Shift(pos);
+    pos = 0;
+  }
+  return out;
+}
+
+std::string Parse1(const std::string& s, Cmds* out) {
+  std::string err;
+  *out = FeedSplit(s, {}, &err);
+  return err;
+}
+}  // namespace
+
+TEST_CASE(RespEverySplitPointParsesTheSame) {
+  std::string stream =
+      "*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nva\r\nl\r\n"
+      "PING\r\n"
+      "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n"
+      "set \"a b\" 'c\\'d'\n"
+      "\r\n"
+      "*0\r\n"
+      "*1\r\n$4\r\nPING\r\n";
+  std::string err;
+  Cmds whole = FeedSplit(stream, {}, &err);
+  CHECK(err.empty());
+  CHECK_EQ(whole.size(), 5u);
+  CHECK_EQ(whole[0][2], std::string("va\r\nl"));
+  CHECK_EQ(whole[2][1], std::string(""));
+  CHECK_EQ(whole[3][1], std::string("a b"));
+  CHECK_EQ(whole[3][2], std::string("c'd"));
+  for (size_t i = 1; i < stream.size(); i++) {
+    Cmds one = FeedSplit(stream, {i}, &err);
+    CHECK(err.empty());
+    CHECK(one == whole);
+    for (size_t j = i + 1; j < stream.size(); j += 7) {
+      Cmds two = FeedSplit(stream, {i, j}, &err);
+      CHECK(err.empty());
+      CHECK(two == whole);
+    }
+  }
+  // Byte by byte.
+  std::vector<size_t> all;
+  for (size_t i = 1; i < stream.size(); i++) all.push_back(i);
+  CHECK(FeedSplit(stream, all, &err) == whole);
+}
+
+TEST_CASE(RespProtocolErrors) {
+  Cmds c;
+  CHECK_EQ(Parse1("*x\r\n", &c), std::string("Protocol error: invalid multibulk length"));
+  CHECK_EQ(Parse1("*1\r\n$x\r\n", &c), std::string("Protocol error: invalid bulk length"));
+  CHECK_EQ(Parse1("*1\r\n$-1\r\n", &c), std::string("Protocol error: invalid bulk length"));
+  CHECK_EQ(Parse1("*1\r\nfoo\r\n", &c), std::string("Protocol error: expected '$', got 'f'"));
+  CHECK_EQ(Parse1("*1\r\n$999999999999\r\n", &c), std::string("Protocol error: invalid bulk length"));
+  CHECK_EQ(Parse1("*3000000000\r\n", &c), std::string("Protocol error: invalid multibulk length"));
+  CHECK_EQ(Parse1("set \"abc\n", &c), std::string("Protocol error: unbalanced quotes in request"));
+  CHECK_EQ(Parse1("set \"a\"b\n", &c), std::string("Protocol error: unbalanced quotes in request"));
+  CHECK_EQ(Parse1(std::string(70000, 'a'), &c), std::string("Protocol error: too big inline request"));
+  CHECK_EQ(Parse1("*" + std::string(70000, '1'), &c), std::string("Protocol error: too big mbulk count string"));
+  CHECK_EQ(Parse1("*1\r\n$" + std::string(70000, '1'), &c), std::string("Protocol error: too big bulk count string"));
+}
+
+TEST_CASE(RespUnauthenticatedLimits) {
+  net::RequestParser p;
+  net::ParserLimits lim;
+  lim.unauthenticated = true;
+  std::string s = "*11\r\n";
+  size_t pos = 0;
+  CHECK(p.Parse(s.data(), s.size(), &pos, lim) == net::RequestParser::kError);
+  CHECK_EQ(p.error(), std::string("Protocol error: unauthenticated multibulk length"));
+  net::RequestParser q;
+  s = "*1\r\n$20000\r\n";
+  pos = 0;
+  CHECK(q.Parse(s.data(), s.size(), &pos, lim) == net::RequestParser::kError);
+  CHECK_EQ(q.error(), std::string("Protocol error: unauthenticated bulk length"));
+}
+
+TEST_CASE(RespInlineEscapes) {
+  std::vector<std::string> out;
+  CHECK(net::SplitArgs("set k \"\\x41\\n\\t\"", &out));
+  CHECK_EQ(out.size(), 3u);
+  CHECK_EQ(out[2], std::string("A\n\t"));
+  CHECK(net::SplitArgs("   ", &out));
+  CHECK(out.empty());
+  CHECK(!net::SplitArgs("'abc", &out));
+}
