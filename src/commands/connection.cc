@@ -163,6 +163,8 @@ void ClientSetInfo(Client* c) {
   if (!ValidClientName(c->argv[3]))
     return c->R().Error(std::string(base::ToLower(c->argv[2])) +
                         " cannot contain spaces, newlines or special characters.");
+  if (base::EqualsNoCase(c->argv[2], "lib-name")) c->lib_name = std::string(c->argv[3]);
+  else c->lib_ver = std::string(c->argv[3]);
   c->R().Ok();
 }
 
@@ -238,7 +240,7 @@ void ClientKill(Client* c) {
       if (!ok) return c->R().Error("Unknown client type '" + std::string(v) + "'");
       type_filter = true;
     } else if (base::EqualsNoCase(k, "user")) {
-      if (v != "default") type_match = false, type_filter = true;
+      if (v != "default") return c->R().Error("No such user '" + std::string(v) + "'");
     } else if (base::EqualsNoCase(k, "skipme")) {
       if (base::EqualsNoCase(v, "yes")) skipme = true;
       else if (base::EqualsNoCase(v, "no")) skipme = false;
@@ -272,7 +274,8 @@ void ClientPause(Client* c) {
   bool all = true;
   if (c->argv.size() == 4) {
     if (base::EqualsNoCase(c->argv[3], "write")) all = false;
-    else if (!base::EqualsNoCase(c->argv[3], "all")) return c->R().Error(kErrSyntax);
+    else if (!base::EqualsNoCase(c->argv[3], "all"))
+      return c->R().Error("CLIENT PAUSE mode must be WRITE or ALL");
   } else if (c->argv.size() > 4) {
     return c->R().Error(kErrSyntax);
   }

@@ -38,7 +38,7 @@ void ConfigGetCmd(Client* c) {
 }
 
 void ConfigSetCmd(Client* c) {
-  if ((c->argv.size() - 2) % 2 != 0) return ReplyArity(c, LookupCommandArgv(c->argv));
+  if ((c->argv.size() - 2) % 2 != 0) return c->R().Error(kErrSyntax);
   std::vector<std::pair<std::string, std::string>> kv;
   for (size_t i = 2; i + 1 < c->argv.size(); i += 2)
     kv.emplace_back(std::string(c->argv[i]), std::string(c->argv[i + 1]));
@@ -293,6 +293,19 @@ void DigestKey(db::Obj* o, uint8_t out[20]) {
   memcpy(out + 16, &cc, 4);
 }
 
+// Bytes a string takes in the snapshot format (uncompressed): DEBUG OBJECT serializedlength.
+size_t SnapshotStringLen(std::string_view v) {
+  int64_t iv;
+  if (v.size() <= 11 && base::ParseInt64(v, &iv)) {
+    if (iv >= -128 && iv <= 127) return 2;
+    if (iv >= -32768 && iv <= 32767) return 3;
+    if (iv >= INT32_MIN && iv <= INT32_MAX) return 5;
+  }
+  size_t n = v.size();
+  size_t prefix = n < 64 ? 1 : n < 16384 ? 2 : n <= UINT32_MAX ? 5 : 9;
+  return prefix + n;
+}
+
 std::string Hex(const uint8_t* d, int n) {
   static const char* h = "0123456789abcdef";
   std::string s;
@@ -346,12 +359,13 @@ void DebugCommand(Client* c) {
   if (sub == "object" && a.size() == 3) {
     db::Obj* o = c->db->Find(a[2]);
     if (!o) return r.Error(kErrNoSuchKey);
-    char buf[512];
+    char buf[512], tmp[24];
     uint32_t now = db::LruClock();
+    size_t serialized = o->type() == db::kString ? SnapshotStringLen(o->str(tmp)) : 0;
     snprintf(buf, sizeof(buf),
              "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:%u "
              "lru_seconds_idle:%u lfu_freq:0 lfu_access_time_minutes:0",
-             static_cast<void*>(o), db::EncodingName(o->enc()), o->str_len(), o->lru(),
+             static_cast<void*>(o), db::EncodingName(o->enc()), serialized, o->lru(),
              now >= o->lru() ? now - o->lru() : 0);
     return r.Simple(buf);
   }
@@ -416,10 +430,10 @@ void DebugCommand(Client* c) {
     }
     if (t == "push") {
       if (r.resp() < 3) return r.Error("RESP2 is not supported by this command");
+      r.Bulk("Some real reply following the push reply");
       r.PushLen(2);
       r.Bulk("server-cpu-usage");
-      r.Int(42);
-      return r.Bulk("Some real reply following the push reply");
+      return r.Int(42);
     }
     if (t == "true") return r.Bool(true);
     if (t == "false") return r.Bool(false);
@@ -427,7 +441,8 @@ void DebugCommand(Client* c) {
     return r.Error("Wrong protocol type name. Please use one of the following: string|integer|"
                    "double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
   }
-  r.Error("unknown subcommand or wrong number of arguments for '" + std::string(a[1]) + "'");
+  r.Error("unknown subcommand or wrong number of arguments for '" + std::string(a[1]) +
+          "'. Try DEBUG HELP.");
 }
 
 void TimeCommand(Client* c) {

@@ -462,7 +462,7 @@ std::string ClientInfoLine(const Client* c) {
            "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 "
            "psub=0 ssub=0 multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
            "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
-           "redir=-1 resp=%d lib-name= lib-ver= tot-net-in=0 tot-net-out=0 tot-cmds=0",
+           "redir=-1 resp=%d lib-name=%s lib-ver=%s tot-net-in=0 tot-net-out=0 tot-cmds=0",
            static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->fd,
            c->name.c_str(), static_cast<long long>((now - c->ctime_ms) / 1000),
            static_cast<long long>((now - c->last_interaction_ms) / 1000), flags.c_str(), c->dbid,
@@ -470,7 +470,7 @@ std::string ClientInfoLine(const Client* c) {
            c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), size_t{0},
            c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), c->out.capacity(),
            c->qbuf.capacity() + c->out.capacity() + sizeof(Client), events.c_str(),
-           c->last_cmd.c_str(), c->resp);
+           c->last_cmd.c_str(), c->resp, c->lib_name.c_str(), c->lib_ver.c_str());
   return buf;
 }
 

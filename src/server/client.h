@@ -39,7 +39,7 @@ enum ClientFlag : uint64_t {
 struct Client {
   uint64_t id = 0;
   int fd = -1;
-  std::string addr, laddr, name;
+  std::string addr, laddr, name, lib_name, lib_ver;
   int resp = 2;
   int dbid = 0;
   db::Db* db = nullptr;

@@ -94,6 +94,8 @@ std::string FlagNames(uint32_t flags, std::vector<std::string>* out) {
 }
 
 void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
+  if (cmd->flags & kCmdWrite) out->push_back("@write");
+  if (cmd->flags & kCmdReadonly) out->push_back("@read");
   std::string g = cmd->group ? cmd->group : "";
   if (g == "string") out->push_back("@string");
   else if (g == "generic") out->push_back("@keyspace");
@@ -104,8 +106,6 @@ void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
   else if (g == "connection") out->push_back("@connection");
   else if (g == "transactions") out->push_back("@transaction");
   else if (g == "pubsub") out->push_back("@pubsub");
-  if (cmd->flags & kCmdWrite) out->push_back("@write");
-  if (cmd->flags & kCmdReadonly) out->push_back("@read");
   if (cmd->flags & kCmdAdmin) {
     out->push_back("@admin");
     out->push_back("@dangerous");
@@ -113,6 +113,32 @@ void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
   if (cmd->flags & kCmdFast) out->push_back("@fast");
   else out->push_back("@slow");
   if (cmd->flags & kCmdBlocking) out->push_back("@blocking");
+}
+
+void CommandStats::Record(uint64_t us) {
+  if (us == 0) us = 1;
+  int lg = 63 - __builtin_clzll(us);
+  // Position within [2^lg, 2^(lg+1)) in quarters.
+  int quarter = lg >= 2 ? static_cast<int>((us >> (lg - 2)) & 3) : 0;
+  int b = lg * 4 + quarter;
+  latency[b < kBuckets ? b : kBuckets - 1]++;
+}
+
+double CommandStats::Percentile(double p) const {
+  uint64_t total = 0;
+  for (uint32_t v : latency) total += v;
+  if (!total) return 0;
+  uint64_t want = static_cast<uint64_t>(p / 100.0 * total + 0.999999);
+  uint64_t seen = 0;
+  for (int b = 0; b < kBuckets; b++) {
+    seen += latency[b];
+    if (seen >= want) {
+      int lg = b / 4, q = b % 4;
+      double lo = static_cast<double>(1ULL << lg);
+      return lo + lo * (q + 1) / 4.0;
+    }
+  }
+  return 0;
 }
 
 bool ArgInt(Client* c, std::string_view s, int64_t* out, const char* err) {

@@ -36,6 +36,11 @@ enum CmdFlag : uint32_t {
 
 struct CommandStats {
   uint64_t calls = 0, usec = 0, rejected = 0, failed = 0;
+  // Latency histogram: 4 buckets per power of two of microseconds (INFO latencystats).
+  static constexpr int kBuckets = 4 * 40;
+  uint32_t latency[kBuckets] = {};
+  void Record(uint64_t us);
+  double Percentile(double p) const;  // upper bound of the bucket holding percentile p
 };
 
 struct CommandSpec {

@@ -44,7 +44,18 @@ struct Def {
 const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "nothing", nullptr};
 const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};
 
-bool SetBind(const std::vector<std::string>& args, std::string* err) {
+// "a b" given as one quoted argument counts as two words, as in Valkey.
+std::vector<std::string> Words(const std::vector<std::string>& args) {
+  std::vector<std::string> w;
+  for (auto& a : args) {
+    std::istringstream is(a);
+    for (std::string x; is >> x;) w.push_back(x);
+  }
+  return w;
+}
+
+bool SetBind(const std::vector<std::string>& raw, std::string* err) {
+  std::vector<std::string> args = Words(raw);
   if (args.empty() || args.size() > 16) {
     *err = "Too many bind addresses specified.";
     return false;
@@ -66,7 +77,8 @@ bool ParseLimitClass(const std::string& name, OutputLimit** out) {
   else return false;
   return true;
 }
-bool SetObufLimit(const std::vector<std::string>& args, std::string* err) {
+bool SetObufLimit(const std::vector<std::string>& raw, std::string* err) {
+  std::vector<std::string> args = Words(raw);
   if (args.size() % 4 != 0 || args.empty()) {
     *err = "Wrong number of arguments in buffer limit configuration.";
     return false;
@@ -193,11 +205,37 @@ std::vector<Def>& Table() {
   return t;
 }
 
+enum UnimplKind { kUBool, kUNumber, kUText, kUEnum };
 struct Unimpl {
   const char* name;
   const char* alias;
   const char* deflt;
+  UnimplKind kind;
+  const char* choices;  // kUEnum: "a, b, c"
 };
+// Values of recognised-only directives are still checked for their kind.
+bool CheckUnimplValue(const Unimpl& u, const std::string& v, std::string* err) {
+  if (u.kind == kUBool) {
+    std::string l = base::ToLower(v);
+    if (l != "yes" && l != "no") {
+      *err = "argument must be 'yes' or 'no'";
+      return false;
+    }
+  } else if (u.kind == kUEnum) {
+    std::string list = std::string(", ") + u.choices + ",";
+    if (list.find(", " + base::ToLower(v) + ",") == std::string::npos) {
+      *err = std::string("argument(s) must be one of the following: ") + u.choices;
+      return false;
+    }
+  } else if (u.kind == kUNumber) {
+    int64_t n;
+    if (!base::ParseInt64(v, &n) && !base::ParseMemory(v)) {
+      *err = "argument couldn't be parsed into an integer";
+      return false;
+    }
+  }
+  return true;
+}
 const Unimpl kUnimplemented[] = {
 #include "server/config_unimplemented.inc"
 };
@@ -399,6 +437,8 @@ bool ApplyLine(const std::string& raw, int lineno, int depth) {
   }
   if (const Unimpl* u = FindUnimpl(name)) {
     if (args.empty()) return Fatal(lineno, line, "wrong number of arguments");
+    std::string err;
+    if (args.size() == 1 && !CheckUnimplValue(*u, args[0], &err)) return Fatal(lineno, line, err);
     UnimplValues()[u->name] = Join(args);
     g_unimpl_seen.insert(u->name);
     return true;
@@ -414,7 +454,14 @@ bool LoadLines(const std::vector<std::string>& lines, int depth) {
 
 }  // namespace
 
+std::map<std::string, std::string>& BuiltinDefaults() {
+  static std::map<std::string, std::string> m;
+  return m;
+}
+
 bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_args) {
+  for (auto& d : Table())
+    if (std::string(d.name) != "dir") BuiltinDefaults()[d.name] = GetValue(d);
   std::vector<std::string> lines;
   if (!path.empty()) {
     std::ifstream f(path);
@@ -446,10 +493,14 @@ void ConfigGet(const std::vector<std::string>& patterns,
   };
   for (auto& p : patterns) {
     bool glob = p.find_first_of("*?[") != std::string::npos;
+    if (!glob) {  // an exact name is echoed as the client typed it
+      if (Def* d = FindDef(p)) add(p, GetValue(*d));
+      else if (const Unimpl* u = FindUnimpl(p)) add(p, UnimplValues()[u->name]);
+      continue;
+    }
     for (auto& d : Table()) {
       if (base::GlobMatch(p, d.name, true)) add(d.name, GetValue(d));
-      if (d.alias && (glob ? base::GlobMatch(p, d.alias, true) : base::EqualsNoCase(p, d.alias)))
-        add(d.alias, GetValue(d));
+      if (d.alias && base::GlobMatch(p, d.alias, true)) add(d.alias, GetValue(d));
     }
     for (auto& u : kUnimplemented) {
       if (base::GlobMatch(p, u.name, true)) add(u.name, UnimplValues()[u.name]);
@@ -477,6 +528,9 @@ std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pa
     if (d && (d->flags & kImmutable))
       return "CONFIG SET failed (possibly related to argument '" + n +
              "') - can't set immutable config";
+    std::string err;
+    if (u && !CheckUnimplValue(*u, v, &err))
+      return "CONFIG SET failed (possibly related to argument '" + n + "') - " + err;
   }
   std::vector<std::pair<Def*, std::string>> old;
   std::string err;
@@ -541,11 +595,21 @@ std::string ConfigRewrite() {
     }
     return q + "\"";
   };
+  // Memory sizes are written with the largest exact unit, as operators write them.
+  auto human = [](const Def& d, const std::string& v) {
+    if (d.kind != kMem) return v;
+    uint64_t n = std::stoull(v);
+    if (n == 0) return v;
+    if (n % (1ULL << 30) == 0) return std::to_string(n >> 30) + "gb";
+    if (n % (1ULL << 20) == 0) return std::to_string(n >> 20) + "mb";
+    if (n % 1024 == 0) return std::to_string(n >> 10) + "kb";
+    return v;
+  };
   // Current non-default values of every directive.
   std::map<std::string, std::string> want;
   for (auto& d : Table()) {
     std::string v = GetValue(d);
-    if (v != d.deflt && std::string(d.name) != "dir") want[d.name] = v;
+    if (std::string(d.name) != "dir" && v != BuiltinDefaults()[d.name]) want[d.name] = human(d, v);
   }
   for (auto& u : kUnimplemented)
     if (UnimplValues()[u.name] != u.deflt) want[u.name] = UnimplValues()[u.name];
@@ -567,7 +631,7 @@ std::string ConfigRewrite() {
     }
     if (written.count(canon)) continue;  // collapse repeated lines into one
     written.insert(canon);
-    std::string v = d ? GetValue(*d) : UnimplValues()[u->name];
+    std::string v = d ? human(*d, GetValue(*d)) : UnimplValues()[u->name];
     bool multi = canon == "save" || canon == "bind" || canon == "client-output-buffer-limit";
     out.push_back(canon + " " + (multi ? (v.empty() ? "\"\"" : v) : quote(v)));
   }

@@ -59,7 +59,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   }
   if (!g.in_exec) UpdateCommandTime();  // a transaction runs at one instant
   int64_t dirty_before = g.dirty;
-  uint64_t errors_before = g.stats.total_error_replies;
+  uint64_t errors_before = g.stats.error_seq;
   g_has_override = false;
   Client* prev = g.current_client;
   g.current_client = c;
@@ -72,7 +72,8 @@ void Call(Client* c, const CommandSpec* cmd) {
   g.current_client = prev;
   cmd->stats.calls++;
   cmd->stats.usec += dur;
-  if (g.stats.total_error_replies != errors_before) cmd->stats.failed++;
+  cmd->stats.Record(static_cast<uint64_t>(dur));
+  if (g.stats.error_seq != errors_before) cmd->stats.failed++;
   g.stats.total_commands_processed++;
   if (g.dirty != dirty_before) {
     if (g_has_override) {

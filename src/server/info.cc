@@ -296,6 +296,18 @@ void SecCommandStats(std::string* s) {
   for (const CommandSpec* c : AllCommands()) OneCommandStats(s, c);
 }
 
+void OneLatency(std::string* s, const CommandSpec* c) {
+  if (c->stats.calls)
+    Line(s, "latency_percentiles_usec_%s:p50=%.3f,p99=%.3f,p99.9=%.3f", c->fullname.c_str(),
+         c->stats.Percentile(50), c->stats.Percentile(99), c->stats.Percentile(99.9));
+  for (auto& sub : c->subcommands) OneLatency(s, &sub);
+}
+
+void SecLatencyStats(std::string* s) {
+  Line(s, "# Latencystats");
+  for (const CommandSpec* c : AllCommands()) OneLatency(s, c);
+}
+
 void SecErrorStats(std::string* s) {
   Line(s, "# Errorstats");
   std::set<std::string> codes;
@@ -325,6 +337,7 @@ const Section kSections[] = {
     {"stats", SecStats, true},         {"replication", SecReplication, true},
     {"cpu", SecCpu, true},             {"modules", nullptr, true},
     {"commandstats", SecCommandStats, false}, {"errorstats", SecErrorStats, true},
+    {"latencystats", SecLatencyStats, false},
     {"cluster", nullptr, true},        {"keyspace", SecKeyspace, true},
 };
 }  // namespace
@@ -357,7 +370,9 @@ std::string GenInfo(const std::vector<std::string>& sections) {
 }
 
 void ResetStats() {
+  uint64_t seq = g.stats.error_seq;
   g.stats = server::Stats{};
+  g.stats.error_seq = seq;
   for (const CommandSpec* c : AllCommands()) {
     c->stats = server::CommandStats{};
     for (auto& sub : c->subcommands) sub.stats = server::CommandStats{};

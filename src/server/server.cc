@@ -70,6 +70,7 @@ void OnSignal(int sig) { g_signal = sig; }
 
 void OnErrorReply(std::string_view code) {
   g.stats.total_error_replies++;
+  g.stats.error_seq++;
   g.stats.error_counts[std::string(code.substr(0, 64))]++;
 }
 

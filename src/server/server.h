@@ -25,6 +25,7 @@ struct Stats {
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
   uint64_t total_error_replies = 0;
+  uint64_t error_seq = 0;  // never reset: tells whether a call replied an error
   uint64_t unexpected_error_replies = 0;
   uint64_t client_qbuf_limit_disconnections = 0;
   uint64_t client_outbuf_limit_disconnections = 0;

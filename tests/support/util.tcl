@@ -1,0 +1,269 @@
+# Test definitions, assertions and small helpers.
+#
+#   test name body                   ;# one test; failures/errors are reported, never fatal
+#   tags {t ...} body                ;# run body with extra tags (filtered by --tags)
+#   skip reason                      ;# inside a test: mark it skipped
+#   assert expr | assert_equal exp got ?detail? | assert_not_equal a b
+#   assert_match pattern got | assert_no_match pattern got | assert_error pattern body
+#   assert_range value min max | assert_morethan v min | assert_lessthan v max
+#   assert_type type key | assert_encoding enc key
+#   wait_for_condition maxtries delay_ms cond ?else? else_script
+#   status client field | s ?-N? field  ;# INFO field of a client / of server -N
+#   info_field info_text field       ;# field of an INFO reply text
+#   debug_sleep seconds | csvdump ?client? | log_contains pattern ?level?
+#   wait_for_log pattern ?tries? ?delay? ?level?
+
+namespace eval ::testutil {
+    variable passed 0
+    variable failed 0
+    variable skipped 0
+    variable current_test {}
+    variable test_clients {}
+}
+set ::test_tags {}
+
+# ---- reporting (records are read by the runner; see test_helper.tcl) ----
+
+proc ::testutil::emit {type name {detail {}}} {
+    set rec [list $type $::cfg(file) $name $detail]
+    puts stdout "@@ [string map [list \\ \\\\ \n \\n \r \\r] $rec]"
+    flush stdout
+}
+proc ::testutil::report_ok {name} { variable passed; incr passed; emit ok $name }
+proc ::testutil::report_err {name detail} { variable failed; incr failed; emit err $name $detail }
+proc ::testutil::report_skip {name reason} { variable skipped; incr skipped; emit skip $name $reason }
+proc ::testutil::log {text} { emit log {} $text }
+
+proc ::testutil::tags_allowed {} {
+    foreach t $::cfg(deny_tags) { if {$t in $::test_tags} { return 0 } }
+    foreach t $::cfg(allow_tags) { if {$t ni $::test_tags} { return 0 } }
+    return 1
+}
+
+proc tags {tags body} {
+    set ::test_tags [concat $::test_tags $tags]
+    try {
+        uplevel 1 $body
+    } finally {
+        set ::test_tags [lrange $::test_tags 0 end-[llength $tags]]
+    }
+}
+
+proc test {name body args} {
+    if {[llength $args]} {
+        # optional trailing tag list: test name body {tags}
+        return [uplevel 1 [list tags [lindex $args 0] [list test $name $body]]]
+    }
+    if {![::testutil::tags_allowed]} return
+    if {$::cfg(only) ne {} && ![string match $::cfg(only) $name]} return
+    set ::testutil::current_test $name
+    set ::testutil::test_clients {}
+    set start [clock milliseconds]
+    set code [catch {uplevel 1 $body} msg opts]
+    set ms [expr {[clock milliseconds] - $start}]
+    if {$code == 1} {
+        set ec [dict get $opts -errorcode]
+        if {[lindex $ec 0] eq "TESTSKIP"} {
+            ::testutil::report_skip $name $msg
+        } elseif {[lindex $ec 0] eq "ASSERTION"} {
+            ::testutil::report_err $name $msg
+        } else {
+            set info [dict get $opts -errorinfo]
+            if {!$::cfg(verbose)} { set info [::testutil::short_errorinfo $msg $info] }
+            ::testutil::report_err $name "exception: $info"
+        }
+    } elseif {[llength $::srv::stack] && ![::srv::alive [srv pid]] &&
+              ![dict exists [lindex $::srv::stack end] expect_exit] &&
+              ![dict exists [lindex $::srv::stack end] died_reported]} {
+        lset ::srv::stack end [dict replace [lindex $::srv::stack end] died_reported 1]
+        ::testutil::report_err $name "server died\n[::srv::log_tail [lindex $::srv::stack end]]"
+    } else {
+        ::testutil::report_ok $name
+        if {$::cfg(verbose)} { ::testutil::log "  ($name: ${ms}ms)" }
+    }
+    set ::testutil::current_test {}
+    foreach c $::testutil::test_clients { catch {$c close} }
+    set ::testutil::test_clients {}
+    return
+}
+
+# The error message plus the command of the test body that raised it.
+proc ::testutil::short_errorinfo {msg info} {
+    set lines [split $info \n]
+    set idx [lsearch -exact -all $lines {"uplevel 1 $body"}]
+    if {![llength $idx]} { return $msg }
+    set i [lindex $idx end]
+    set where {}
+    for {set j [expr {$i - 1}]} {$j > 0} {incr j -1} {
+        if {[string match {*("uplevel" body line *} [lindex $lines $j]]} {
+            set where "[string trim [lindex $lines [expr {$j - 1}]]] [string trim [lindex $lines $j]]"
+            break
+        }
+    }
+    return "$msg\n    at: $where"
+}
+
+proc skip {reason} {
+    return -code error -errorcode TESTSKIP $reason
+}
+
+# ---- assertions ----
+
+proc ::testutil::fail {msg} {
+    return -level 2 -code error -errorcode ASSERTION $msg
+}
+
+proc assert {cond {detail {}}} {
+    if {![uplevel 1 [list expr $cond]]} {
+        set m "assertion failed: $cond"
+        catch {append m " (evaluated: [uplevel 1 [list subst -nocommands $cond]])"}
+        if {$detail ne {}} { append m " -- $detail" }
+        ::testutil::fail $m
+    }
+}
+
+proc assert_equal {expected got {detail {}}} {
+    if {$expected ne $got} {
+        set m "expected: '$expected'\n     got: '$got'"
+        if {$detail ne {}} { append m "\n  detail: $detail" }
+        ::testutil::fail $m
+    }
+}
+
+proc assert_not_equal {a b {detail {}}} {
+    if {$a eq $b} { ::testutil::fail "expected something other than '$a' $detail" }
+}
+
+proc assert_match {pattern got {detail {}}} {
+    if {![string match $pattern $got]} {
+        set m "expected to match: '$pattern'\n                got: '$got'"
+        if {$detail ne {}} { append m "\n  detail: $detail" }
+        ::testutil::fail $m
+    }
+}
+
+proc assert_no_match {pattern got} {
+    if {[string match $pattern $got]} { ::testutil::fail "'$got' should not match '$pattern'" }
+}
+
+proc assert_error {pattern body} {
+    if {[catch {uplevel 1 $body} err]} {
+        if {![string match $pattern $err]} {
+            ::testutil::fail "expected error matching: '$pattern'\n                   got error: '$err'"
+        }
+        return $err
+    }
+    ::testutil::fail "expected error matching '$pattern' but got a reply: '$err'"
+}
+
+proc assert_range {value min max} {
+    if {!([string is double -strict $value] && $value >= $min && $value <= $max)} {
+        ::testutil::fail "expected $value in range \[$min, $max\]"
+    }
+}
+proc assert_morethan {value min} {
+    if {!([string is double -strict $value] && $value > $min)} {
+        ::testutil::fail "expected $value > $min"
+    }
+}
+proc assert_lessthan {value max} {
+    if {!([string is double -strict $value] && $value < $max)} {
+        ::testutil::fail "expected $value < $max"
+    }
+}
+proc assert_type {type key} { assert_equal $type [r type $key] "type of $key" }
+proc assert_encoding {enc key} { assert_equal $enc [r object encoding $key] "encoding of $key" }
+
+# ---- waiting ----
+
+# wait_for_condition maxtries delay_ms cond ?else? else_script
+proc wait_for_condition {maxtries delay cond args} {
+    if {[lindex $args 0] eq "else"} { set args [lrange $args 1 end] }
+    set else_script [lindex $args 0]
+    while {$maxtries > 0} {
+        if {[uplevel 1 [list expr $cond]]} return
+        incr maxtries -1
+        after $delay
+    }
+    if {$else_script eq {}} { ::testutil::fail "condition never became true: $cond" }
+    uplevel 1 $else_script
+}
+
+# ---- INFO helpers ----
+
+proc info_field {info field} {
+    foreach line [split $info "\r\n"] {
+        if {[string match "$field:*" $line]} {
+            return [string range $line [expr {[string length $field] + 1}] end]
+        }
+    }
+    return {}
+}
+
+# status client field: `client` is `r` or a client object.
+proc status {client field} {
+    return [info_field [uplevel 1 [list $client info]] $field]
+}
+
+# s ?-N? field: INFO field of server -N via its cached client.
+proc s {args} {
+    set level [::srv::level_arg args]
+    if {$level == 0} { set info [r info] } else { set info [r $level info] }
+    return [info_field $info [lindex $args 0]]
+}
+
+proc debug_sleep {seconds} { r debug sleep $seconds }
+
+# ---- log helpers ----
+
+proc log_contains {pattern {level 0}} {
+    set text [::srv::file_tail [srv $level log] 100000]
+    return [string match $pattern $text]
+}
+
+proc wait_for_log {pattern {tries 100} {delay 50} {level 0}} {
+    while {$tries > 0} {
+        if {[log_contains $pattern $level]} return
+        incr tries -1
+        after $delay
+    }
+    ::testutil::fail "log never matched '$pattern'"
+}
+
+# ---- dataset dump: one CSV line per key, sorted ----
+
+proc csvdump {{client r}} {
+    set out {}
+    foreach key [lsort [$client keys *]] {
+        set type [$client type $key]
+        set line [list $key $type]
+        switch -- $type {
+            string { lappend line [$client get $key] }
+            list { lappend line {*}[$client lrange $key 0 -1] }
+            set { lappend line {*}[lsort [$client smembers $key]] }
+            hash {
+                set d [$client hgetall $key]
+                foreach f [lsort [dict keys $d]] { lappend line $f [dict get $d $f] }
+            }
+            zset { lappend line {*}[$client zrange $key 0 -1 withscores] }
+            default { lappend line ? }
+        }
+        set quoted {}
+        foreach field $line { lappend quoted "\"[string map {\" \"\"} $field]\"" }
+        append out [join $quoted ,] \n
+    }
+    return $out
+}
+
+# Random bytes/strings.
+proc randstring {len {alphabet alnum}} {
+    set s {}
+    switch -- $alphabet {
+        binary { for {set i 0} {$i < $len} {incr i} { append s [format %c [expr {int(rand()*256)}]] } }
+        alnum {
+            set chars abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
+            for {set i 0} {$i < $len} {incr i} { append s [string index $chars [expr {int(rand()*62)}]] }
+        }
+    }
+    return $s
+}

@@ -1,0 +1,235 @@
+# Third-party clients and tools against the server: redis-cli, redis-benchmark, redis-py.
+
+proc tool_path {name} {
+    foreach dir {/usr/bin /usr/local/bin} {
+        if {[file executable $dir/$name]} { return $dir/$name }
+    }
+    return {}
+}
+
+proc need_tool {name} {
+    set p [tool_path $name]
+    if {$p eq {}} { skip "$name is not installed" }
+    return $p
+}
+
+# Run redis-cli against the innermost server; returns its stdout (trailing newline removed).
+proc cli {args} {
+    set cli [need_tool redis-cli]
+    return [exec $cli -p [srv port] {*}$args 2>@1]
+}
+
+# Run a Python snippet with /usr/bin/python3; PORT is in the environment.
+proc py {script} {
+    if {![file executable /usr/bin/python3]} { skip "/usr/bin/python3 is not installed" }
+    if {[catch {exec /usr/bin/python3 -c "import redis"}]} { skip "python3-redis is not installed" }
+    set ::env(VTEST_PORT) [srv port]
+    return [exec /usr/bin/python3 -c $script 2>@1]
+}
+
+start_server {tags {tools}} {
+    test "redis-cli: SET and GET" {
+        assert_equal OK [cli set k v]
+        assert_equal v [cli get k]
+        assert_equal v [r get k]
+        assert_equal {} [cli get nokey]
+    }
+
+    test "redis-cli: error replies" {
+        # redis-cli prints an empty line after an error when stdout is not a tty
+        assert_equal "ERR unknown command 'nosuchcmd', with args beginning with: 'x' \n" [cli nosuchcmd x]
+    }
+
+    test "redis-cli: -r repeats a command" {
+        r del x
+        assert_equal "1\n2\n3" [cli -r 3 incr x]
+        assert_equal 3 [r get x]
+    }
+
+    test "redis-cli: INFO and CONFIG GET" {
+        assert_match "*server_name:valkey*" [cli info server]
+        assert_equal "maxmemory\n0" [cli config get maxmemory]
+    }
+
+    test "redis-cli: --pipe mass insert of 10000 SETs" {
+        r flushall
+        set path [file join [srv dir] pipe.txt]
+        set f [open $path w]
+        fconfigure $f -translation binary
+        for {set i 0} {$i < 10000} {incr i} {
+            puts -nonewline $f [::resp::encode_command SET key:$i value:$i]
+        }
+        close $f
+        set cli [need_tool redis-cli]
+        set out [exec $cli -p [srv port] --pipe < $path 2>@1]
+        assert_match "*errors: 0, replies: 10000*" $out
+        assert_equal 10000 [r dbsize]
+        assert_equal value:9999 [r get key:9999]
+    }
+
+    test "redis-cli: --pipe reports errors" {
+        set path [file join [srv dir] pipe-err.txt]
+        set f [open $path w]
+        fconfigure $f -translation binary
+        puts -nonewline $f [::resp::encode_command SET a 1]
+        puts -nonewline $f [::resp::encode_command NOSUCHCMD]
+        puts -nonewline $f [::resp::encode_command INCR a]
+        close $f
+        set cli [need_tool redis-cli]
+        catch {exec $cli -p [srv port] --pipe < $path 2>@1} out
+        assert_match "*errors: 1, replies: 3*" $out
+        assert_equal 2 [r get a]
+    }
+
+    test "redis-cli: RESP3 mode (-3)" {
+        assert_equal "1# \"maxmemory\" => \"0\"" [cli -3 --no-raw config get maxmemory]
+        set h [cli -3 --no-raw hello 3]
+        assert_match "1# \"server\" => \"valkey\"\n2# \"version\" => \"8.0.*\"\n3# \"proto\" => (integer) 3\n*" $h
+    }
+
+    test "redis-benchmark -n 1000 -q runs without errors" {
+        set bench [need_tool redis-benchmark]
+        set out [exec $bench -p [srv port] -n 1000 -c 10 -q 2>@1]
+        assert_no_match "*ERR*" $out
+        assert_no_match "*rror*" $out
+        foreach t {PING_INLINE PING_MBULK SET GET INCR LPUSH RPUSH LPOP RPOP SADD HSET SPOP ZADD ZPOPMIN MSET} {
+            assert_match "*\n$t*: * requests per second*" $out
+        }
+        assert_equal PONG [r ping]
+    }
+
+    test "redis-benchmark with pipelining and random keys" {
+        set bench [need_tool redis-benchmark]
+        r flushall
+        set out [exec $bench -p [srv port] -n 2000 -P 16 -r 100 -t set,get -q 2>@1]
+        assert_match "*SET: * requests per second*GET: * requests per second*" $out
+        assert_range [r dbsize] 1 100
+    }
+
+    test "redis-py: set / get / delete" {
+        set out [py {
+import os, redis
+r = redis.Redis(port=int(os.environ["VTEST_PORT"]))
+print(r.set("pk", "hello"), r.get("pk"), r.delete("pk"), r.get("pk"))
+print(r.ping(), r.echo("x"))
+        }]
+        assert_equal "True b'hello' 1 None\nTrue b'x'" $out
+    }
+
+    test "redis-py: pipeline" {
+        set out [py {
+import os, redis
+r = redis.Redis(port=int(os.environ["VTEST_PORT"]), decode_responses=True)
+r.delete("pl", "cnt")
+p = r.pipeline(transaction=False)
+for i in range(100):
+    p.rpush("pl", i)
+    p.incr("cnt")
+res = p.execute()
+print(len(res), res[-2:], r.llen("pl"), r.get("cnt"))
+        }]
+        assert_equal "200 \[100, 100\] 100 100" $out
+    }
+
+    test "redis-py: transaction with WATCH" {
+        set out [py {
+import os, redis
+r = redis.Redis(port=int(os.environ["VTEST_PORT"]), decode_responses=True)
+other = redis.Redis(port=int(os.environ["VTEST_PORT"]), decode_responses=True)
+r.set("bal", 10)
+# committed transaction
+with r.pipeline() as p:
+    p.watch("bal")
+    v = int(p.get("bal"))
+    p.multi()
+    p.set("bal", v + 5)
+    p.get("bal")
+    print(p.execute())
+# aborted: another client touches the watched key
+with r.pipeline() as p:
+    p.watch("bal")
+    other.incr("bal")
+    p.multi()
+    p.set("bal", 0)
+    try:
+        p.execute()
+        print("committed")
+    except redis.WatchError:
+        print("WatchError")
+print(r.get("bal"))
+# errors inside a transaction
+with r.pipeline() as p:
+    p.set("s", "x")
+    p.incr("s")
+    try:
+        p.execute()
+    except redis.ResponseError as e:
+        print("ResponseError:", e)
+        }]
+        assert_match "\\\[True, '15'\]\nWatchError\n16\nResponseError: Command # 2 (INCR* s*) of pipeline caused error: value is not an integer or out of range" \
+            $out
+    }
+
+    test "redis-py: scan_iter over 500 keys" {
+        r flushall
+        set out [py {
+import os, redis
+r = redis.Redis(port=int(os.environ["VTEST_PORT"]), decode_responses=True)
+p = r.pipeline(transaction=False)
+for i in range(500):
+    p.set("scan:%d" % i, i)
+p.set("other", 1)
+p.execute()
+keys = set(r.scan_iter(match="scan:*", count=50))
+print(len(keys), "scan:499" in keys, "other" in keys)
+print(len(list(r.scan_iter())))
+        }]
+        assert_equal "500 True False\n501" $out
+    }
+
+    test "redis-py: errors are raised with the server text" {
+        set out [py {
+import os, redis
+r = redis.Redis(port=int(os.environ["VTEST_PORT"]), decode_responses=True)
+r.set("str", "x")
+for cmd in (("LPUSH", "str", "a"), ("NOSUCH",), ("GET",)):
+    try:
+        r.execute_command(*cmd)
+    except redis.ResponseError as e:
+        print(type(e).__name__, e)
+        }]
+        assert_equal [join {
+            "ResponseError WRONGTYPE Operation against a key holding the wrong kind of value"
+            "ResponseError unknown command 'NOSUCH', with args beginning with: "
+            "ResponseError wrong number of arguments for 'get' command"
+        } \n] $out
+    }
+
+    test "redis-py: HELLO 2" {
+        set out [py {
+import os, redis
+r = redis.Redis(port=int(os.environ["VTEST_PORT"]), decode_responses=True)
+h = r.execute_command("HELLO", 2)
+h = dict(zip(h[::2], h[1::2]))
+print(h["server"], h["proto"], h["mode"], h["role"], h["version"])
+        }]
+        assert_match "valkey 2 standalone master 8.0.*" $out
+    }
+
+    test "redis-py: RESP3 connection (protocol=3)" {
+        set out [py {
+import os, inspect, redis
+port = int(os.environ["VTEST_PORT"])
+if "protocol" not in inspect.signature(redis.Redis.__init__).parameters:
+    print("unsupported", redis.__version__)
+else:
+    r3 = redis.Redis(port=port, decode_responses=True, protocol=3)
+    r3.set("r3", "v")
+    print(r3.get("r3"), r3.config_get("maxmemory"))
+        }]
+        if {[string match "unsupported *" $out]} {
+            skip "redis-py [lindex $out 1] has no protocol=3"
+        }
+        assert_equal "v {'maxmemory': '0'}" $out
+    }
+}

@@ -1,0 +1,481 @@
+# Connection commands: PING ECHO QUIT RESET HELLO AUTH SELECT CLIENT *, timeout, maxclients.
+
+# Read `n` raw protocol lines from a client in readraw mode, joined by spaces.
+proc raw_lines {c n} {
+    set out {}
+    for {set i 0} {$i < $n} {incr i} { lappend out [$c read] }
+    return [join $out " "]
+}
+
+# Read one whole reply from a readraw client as its raw lines joined by spaces.
+proc raw_reply {c} {
+    set line [$c read]
+    set out [list $line]
+    set n [string range $line 1 end]
+    switch -- [string index $line 0] {
+        * - ~ - > { for {set i 0} {$i < $n} {incr i} { lappend out [raw_reply $c] } }
+        % - | { for {set i 0} {$i < 2 * $n} {incr i} { lappend out [raw_reply $c] } }
+        $ - = - ! { if {$n >= 0} { lappend out [$c read] } }
+    }
+    return [join $out " "]
+}
+
+# A client in readraw + deferred mode: commands only send, `$c read` returns one line.
+proc raw_client {} {
+    set c [valkey_client]
+    $c readraw 1
+    $c deferred 1
+    return $c
+}
+
+start_server {tags {connection}} {
+    test "PING and PING with a message" {
+        assert_equal PONG [r ping]
+        assert_equal hello [r ping hello]
+        assert_error "ERR wrong number of arguments for 'ping' command" {r ping a b}
+    }
+
+    test "ECHO" {
+        assert_equal "hello world" [r echo "hello world"]
+        assert_equal "" [r echo ""]
+        set bin "a\x00b\r\nc\xff"
+        assert_equal $bin [r echo $bin]
+        assert_error "ERR wrong number of arguments for 'echo' command" {r echo}
+    }
+
+    test "PING and ECHO reply types in RESP2" {
+        set c [raw_client]
+        $c ping
+        assert_equal "+PONG" [$c read]
+        $c ping x
+        assert_equal {$1 x} [raw_lines $c 2]
+        $c close
+    }
+
+    test "QUIT replies OK and closes the connection" {
+        set c [valkey_client]
+        assert_equal OK [$c quit]
+        assert_equal 1 [$c eof]
+        $c close
+    }
+
+    test "RESET restores the connection defaults" {
+        set c [valkey_client]
+        $c hello 3 setname resetme
+        $c select 5
+        $c deferred 1
+        $c client reply skip
+        $c ping
+        $c deferred 0
+        assert_equal RESET [$c reset]
+        assert_equal {} [$c client getname]
+        assert_match "*db=0 *resp=2 *" [$c client info]
+        $c readraw 1
+        $c deferred 1
+        $c hello
+        assert_equal "*14" [$c read]
+        $c close
+    }
+
+    test "RESET in the middle of MULTI discards the transaction" {
+        set c [valkey_client]
+        $c multi
+        $c set rk 1
+        assert_equal RESET [$c reset]
+        assert_equal 0 [$c exists rk]
+        assert_error "ERR EXEC without MULTI" {$c exec}
+        $c close
+    }
+
+    test "HELLO 3 reply shape" {
+        set c [valkey_client]
+        set h [$c hello 3]
+        assert_equal {server version proto id mode role modules} [dict keys $h]
+        assert_equal valkey [dict get $h server]
+        assert_match {8.0.*} [dict get $h version]
+        assert_equal 3 [dict get $h proto]
+        assert_equal [$c client id] [dict get $h id]
+        assert_equal standalone [dict get $h mode]
+        assert_equal master [dict get $h role]
+        assert_equal {} [dict get $h modules]
+        $c close
+    }
+
+    test "HELLO 3 is a map and HELLO 2 a flat array on the wire" {
+        set c [raw_client]
+        $c hello 3
+        assert_match {%7 $6 server $6 valkey $7 version $* 8.0.* $5 proto :3 $2 id :* $4 mode $10 standalone $4 role $6 master $7 modules \*0} [raw_reply $c]
+        $c hello 2
+        assert_match {\*14 $6 server $6 valkey $7 version $* 8.0.* $5 proto :2 $2 id :* $4 mode $10 standalone $4 role $6 master $7 modules \*0} [raw_reply $c]
+        $c close
+    }
+
+    test "HELLO 2 reply and HELLO without arguments" {
+        set c [valkey_client]
+        set h [$c hello 2]
+        assert_equal 2 [dict get $h proto]
+        assert_equal valkey [dict get $h server]
+        $c hello 3
+        set h [$c hello]
+        assert_equal 3 [dict get $h proto]
+        $c close
+    }
+
+    test "HELLO with SETNAME" {
+        set c [valkey_client]
+        $c hello 2 setname hello-client
+        assert_equal hello-client [$c client getname]
+        assert_error "ERR Client names cannot contain spaces, newlines or special characters." {
+            $c hello 3 setname "a b"
+        }
+        # the failed HELLO changed nothing
+        assert_match "*name=hello-client *resp=2 *" [$c client info]
+        $c close
+    }
+
+    test "HELLO errors" {
+        assert_error "NOPROTO unsupported protocol version" {r hello 4}
+        assert_error "NOPROTO unsupported protocol version" {r hello 1}
+        assert_error "ERR Protocol version is not an integer or out of range" {r hello abc}
+        assert_error "ERR Syntax error in HELLO option 'foo'" {r hello 3 foo}
+        assert_error "ERR Syntax error in HELLO option 'auth'" {r hello 3 auth default}
+    }
+
+    test "HELLO AUTH with the default nopass user accepts any password" {
+        set c [valkey_client]
+        assert_equal 3 [dict get [$c hello 3 auth default whatever] proto]
+        $c close
+    }
+
+    test "RESP3 reply types of common commands" {
+        r del myset myhash nokey
+        r sadd myset a
+        r hset myhash f v
+        r zadd myz 1.5 m
+        set c [raw_client]
+        $c hello 3
+        raw_reply $c
+        $c get nokey
+        assert_equal "_" [$c read]
+        $c config get maxmemory
+        assert_equal {%1 $9 maxmemory $1 0} [raw_lines $c 5]
+        $c smembers myset
+        assert_equal {~1 $1 a} [raw_lines $c 3]
+        $c hgetall myhash
+        assert_equal {%1 $1 f $1 v} [raw_lines $c 5]
+        $c zscore myz m
+        assert_equal ",1.5" [$c read]
+        $c exists myset
+        assert_equal ":1" [$c read]
+        $c set k v
+        assert_equal "+OK" [$c read]
+        $c hello 2
+        raw_reply $c
+        $c get nokey
+        assert_equal {$-1} [$c read]
+        $c config get maxmemory
+        assert_equal {*2 $9 maxmemory $1 0} [raw_lines $c 5]
+        $c zscore myz m
+        assert_equal {$3 1.5} [raw_lines $c 2]
+        $c close
+    }
+
+    test "RESP3 CONFIG GET is a map" {
+        set c [valkey_client]
+        $c hello 3
+        set m [$c config get maxmemory timeout]
+        assert_equal 0 [dict get $m maxmemory]
+        assert_equal 0 [dict get $m timeout]
+        $c close
+    }
+
+    test "AUTH without a configured password" {
+        assert_error "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?" {r auth foo}
+        assert_error "WRONGPASS invalid username-password pair or user is disabled." {r auth nouser foo}
+        assert_equal OK [r auth default anything]
+    }
+
+    test "SELECT" {
+        r select 9
+        r set dbkey nine
+        r select 0
+        assert_equal 0 [r exists dbkey]
+        r select 9
+        assert_equal nine [r get dbkey]
+        assert_match "*db=9 *" [r client info]
+        r select 15
+        r select 0
+        assert_error "ERR DB index is out of range" {r select 16}
+        assert_error "ERR DB index is out of range" {r select -1}
+        assert_error "ERR value is not an integer or out of range" {r select x}
+        assert_error "ERR value is not an integer or out of range" {r select 99999999999999999999}
+        assert_error "ERR value is not an integer or out of range" {r select 1.5}
+    }
+
+    test "CLIENT ID is unique and increasing" {
+        set a [valkey_client]
+        set b [valkey_client]
+        set ida [$a client id]
+        set idb [$b client id]
+        assert {[string is integer -strict $ida] && $idb > $ida}
+        $a close
+        $b close
+    }
+
+    test "CLIENT SETNAME / GETNAME" {
+        set c [valkey_client]
+        assert_equal {} [$c client getname]
+        assert_equal OK [$c client setname myname]
+        assert_equal myname [$c client getname]
+        assert_match "*name=myname *" [$c client info]
+        assert_error "ERR Client names cannot contain spaces, newlines or special characters." {
+            $c client setname "a b"
+        }
+        assert_error "ERR Client names cannot contain spaces, newlines or special characters." {
+            $c client setname "a\nb"
+        }
+        assert_equal myname [$c client getname]
+        # an empty name clears it
+        assert_equal OK [$c client setname ""]
+        assert_equal {} [$c client getname]
+        $c readraw 1
+        $c deferred 1
+        $c client getname
+        assert_equal {$-1} [$c read]
+        $c close
+    }
+
+    test "CLIENT LIST fields" {
+        set line [string trim [r client list id [r client id]]]
+        set names {}
+        foreach kv [split [string trim $line] " "] {
+            lappend names [lindex [split $kv =] 0]
+        }
+        foreach f {id addr laddr fd name age idle flags db sub psub multi qbuf qbuf-free
+                   obl oll omem events cmd user resp} {
+            assert {$f in $names} "CLIENT LIST field '$f' missing in: $line"
+        }
+        assert_match {id=* addr=127.0.0.1:* laddr=127.0.0.1:* fd=* name=* age=* idle=* flags=N db=0 *cmd=client|list user=default *resp=2*} $line
+        assert_equal "\n" [string index [r client list] end]
+    }
+
+    test "CLIENT LIST filters" {
+        set c [valkey_client]
+        set id [$c client id]
+        set l [r client list id $id]
+        assert_match "id=$id *" $l
+        assert_equal 1 [llength [split [string trim $l] \n]]
+        assert_equal {} [r client list id 999999]
+        assert_match "*id=$id *" [r client list type normal]
+        assert_equal {} [r client list type pubsub]
+        assert_error "ERR Unknown client type 'foo'" {r client list type foo}
+        assert_error "ERR Invalid client ID" {r client list id x}
+        $c close
+    }
+
+    test "CLIENT INFO" {
+        set info [r client info]
+        assert_match "id=[r client id] addr=* cmd=client|info *" $info
+        assert_equal "\n" [string index $info end]
+    }
+
+    test "CLIENT KILL by ID, ADDR and old-style address" {
+        set c1 [valkey_client]
+        set c2 [valkey_client]
+        set c3 [valkey_client]
+        $c1 ping
+        assert_equal 1 [r client kill id [$c1 client id]]
+        assert_equal 1 [$c1 eof]
+        regexp {addr=(\S+)} [$c2 client info] -> addr2
+        assert_equal 1 [r client kill addr $addr2]
+        assert_equal 1 [$c2 eof]
+        regexp {addr=(\S+)} [$c3 client info] -> addr3
+        assert_equal OK [r client kill $addr3]
+        assert_equal 1 [$c3 eof]
+        $c1 close; $c2 close; $c3 close
+        assert_error "ERR No such client" {r client kill 1.2.3.4:5}
+        assert_equal 0 [r client kill id 999999]
+        assert_equal 0 [r client kill addr 1.2.3.4:5]
+        assert_error "ERR client-id should be greater than 0" {r client kill id abc}
+        assert_error "ERR client-id should be greater than 0" {r client kill id 0}
+        assert_error "ERR Unknown client type 'foo'" {r client kill type foo}
+        assert_error "ERR syntax error" {r client kill skipme maybe}
+        assert_error "ERR No such user 'nouser'" {r client kill user nouser}
+    }
+
+    test "CLIENT KILL TYPE normal skips the caller by default" {
+        set c1 [valkey_client]
+        set c2 [valkey_client]
+        $c1 ping; $c2 ping
+        assert_morethan [r client kill type normal] 1
+        assert_equal 1 [$c1 eof]
+        assert_equal 1 [$c2 eof]
+        assert_equal PONG [r ping]
+        $c1 close; $c2 close
+    }
+
+    test "CLIENT KILL SKIPME no kills the caller too" {
+        set c [valkey_client]
+        assert_equal 1 [$c client kill id [$c client id] skipme no]
+        assert_equal 1 [$c eof]
+        $c close
+    }
+
+    test "CLIENT PAUSE WRITE blocks writes but not reads" {
+        r set pk 1
+        set w [valkey_client]
+        $w deferred 1
+        assert_equal OK [r client pause 5000 write]
+        $w incr pk
+        # reads from other clients are served
+        set rd [valkey_client]
+        assert_equal 1 [$rd get pk]
+        assert_error "I/O error: timeout*" {$w read 200}
+        assert_equal OK [r client unpause]
+        assert_equal 2 [$w read]
+        $w close
+        $rd close
+    }
+
+    test "CLIENT PAUSE ALL blocks every command until the timeout" {
+        set c [valkey_client]
+        set start [clock milliseconds]
+        assert_equal OK [r client pause 300]
+        assert_equal PONG [$c ping]
+        assert_range [expr {[clock milliseconds] - $start}] 250 3000
+        $c close
+    }
+
+    test "CLIENT PAUSE errors" {
+        assert_error "ERR timeout is not an integer or out of range" {r client pause abc}
+        assert_error "ERR CLIENT PAUSE mode must be WRITE or ALL" {r client pause 10 foo}
+        assert_equal OK [r client unpause]
+    }
+
+    test "CLIENT REPLY OFF / ON" {
+        set c [raw_client]
+        $c deferred 1
+        $c client reply off
+        $c ping
+        $c set x 1
+        $c client reply on
+        assert_equal "+OK" [$c read]
+        $c ping
+        assert_equal "+PONG" [$c read]
+        $c close
+    }
+
+    test "CLIENT REPLY SKIP" {
+        set c [raw_client]
+        $c deferred 1
+        $c client reply skip
+        $c echo skipped
+        $c echo shown
+        assert_equal {$5 shown} [raw_lines $c 2]
+        $c close
+    }
+
+    test "CLIENT REPLY errors" {
+        assert_error "ERR syntax error" {r client reply foo}
+    }
+
+    test "CLIENT SETINFO" {
+        set c [valkey_client]
+        assert_equal OK [$c client setinfo lib-name mylib]
+        assert_equal OK [$c client setinfo lib-ver 1.2.3]
+        assert_match "*lib-name=mylib lib-ver=1.2.3*" [$c client info]
+        assert_error "ERR lib-name cannot contain spaces, newlines or special characters." {
+            $c client setinfo lib-name "a b"
+        }
+        assert_error "ERR Unrecognized option 'foo'" {$c client setinfo foo bar}
+        $c close
+    }
+}
+
+start_server {tags {connection} config {requirepass secret}} {
+    test "NOAUTH before AUTH" {
+        set c [valkey_client]
+        assert_error "NOAUTH Authentication required." {$c ping}
+        assert_error "NOAUTH Authentication required." {$c get x}
+        $c close
+    }
+
+    test "AUTH with a wrong password" {
+        set c [valkey_client]
+        assert_error "WRONGPASS invalid username-password pair or user is disabled." {$c auth wrong}
+        assert_error "WRONGPASS invalid username-password pair or user is disabled." {$c auth default wrong}
+        assert_error "WRONGPASS invalid username-password pair or user is disabled." {$c auth nosuchuser secret}
+        assert_error "NOAUTH Authentication required." {$c ping}
+        $c close
+    }
+
+    test "AUTH with the right password" {
+        set c [valkey_client]
+        assert_equal OK [$c auth secret]
+        assert_equal PONG [$c ping]
+        $c close
+        set c [valkey_client]
+        assert_equal OK [$c auth default secret]
+        assert_equal PONG [$c ping]
+        $c close
+    }
+
+    test "HELLO before AUTH" {
+        set c [valkey_client]
+        assert_error "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time" {$c hello 3}
+        assert_error "WRONGPASS invalid username-password pair or user is disabled." {$c hello 3 auth default wrong}
+        set h [$c hello 3 auth default secret setname authed]
+        assert_equal 3 [dict get $h proto]
+        assert_equal authed [$c client getname]
+        assert_equal PONG [$c ping]
+        $c close
+    }
+
+    test "RESET de-authenticates the connection" {
+        set c [valkey_client]
+        $c auth secret
+        assert_equal RESET [$c reset]
+        assert_error "NOAUTH Authentication required." {$c ping}
+        $c close
+    }
+}
+
+start_server {tags {connection} config {timeout 1}} {
+    test "idle clients are closed after the timeout" {
+        set c [valkey_client]
+        assert_equal PONG [$c ping]
+        assert_equal 1 [$c eof 4000]
+        $c close
+    }
+
+    test "CONFIG SET timeout 0 disables it" {
+        r config set timeout 0
+        set c [valkey_client]
+        $c ping
+        after 1500
+        assert_equal PONG [$c ping]
+        $c close
+    }
+}
+
+start_server {tags {connection} config {maxclients 3}} {
+    test "maxclients reached" {
+        set c1 [valkey_client]
+        # the readiness probe of start_server must be gone before counting
+        wait_for_condition 50 20 {[info_field [$c1 info clients] connected_clients] == 1}
+        set c2 [valkey_client]
+        set c3 [valkey_client]
+        $c2 ping; $c3 ping
+        set c4 [valkey_client]
+        assert_error "ERR max number of clients reached" {$c4 read}
+        assert_equal 1 [$c4 eof]
+        $c4 close
+        assert_equal 3 [info_field [$c1 info clients] connected_clients]
+        $c3 close
+        wait_for_condition 50 20 {[info_field [$c1 info clients] connected_clients] == 2}
+        set c5 [valkey_client]
+        assert_equal PONG [$c5 ping]
+        assert_equal 1 [info_field [$c1 info stats] rejected_connections]
+        $c1 close; $c2 close; $c5 close
+    }
+}

@@ -1,0 +1,483 @@
+# INFO, CONFIG, DEBUG, COMMAND, TIME, LASTSAVE and the startup log.
+
+# Section names ("# Server" -> server) of an INFO reply, in order.
+proc info_sections {info} {
+    set out {}
+    foreach line [split $info "\r\n"] {
+        if {[string match "# *" $line]} { lappend out [string tolower [string range $line 2 end]] }
+    }
+    return $out
+}
+
+# Lines of an INFO reply starting with a prefix.
+proc info_lines {info prefix} {
+    set out {}
+    foreach line [split $info "\r\n"] {
+        if {[string match "$prefix*" $line]} { lappend out $line }
+    }
+    return $out
+}
+
+start_server {tags {info}} {
+    test "INFO default sections" {
+        assert_equal {server clients memory persistence stats replication cpu modules errorstats cluster keyspace} \
+            [info_sections [r info]]
+        assert_equal [info_sections [r info]] [info_sections [r info default]]
+    }
+
+    test "INFO all and everything" {
+        set all [info_sections [r info all]]
+        assert_equal {server clients memory persistence stats replication cpu modules commandstats errorstats latencystats cluster keyspace} $all
+        assert_equal $all [info_sections [r info everything]]
+    }
+
+    test "INFO with one or more section arguments" {
+        assert_equal {server} [info_sections [r info server]]
+        assert_equal {server clients} [info_sections [r info server clients]]
+        # sections come in the server's order, whatever the order of the arguments
+        assert_equal {server clients} [info_sections [r info clients SERVER]]
+    } 
+
+    test "INFO unknown section is empty" {
+        assert_equal {} [r info nosuchsection]
+    }
+
+    test "INFO lines end with CRLF" {
+        set info [r info server]
+        assert_match "# Server\r\n*\r\n" $info
+    }
+
+    test "INFO server fields" {
+        set info [r info server]
+        assert_equal 7.2.4 [info_field $info redis_version]
+        assert_equal valkey [info_field $info server_name]
+        assert_match {8.0.*} [info_field $info valkey_version]
+        assert_equal standalone [info_field $info server_mode]
+        assert_equal [srv pid] [info_field $info process_id]
+        assert_equal [srv port] [info_field $info tcp_port]
+        assert_match {[0-9a-f]*} [info_field $info run_id]
+        assert_equal 40 [string length [info_field $info run_id]]
+        assert_range [info_field $info uptime_in_seconds] 0 600
+        assert_equal 0 [info_field $info uptime_in_days]
+        assert_equal 10 [info_field $info hz]
+        assert_equal [file normalize [srv config_file]] [info_field $info config_file]
+        assert_equal $::cfg(server) [info_field $info executable]
+        foreach f {arch_bits os multiplexing_api server_time_usec lru_clock} {
+            assert {[info_field $info $f] ne {}} "missing INFO field $f"
+        }
+    }
+
+    test "INFO clients fields" {
+        set c [valkey_client]
+        $c ping
+        set info [r info clients]
+        assert_equal 2 [info_field $info connected_clients]
+        assert_equal 10000 [info_field $info maxclients]
+        assert_equal 0 [info_field $info blocked_clients]
+        assert_equal 0 [info_field $info pubsub_clients]
+    }
+
+    test "INFO memory fields" {
+        set info [r info memory]
+        assert_morethan [info_field $info used_memory] 100000
+        assert_match {*[0-9.][KMG]} [info_field $info used_memory_human]
+        assert_morethan [info_field $info used_memory_peak] 0
+        assert_equal 0 [info_field $info maxmemory]
+        assert_equal 0B [info_field $info maxmemory_human]
+        assert_equal noeviction [info_field $info maxmemory_policy]
+        foreach f {used_memory_rss used_memory_peak_human used_memory_dataset mem_fragmentation_ratio mem_allocator} {
+            assert {[info_field $info $f] ne {}} "missing INFO field $f"
+        }
+    }
+
+    test "INFO persistence fields" {
+        set info [r info persistence]
+        assert_equal 0 [info_field $info loading]
+        assert_equal 0 [info_field $info rdb_bgsave_in_progress]
+        assert_equal ok [info_field $info rdb_last_bgsave_status]
+        assert_equal 0 [info_field $info aof_enabled]
+        assert_equal 0 [info_field $info aof_rewrite_in_progress]
+        assert_equal [r lastsave] [info_field $info rdb_last_save_time]
+    }
+
+    test "INFO stats counters" {
+        r config resetstat
+        r flushall
+        r set k v
+        r get k
+        r get nokey
+        r get nokey2
+        r set e v px 1
+        after 50
+        r get e
+        set info [r info stats]
+        assert_equal 1 [info_field $info keyspace_hits]
+        assert_equal 3 [info_field $info keyspace_misses]
+        assert_equal 1 [info_field $info expired_keys]
+        assert_equal 0 [info_field $info evicted_keys]
+        assert_morethan [info_field $info total_commands_processed] 5
+        assert_range [info_field $info instantaneous_ops_per_sec] 0 100000000
+        foreach f {total_connections_received total_net_input_bytes total_net_output_bytes
+                   rejected_connections expired_stale_perc total_error_replies
+                   client_query_buffer_limit_disconnections client_output_buffer_limit_disconnections} {
+            assert {[info_field $info $f] ne {}} "missing INFO stats field $f"
+        }
+    } 
+
+    test "INFO replication fields" {
+        set info [r info replication]
+        assert_equal master [info_field $info role]
+        assert_equal 0 [info_field $info connected_slaves]
+        assert_match {[0-9a-f]*} [info_field $info master_replid]
+        assert_equal 40 [string length [info_field $info master_replid]]
+        assert_equal 0000000000000000000000000000000000000000 [info_field $info master_replid2]
+        assert_equal 0 [info_field $info master_repl_offset]
+        assert_equal -1 [info_field $info second_repl_offset]
+    }
+
+    test "INFO cpu fields" {
+        set info [r info cpu]
+        foreach f {used_cpu_sys used_cpu_user used_cpu_sys_children used_cpu_user_children} {
+            assert_match {[0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9]} [info_field $info $f]
+        }
+    }
+
+    test "INFO keyspace" {
+        r flushall
+        assert_equal {# Keyspace} [string trim [r info keyspace]]
+        r set a 1
+        r set b 2
+        r set c 3 ex 1000
+        r select 3
+        r set x 1
+        r select 0
+        set info [r info keyspace]
+        assert_match {keys=3,expires=1,avg_ttl=*} [info_field $info db0]
+        assert_equal {keys=1,expires=0,avg_ttl=0} [info_field $info db3]
+        r flushall
+    }
+
+    test "INFO commandstats" {
+        r config resetstat
+        r set a b
+        r set a c
+        catch {r set a}
+        r config get maxmemory
+        set info [r info commandstats]
+        assert_match {calls=2,usec=*,usec_per_call=*,rejected_calls=1,failed_calls=0} [info_field $info cmdstat_set]
+        assert_match {calls=1,usec=*,usec_per_call=*,rejected_calls=0,failed_calls=0} [info_field $info cmdstat_config|get]
+        assert_match {calls=[0-9]*,usec=[0-9]*,usec_per_call=[0-9]*.[0-9][0-9],rejected_calls=1,failed_calls=0} [info_field $info cmdstat_set]
+        assert_equal {} [info_field $info cmdstat_get]
+    }
+
+    test "INFO errorstats" {
+        r config resetstat
+        catch {r foo}
+        catch {r set}
+        r set s notanumber
+        catch {r incr s}
+        catch {r lpush s x}
+        set info [r info errorstats]
+        assert_equal {count=3} [info_field $info errorstat_ERR]
+        assert_equal {count=1} [info_field $info errorstat_WRONGTYPE]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=1} [info_field [r info commandstats] cmdstat_incr]
+        assert_equal 4 [s total_error_replies]
+    }
+
+    test "CONFIG RESETSTAT" {
+        r set x y
+        catch {r foo}
+        assert_equal OK [r config resetstat]
+        set info [r info everything]
+        assert_equal {} [info_lines $info errorstat_]
+        # only the RESETSTAT call itself is counted (INFO is not yet)
+        set lines [info_lines $info cmdstat_]
+        assert_equal 1 [llength $lines]
+        assert_match {cmdstat_config|resetstat:calls=1,usec=*,usec_per_call=*,rejected_calls=0,failed_calls=0} [lindex $lines 0]
+        assert_equal 0 [info_field $info total_error_replies]
+        assert_equal 0 [info_field $info keyspace_hits]
+    }
+
+    test "CONFIG GET with glob patterns and multiple arguments" {
+        set m [r config get maxmemory*]
+        assert_equal {maxmemory maxmemory-clients maxmemory-eviction-tenacity maxmemory-policy maxmemory-samples} [lsort [dict keys $m]]
+        set m [r config get maxmemory timeout]
+        assert_equal {maxmemory 0 timeout 0} [lsort -stride 2 $m]
+        # overlapping patterns report each directive once
+        set m [r config get maxmemory max*ory]
+        assert_equal {maxmemory 0} $m
+        assert_equal {} [r config get nosuchdirective]
+        # an exact (non-glob) name is echoed as it was typed
+        assert_equal {HZ 10} [r config get HZ]
+        assert_error "ERR wrong number of arguments for 'config|get' command" {r config get}
+    }
+
+    test "CONFIG GET special values" {
+        assert_equal {save {}} [r config get save]
+        assert_equal {appendonly no} [r config get appendonly]
+        assert_equal [list dir [srv dir]] [r config get dir]
+        assert_equal [list port [srv port]] [r config get port]
+    }
+
+    test "CONFIG SET and GET round trip" {
+        assert_equal OK [r config set maxmemory 10mb]
+        assert_equal {maxmemory 10485760} [r config get maxmemory]
+        assert_equal OK [r config set maxmemory-policy allkeys-lru hz 20]
+        assert_equal {hz 20 maxmemory-policy allkeys-lru} [lsort -stride 2 [r config get maxmemory-policy hz]]
+        assert_equal OK [r config set maxmemory 0 maxmemory-policy noeviction hz 10]
+    }
+
+    test "CONFIG SET multiple pairs is atomic" {
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer" {
+            r config set maxmemory 5mb hz 20 timeout x
+        }
+        assert_equal {maxmemory 0} [r config get maxmemory]
+        assert_equal {hz 10} [r config get hz]
+        assert_error "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'" {
+            r config set maxmemory 5mb nosuch 1
+        }
+        assert_equal {maxmemory 0} [r config get maxmemory]
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - duplicate parameter" {
+            r config set maxmemory 1 maxmemory 2
+        }
+    }
+
+    test "CONFIG SET errors" {
+        assert_error "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'" {r config set nosuch 1}
+        assert_error "ERR wrong number of arguments for 'config|set' command" {r config set maxmemory}
+        assert_error "ERR syntax error" {r config set maxmemory 1 hz}
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set immutable config" {r config set daemonize yes}
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config" {r config set databases 5}
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'appendonly') - argument must be 'yes' or 'no'" {r config set appendonly maybe}
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction" {r config set maxmemory-policy foo}
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'hz') - argument must be between 0 and 2147483647 inclusive" {r config set hz -1}
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value" {r config set maxmemory -5}
+        assert_error "ERR unknown subcommand 'foo'. Try CONFIG HELP." {r config foo}
+    }
+
+    test "CONFIG REWRITE writes changed directives to the config file" {
+        r config set maxmemory 12mb
+        r config set maxmemory-policy allkeys-lfu
+        assert_equal OK [r config rewrite]
+        set f [open [srv config_file]]
+        set text [read $f]
+        close $f
+        assert_match "*\nmaxmemory 12mb\n*" "\n$text"
+        assert_match "*\nmaxmemory-policy allkeys-lfu\n*" "\n$text"
+        assert_match "*\nport [srv port]\n*" "\n$text"
+        r config set maxmemory 0
+        r config set maxmemory-policy noeviction
+        r config rewrite
+    }
+
+    test "CONFIG REWRITE result survives a restart" {
+        r config set hz 33
+        r config rewrite
+        restart_server
+        assert_equal {hz 33} [r config get hz]
+        r config set hz 10
+        r config rewrite
+    }
+
+    test "DEBUG SLEEP, LOG, SET-ACTIVE-EXPIRE" {
+        assert_equal OK [r debug sleep 0]
+        assert_equal OK [r debug log "hello from the test suite"]
+        wait_for_log "*DEBUG LOG: hello from the test suite*"
+        assert_equal OK [r debug set-active-expire 0]
+        r set ae v px 1
+        after 200
+        assert_equal 1 [r dbsize]
+        assert_equal OK [r debug set-active-expire 1]
+        wait_for_condition 50 50 {[r dbsize] == 0}
+        assert_error "ERR unknown subcommand or wrong number of arguments for 'foo'. Try DEBUG HELP." {r debug foo}
+    }
+
+    test "DEBUG OBJECT" {
+        r set dobj bar
+        assert_match {Value at:0x* refcount:1 encoding:embstr serializedlength:4 lru:* lru_seconds_idle:*} [r debug object dobj]
+        r set dint 12345
+        assert_match {*encoding:int *} [r debug object dint]
+        assert_error "ERR no such key" {r debug object nokey}
+    }
+
+    test "DEBUG DIGEST and DIGEST-VALUE" {
+        r flushall
+        assert_equal 0000000000000000000000000000000000000000 [r debug digest]
+        r set foo bar
+        set d1 [r debug digest]
+        assert_match {[0-9a-f]*} $d1
+        assert_equal 40 [string length $d1]
+        assert_not_equal 0000000000000000000000000000000000000000 $d1
+        r set foo baz
+        assert_not_equal $d1 [r debug digest]
+        r set foo bar
+        assert_equal $d1 [r debug digest]
+        set dv [r debug digest-value foo nokey]
+        assert_equal 2 [llength $dv]
+        assert_equal 0000000000000000000000000000000000000000 [lindex $dv 1]
+        assert_equal 40 [string length [lindex $dv 0]]
+        r flushall
+    }
+
+    test "DEBUG PROTOCOL in RESP2" {
+        set c [valkey_client]
+        $c readraw 1
+        $c deferred 1
+        set expect {
+            string {$11 {Hello World}}
+            integer {:12345}
+            double {$5 3.141}
+            bignum {$37 1234567999999999999999999999999999999}
+            null {$-1}
+            array {*3 :0 :1 :2}
+            set {*3 :0 :1 :2}
+            map {*6 :0 :0 :1 :1 :2 :0}
+            attrib {$39 {Some real reply following the attribute}}
+            push {{-ERR RESP2 is not supported by this command}}
+            verbatim {$25 {This is a verbatim} string}
+            true {:1}
+            false {:0}
+        }
+        foreach {type lines} $expect {
+            $c debug protocol $type
+            set got {}
+            foreach l $lines { lappend got [$c read] }
+            assert_equal [list {*}$lines] $got "DEBUG PROTOCOL $type"
+        }
+        $c close
+    }
+
+    test "DEBUG PROTOCOL in RESP3" {
+        set c [valkey_client]
+        $c hello 3
+        $c readraw 1
+        $c deferred 1
+        set expect {
+            string {$11 {Hello World}}
+            integer {:12345}
+            double {,3.141}
+            bignum {(1234567999999999999999999999999999999}
+            null {_}
+            array {*3 :0 :1 :2}
+            set {~3 :0 :1 :2}
+            map {%3 :0 #f :1 #t :2 #f}
+            attrib {|1 {$14} key-popularity *2 {$7} key:123 :90 {$39} {Some real reply following the attribute}}
+            push {{$40} {Some real reply following the push reply} >2 {$16} server-cpu-usage :42}
+            verbatim {=29 {txt:This is a verbatim} string}
+            true {#t}
+            false {#f}
+        }
+        foreach {type lines} $expect {
+            $c debug protocol $type
+            set got {}
+            foreach l $lines { lappend got [$c read] }
+            assert_equal [list {*}$lines] $got "DEBUG PROTOCOL $type"
+        }
+        $c close
+    }
+
+    test "DEBUG PROTOCOL decoded by the RESP3 client" {
+        set c [valkey_client]
+        $c hello 3
+        assert_equal 3.141 [$c debug protocol double]
+        assert_equal {} [$c debug protocol null]
+        assert_equal {0 0 1 1 2 0} [$c debug protocol map]
+        assert_equal "Some real reply following the attribute" [$c debug protocol attrib]
+        assert_equal {key-popularity {key:123 90}} [$c attributes]
+        assert_equal "This is a verbatim\nstring" [$c debug protocol verbatim]
+        assert_equal 1 [$c debug protocol true]
+        assert_equal "Some real reply following the push reply" [$c debug protocol push]
+        assert_equal {server-cpu-usage 42} [$c read]
+        assert_error "ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false" {$c debug protocol foo}
+        $c close
+    }
+
+    test "TIME" {
+        set t [r time]
+        assert_equal 2 [llength $t]
+        lassign $t sec usec
+        assert_range $sec [expr {[clock seconds] - 5}] [expr {[clock seconds] + 5}]
+        assert_range $usec 0 999999
+    }
+
+    test "LASTSAVE" {
+        set ls [r lastsave]
+        assert_range $ls [expr {[clock seconds] - 600}] [clock seconds]
+    }
+
+    test "COMMAND COUNT and LIST" {
+        set n [r command count]
+        # COMMAND COUNT is the number of top-level entries that COMMAND itself describes
+        assert_equal $n [llength [r command]]
+        set l [r command list]
+        # COMMAND LIST also names the subcommands (config|get ...), COMMAND COUNT does not
+        assert_morethan [llength $l] $n
+        assert {"config|get" in $l}
+        foreach cmd {get set ping config client info hello} {
+            assert {$cmd in $l} "COMMAND LIST lacks $cmd"
+        }
+        assert_equal {getrange} [r command list filterby pattern getr*]
+        assert_equal {config|get} [r command list filterby pattern config|g*]
+    }
+
+    test "COMMAND INFO get" {
+        set expected {{get 2 {readonly fast} 1 1 1 {@read @string @fast} {} {{flags {RO access} begin_search {type index spec {index 1}} find_keys {type range spec {lastkey 0 keystep 1 limit 0}}}} {}}}
+        assert_equal $expected [r command info get]
+        assert_equal [list [lindex $expected 0] {}] [r command info get nosuchcommand]
+        assert_equal {set -3} [lrange [lindex [r command info set] 0] 0 1]
+        assert_equal {config -2} [lrange [lindex [r command info config] 0] 0 1]
+    }
+
+    test "COMMAND DOCS get" {
+        assert_equal {get {summary {Returns the string value of a key.} since 1.0.0 group string complexity O(1) arguments {{name key type key display_text key key_spec_index 0}}}} \
+            [r command docs get]
+    }
+
+    test "COMMAND GETKEYS" {
+        assert_equal {a} [r command getkeys set a b]
+        assert_equal {k1 k2} [r command getkeys mset k1 v1 k2 v2]
+        assert_error "ERR Invalid number of arguments specified for command" {r command getkeys get}
+        assert_error "ERR Invalid command specified" {r command getkeys foo a}
+        assert_error "ERR The command has no key arguments" {r command getkeys ping}
+    }
+
+    test "the startup log" {
+        set log [::srv::file_tail [srv log] 1000]
+        assert_match "*pid=[srv pid]*" $log
+        assert_match "*Server initialized*" $log
+        assert_match "*Ready to accept connections tcp*" $log
+    }
+}
+
+start_server {tags {info} config {enable-debug-command no}} {
+    test "DEBUG is refused when enable-debug-command is no" {
+        assert_error {ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.} {r debug sleep 0}
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set immutable config" {r config set enable-debug-command yes}
+    }
+}
+
+tags {info} {
+    test "a bad value in the config file stops the server" {
+        lassign [server_try_start "port 0\nmaxmemory abc\n"] code out
+        assert_equal 1 $code
+        assert_match "*FATAL CONFIG FILE ERROR*line 2*maxmemory abc*argument must be a memory value*" $out
+    }
+
+    test "an unknown directive in the config file stops the server" {
+        lassign [server_try_start "port 0\nnosuchdirective 1\n"] code out
+        assert_equal 1 $code
+        assert_match "*FATAL CONFIG FILE ERROR*line 2*nosuchdirective 1*Bad directive or wrong number of arguments*" $out
+    }
+
+    test "a directive without its argument stops the server" {
+        lassign [server_try_start "port 0\n\nmaxmemory\n"] code out
+        assert_equal 1 $code
+        assert_match "*FATAL CONFIG FILE ERROR*line 3*'maxmemory'*wrong number of arguments*" $out
+    }
+
+    test "an unknown option on the command line stops the server" {
+        lassign [server_try_start "port 0\n" {--nosuchoption 1}] code out
+        assert_equal 1 $code
+        assert_match "*FATAL CONFIG FILE ERROR*nosuchoption*Bad directive or wrong number of arguments*" $out
+    }
+}
