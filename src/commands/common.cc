@@ -2,6 +2,7 @@
 #include "commands/common.h"
 
 #include "base/util.h"
+#include "server/notify.h"
 
 namespace cmd {
 
@@ -57,4 +58,92 @@ bool ParseExpire(Client* c, std::string_view arg, int64_t unit_ms, bool absolute
   return true;
 }
 
+db::Obj* LookupWriteTyped(Client* c, std::string_view key, db::Type t, bool* err) {
+  db::Obj* o = LookupWrite(c, key);
+  *err = false;
+  if (o && o->type() != t) {
+    c->R().Error(server::kErrWrongType);
+    *err = true;
+    return nullptr;
+  }
+  return o;
+}
+
+void DeleteIfEmpty(Client* c, std::string_view key, size_t len) {
+  if (len != 0) return;
+  std::string k(key);
+  c->db->Delete(k);
+  server::Notify(server::kNotifyGeneric, "del", k, c->dbid);
+}
+
+bool ArgRange(Client* c, std::string_view s, int64_t lo, int64_t hi, int64_t* out) {
+  int64_t v;
+  if (!base::ParseInt64(s, &v)) {
+    c->R().Error(server::kErrNotInt);
+    return false;
+  }
+  if (v < lo || v > hi) {
+    c->R().Error("value is out of range, value must between " + std::to_string(lo) + " and " +
+                 std::to_string(hi));
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool ParseScanCursor(Client* c, std::string_view s, uint64_t* cursor) {
+  if (base::ParseUint64(s, cursor)) return true;
+  c->R().Error("invalid cursor");
+  return false;
+}
+
+void ScanElements(Client* c, db::Obj* o, const ScanStepFn& step, bool pairs) {
+  auto& a = c->argv;
+  uint64_t cursor;
+  if (!ParseScanCursor(c, a[2], &cursor)) return;
+  int64_t count = 10;
+  std::string_view pattern;
+  bool use_pattern = false, only_keys = false;
+  for (size_t i = 3; i < a.size(); i++) {
+    bool has_next = i + 1 < a.size();
+    if (base::EqualsNoCase(a[i], "count") && has_next) {
+      if (!ArgInt(c, a[++i], &count)) return;
+      if (count < 1) return c->R().Error(server::kErrSyntax);
+    } else if (base::EqualsNoCase(a[i], "match") && has_next) {
+      pattern = a[++i];
+      use_pattern = pattern != "*";
+    } else if (base::EqualsNoCase(a[i], "novalues")) {
+      if (!o || o->type() != db::kHash)
+        return c->R().Error("NOVALUES option can only be used in HSCAN");
+      only_keys = true;
+    } else if (base::EqualsNoCase(a[i], "noscores")) {
+      if (!o || o->type() != db::kZSet)
+        return c->R().Error("NOSCORES option can only be used in ZSCAN");
+      only_keys = true;
+    } else {
+      return c->R().Error(server::kErrSyntax);
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> items;
+  if (o) {
+    int64_t max_steps = count * 10;
+    do {
+      cursor = step(cursor, [&](std::string_view e, std::string_view v) {
+        if (use_pattern && !base::GlobMatch(pattern, e)) return;
+        items.emplace_back(e, v);
+      });
+    } while (cursor && --max_steps && static_cast<int64_t>(items.size()) < count);
+  } else {
+    cursor = 0;
+  }
+  auto r = c->R();
+  r.ArrayLen(2);
+  r.BulkInt(static_cast<int64_t>(cursor));
+  bool with_values = pairs && !only_keys;
+  r.ArrayLen(static_cast<int64_t>(items.size() * (with_values ? 2 : 1)));
+  for (auto& [e, v] : items) {
+    r.Bulk(e);
+    if (with_values) r.Bulk(v);
+  }
+}
 }  // namespace cmd

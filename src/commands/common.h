@@ -1,5 +1,6 @@
 // Helpers every command family uses: typed lookups with stats, writes with signalling.
 #pragma once
+#include <functional>
 #include <string_view>
 
 #include "db/db.h"
@@ -24,4 +25,21 @@ void Modified(Client* c, std::string_view key, int64_t dirty = 1);
 // command" on error. unit_ms: 1000 for seconds. Returns absolute ms in *when.
 bool ParseExpire(Client* c, std::string_view arg, int64_t unit_ms, bool absolute,
                  const char* cmdname, int64_t* when);
+// Looks a key up for a write command of type t. Returns nullptr with *err set when the key
+// holds another type (WRONGTYPE already replied).
+db::Obj* LookupWriteTyped(Client* c, std::string_view key, db::Type t, bool* err);
+// Deletes the key when its container became empty (Valkey never keeps empty containers).
+void DeleteIfEmpty(Client* c, std::string_view key, size_t len);
+// Parses an integer in [lo, hi]; replies "value is out of range, value must between ..." or
+// the not-an-integer error.
+bool ArgRange(Client* c, std::string_view s, int64_t lo, int64_t hi, int64_t* out);
+
+// HSCAN / SSCAN / ZSCAN: `step` walks one step from a cursor, calling emit(element, value)
+// (value empty for sets) and returning the next cursor; compact encodings return everything
+// at once with cursor 0.
+using ScanEmit = std::function<void(std::string_view, std::string_view)>;
+using ScanStepFn = std::function<uint64_t(uint64_t, const ScanEmit&)>;
+void ScanElements(Client* c, db::Obj* o, const ScanStepFn& step, bool pairs);
+// Validates the cursor argument (argv[2]) of an element scan; replies "invalid cursor".
+bool ParseScanCursor(Client* c, std::string_view s, uint64_t* cursor);
 }  // namespace cmd

@@ -6,6 +6,7 @@
 #include "commands/common.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/pubsub.h"
 #include "server/transactions.h"
 #include "server/version.h"
 
@@ -15,6 +16,13 @@ using namespace server;
 
 void PingCommand(Client* c) {
   if (c->argv.size() > 2) return ReplyArity(c, LookupCommand("ping"));
+  if (c->pubsub && c->resp == 2) {  // RESP2 subscriber mode: ["pong", message]
+    auto r = c->R();
+    r.ArrayLen(2);
+    r.Bulk("pong");
+    r.Bulk(c->argv.size() == 2 ? c->argv[1] : std::string_view());
+    return;
+  }
   if (c->argv.size() == 2) c->R().Bulk(c->argv[1]);
   else c->R().Simple("PONG");
 }
@@ -125,6 +133,7 @@ void SelectCommand(Client* c) {
 void ResetCommand(Client* c) {
   DiscardTransaction(c);
   UnwatchAll(c);
+  PubsubUnsubscribeAll(c);
   SelectDb(c, 0);
   c->resp = 2;
   c->name.clear();
@@ -168,25 +177,27 @@ void ClientSetInfo(Client* c) {
   c->R().Ok();
 }
 
-bool TypeMatches(std::string_view type, bool* ok) {
-  *ok = true;
-  if (base::EqualsNoCase(type, "normal")) return true;
-  if (base::EqualsNoCase(type, "master") || base::EqualsNoCase(type, "replica") ||
-      base::EqualsNoCase(type, "slave") || base::EqualsNoCase(type, "pubsub"))
-    return false;
-  *ok = false;
-  return false;
+// Client classes of CLIENT LIST/KILL TYPE (replication clients come with replication).
+enum ClientType { kTypeNormal, kTypeMaster, kTypeReplica, kTypePubsub, kTypeUnknown };
+ClientType ParseClientType(std::string_view type) {
+  if (base::EqualsNoCase(type, "normal")) return kTypeNormal;
+  if (base::EqualsNoCase(type, "master")) return kTypeMaster;
+  if (base::EqualsNoCase(type, "replica") || base::EqualsNoCase(type, "slave")) return kTypeReplica;
+  if (base::EqualsNoCase(type, "pubsub")) return kTypePubsub;
+  return kTypeUnknown;
 }
+ClientType TypeOf(const Client* c) { return c->pubsub ? kTypePubsub : kTypeNormal; }
 
 void ClientList(Client* c) {
   auto& a = c->argv;
   std::vector<uint64_t> ids;
-  bool type_filter = false, type_match = true;
+  bool type_filter = false;
+  ClientType type = kTypeNormal;
   for (size_t i = 2; i < a.size(); i++) {
     if (base::EqualsNoCase(a[i], "type") && i + 1 < a.size()) {
-      bool ok;
-      type_match = TypeMatches(a[++i], &ok);
-      if (!ok) return c->R().Error("Unknown client type '" + std::string(a[i]) + "'");
+      type = ParseClientType(a[++i]);
+      if (type == kTypeUnknown)
+        return c->R().Error("Unknown client type '" + std::string(a[i]) + "'");
       type_filter = true;
     } else if (base::EqualsNoCase(a[i], "id") && i + 1 < a.size()) {
       for (i++; i < a.size(); i++) {
@@ -200,7 +211,7 @@ void ClientList(Client* c) {
   }
   std::string out;
   for (Client* x : g.clients) {
-    if (type_filter && !type_match) continue;
+    if (type_filter && TypeOf(x) != type) continue;
     if (!ids.empty() && std::find(ids.begin(), ids.end(), x->id) == ids.end()) continue;
     out += ClientInfoLine(x) + "\n";
   }
@@ -223,7 +234,8 @@ void ClientKill(Client* c) {
   if ((a.size() - 2) % 2 != 0) return c->R().Error(kErrSyntax);
   uint64_t id = 0;
   std::string addr, laddr;
-  bool skipme = true, type_filter = false, type_match = true;
+  bool skipme = true, type_filter = false;
+  ClientType type = kTypeNormal;
   int64_t maxage = 0;
   for (size_t i = 2; i < a.size(); i += 2) {
     std::string_view k = a[i], v = a[i + 1];
@@ -235,9 +247,8 @@ void ClientKill(Client* c) {
     } else if (base::EqualsNoCase(k, "laddr")) {
       laddr = v;
     } else if (base::EqualsNoCase(k, "type")) {
-      bool ok;
-      type_match = TypeMatches(v, &ok);
-      if (!ok) return c->R().Error("Unknown client type '" + std::string(v) + "'");
+      type = ParseClientType(v);
+      if (type == kTypeUnknown) return c->R().Error("Unknown client type '" + std::string(v) + "'");
       type_filter = true;
     } else if (base::EqualsNoCase(k, "user")) {
       if (v != "default") return c->R().Error("No such user '" + std::string(v) + "'");
@@ -257,7 +268,7 @@ void ClientKill(Client* c) {
     if (id && x->id != id) continue;
     if (!addr.empty() && x->addr != addr) continue;
     if (!laddr.empty() && x->laddr != laddr) continue;
-    if (type_filter && !type_match) continue;
+    if (type_filter && TypeOf(x) != type) continue;
     if (maxage && (now - x->ctime_ms) / 1000 < maxage) continue;
     if (x == c && skipme) continue;
     if (x == c) c->flags |= kCloseAfterReply;

@@ -6,6 +6,7 @@
 #include "commands/common.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/notify.h"
 #include "server/transactions.h"
 
 namespace cmd {
@@ -17,6 +18,7 @@ void DelGeneric(Client* c) {
   for (size_t i = 1; i < c->argv.size(); i++) {
     if (LookupWrite(c, c->argv[i]) && c->db->Delete(c->argv[i])) {
       Modified(c, c->argv[i]);
+      Notify(kNotifyGeneric, "del", c->argv[i], c->dbid);
       n++;
     }
   }
@@ -56,6 +58,8 @@ void RenameGeneric(Client* c, bool nx) {
   c->db->Add(db::Rekey(taken, dst, taken->expire(), true));
   Modified(c, src);
   Modified(c, dst, 0);
+  Notify(kNotifyGeneric, "rename_from", src, c->dbid);
+  Notify(kNotifyGeneric, "rename_to", dst, c->dbid);
   if (nx) c->R().Int(1);
   else c->R().Ok();
 }
@@ -91,6 +95,8 @@ void MoveCommand(Client* c) {
   to->Add(c->db->Unlink(k));
   Modified(c, k);
   KeyModified(dst, k);
+  Notify(kNotifyGeneric, "move_from", k, c->dbid);
+  Notify(kNotifyGeneric, "move_to", k, dst);
   c->R().Int(1);
 }
 
@@ -117,10 +123,11 @@ void CopyCommand(Client* c) {
   db::Obj* existing = to->Lookup(dst);
   if (existing && !replace) return c->R().Int(0);
   db::Obj* copy = db::Rekey(o, dst, o->expire(), false);
-  if (existing) to->Replace(existing, copy);
-  else to->Add(copy);
+  if (existing) to->Delete(dst);  // replaced as a new key ("new" event), as in Valkey
+  to->Add(copy);
   g.dirty++;
   KeyModified(dst_db, dst);
+  Notify(kNotifyGeneric, "copy_to", dst, dst_db);
   c->R().Int(1);
 }
 
@@ -291,11 +298,13 @@ void ExpireGeneric(Client* c, int64_t unit, bool absolute) {
   if (when <= db::GetEnv().now_ms && !db::GetEnv().replica) {
     c->db->Delete(k);
     Modified(c, k);
+    Notify(kNotifyGeneric, "del", k, c->dbid);
     PropagateAs(c, {"DEL", k});
     return c->R().Int(1);
   }
   c->db->SetExpire(o, when);
   Modified(c, k);
+  Notify(kNotifyGeneric, "expire", k, c->dbid);
   PropagateAs(c, {"PEXPIREAT", k, base::Int64ToString(when)});
   c->R().Int(1);
 }
@@ -330,6 +339,7 @@ void PersistCommand(Client* c) {
   if (!o || !o->has_expire()) return c->R().Int(0);
   c->db->SetExpire(o, -1);
   Modified(c, c->argv[1]);
+  Notify(kNotifyGeneric, "persist", c->argv[1], c->dbid);
   c->R().Int(1);
 }
 

@@ -6,6 +6,7 @@
 #include "commands/common.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/notify.h"
 
 namespace cmd {
 namespace {
@@ -21,6 +22,7 @@ void SetString(Client* c, db::Obj* old, std::string_view key, std::string_view v
   if (keep_ttl && old) expire = old->expire();
   StoreKey(c, old, db::NewString(key, val, expire));
   Modified(c, key);
+  Notify(kNotifyString, "set", key, c->dbid);
 }
 
 void ReplyString(Client* c, const db::Obj* o) {
@@ -28,13 +30,16 @@ void ReplyString(Client* c, const db::Obj* o) {
   c->R().Bulk(o->str(buf));
 }
 
-// Deletes a key whose new expire is already in the past, propagating DEL.
+// An expire already in the past deletes the key (if any), propagating DEL. True when the
+// expire was in the past.
 bool DeleteIfPastExpire(Client* c, std::string_view key, int64_t when) {
   if (when < 0 || when > db::GetEnv().now_ms || db::GetEnv().replica) return false;
   std::string k(key);
-  c->db->Delete(k);
-  Modified(c, k);
-  PropagateAs(c, {"DEL", k});
+  if (c->db->Delete(k)) {
+    Modified(c, k);
+    PropagateAs(c, {"DEL", k});
+    Notify(kNotifyGeneric, "del", k, c->dbid);
+  }
   return true;
 }
 
@@ -88,12 +93,13 @@ void SetCommand(Client* c) {
     if (old) ReplyString(c, old);
     else c->R().Null();
   }
+  if (when != kNoExpire && DeleteIfPastExpire(c, a[1], when)) {  // no "set" event, as Valkey
+    if (!get) c->R().Ok();
+    return;
+  }
   SetString(c, old, a[1], a[2], when, keepttl);
   if (when != kNoExpire) {
-    if (DeleteIfPastExpire(c, a[1], when)) {
-      if (!get) c->R().Ok();
-      return;
-    }
+    Notify(kNotifyGeneric, "expire", a[1], c->dbid);
     // Relative expires travel as absolute times so replicas agree on the instant.
     std::vector<std::string> p{"SET", std::string(a[1]), std::string(a[2]), "PXAT",
                                base::Int64ToString(when)};
@@ -115,6 +121,7 @@ void SetExGeneric(Client* c, int64_t unit, const char* name) {
   if (!ParseExpire(c, c->argv[2], unit, false, name, &when)) return;
   db::Obj* old = LookupWrite(c, c->argv[1]);
   SetString(c, old, c->argv[1], c->argv[3], when, false);
+  Notify(kNotifyGeneric, "expire", c->argv[1], c->dbid);
   PropagateAs(c, {"SET", std::string(c->argv[1]), std::string(c->argv[3]), "PXAT",
                   base::Int64ToString(when)});
   c->R().Ok();
@@ -138,6 +145,7 @@ void GetDelCommand(Client* c) {
   std::string k(c->argv[1]);
   c->db->Delete(k);
   Modified(c, k);
+  Notify(kNotifyGeneric, "del", k, c->dbid);
   PropagateAs(c, {"DEL", k});
 }
 
@@ -174,10 +182,12 @@ void GetExCommand(Client* c) {
     if (DeleteIfPastExpire(c, k, when)) return;
     c->db->SetExpire(o, when);
     Modified(c, k);
+    Notify(kNotifyGeneric, "expire", k, c->dbid);
     PropagateAs(c, {"PEXPIREAT", k, base::Int64ToString(when)});
   } else if (persist && o->has_expire()) {
     c->db->SetExpire(o, -1);
     Modified(c, k);
+    Notify(kNotifyGeneric, "persist", k, c->dbid);
     PropagateAs(c, {"PERSIST", k});
   }
 }
@@ -239,6 +249,7 @@ void AppendCommand(Client* c) {
     len = o->raw()->size();
   }
   Modified(c, c->argv[1]);
+  Notify(kNotifyString, "append", c->argv[1], c->dbid);
   c->R().Int(static_cast<int64_t>(len));
 }
 
@@ -281,6 +292,7 @@ void SetRangeCommand(Client* c) {
     s.replace(offset, val.size(), val);
     c->db->Add(db::NewRaw(c->argv[1], std::move(s)));
     Modified(c, c->argv[1]);
+    Notify(kNotifyString, "setrange", c->argv[1], c->dbid);
     return c->R().Int(static_cast<int64_t>(offset + val.size()));
   }
   size_t olen = o->str_len();
@@ -291,6 +303,7 @@ void SetRangeCommand(Client* c) {
   if (s->size() < offset + val.size()) s->resize(offset + val.size(), '\0');
   s->replace(offset, val.size(), val);
   Modified(c, c->argv[1]);
+  Notify(kNotifyString, "setrange", c->argv[1], c->dbid);
   c->R().Int(static_cast<int64_t>(s->size()));
 }
 
@@ -315,6 +328,7 @@ void IncrGeneric(Client* c, int64_t by) {
     StoreKey(c, o, db::NewInt(c->argv[1], v, o ? o->expire() : -1));
   }
   Modified(c, c->argv[1]);
+  Notify(kNotifyString, "incrby", c->argv[1], c->dbid);
   c->R().Int(v);
 }
 void IncrCommand(Client* c) { IncrGeneric(c, 1); }
@@ -347,6 +361,7 @@ void IncrByFloatCommand(Client* c) {
   db::Obj* nw = db::NewString(c->argv[1], s, o ? o->expire() : -1, /*try_int=*/false);
   StoreKey(c, o, nw);
   Modified(c, c->argv[1]);
+  Notify(kNotifyString, "incrbyfloat", c->argv[1], c->dbid);
   c->R().Bulk(s);
   PropagateAs(c, {"SET", std::string(c->argv[1]), s, "KEEPTTL"});
 }

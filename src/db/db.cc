@@ -63,6 +63,7 @@ void Db::Add(Obj* o) {
   size_++;
   SlotCountAdd(SlotOf(key), 1);
   if (o->has_expire()) AddExpireEntry(o);
+  if (GetEnv().on_new) GetEnv().on_new(id_, key);
 }
 
 Obj* Db::Replace(Obj* old, Obj* nw, bool keep_old) {

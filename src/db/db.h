@@ -40,6 +40,8 @@ struct Env {
   int lfu_decay_time = 1;
   // Called when a key is deleted because it expired (propagation, notifications, stats).
   void (*on_expired)(int dbid, std::string_view key) = nullptr;
+  // Called when Add creates a key (the "new" keyspace notification).
+  void (*on_new)(int dbid, std::string_view key) = nullptr;
 };
 Env& GetEnv();
 

@@ -20,6 +20,7 @@
 #include "base/util.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "server/transactions.h"
 
@@ -325,6 +326,7 @@ void FreeClient(Client* c) {
   }
   if (g.current_client == c) g.current_client = nullptr;
   UnwatchAll(c);
+  PubsubUnsubscribeAll(c);
   g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
   close(c->fd);
   g.clients.remove(c);
@@ -344,7 +346,7 @@ void CloseAsync(Client* c) {
 }
 
 bool CheckOutputLimits(Client* c) {
-  const OutputLimit& lim = cfg.obuf_normal;
+  const OutputLimit& lim = c->pubsub ? cfg.obuf_pubsub : cfg.obuf_normal;
   uint64_t used = c->PendingOutput();
   bool hard = lim.hard && used >= lim.hard;
   bool soft = false;
@@ -430,6 +432,7 @@ void HandleClientsBeforeSleep() {
     g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
     c->flags &= ~kProtected;
     UnwatchAll(c);
+    PubsubUnsubscribeAll(c);
     close(c->fd);
     g.clients.remove(c);
     g.clients_by_id.erase(c->id);
@@ -447,6 +450,7 @@ void HandleClientsBeforeSleep() {
 std::string ClientInfoLine(const Client* c) {
   int64_t now = base::MsTime();
   std::string flags;
+  if (c->pubsub) flags += "P";
   if (c->flags & kMulti) flags += "x";
   if (c->flags & kCloseAfterReply) flags += "c";
   if (c->flags & kCloseAsap) flags += "A";
@@ -459,13 +463,15 @@ std::string ClientInfoLine(const Client* c) {
   if (g.loop && (g.loop->FileMask(c->fd) & net::kWritable)) events += "w";
   char buf[1024];
   snprintf(buf, sizeof(buf),
-           "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 "
-           "psub=0 ssub=0 multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
+           "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
+           "psub=%zu ssub=%zu multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
            "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
            "redir=-1 resp=%d lib-name=%s lib-ver=%s tot-net-in=0 tot-net-out=0 tot-cmds=0",
            static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->fd,
            c->name.c_str(), static_cast<long long>((now - c->ctime_ms) / 1000),
            static_cast<long long>((now - c->last_interaction_ms) / 1000), flags.c_str(), c->dbid,
+           c->pubsub ? c->pubsub->channels.size() : 0, c->pubsub ? c->pubsub->patterns.size() : 0,
+           c->pubsub ? c->pubsub->shard_channels.size() : 0,
            (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
            c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), size_t{0},
            c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), c->out.capacity(),

@@ -12,6 +12,7 @@
 namespace server {
 
 struct CommandSpec;
+struct PubsubState;
 
 struct QueuedCommand {
   const CommandSpec* cmd;
@@ -65,6 +66,9 @@ struct Client {
   // transactions
   std::vector<QueuedCommand> mstate;
   std::vector<std::pair<int, std::string>> watched;
+
+  // pub/sub subscriptions (server/pubsub.cc); non-null while subscribed to anything
+  PubsubState* pubsub = nullptr;
 
   net::Reply R() {
     return net::Reply((flags & (kReplyOff | kReplySkip)) ? &discard : &out, resp);

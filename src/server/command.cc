@@ -30,6 +30,9 @@ void BuildCommandTable() {
   RegisterServerCommands(&t);
   RegisterConnectionCommands(&t);
   RegisterTransactionCommands(&t);
+  RegisterPubsubCommands(&t);
+  RegisterHashCommands(&t);
+  RegisterSetCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     for (auto& s : c.subcommands) {

@@ -66,6 +66,11 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t);
 void RegisterServerCommands(std::vector<CommandSpec>* t);
 void RegisterConnectionCommands(std::vector<CommandSpec>* t);
 void RegisterTransactionCommands(std::vector<CommandSpec>* t);
+void RegisterPubsubCommands(std::vector<CommandSpec>* t);
+void RegisterHashCommands(std::vector<CommandSpec>* t);
+void RegisterListCommands(std::vector<CommandSpec>* t);
+void RegisterSetCommands(std::vector<CommandSpec>* t);
+void RegisterZSetCommands(std::vector<CommandSpec>* t);
 
 void BuildCommandTable();
 const CommandSpec* LookupCommand(std::string_view name);

@@ -11,8 +11,11 @@
 #include <sstream>
 
 #include "base/log.h"
+#include "db/hash.h"
+#include "db/set.h"
 #include "base/util.h"
 #include "net/resp_parser.h"
+#include "server/notify.h"
 
 namespace server {
 
@@ -111,6 +114,22 @@ std::string GetObufLimit() {
          fmt("pubsub", cfg.obuf_pubsub);
 }
 
+// notify-keyspace-events: stored as flags; CONFIG GET shows Valkey's normalised letters.
+bool SetNotifyEvents(const std::vector<std::string>& args, std::string* err) {
+  if (args.size() > 1) {
+    *err = "wrong number of arguments";
+    return false;
+  }
+  int f = ParseNotifyFlags(args.empty() ? "" : args[0]);
+  if (f < 0) {
+    *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+    return false;
+  }
+  g_notify_flags = f;
+  return true;
+}
+std::string GetNotifyEvents() { return FormatNotifyFlags(g_notify_flags); }
+
 bool SetSave(const std::vector<std::string>& args, std::string* err) {
   // "" disables; otherwise pairs of seconds / changes.
   std::vector<std::string> a;
@@ -157,6 +176,15 @@ bool ApplyLogLevel(std::string*) {
   base::SetLogLevel(cfg.loglevel);
   return true;
 }
+bool ApplyTypeLimits(std::string*) {
+  db::GetHashLimits() = {static_cast<size_t>(cfg.hash_max_listpack_entries),
+                         static_cast<size_t>(cfg.hash_max_listpack_value)};
+  db::GetSetLimits() = {static_cast<size_t>(cfg.set_max_intset_entries),
+                        static_cast<size_t>(cfg.set_max_listpack_entries),
+                        static_cast<size_t>(cfg.set_max_listpack_value)};
+  return true;
+}
+
 bool ApplyHz(std::string*) {
   if (cfg.hz < 1) cfg.hz = 1;
   if (cfg.hz > 500) cfg.hz = 500;
@@ -199,8 +227,18 @@ std::vector<Def>& Table() {
       BOOL("activerehashing", activerehashing, "yes", 0),
       MEM("maxmemory", maxmemory, 0, INT64_MAX, "0", 0),
       BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
+      {"hash-max-listpack-entries", "hash-max-ziplist-entries", kInt, 0, &cfg.hash_max_listpack_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "512"},
+      {"hash-max-listpack-value", "hash-max-ziplist-value", kInt, 0, &cfg.hash_max_listpack_value, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "64"},
+      {"set-max-intset-entries", nullptr, kInt, 0, &cfg.set_max_intset_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "512"},
+      {"set-max-listpack-entries", nullptr, kInt, 0, &cfg.set_max_listpack_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "128"},
+      {"set-max-listpack-value", nullptr, kInt, 0, &cfg.set_max_listpack_value, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "64"},
+      {"zset-max-listpack-entries", "zset-max-ziplist-entries", kInt, 0, &cfg.zset_max_listpack_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "128"},
+      {"zset-max-listpack-value", "zset-max-ziplist-value", kInt, 0, &cfg.zset_max_listpack_value, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "64"},
+      {"list-max-listpack-size", "list-max-ziplist-size", kInt, 0, &cfg.list_max_listpack_size, INT_MIN, INT_MAX, nullptr, {}, ApplyTypeLimits, "-2"},
+      {"list-compress-depth", nullptr, kInt, 0, &cfg.list_compress_depth, 0, INT_MAX, nullptr, {}, ApplyTypeLimits, "0"},
       STR("dbfilename", dbfilename, "dump.rdb", 0),
       {"save", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetSave, GetSave}, nullptr, "3600 1 300 100 60 10000"},
+      {"notify-keyspace-events", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetNotifyEvents, GetNotifyEvents}, nullptr, ""},
   };
   return t;
 }
@@ -475,6 +513,7 @@ bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_arg
   for (auto& l : CliToLines(cli_args)) lines.push_back(l);
   if (!LoadLines(lines, 0)) return false;
   ApplyHz(nullptr);
+  ApplyTypeLimits(nullptr);
   return true;
 }
 

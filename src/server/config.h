@@ -44,6 +44,16 @@ struct Config {
   bool activerehashing = true;
   int64_t maxmemory = 0;
   bool cluster_enabled = false;
+  // compact encodings of the data types
+  int64_t hash_max_listpack_entries = 512;
+  int64_t hash_max_listpack_value = 64;
+  int64_t set_max_intset_entries = 512;
+  int64_t set_max_listpack_entries = 128;
+  int64_t set_max_listpack_value = 64;
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
+  int64_t list_max_listpack_size = -2;
+  int64_t list_compress_depth = 0;
   // persistence (stored; snapshots come with the persistence issue)
   std::string dbfilename = "dump.rdb";
   std::string save = "3600 1 300 100 60 10000";

@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "repl/propagate.h"
 #include "server/config.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "server/transactions.h"
 
@@ -15,6 +16,7 @@ namespace server {
 namespace {
 std::vector<std::string> g_prop_override;
 bool g_has_override = false;
+bool g_force_prop = false;  // propagate although nothing changed (PUBLISH)
 
 std::string UnknownCommandText(const Client* c) {
   std::string args;
@@ -29,6 +31,14 @@ std::string UnknownCommandText(const Client* c) {
 bool IsTxControl(const CommandSpec* cmd) {
   std::string_view n = cmd->name;
   return n == "exec" || n == "discard" || n == "multi" || n == "watch" || n == "quit" ||
+         n == "reset";
+}
+
+// RESP2 clients with subscriptions may only run these.
+bool AllowedInSubscriberMode(const CommandSpec* cmd) {
+  std::string_view n = cmd->name;
+  return n == "ping" || n == "subscribe" || n == "ssubscribe" || n == "psubscribe" ||
+         n == "unsubscribe" || n == "sunsubscribe" || n == "punsubscribe" || n == "quit" ||
          n == "reset";
 }
 
@@ -52,6 +62,8 @@ void PropagateAs(Client* c, std::vector<std::string> argv) {
   g_has_override = true;
 }
 
+void ForcePropagation() { g_force_prop = true; }
+
 void Call(Client* c, const CommandSpec* cmd) {
   if (c->flags & kReplySkipNext) {
     c->flags &= ~kReplySkipNext;
@@ -61,6 +73,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   int64_t dirty_before = g.dirty;
   uint64_t errors_before = g.stats.error_seq;
   g_has_override = false;
+  g_force_prop = false;
   Client* prev = g.current_client;
   g.current_client = c;
   c->flags |= kProtected;
@@ -75,7 +88,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   cmd->stats.Record(static_cast<uint64_t>(dur));
   if (g.stats.error_seq != errors_before) cmd->stats.failed++;
   g.stats.total_commands_processed++;
-  if (g.dirty != dirty_before) {
+  if (g.dirty != dirty_before || g_force_prop) {
     if (g_has_override) {
       std::vector<std::string_view> v(g_prop_override.begin(), g_prop_override.end());
       repl::Propagate(c->dbid, v);
@@ -84,11 +97,13 @@ void Call(Client* c, const CommandSpec* cmd) {
     }
   }
   g_has_override = false;
+  g_force_prop = false;
   if (c->flags & kReplySkip) {
     c->flags &= ~kReplySkip;
     c->discard.clear();
   }
   if (c->flags & kReplyOff) c->discard.clear();
+  if (!prev) PubsubFlushPending(c);  // messages to c follow its complete reply
 }
 
 void ProcessCommand(Client* c) {
@@ -108,6 +123,16 @@ void ProcessCommand(Client* c) {
     return Reject(c, cmd, ArityText(cmd));
   if (!c->authenticated && !(cmd->flags & kCmdNoAuth))
     return Reject(c, cmd, "-NOAUTH Authentication required.");
+  if (cmd->flags & kCmdPubsub) {
+    std::string_view n = cmd->name;
+    if (!c->pubsub && (n == "unsubscribe" || n == "punsubscribe" || n == "sunsubscribe"))
+      return Reject(c, cmd, "-NOSUB '" + cmd->fullname + "' command executed not in subscribed mode");
+  }
+  if (c->pubsub && c->resp == 2 && !AllowedInSubscriberMode(cmd))
+    return Reject(c, cmd,
+                  "Can't execute '" + cmd->fullname +
+                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                      "allowed in this context");
   if (c->InMulti() && (cmd->flags & kCmdNoMulti))  // e.g. MULTI or WATCH inside MULTI
     return Reject(c, cmd, "Command not allowed inside a transaction");
   if (c->InMulti() && !IsTxControl(cmd)) return QueueCommand(c, cmd);

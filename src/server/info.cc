@@ -16,6 +16,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/pubsub.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -89,7 +90,7 @@ void SecClients(std::string* s) {
   Line(s, "client_recent_max_output_buffer:%zu", max_out);
   Line(s, "blocked_clients:0");
   Line(s, "tracking_clients:0");
-  Line(s, "pubsub_clients:0");
+  Line(s, "pubsub_clients:%zu", PubsubNumClients());
   Line(s, "watching_clients:%zu",
        static_cast<size_t>(std::count_if(g.clients.begin(), g.clients.end(),
                                          [](Client* c) { return !c->watched.empty(); })));
@@ -210,9 +211,9 @@ void SecStats(std::string* s) {
   Line(s, "current_eviction_exceeded_time:0");
   Line(s, "keyspace_hits:%llu", static_cast<ull>(st.keyspace_hits));
   Line(s, "keyspace_misses:%llu", static_cast<ull>(st.keyspace_misses));
-  Line(s, "pubsub_channels:0");
-  Line(s, "pubsub_patterns:0");
-  Line(s, "pubsubshard_channels:0");
+  Line(s, "pubsub_channels:%zu", PubsubNumChannels());
+  Line(s, "pubsub_patterns:%zu", PubsubNumPatterns());
+  Line(s, "pubsubshard_channels:%zu", PubsubNumShardChannels());
   Line(s, "latest_fork_usec:0");
   Line(s, "total_forks:0");
   Line(s, "migrate_cached_sockets:0");

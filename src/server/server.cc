@@ -17,6 +17,8 @@
 
 #include "base/log.h"
 #include "base/time.h"
+#include "db/hash.h"
+#include "db/set.h"
 #include "ds/seed.h"
 #include "net/reply.h"
 #include "repl/propagate.h"
@@ -24,6 +26,7 @@
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/notify.h"
 #include "server/transactions.h"
 #include "server/version.h"
 
@@ -79,7 +82,10 @@ void OnExpired(int dbid, std::string_view key) {
   KeyModified(dbid, key);
   std::string k(key);
   repl::Propagate(dbid, {"DEL", k});
+  Notify(kNotifyExpired, "expired", k, dbid);
 }
+
+void OnNewKey(int dbid, std::string_view key) { Notify(kNotifyNew, "new", key, dbid); }
 
 std::string RandomHex(int n) {
   static const char* hex = "0123456789abcdef";
@@ -272,9 +278,12 @@ int Main(int argc, char** argv) {
   g.lastsave = time(nullptr);
   db::GetEnv().cluster = cfg.cluster_enabled;
   db::GetEnv().on_expired = OnExpired;
+  db::GetEnv().on_new = OnNewKey;
   net::SetErrorHook(OnErrorReply);
   for (int i = 0; i < cfg.databases; i++)
     g.dbs.push_back(std::make_unique<db::Db>(i, cfg.cluster_enabled && i == 0));
+  db::RegisterHashType();
+  db::RegisterSetType();
   BuildCommandTable();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;

@@ -1,0 +1,334 @@
+// Set commands.
+#include <algorithm>
+#include <climits>
+#include <set>
+#include <vector>
+
+#include "base/util.h"
+#include "commands/common.h"
+#include "db/set.h"
+#include "server/dispatch.h"
+#include "server/notify.h"
+
+namespace cmd {
+namespace {
+using namespace server;
+
+db::Obj* LookupSetRead(Client* c, std::string_view key, bool* err) {
+  db::Obj* o = LookupRead(c, key);
+  *err = o && !CheckType(c, o, db::kSet);
+  return *err ? nullptr : o;
+}
+
+void SAddCommand(Client* c) {
+  auto& a = c->argv;
+  bool err;
+  db::Obj* o = LookupWriteTyped(c, a[1], db::kSet, &err);
+  if (err) return;
+  if (!o) {
+    o = db::NewSet(a[1], a[2], a.size() - 2);
+    c->db->Add(o);
+  } else {
+    db::SetReserve(o, db::SetLen(o) + a.size() - 2);
+  }
+  int64_t added = 0;
+  for (size_t i = 2; i < a.size(); i++) added += db::SetAdd(o, a[i]);
+  if (added) {
+    Modified(c, a[1], added);
+    Notify(kNotifySet, "sadd", a[1], c->dbid);
+  }
+  c->R().Int(added);
+}
+
+void SRemCommand(Client* c) {
+  bool err;
+  db::Obj* o = LookupWriteTyped(c, c->argv[1], db::kSet, &err);
+  if (err) return;
+  if (!o) return c->R().Int(0);
+  int64_t removed = 0;
+  for (size_t i = 2; i < c->argv.size(); i++) {
+    removed += db::SetRemove(o, c->argv[i]);
+    if (db::SetLen(o) == 0) break;
+  }
+  if (removed) {
+    Modified(c, c->argv[1], removed);
+    Notify(kNotifySet, "srem", c->argv[1], c->dbid);
+    DeleteIfEmpty(c, c->argv[1], db::SetLen(o));
+  }
+  c->R().Int(removed);
+}
+
+void SIsMemberCommand(Client* c) {
+  bool err;
+  db::Obj* o = LookupSetRead(c, c->argv[1], &err);
+  if (err) return;
+  c->R().Int(o && db::SetContains(o, c->argv[2]) ? 1 : 0);
+}
+
+void SMIsMemberCommand(Client* c) {
+  bool err;
+  db::Obj* o = LookupSetRead(c, c->argv[1], &err);
+  if (err) return;
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(c->argv.size() - 2));
+  for (size_t i = 2; i < c->argv.size(); i++) r.Int(o && db::SetContains(o, c->argv[i]) ? 1 : 0);
+}
+
+void SCardCommand(Client* c) {
+  bool err;
+  db::Obj* o = LookupSetRead(c, c->argv[1], &err);
+  if (err) return;
+  c->R().Int(o ? static_cast<int64_t>(db::SetLen(o)) : 0);
+}
+
+void SMembersCommand(Client* c) {
+  bool err;
+  db::Obj* o = LookupSetRead(c, c->argv[1], &err);
+  if (err) return;
+  auto r = c->R();
+  if (!o) return r.SetLen(0);
+  r.SetLen(static_cast<int64_t>(db::SetLen(o)));
+  db::SetForEach(o, [&](std::string_view m) { r.Bulk(m); });
+}
+
+void SPopCommand(Client* c) {
+  auto& a = c->argv;
+  if (a.size() > 3) return c->R().Error(kErrSyntax);
+  int64_t count = 1;
+  bool with_count = a.size() == 3;
+  if (with_count && !ArgRange(c, a[2], 0, INT64_MAX, &count)) return;
+  bool err;
+  db::Obj* o = LookupWriteTyped(c, a[1], db::kSet, &err);
+  if (err) return;
+  auto r = c->R();
+  if (!o) return with_count ? r.SetLen(0) : r.Null();
+  if (with_count && count == 0) return r.SetLen(0);
+  std::vector<std::string> popped;
+  size_t n = std::min<uint64_t>(count, db::SetLen(o));
+  for (size_t i = 0; i < n; i++) popped.push_back(db::SetPop(o));
+  if (with_count) {
+    r.SetLen(static_cast<int64_t>(popped.size()));
+    for (auto& m : popped) r.Bulk(m);
+  } else {
+    r.Bulk(popped[0]);
+  }
+  std::string key(a[1]);
+  Modified(c, key, static_cast<int64_t>(popped.size()));
+  Notify(kNotifySet, "spop", key, c->dbid);
+  // Replicas remove exactly what was popped here.
+  std::vector<std::string> prop{"SREM", key};
+  for (auto& m : popped) prop.push_back(m);
+  if (db::SetLen(o) == 0) {
+    DeleteIfEmpty(c, key, 0);
+    prop = {"DEL", key};
+  }
+  PropagateAs(c, std::move(prop));
+}
+
+void SRandMemberCommand(Client* c) {
+  auto& a = c->argv;
+  if (a.size() > 3) return c->R().Error(kErrSyntax);
+  bool err;
+  if (a.size() == 2) {
+    db::Obj* o = LookupSetRead(c, a[1], &err);
+    if (err) return;
+    if (!o) return c->R().Null();
+    return c->R().Bulk(db::SetRandom(o));
+  }
+  int64_t l;
+  if (!ArgRange(c, a[2], -INT64_MAX, INT64_MAX, &l)) return;
+  db::Obj* o = LookupSetRead(c, a[1], &err);
+  if (err) return;
+  auto r = c->R();
+  if (!o || l == 0) return r.ArrayLen(0);
+  if (l < 0) {
+    uint64_t count = static_cast<uint64_t>(-l);
+    r.ArrayLen(static_cast<int64_t>(count));
+    for (uint64_t i = 0; i < count; i++) r.Bulk(db::SetRandom(o));
+    return;
+  }
+  std::vector<std::string> all;
+  db::SetForEach(o, [&](std::string_view m) { all.emplace_back(m); });
+  size_t n = std::min<uint64_t>(l, all.size());
+  for (size_t i = 0; i < n && n < all.size(); i++)
+    std::swap(all[i], all[i + ds::RandomU64() % (all.size() - i)]);
+  r.ArrayLen(static_cast<int64_t>(n));
+  for (size_t i = 0; i < n; i++) r.Bulk(all[i]);
+}
+
+void SMoveCommand(Client* c) {
+  auto& a = c->argv;
+  bool err;
+  db::Obj* src = LookupWriteTyped(c, a[1], db::kSet, &err);
+  if (err) return;
+  db::Obj* dst = LookupWriteTyped(c, a[2], db::kSet, &err);
+  if (err) return;
+  if (!src) return c->R().Int(0);
+  if (src == dst) return c->R().Int(db::SetContains(src, a[3]) ? 1 : 0);
+  if (!db::SetRemove(src, a[3])) return c->R().Int(0);
+  std::string srckey(a[1]), dstkey(a[2]), member(a[3]);
+  Notify(kNotifySet, "srem", srckey, c->dbid);
+  DeleteIfEmpty(c, srckey, db::SetLen(src));
+  if (!dst) {
+    dst = db::NewSet(dstkey, member);
+    c->db->Add(dst);
+  }
+  if (db::SetAdd(dst, member)) Notify(kNotifySet, "sadd", dstkey, c->dbid);
+  Modified(c, srckey);
+  Modified(c, dstkey);
+  c->R().Int(1);
+}
+
+// Loads the sets of keys[]; missing keys are nullptr. False (error replied) on WRONGTYPE.
+bool LoadSets(Client* c, const std::vector<std::string_view>& keys, bool write,
+              std::vector<db::Obj*>* sets) {
+  for (auto k : keys) {
+    db::Obj* o = write ? LookupWrite(c, k) : LookupRead(c, k);
+    if (o && o->type() != db::kSet) {
+      c->R().Error(kErrWrongType);
+      return false;
+    }
+    sets->push_back(o);
+  }
+  return true;
+}
+
+enum SetOp { kInter, kUnion, kDiff };
+
+// Computes the operation; members in a stable order (first set's order for inter/diff).
+std::vector<std::string> ComputeSetOp(std::vector<db::Obj*>& sets, SetOp op, int64_t limit) {
+  std::vector<std::string> out;
+  if (op == kInter) {
+    for (auto* s : sets)
+      if (!s) return out;
+    std::vector<db::Obj*> sorted = sets;
+    std::sort(sorted.begin(), sorted.end(),
+              [](db::Obj* x, db::Obj* y) { return db::SetLen(x) < db::SetLen(y); });
+    db::SetForEach(sorted[0], [&](std::string_view m) {
+      if (limit && static_cast<int64_t>(out.size()) >= limit) return;
+      for (size_t i = 1; i < sorted.size(); i++)
+        if (sorted[i] != sorted[0] && !db::SetContains(sorted[i], m)) return;
+      out.emplace_back(m);
+    });
+  } else if (op == kUnion) {
+    std::set<std::string> seen;
+    for (auto* s : sets) {
+      if (!s) continue;
+      db::SetForEach(s, [&](std::string_view m) {
+        if (seen.emplace(m).second) out.emplace_back(m);
+      });
+    }
+  } else {
+    if (!sets[0]) return out;
+    db::SetForEach(sets[0], [&](std::string_view m) {
+      for (size_t i = 1; i < sets.size(); i++)
+        if (sets[i] && (sets[i] == sets[0] || db::SetContains(sets[i], m))) return;
+      out.emplace_back(m);
+    });
+  }
+  return out;
+}
+
+void SetOpCommand(Client* c, SetOp op, bool store) {
+  auto& a = c->argv;
+  size_t first = store ? 2 : 1;
+  std::vector<std::string_view> keys(a.begin() + first, a.end());
+  std::vector<db::Obj*> sets;
+  if (!LoadSets(c, keys, store, &sets)) return;
+  std::vector<std::string> result = ComputeSetOp(sets, op, 0);
+  if (!store) {
+    auto r = c->R();
+    r.SetLen(static_cast<int64_t>(result.size()));
+    for (auto& m : result) r.Bulk(m);
+    return;
+  }
+  std::string dst(a[1]);
+  db::Obj* old = LookupWrite(c, dst);
+  if (result.empty()) {
+    if (old) {
+      c->db->Delete(dst);
+      Modified(c, dst);
+      Notify(kNotifyGeneric, "del", dst, c->dbid);
+    }
+    return c->R().Int(0);
+  }
+  db::Obj* o = db::NewSet(dst, result[0], result.size());
+  for (auto& m : result) db::SetAdd(o, m);
+  db::SetMaybeToIntset(o);
+  if (old) c->db->Replace(old, o);
+  else c->db->Add(o);
+  Modified(c, dst);
+  static const char* kEvents[] = {"sinterstore", "sunionstore", "sdiffstore"};
+  Notify(kNotifySet, kEvents[op], dst, c->dbid);
+  c->R().Int(static_cast<int64_t>(result.size()));
+}
+void SInterCommand(Client* c) { SetOpCommand(c, kInter, false); }
+void SUnionCommand(Client* c) { SetOpCommand(c, kUnion, false); }
+void SDiffCommand(Client* c) { SetOpCommand(c, kDiff, false); }
+void SInterStoreCommand(Client* c) { SetOpCommand(c, kInter, true); }
+void SUnionStoreCommand(Client* c) { SetOpCommand(c, kUnion, true); }
+void SDiffStoreCommand(Client* c) { SetOpCommand(c, kDiff, true); }
+
+void SInterCardCommand(Client* c) {
+  auto& a = c->argv;
+  int64_t numkeys;
+  if (!base::ParseInt64(a[1], &numkeys)) return c->R().Error(kErrNotInt);
+  if (numkeys < 1) return c->R().Error("numkeys should be greater than 0");
+  if (numkeys > static_cast<int64_t>(a.size()) - 2)
+    return c->R().Error("Number of keys can't be greater than number of args");
+  int64_t limit = 0;
+  for (size_t j = 2 + numkeys; j < a.size(); j++) {
+    if (base::EqualsNoCase(a[j], "limit") && j + 1 < a.size()) {
+      if (!base::ParseInt64(a[++j], &limit)) return c->R().Error(kErrNotInt);
+      if (limit < 0) return c->R().Error("LIMIT can't be negative");
+    } else {
+      return c->R().Error(kErrSyntax);
+    }
+  }
+  std::vector<std::string_view> keys(a.begin() + 2, a.begin() + 2 + numkeys);
+  std::vector<db::Obj*> sets;
+  if (!LoadSets(c, keys, false, &sets)) return;
+  c->R().Int(static_cast<int64_t>(ComputeSetOp(sets, kInter, limit).size()));
+}
+
+void SScanCommand(Client* c) {
+  uint64_t cursor;
+  if (!ParseScanCursor(c, c->argv[2], &cursor)) return;
+  bool err;
+  db::Obj* o = LookupSetRead(c, c->argv[1], &err);
+  if (err) return;
+  ScanElements(
+      c, o,
+      [&](uint64_t cur, const ScanEmit& emit) {
+        return db::SetScan(o, cur, [&](std::string_view m) { emit(m, {}); });
+      },
+      false);
+}
+
+}  // namespace
+}  // namespace cmd
+
+namespace server {
+void RegisterSetCommands(std::vector<CommandSpec>* t) {
+  using namespace cmd;
+  const char* g = "set";
+  const uint32_t kR = kCmdReadonly;
+  t->push_back({"sadd", -3, kCmdWrite | kCmdDenyOom | kCmdFast, 1, 1, 1, SAddCommand, g, "1.0.0", "Adds members to a set.", "O(N)"});
+  t->push_back({"srem", -3, kCmdWrite | kCmdFast, 1, 1, 1, SRemCommand, g, "1.0.0", "Removes members from a set.", "O(N)"});
+  t->push_back({"sismember", 3, kR | kCmdFast, 1, 1, 1, SIsMemberCommand, g, "1.0.0", "Tells whether a member belongs to a set.", "O(1)"});
+  t->push_back({"smismember", -3, kR | kCmdFast, 1, 1, 1, SMIsMemberCommand, g, "6.2.0", "Tells for each member whether it belongs.", "O(N)"});
+  t->push_back({"scard", 2, kR | kCmdFast, 1, 1, 1, SCardCommand, g, "1.0.0", "Counts the members of a set.", "O(1)"});
+  t->push_back({"smembers", 2, kR, 1, 1, 1, SMembersCommand, g, "1.0.0", "Lists the members of a set.", "O(N)"});
+  t->push_back({"spop", -2, kCmdWrite | kCmdFast, 1, 1, 1, SPopCommand, g, "1.0.0", "Removes and returns random members.", "O(N)"});
+  t->push_back({"srandmember", -2, kR, 1, 1, 1, SRandMemberCommand, g, "1.0.0", "Returns random members.", "O(N)"});
+  t->push_back({"smove", 4, kCmdWrite | kCmdFast, 1, 2, 1, SMoveCommand, g, "1.0.0", "Moves a member to another set.", "O(1)"});
+  t->push_back({"sinter", -2, kR, 1, -1, 1, SInterCommand, g, "1.0.0", "Intersects sets.", "O(N*M)"});
+  t->push_back({"sintercard", -3, kR | kCmdMovableKeys, 0, 0, 0, SInterCardCommand, g, "7.0.0", "Counts the intersection of sets.", "O(N*M)"});
+  t->push_back({"sinterstore", -3, kCmdWrite | kCmdDenyOom, 1, -1, 1, SInterStoreCommand, g, "1.0.0", "Stores the intersection of sets.", "O(N*M)"});
+  t->push_back({"sunion", -2, kR, 1, -1, 1, SUnionCommand, g, "1.0.0", "Unites sets.", "O(N)"});
+  t->push_back({"sunionstore", -3, kCmdWrite | kCmdDenyOom, 1, -1, 1, SUnionStoreCommand, g, "1.0.0", "Stores the union of sets.", "O(N)"});
+  t->push_back({"sdiff", -2, kR, 1, -1, 1, SDiffCommand, g, "1.0.0", "Subtracts sets from the first.", "O(N)"});
+  t->push_back({"sdiffstore", -3, kCmdWrite | kCmdDenyOom, 1, -1, 1, SDiffStoreCommand, g, "1.0.0", "Stores the difference of sets.", "O(N)"});
+  t->push_back({"sscan", -3, kR, 1, 1, 1, SScanCommand, g, "2.8.0", "Walks the members of a set with a cursor.", "O(1) per call"});
+}
+}  // namespace server

@@ -1,0 +1,54 @@
+// Hash values: listpack (field, value pairs) while small, a seeded hash table when large.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "db/object.h"
+#include "ds/hashtable.h"
+
+namespace db {
+
+struct HashNode {
+  HashNode* next;
+  uint32_t flen, vlen;
+  char data[];  // field bytes then value bytes
+  std::string_view field() const { return {data, flen}; }
+  std::string_view value() const { return {data + flen, vlen}; }
+};
+struct HashNodeTraits {
+  static HashNode** NextLink(HashNode* n) { return &n->next; }
+  static std::string_view Key(const HashNode* n) { return n->field(); }
+};
+using HashTableT = ds::HashTable<HashNode, HashNodeTraits>;
+
+// Conversion thresholds (hash-max-listpack-entries / -value).
+struct HashLimits {
+  size_t max_entries = 512;
+  size_t max_value = 64;
+};
+HashLimits& GetHashLimits();
+
+// Operations on the value of a hash object (o->type() == kHash). Functions that may change the
+// encoding take the object by reference to the pointer held by the keyspace (the object itself
+// is not reallocated; only its value pointer and encoding change).
+Obj* NewHash(std::string_view key);
+size_t HashLen(const Obj* o);
+// Returns true and fills *val (rendered into buf for integers) when the field exists.
+bool HashGet(Obj* o, std::string_view field, std::string* val);
+bool HashExists(Obj* o, std::string_view field);
+// Sets a field; returns true when the field is new.
+bool HashSet(Obj* o, std::string_view field, std::string_view value);
+bool HashDelete(Obj* o, std::string_view field);
+// Calls fn(field, value) for every pair.
+void HashForEach(Obj* o, const std::function<void(std::string_view, std::string_view)>& fn);
+// One step of HSCAN over the hashtable encoding (listpack: everything, returns 0).
+uint64_t HashScan(Obj* o, uint64_t cursor,
+                  const std::function<void(std::string_view, std::string_view)>& fn);
+// Random pair (for HRANDFIELD).
+void HashRandom(Obj* o, std::string* field, std::string* value);
+void RegisterHashType();
+void SetObjEncoding(Obj* o, Enc e);
+
+}  // namespace db

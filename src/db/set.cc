@@ -1,0 +1,263 @@
+// Set values and their intset -> listpack -> hashtable conversions (Valkey 8's rules).
+#include "db/set.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "base/util.h"
+#include "db/hash.h"
+#include "ds/intset.h"
+#include "ds/listpack.h"
+
+namespace db {
+namespace {
+SetNode* NewNode(std::string_view m) {
+  auto* n = static_cast<SetNode*>(malloc(sizeof(SetNode) + m.size()));
+  n->next = nullptr;
+  n->len = static_cast<uint32_t>(m.size());
+  memcpy(n->data, m.data(), m.size());
+  return n;
+}
+uint8_t* Raw(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
+SetTableT* Table(const Obj* o) { return static_cast<SetTableT*>(o->ptr()); }
+
+bool AsInt(std::string_view s, int64_t* v) { return s.size() <= 20 && base::ParseInt64(s, v); }
+
+void ToHashtable(Obj* o, size_t reserve) {
+  auto* t = new SetTableT();
+  t->Reserve(std::max(reserve, SetLen(o)));
+  SetForEach(o, [&](std::string_view m) { t->Insert(NewNode(m)); });
+  if (o->enc() == kEncIntset) ds::intset::Free(Raw(o));
+  else ds::lp::Free(Raw(o));
+  o->set_ptr(t);
+  SetObjEncoding(o, kEncHashtable);
+}
+
+void IntsetToListpack(Obj* o) {
+  uint8_t* is = Raw(o);
+  uint8_t* lp = ds::lp::New();
+  for (uint32_t i = 0; i < ds::intset::Length(is); i++)
+    lp = ds::lp::AppendInt(lp, ds::intset::Get(is, i));
+  ds::intset::Free(is);
+  o->set_ptr(lp);
+  SetObjEncoding(o, kEncListpack);
+}
+
+void FreeSet(void* ptr, Enc e) {
+  if (e == kEncIntset) ds::intset::Free(static_cast<uint8_t*>(ptr));
+  else if (e == kEncListpack) ds::lp::Free(static_cast<uint8_t*>(ptr));
+  else {
+    auto* t = static_cast<SetTableT*>(ptr);
+    t->Clear([](SetNode* n) { free(n); });
+    delete t;
+  }
+}
+
+void* DupSet(const void* ptr, Enc e) {
+  if (e == kEncIntset || e == kEncListpack) {
+    auto* src = static_cast<const uint8_t*>(ptr);
+    size_t n = e == kEncIntset ? ds::intset::Bytes(src) : ds::lp::Bytes(src);
+    auto* d = static_cast<uint8_t*>(malloc(n));
+    memcpy(d, src, n);
+    return d;
+  }
+  auto* src = static_cast<SetTableT*>(const_cast<void*>(ptr));
+  auto* t = new SetTableT();
+  t->Reserve(src->Size());
+  src->ForEach([&](SetNode* n) { t->Insert(NewNode(n->member())); });
+  return t;
+}
+
+size_t SetBytes(const void* ptr, Enc e) {
+  if (e == kEncIntset) return ds::intset::Bytes(static_cast<const uint8_t*>(ptr));
+  if (e == kEncListpack) return ds::lp::Bytes(static_cast<const uint8_t*>(ptr));
+  auto* t = static_cast<SetTableT*>(const_cast<void*>(ptr));
+  size_t total = t->BucketBytes();
+  t->ForEach([&](SetNode* n) { total += sizeof(SetNode) + n->len; });
+  return total;
+}
+}  // namespace
+
+SetLimits& GetSetLimits() {
+  static SetLimits l;
+  return l;
+}
+
+Obj* NewSet(std::string_view key, std::string_view hint, size_t size_hint) {
+  const SetLimits& lim = GetSetLimits();
+  int64_t v;
+  if (AsInt(hint, &v) && size_hint <= lim.max_intset_entries)
+    return NewContainer(key, kSet, kEncIntset, ds::intset::New());
+  if (size_hint <= lim.max_listpack_entries && hint.size() <= lim.max_listpack_value)
+    return NewContainer(key, kSet, kEncListpack, ds::lp::New());
+  Obj* o = NewContainer(key, kSet, kEncHashtable, new SetTableT());
+  Table(o)->Reserve(size_hint);
+  return o;
+}
+
+size_t SetLen(const Obj* o) {
+  switch (o->enc()) {
+    case kEncIntset: return ds::intset::Length(Raw(o));
+    case kEncListpack: return ds::lp::Length(Raw(o));
+    default: return Table(o)->Size();
+  }
+}
+
+bool SetAdd(Obj* o, std::string_view m) {
+  const SetLimits& lim = GetSetLimits();
+  int64_t v;
+  if (o->enc() == kEncIntset) {
+    if (AsInt(m, &v)) {
+      bool added;
+      o->set_ptr(ds::intset::Add(Raw(o), v, &added));
+      // Too many integers: straight to a hash table, as Valkey does.
+      if (added && ds::intset::Length(Raw(o)) > lim.max_intset_entries) ToHashtable(o, 0);
+      return added;
+    }
+    // A non-integer member: listpack when it and every integer fit, else hashtable.
+    uint8_t* is = Raw(o);
+    uint32_t n = ds::intset::Length(is);
+    size_t widest = n ? std::max(base::Int64ToString(ds::intset::Min(is)).size(),
+                                 base::Int64ToString(ds::intset::Max(is)).size())
+                      : 0;
+    if (n < lim.max_listpack_entries && m.size() <= lim.max_listpack_value &&
+        widest <= lim.max_listpack_value)
+      IntsetToListpack(o);
+    else
+      ToHashtable(o, n + 1);
+  }
+  if (o->enc() == kEncListpack) {
+    uint8_t* lp = Raw(o);
+    if (ds::lp::Find(lp, ds::lp::First(lp), m, 0)) return false;
+    if (ds::lp::Length(lp) >= lim.max_listpack_entries || m.size() > lim.max_listpack_value) {
+      ToHashtable(o, 0);
+    } else {
+      o->set_ptr(ds::lp::Append(lp, m));
+      return true;
+    }
+  }
+  SetTableT* t = Table(o);
+  if (t->Find(m)) return false;
+  t->Insert(NewNode(m));
+  return true;
+}
+
+bool SetRemove(Obj* o, std::string_view m) {
+  int64_t v;
+  switch (o->enc()) {
+    case kEncIntset: {
+      if (!AsInt(m, &v)) return false;
+      bool removed;
+      o->set_ptr(ds::intset::Remove(Raw(o), v, &removed));
+      return removed;
+    }
+    case kEncListpack: {
+      uint8_t* lp = Raw(o);
+      uint8_t* p = ds::lp::Find(lp, ds::lp::First(lp), m, 0);
+      if (!p) return false;
+      o->set_ptr(ds::lp::Delete(lp, p, nullptr));
+      return true;
+    }
+    default: {
+      SetNode* n = Table(o)->Unlink(m);
+      if (!n) return false;
+      free(n);
+      return true;
+    }
+  }
+}
+
+bool SetContains(Obj* o, std::string_view m) {
+  int64_t v;
+  switch (o->enc()) {
+    case kEncIntset: return AsInt(m, &v) && ds::intset::Find(Raw(o), v);
+    case kEncListpack: {
+      uint8_t* lp = Raw(o);
+      return ds::lp::Find(lp, ds::lp::First(lp), m, 0) != nullptr;
+    }
+    default: return Table(o)->Find(m) != nullptr;
+  }
+}
+
+void SetForEach(Obj* o, const std::function<void(std::string_view)>& fn) {
+  switch (o->enc()) {
+    case kEncIntset: {
+      uint8_t* is = Raw(o);
+      for (uint32_t i = 0; i < ds::intset::Length(is); i++) {
+        char buf[24];
+        fn(std::string_view(buf, base::FormatInt64(ds::intset::Get(is, i), buf)));
+      }
+      return;
+    }
+    case kEncListpack: {
+      uint8_t* lp = Raw(o);
+      char buf[24];
+      for (uint8_t* p = ds::lp::First(lp); p; p = ds::lp::Next(lp, p)) fn(ds::lp::Get(p).View(buf));
+      return;
+    }
+    default: Table(o)->ForEach([&](SetNode* n) { fn(n->member()); });
+  }
+}
+
+uint64_t SetScan(Obj* o, uint64_t cursor, const std::function<void(std::string_view)>& fn) {
+  if (o->enc() != kEncHashtable) {
+    SetForEach(o, fn);
+    return 0;
+  }
+  return Table(o)->Scan(cursor, [&](SetNode* n) { fn(n->member()); });
+}
+
+std::string SetRandom(Obj* o) {
+  size_t n = SetLen(o);
+  switch (o->enc()) {
+    case kEncIntset:
+      return base::Int64ToString(ds::intset::Get(Raw(o), static_cast<uint32_t>(ds::RandomU64() % n)));
+    case kEncListpack: {
+      char buf[24];
+      uint8_t* lp = Raw(o);
+      return std::string(ds::lp::Get(ds::lp::Seek(lp, static_cast<long>(ds::RandomU64() % n))).View(buf));
+    }
+    default: return std::string(Table(o)->Random()->member());
+  }
+}
+
+std::string SetPop(Obj* o) {
+  std::string m = SetRandom(o);
+  SetRemove(o, m);
+  return m;
+}
+
+void SetReserve(Obj* o, size_t expected) {
+  const SetLimits& lim = GetSetLimits();
+  if (o->enc() == kEncListpack && expected > lim.max_listpack_entries) ToHashtable(o, expected);
+  else if (o->enc() == kEncIntset && expected > lim.max_intset_entries &&
+           expected > lim.max_listpack_entries)
+    ToHashtable(o, expected);
+}
+
+void SetMaybeToIntset(Obj* o) {
+  if (o->enc() == kEncIntset || SetLen(o) > GetSetLimits().max_intset_entries) return;
+  uint8_t* is = ds::intset::New();
+  bool all_ints = true;
+  SetForEach(o, [&](std::string_view m) {
+    int64_t v;
+    bool added;
+    if (!all_ints || !AsInt(m, &v)) {
+      all_ints = false;
+      return;
+    }
+    is = ds::intset::Add(is, v, &added);
+  });
+  if (!all_ints) {
+    ds::intset::Free(is);
+    return;
+  }
+  FreeSet(o->ptr(), o->enc());
+  o->set_ptr(is);
+  SetObjEncoding(o, kEncIntset);
+}
+
+void RegisterSetType() { RegisterTypeOps(kSet, {FreeSet, DupSet, SetBytes}); }
+
+}  // namespace db

@@ -1,0 +1,49 @@
+// Set values: intset (all integers), listpack (few small members), seeded hash table.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "db/object.h"
+#include "ds/hashtable.h"
+
+namespace db {
+
+struct SetNode {
+  SetNode* next;
+  uint32_t len;
+  char data[];
+  std::string_view member() const { return {data, len}; }
+};
+struct SetNodeTraits {
+  static SetNode** NextLink(SetNode* n) { return &n->next; }
+  static std::string_view Key(const SetNode* n) { return n->member(); }
+};
+using SetTableT = ds::HashTable<SetNode, SetNodeTraits>;
+
+struct SetLimits {
+  size_t max_intset_entries = 512;
+  size_t max_listpack_entries = 128;
+  size_t max_listpack_value = 64;
+};
+SetLimits& GetSetLimits();
+
+// A new empty set whose encoding suits a first member like `hint` (intset for integers).
+Obj* NewSet(std::string_view key, std::string_view hint, size_t size_hint = 1);
+size_t SetLen(const Obj* o);
+bool SetAdd(Obj* o, std::string_view member);
+bool SetRemove(Obj* o, std::string_view member);
+bool SetContains(Obj* o, std::string_view member);
+void SetForEach(Obj* o, const std::function<void(std::string_view)>& fn);
+uint64_t SetScan(Obj* o, uint64_t cursor, const std::function<void(std::string_view)>& fn);
+std::string SetRandom(Obj* o);
+// Removes and returns a random member.
+std::string SetPop(Obj* o);
+// Converts to the hashtable encoding when `expected` members will not fit a compact one.
+void SetReserve(Obj* o, size_t expected);
+// Turns a set whose members are all integers back into an intset when it fits (SINTERSTORE...).
+void SetMaybeToIntset(Obj* o);
+void RegisterSetType();
+
+}  // namespace db

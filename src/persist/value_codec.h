@@ -1,0 +1,70 @@
+// Snapshot (RDB) value codec and DUMP payloads, independent of the in-memory encodings.
+//
+// Values pass through a plain representation (persist::Value) so that the codec can be
+// tested on its own and the keyspace types convert to and from it in one place. We write
+// format version 10 (read by Redis 7.0 and every newer server) and read versions up to 11,
+// including every encoding Redis 7 / Valkey 8 write for strings, lists (quicklist of
+// listpacks or ziplists, plain lists), sets (intset, listpack, plain), sorted sets
+// (listpack, ziplist, plain with binary doubles) and hashes (listpack, ziplist, plain).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace persist {
+
+inline constexpr int kWriteVersion = 10;
+inline constexpr int kMaxReadVersion = 11;
+
+enum class Kind { kString, kList, kSet, kZSet, kHash };
+
+struct Value {
+  Kind kind = Kind::kString;
+  std::string str;                                        // kString
+  std::vector<std::string> elems;                         // kList (in order), kSet
+  std::vector<std::pair<std::string, double>> zelems;     // kZSet (any order)
+  std::vector<std::pair<std::string, std::string>> pairs;  // kHash
+};
+
+// Bounded reader over a byte buffer: every read checks the remaining length.
+class Reader {
+ public:
+  Reader(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+  bool ReadByte(uint8_t* b);
+  bool ReadBytes(void* dst, size_t n);
+  // Snapshot length encoding (6/14/32/64-bit, or a special encoding flag).
+  bool ReadLen(uint64_t* len, bool* is_encoded);
+  // A snapshot string: raw, integer-encoded or LZF-compressed. max_len bounds allocations.
+  bool ReadString(std::string* out, uint64_t max_len = 1ULL << 32);
+  bool ReadBinaryDouble(double* d);
+  bool ReadTextDouble(double* d);  // old zset encoding
+  size_t Remaining() const { return end_ - p_; }
+  const uint8_t* pos() const { return p_; }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+// Writers.
+void WriteLen(std::string* out, uint64_t len);
+// Strings that are canonical integers are written in the integer encoding; longer strings are
+// LZF-compressed when `compress` and it saves space.
+void WriteString(std::string* out, std::string_view s, bool compress = true);
+void WriteBinaryDouble(std::string* out, double d);
+
+// Snapshot object type byte followed by the value. Writes the plain (non-compact) encodings,
+// except that small values may use listpack types; every result loads in Redis 7.0.
+void WriteValue(std::string* out, const Value& v, bool compress = true);
+// Reads a value of snapshot object type `type`. False on any malformed or unsupported data
+// (nothing is allocated beyond what the input can justify).
+bool ReadValue(Reader& r, uint8_t type, Value* out);
+
+// DUMP payload: type byte, value, 2-byte version (little endian), CRC64 (little endian).
+std::string EncodeDump(const Value& v);
+enum class DumpStatus { kOk, kVersionOrChecksum, kBadFormat };
+DumpStatus DecodeDump(std::string_view payload, Value* out);
+
+}  // namespace persist
