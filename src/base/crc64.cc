@@ -36,10 +36,9 @@ uint64_t Crc64(uint64_t crc, const void* data, size_t len) {
                  static_cast<uint64_t>(p[4]) << 32 | static_cast<uint64_t>(p[5]) << 40 |
                  static_cast<uint64_t>(p[6]) << 48 | static_cast<uint64_t>(p[7]) << 56;
     crc ^= w;
-    crc = kTables[7][crc & 0xff] ^ kTables[6][(crc >> 8) & 0xff] ^
-          kTables[5][(crc >> 16) & 0xff] ^ kTables[4][(crc >> 24) & 0xff] ^
-          kTables[3][(crc >> 32) & 0xff] ^ kTables[2][(crc >> 40) & 0xff] ^
-          kTables[1][(crc >> 48) & 0xff] ^ kTables[0][crc >> 56];
+    crc = kTables[7][crc & 0xff] ^ kTables[6][(crc >> 8) & 0xff] ^ kTables[5][(crc >> 16) & 0xff] ^
+          kTables[4][(crc >> 24) & 0xff] ^ kTables[3][(crc >> 32) & 0xff] ^
+          kTables[2][(crc >> 40) & 0xff] ^ kTables[1][(crc >> 48) & 0xff] ^ kTables[0][crc >> 56];
     p += 8;
     len -= 8;
   }

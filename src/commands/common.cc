@@ -13,6 +13,7 @@ db::Obj* LookupRead(Client* c, std::string_view key) {
     db::TouchAccess(o);
   } else {
     server::g.stats.keyspace_misses++;
+    server::Notify(server::kNotifyKeyMiss, "keymiss", key, c->dbid);
   }
   return o;
 }

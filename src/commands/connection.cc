@@ -4,6 +4,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "commands/common.h"
+#include "server/blocking.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/pubsub.h"
@@ -334,6 +335,22 @@ void ClientNoTouch(Client* c) {
 
 void ClientGetRedir(Client* c) { c->R().Int(-1); }
 
+void ClientUnblock(Client* c) {
+  uint64_t id;
+  if (!base::ParseUint64(c->argv[2], &id)) return c->R().Error(kErrNotInt);
+  bool with_error = false;
+  if (c->argv.size() == 4) {
+    if (base::EqualsNoCase(c->argv[3], "error")) with_error = true;
+    else if (!base::EqualsNoCase(c->argv[3], "timeout"))
+      return c->R().Error("CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+  } else if (c->argv.size() > 4) {
+    return c->R().Error(kErrSyntax);
+  }
+  auto it = g.clients_by_id.find(id);
+  bool done = it != g.clients_by_id.end() && UnblockByRequest(it->second, with_error);
+  c->R().Int(done ? 1 : 0);
+}
+
 void ClientHelp(Client* c) {
   ReplyHelp(c, "CLIENT",
             {"GETNAME", "    Return the name of the current connection.", "ID",
@@ -382,6 +399,7 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
       {"reply", 3, kConn, 0, 0, 0, ClientReply, g, "3.2.0", "Turns replies to this connection on or off.", "O(1)"},
       {"no-evict", 3, kCmdAdmin | kConn, 0, 0, 0, ClientNoEvict, g, "7.0.0", "Exempts the connection from client eviction.", "O(1)"},
       {"no-touch", 3, kConn, 0, 0, 0, ClientNoTouch, g, "7.2.0", "Keeps this connection's reads from touching LRU/LFU.", "O(1)"},
+      {"unblock", -3, kCmdAdmin | kConn, 0, 0, 0, ClientUnblock, g, "5.0.0", "Ends the block of a blocked client.", "O(log N)"},
       {"getredir", 2, kConn, 0, 0, 0, ClientGetRedir, g, "6.0.0", "Tracking redirection target (none here).", "O(1)"},
       {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ClientHelp, g, "5.0.0", "Lists the CLIENT subcommands.", "O(1)"},
   };

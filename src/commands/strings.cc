@@ -78,6 +78,7 @@ void SetCommand(Client* c) {
   db::Obj* old = LookupWrite(c, a[1]);
   if (get) {
     if (!CheckType(c, old, db::kString)) return;
+    if (!old) Notify(kNotifyKeyMiss, "keymiss", a[1], c->dbid);
   }
   bool exists = old != nullptr;
   if ((nx && exists) || (xx && !exists)) {
@@ -132,6 +133,7 @@ void PSetExCommand(Client* c) { SetExGeneric(c, 1, "psetex"); }
 void GetSetCommand(Client* c) {
   db::Obj* old = LookupWrite(c, c->argv[1]);
   if (!CheckType(c, old, db::kString)) return;
+  if (!old) Notify(kNotifyKeyMiss, "keymiss", c->argv[1], c->dbid);
   if (old) ReplyString(c, old);
   else c->R().Null();
   SetString(c, old, c->argv[1], c->argv[2], kNoExpire, false);

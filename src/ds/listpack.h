@@ -18,8 +18,8 @@ namespace ds::lp {
 
 struct Entry {
   bool is_int;
-  int64_t ival;            // when is_int
-  const uint8_t* sval;     // when !is_int
+  int64_t ival;         // when is_int
+  const uint8_t* sval;  // when !is_int
   uint32_t slen;
   // The entry as text; integers are rendered into buf (>= 24 bytes).
   std::string_view View(char* buf) const;

@@ -24,7 +24,9 @@ class EventLoop {
   void Run();
   void Stop() { stop_ = true; }
   // Wakes a blocked epoll_wait at most this many ms later (0: poll immediately).
-  void SetMaxWaitMs(int ms) { max_wait_ms_ = ms; }
+  void SetMaxWaitMs(int ms) {
+    if (max_wait_ms_ < 0 || ms < max_wait_ms_) max_wait_ms_ = ms;
+  }
 
  private:
   struct File {

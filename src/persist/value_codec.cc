@@ -220,7 +220,8 @@ void WriteSet(std::string* out, const Value& v, bool compress) {
       }
       for (int64_t x : ints) {
         uint64_t u = static_cast<uint64_t>(x);
-        for (uint32_t k = 0; k < width; k++) blob.push_back(static_cast<char>((u >> (8 * k)) & 0xff));
+        for (uint32_t k = 0; k < width; k++)
+          blob.push_back(static_cast<char>((u >> (8 * k)) & 0xff));
       }
       out->push_back(static_cast<char>(kTypeSetIntset));
       WriteString(out, blob, compress);
@@ -267,8 +268,7 @@ void WriteZSet(std::string* out, const Value& v, bool compress) {
 void WriteHash(std::string* out, const Value& v, bool compress) {
   bool small = !v.pairs.empty() && v.pairs.size() <= kMaxListpackEntries;
   for (size_t i = 0; small && i < v.pairs.size(); i++) {
-    if (v.pairs[i].first.size() > kMaxListpackValue ||
-        v.pairs[i].second.size() > kMaxListpackValue)
+    if (v.pairs[i].first.size() > kMaxListpackValue || v.pairs[i].second.size() > kMaxListpackValue)
       small = false;
   }
   if (small) {
@@ -343,7 +343,8 @@ bool ReadIntset(Reader& r, Value* out) {
   uint32_t n = ds::intset::Length(is);
   if (n == 0) return false;
   out->elems.reserve(n);
-  for (uint32_t i = 0; i < n; i++) out->elems.push_back(base::Int64ToString(ds::intset::Get(is, i)));
+  for (uint32_t i = 0; i < n; i++)
+    out->elems.push_back(base::Int64ToString(ds::intset::Get(is, i)));
   return true;
 }
 
@@ -444,9 +445,9 @@ bool Reader::ReadString(std::string* out, uint64_t max_len) {
         break;
       case kEncInt32:
         if (!ReadBytes(buf, 4)) return false;
-        v = static_cast<int32_t>(static_cast<uint32_t>(buf[0]) | static_cast<uint32_t>(buf[1]) << 8 |
-                                 static_cast<uint32_t>(buf[2]) << 16 |
-                                 static_cast<uint32_t>(buf[3]) << 24);
+        v = static_cast<int32_t>(
+            static_cast<uint32_t>(buf[0]) | static_cast<uint32_t>(buf[1]) << 8 |
+            static_cast<uint32_t>(buf[2]) << 16 | static_cast<uint32_t>(buf[3]) << 24);
         break;
       case kEncLzf: {
         uint64_t clen, ulen;

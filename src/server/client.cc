@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
+#include "server/blocking.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/pubsub.h"
@@ -319,14 +320,13 @@ void SelectDb(Client* c, int id) {
   c->db = GetDb(id);
 }
 
-void FreeClient(Client* c) {
-  if (c->flags & kProtected) {
-    CloseAsync(c);
-    return;
-  }
+namespace {
+// Releases everything a client holds; every way out of the server goes through here.
+void Destroy(Client* c) {
   if (g.current_client == c) g.current_client = nullptr;
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
+  Unblock(c);
   g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
   close(c->fd);
   g.clients.remove(c);
@@ -337,6 +337,15 @@ void FreeClient(Client* c) {
   drop(g.unblocked);
   drop(g.close_queue);
   delete c;
+}
+}  // namespace
+
+void FreeClient(Client* c) {
+  if (c->flags & kProtected) {
+    CloseAsync(c);
+    return;
+  }
+  Destroy(c);
 }
 
 void CloseAsync(Client* c) {
@@ -372,7 +381,7 @@ bool CheckOutputLimits(Client* c) {
 void ProcessInput(Client* c) {
   net::ParserLimits lim;
   lim.max_bulk_len = cfg.proto_max_bulk_len;
-  while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused))) {
+  while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused | kBlocked))) {
     lim.unauthenticated = !c->authenticated;
     auto st = c->parser.Parse(c->qbuf.data(), c->qbuf.size(), &c->qpos, lim);
     if (st == net::RequestParser::kNeedMore) break;
@@ -412,7 +421,7 @@ void ProcessInput(Client* c) {
 void HandleClientsBeforeSleep() {
   for (size_t i = 0; i < g.unblocked.size(); i++) {
     Client* c = g.unblocked[i];
-    if (!(c->flags & (kCloseAsap | kPaused))) ProcessInput(c);
+    if (!(c->flags & (kCloseAsap | kPaused | kBlocked))) ProcessInput(c);
   }
   g.unblocked.clear();
   std::vector<Client*> pending;
@@ -425,25 +434,7 @@ void HandleClientsBeforeSleep() {
   while (!g.close_queue.empty()) {
     Client* c = g.close_queue.back();
     g.close_queue.pop_back();
-    c->flags &= ~kProtected;
-    c->flags &= ~kCloseAsap;
-    c->flags |= kCloseAsap;
-    // FreeClient also removes c from close_queue; it is already popped.
-    g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
-    c->flags &= ~kProtected;
-    UnwatchAll(c);
-    PubsubUnsubscribeAll(c);
-    close(c->fd);
-    g.clients.remove(c);
-    g.clients_by_id.erase(c->id);
-    auto drop = [c](std::vector<Client*>& v) {
-      v.erase(std::remove(v.begin(), v.end(), c), v.end());
-    };
-    drop(g.pending_writes);
-    drop(g.paused_clients);
-    drop(g.unblocked);
-    drop(g.close_queue);
-    delete c;
+    Destroy(c);
   }
 }
 
@@ -457,7 +448,7 @@ std::string ClientInfoLine(const Client* c) {
   if (c->flags & kUnixSocket) flags += "U";
   if (c->flags & kReadonly) flags += "r";
   if (c->flags & kDirtyCas) flags += "d";
-  if (c->flags & kPaused) flags += "b";
+  if (c->flags & (kPaused | kBlocked)) flags += "b";
   if (flags.empty()) flags = "N";
   std::string events = "r";
   if (g.loop && (g.loop->FileMask(c->fd) & net::kWritable)) events += "w";
@@ -485,7 +476,7 @@ void ClientsCron() {
   int64_t now = base::MsTime();
   std::vector<Client*> idle;
   for (Client* c : g.clients) {
-    if (c->flags & kPaused) continue;
+    if (c->flags & (kPaused | kBlocked)) continue;
     if (now - c->last_interaction_ms > cfg.timeout * 1000) idle.push_back(c);
   }
   for (Client* c : idle) {

@@ -35,6 +35,7 @@ enum ClientFlag : uint64_t {
   kAsking = 1 << 12,
   kNoEvict = 1 << 13,
   kProtected = 1 << 14,  // freeing is deferred (executing)
+  kBlocked = 1 << 15,    // waiting on keys (BLPOP...)
 };
 
 struct Client {

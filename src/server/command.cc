@@ -33,6 +33,7 @@ void BuildCommandTable() {
   RegisterPubsubCommands(&t);
   RegisterHashCommands(&t);
   RegisterSetCommands(&t);
+  RegisterListCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     for (auto& s : c.subcommands) {

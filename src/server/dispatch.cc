@@ -6,6 +6,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "repl/propagate.h"
+#include "server/blocking.h"
 #include "server/config.h"
 #include "server/pubsub.h"
 #include "server/server.h"
@@ -145,6 +146,7 @@ void ProcessCommand(Client* c) {
     return;
   }
   Call(c, cmd);
+  HandleReadyKeys();
 }
 
 void UnpauseClientsIfDue() {

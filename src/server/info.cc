@@ -13,6 +13,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "repl/propagate.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -88,7 +89,7 @@ void SecClients(std::string* s) {
   Line(s, "maxclients:%lld", static_cast<ll>(cfg.maxclients));
   Line(s, "client_recent_max_input_buffer:%zu", max_in);
   Line(s, "client_recent_max_output_buffer:%zu", max_out);
-  Line(s, "blocked_clients:0");
+  Line(s, "blocked_clients:%zu", BlockedClientCount());
   Line(s, "tracking_clients:0");
   Line(s, "pubsub_clients:%zu", PubsubNumClients());
   Line(s, "watching_clients:%zu",
@@ -100,7 +101,7 @@ void SecClients(std::string* s) {
     for (Client* c : g.clients) n += c->watched.size();
     return n;
   }());
-  Line(s, "total_blocking_keys:0");
+  Line(s, "total_blocking_keys:%zu", BlockingKeyCount());
   Line(s, "total_blocking_keys_on_nokey:0");
   Line(s, "paused_clients:%zu", paused);
 }

@@ -18,10 +18,12 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "db/hash.h"
+#include "db/list.h"
 #include "db/set.h"
 #include "ds/seed.h"
 #include "net/reply.h"
 #include "repl/propagate.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -145,6 +147,8 @@ void Cron() {
 }
 
 void BeforeSleep() {
+  int64_t next_timeout = HandleBlockedTimeouts();
+  if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
   HandleClientsBeforeSleep();
   if (!g.paused_clients.empty()) {
     int64_t left = g.pause_end_ms - base::MsTime();
@@ -284,6 +288,7 @@ int Main(int argc, char** argv) {
     g.dbs.push_back(std::make_unique<db::Db>(i, cfg.cluster_enabled && i == 0));
   db::RegisterHashType();
   db::RegisterSetType();
+  db::RegisterListType();
   BuildCommandTable();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;

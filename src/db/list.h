@@ -1,0 +1,35 @@
+// List values: one listpack while small, a quicklist of listpacks when large; conversions in
+// both directions follow Valkey 8 (list-max-listpack-size).
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "db/object.h"
+
+namespace db {
+
+struct ListLimits {
+  int fill = -2;          // list-max-listpack-size
+  int compress_depth = 0;  // list-compress-depth (kept; nodes are not compressed yet)
+};
+ListLimits& GetListLimits();
+
+Obj* NewList(std::string_view key);
+size_t ListLen(const Obj* o);
+void ListPush(Obj* o, std::string_view s, bool head);
+bool ListPop(Obj* o, bool head, std::string* out);
+bool ListIndex(Obj* o, long index, std::string* out);
+bool ListSet(Obj* o, long index, std::string_view s);
+void ListInsertAt(Obj* o, size_t index, std::string_view s, bool after);
+void ListDeleteRange(Obj* o, size_t start, size_t n);
+// Visits from index forward or backward; fn returns false to stop.
+void ListWalk(Obj* o, size_t index, bool reverse,
+              const std::function<bool(size_t, std::string_view)>& fn);
+size_t ListRemove(Obj* o, std::string_view s, size_t limit, bool from_tail);
+// Re-checks the encoding after elements were removed (quicklist -> listpack when small).
+void ListMaybeShrink(Obj* o);
+void RegisterListType();
+
+}  // namespace db
