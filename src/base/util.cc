@@ -90,10 +90,42 @@ bool ParseDouble(std::string_view s, double* out) {
 }
 
 std::string FormatDouble(double v) {
+  if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, r.ptr - buf);
+  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  // Integral values in a safe range print as integers.
+  constexpr double kIntLimit = static_cast<double>(INT64_MAX / 2);
+  if (v >= -kIntLimit && v <= kIntLimit && v == std::trunc(v))
+    return Int64ToString(static_cast<int64_t>(v));
+  // Shortest round-trip digits, laid out like Valkey 8: plain integers and short decimals
+  // without an exponent, otherwise "d.ddde[+-]x" with no zero-padding of the exponent.
+  char sci[64];
+  auto r = std::to_chars(sci, sci + sizeof(sci), v, std::chars_format::scientific);
+  std::string_view t(sci, r.ptr - sci);
+  bool neg = t[0] == '-';
+  if (neg) t.remove_prefix(1);
+  size_t epos = t.find('e');
+  std::string digits;
+  for (char c : t.substr(0, epos))
+    if (c != '.') digits.push_back(c);
+  int e10 = std::atoi(std::string(t.substr(epos + 1)).c_str());
+  int n = static_cast<int>(digits.size());
+  int k = e10 - (n - 1);  // value = digits * 10^k
+  int exp = std::abs(k + n - 1);
+  std::string out = neg ? "-" : "";
+  if (k >= 0 && exp < n + 7) {
+    out += digits + std::string(k, '0');
+  } else if (k < 0 && (k > -7 || exp < 4)) {
+    int offset = n + k;
+    if (offset <= 0) out += "0." + std::string(-offset, '0') + digits;
+    else out += digits.substr(0, offset) + "." + digits.substr(offset);
+  } else {
+    out += digits[0];
+    if (n > 1) out += "." + digits.substr(1);
+    out += (k + n - 1 < 0) ? "e-" : "e+";
+    out += std::to_string(exp);
+  }
+  return out;
 }
 
 namespace {

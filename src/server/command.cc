@@ -34,6 +34,7 @@ void BuildCommandTable() {
   RegisterHashCommands(&t);
   RegisterSetCommands(&t);
   RegisterListCommands(&t);
+  RegisterZSetCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     for (auto& s : c.subcommands) {

@@ -14,6 +14,7 @@
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
+#include "db/zset.h"
 #include "base/util.h"
 #include "net/resp_parser.h"
 #include "server/notify.h"
@@ -183,6 +184,8 @@ bool ApplyTypeLimits(std::string*) {
   db::GetSetLimits() = {static_cast<size_t>(cfg.set_max_intset_entries),
                         static_cast<size_t>(cfg.set_max_listpack_entries),
                         static_cast<size_t>(cfg.set_max_listpack_value)};
+  db::GetZSetLimits() = {static_cast<size_t>(cfg.zset_max_listpack_entries),
+                         static_cast<size_t>(cfg.zset_max_listpack_value)};
   db::GetListLimits() = {static_cast<int>(cfg.list_max_listpack_size),
                          static_cast<int>(cfg.list_compress_depth)};
   return true;

@@ -20,6 +20,7 @@
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
+#include "db/zset.h"
 #include "ds/seed.h"
 #include "net/reply.h"
 #include "repl/propagate.h"
@@ -289,6 +290,7 @@ int Main(int argc, char** argv) {
   db::RegisterHashType();
   db::RegisterSetType();
   db::RegisterListType();
+  db::RegisterZSetType();
   BuildCommandTable();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;

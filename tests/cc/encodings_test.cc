@@ -46,11 +46,27 @@ std::vector<std::string> LpToVectorBackwards(uint8_t* lp) {
 }
 
 std::string RandomString(std::mt19937_64& rng, size_t max_len) {
-  static const std::vector<std::string> kSpecial = {
-      "0",     "-1",    "127",        "128",         "-4096",  "4095",   "4096",
-      "-4097", "32767", "-32769",     "8388608",     "007",    "-0",     "+1",
-      " 1",    "",      "2147483648", "-2147483649", "9223372036854775807",
-      "-9223372036854775808",         "9223372036854775808"};
+  static const std::vector<std::string> kSpecial = {"0",
+                                                    "-1",
+                                                    "127",
+                                                    "128",
+                                                    "-4096",
+                                                    "4095",
+                                                    "4096",
+                                                    "-4097",
+                                                    "32767",
+                                                    "-32769",
+                                                    "8388608",
+                                                    "007",
+                                                    "-0",
+                                                    "+1",
+                                                    " 1",
+                                                    "",
+                                                    "2147483648",
+                                                    "-2147483649",
+                                                    "9223372036854775807",
+                                                    "-9223372036854775808",
+                                                    "9223372036854775808"};
   if (rng() % 3 == 0) return kSpecial[rng() % kSpecial.size()];
   size_t len = rng() % (max_len + 1);
   std::string s(len, 'a');
@@ -75,7 +91,9 @@ TEST_CASE(Crc64CheckValue) {
 
 TEST_CASE(LzfDecompressesLiblzfOutput) {
   // Produced by liblzf (redis-server 7.0 DUMP of "ab" x 40).
-  std::string c = Unhex("02616261e0420101616" "2");
+  std::string c = Unhex(
+      "02616261e0420101616"
+      "2");
   std::string out(80, '\0');
   CHECK_EQ(base::LzfDecompress(c.data(), c.size(), out.data(), out.size()), 80u);
   std::string want;
@@ -173,7 +191,10 @@ TEST_CASE(ListpackByteLayout) {
   for (auto& c : cases) {
     lp = ds::lp::New();
     lp = ds::lp::Append(lp, c.in);
-    std::string want = Unhex("00000000" "0100") + Unhex(c.entry_hex) + "\xff";
+    std::string want = Unhex(
+                           "00000000"
+                           "0100") +
+                       Unhex(c.entry_hex) + "\xff";
     uint32_t total = static_cast<uint32_t>(want.size());
     memcpy(want.data(), &total, 4);
     if (LpBytes(lp) != want) fprintf(stderr, "  entry for '%s'\n", c.in.c_str());
@@ -186,8 +207,8 @@ TEST_CASE(ListpackByteLayout) {
 
 TEST_CASE(ListpackStringLengthsAndBacklen) {
   // Lengths around every string-header and backlen boundary.
-  std::vector<size_t> lens = {0, 63, 64, 125, 126, 127, 4095, 4096, 16376, 16377, 16378,
-                              16379, 70000, 2097146, 2097147};
+  std::vector<size_t> lens = {0,     63,    64,    125,   126,   127,     4095,   4096,
+                              16376, 16377, 16378, 16379, 70000, 2097146, 2097147};
   uint8_t* lp = ds::lp::New();
   std::vector<std::string> model;
   for (size_t n : lens) {
@@ -204,11 +225,29 @@ TEST_CASE(ListpackStringLengthsAndBacklen) {
 }
 
 TEST_CASE(ListpackIntegersRoundTrip) {
-  std::vector<int64_t> vals = {0,       1,        127,      128,     -1,       -4096,
-                               -4097,   4095,     4096,     32767,   32768,    -32768,
-                               -32769,  8388607,  8388608,  -8388608, -8388609, INT32_MAX,
-                               INT32_MIN, int64_t{INT32_MAX} + 1, int64_t{INT32_MIN} - 1,
-                               INT64_MAX, INT64_MIN};
+  std::vector<int64_t> vals = {0,
+                               1,
+                               127,
+                               128,
+                               -1,
+                               -4096,
+                               -4097,
+                               4095,
+                               4096,
+                               32767,
+                               32768,
+                               -32768,
+                               -32769,
+                               8388607,
+                               8388608,
+                               -8388608,
+                               -8388609,
+                               INT32_MAX,
+                               INT32_MIN,
+                               int64_t{INT32_MAX} + 1,
+                               int64_t{INT32_MIN} - 1,
+                               INT64_MAX,
+                               INT64_MIN};
   uint8_t* lp = ds::lp::New();
   for (int64_t v : vals) lp = ds::lp::AppendInt(lp, v);
   CHECK(ds::lp::Validate(lp, ds::lp::Bytes(lp), true));
@@ -412,9 +451,15 @@ TEST_CASE(IntsetAddRemoveAndUpgrade) {
   for (int i = 0; i < 3000; i++) {
     int64_t v;
     switch (rng() % 3) {
-      case 0: v = static_cast<int16_t>(rng()); break;
-      case 1: v = static_cast<int32_t>(rng()); break;
-      default: v = static_cast<int64_t>(rng()); break;
+      case 0:
+        v = static_cast<int16_t>(rng());
+        break;
+      case 1:
+        v = static_cast<int32_t>(rng());
+        break;
+      default:
+        v = static_cast<int64_t>(rng());
+        break;
     }
     if (i < 1000) v %= 100;  // many duplicates early, and 16-bit first
     bool in_model = std::find(model.begin(), model.end(), v) != model.end();
@@ -441,10 +486,10 @@ TEST_CASE(IntsetValidate) {
   };
   CHECK(valid(Unhex("0200000002000000ffff0100")));
   CHECK(valid(Unhex("0200000000000000")));
-  CHECK(!valid(Unhex("0200000002000000ffff01")));      // short
-  CHECK(!valid(Unhex("0300000002000000ffff0100")));    // bad width
-  CHECK(!valid(Unhex("020000000200000001000100")));    // duplicate
-  CHECK(!valid(Unhex("020000000200000002000100")));    // descending
-  CHECK(!valid(Unhex("02000000ffffffff0100")));        // count beyond the buffer
+  CHECK(!valid(Unhex("0200000002000000ffff01")));    // short
+  CHECK(!valid(Unhex("0300000002000000ffff0100")));  // bad width
+  CHECK(!valid(Unhex("020000000200000001000100")));  // duplicate
+  CHECK(!valid(Unhex("020000000200000002000100")));  // descending
+  CHECK(!valid(Unhex("02000000ffffffff0100")));      // count beyond the buffer
   CHECK(!valid(Unhex("0200")));
 }

@@ -120,3 +120,4 @@ TEST_CASE(RespInlineEscapes) {
   CHECK(out.empty());
   CHECK(!net::SplitArgs("'abc", &out));
 }
+

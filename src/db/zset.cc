@@ -1,0 +1,525 @@
+// Sorted sets: listpack and skiplist+hash encodings behind one rank-based interface.
+#include "db/zset.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "base/util.h"
+#include "db/hash.h"
+#include "ds/hashtable.h"
+#include "ds/listpack.h"
+
+namespace db {
+namespace {
+
+constexpr int kMaxLevel = 32;
+
+struct ZNode {
+  ZNode* hnext;  // hash table chain
+  double score;
+  ZNode* backward;
+  uint32_t mlen;
+  uint8_t level;
+  struct Level {
+    ZNode* forward;
+    uint64_t span;
+  } lv[];
+  // The member bytes follow the level array.
+  const char* mdata() const { return reinterpret_cast<const char*>(lv + level); }
+  std::string_view member() const { return {mdata(), mlen}; }
+};
+struct ZNodeTraits {
+  static ZNode** NextLink(ZNode* n) { return &n->hnext; }
+  static std::string_view Key(const ZNode* n) { return n->member(); }
+};
+
+ZNode* NewNode(int level, double score, std::string_view m) {
+  size_t sz = sizeof(ZNode) + level * sizeof(ZNode::Level) + m.size();
+  auto* n = static_cast<ZNode*>(malloc(sz));
+  n->hnext = nullptr;
+  n->score = score;
+  n->backward = nullptr;
+  n->mlen = static_cast<uint32_t>(m.size());
+  n->level = static_cast<uint8_t>(level);
+  for (int i = 0; i < level; i++) n->lv[i] = {nullptr, 0};
+  memcpy(const_cast<char*>(n->mdata()), m.data(), m.size());
+  return n;
+}
+
+// (score, member) ordering.
+bool Less(const ZNode* n, double score, std::string_view m) {
+  return n->score < score || (n->score == score && n->member() < m);
+}
+
+int RandomLevel() {
+  int level = 1;
+  while ((ds::RandomU64() & 0xFFFF) < 0xFFFF / 4 && level < kMaxLevel) level++;
+  return level;
+}
+
+struct Skiplist {
+  ds::HashTable<ZNode, ZNodeTraits> dict;
+  ZNode* header;
+  ZNode* tail = nullptr;
+  uint64_t length = 0;
+  int level = 1;
+
+  Skiplist() : header(NewNode(kMaxLevel, 0, "")) {}
+  ~Skiplist() {
+    ZNode* x = header->lv[0].forward;
+    while (x) {
+      ZNode* next = x->lv[0].forward;
+      free(x);
+      x = next;
+    }
+    free(header);
+    // dict nodes were the skiplist nodes: drop the table without freeing them again.
+    dict.Clear([](ZNode*) {});
+  }
+
+  ZNode* Insert(double score, std::string_view m) {
+    ZNode* update[kMaxLevel];
+    uint64_t rank[kMaxLevel];
+    ZNode* x = header;
+    for (int i = level - 1; i >= 0; i--) {
+      rank[i] = i == level - 1 ? 0 : rank[i + 1];
+      while (x->lv[i].forward && Less(x->lv[i].forward, score, m)) {
+        rank[i] += x->lv[i].span;
+        x = x->lv[i].forward;
+      }
+      update[i] = x;
+    }
+    int lvl = RandomLevel();
+    if (lvl > level) {
+      for (int i = level; i < lvl; i++) {
+        rank[i] = 0;
+        update[i] = header;
+        update[i]->lv[i].span = length;
+      }
+      level = lvl;
+    }
+    x = NewNode(lvl, score, m);
+    for (int i = 0; i < lvl; i++) {
+      x->lv[i].forward = update[i]->lv[i].forward;
+      update[i]->lv[i].forward = x;
+      x->lv[i].span = update[i]->lv[i].span - (rank[0] - rank[i]);
+      update[i]->lv[i].span = (rank[0] - rank[i]) + 1;
+    }
+    for (int i = lvl; i < level; i++) update[i]->lv[i].span++;
+    x->backward = update[0] == header ? nullptr : update[0];
+    if (x->lv[0].forward) x->lv[0].forward->backward = x;
+    else tail = x;
+    length++;
+    return x;
+  }
+
+  // Unlinks x (found by its score and member) from the levels; does not free it.
+  void Unlink(ZNode* target) {
+    ZNode* update[kMaxLevel];
+    ZNode* x = header;
+    for (int i = level - 1; i >= 0; i--) {
+      while (x->lv[i].forward && Less(x->lv[i].forward, target->score, target->member()))
+        x = x->lv[i].forward;
+      update[i] = x;
+    }
+    for (int i = 0; i < level; i++) {
+      if (update[i]->lv[i].forward == target) {
+        update[i]->lv[i].span += target->lv[i].span - 1;
+        update[i]->lv[i].forward = target->lv[i].forward;
+      } else {
+        update[i]->lv[i].span -= 1;
+      }
+    }
+    if (target->lv[0].forward) target->lv[0].forward->backward = target->backward;
+    else tail = target->backward;
+    while (level > 1 && header->lv[level - 1].forward == nullptr) level--;
+    length--;
+  }
+
+  // 1-based rank of node n.
+  uint64_t Rank(const ZNode* n) const {
+    uint64_t rank = 0;
+    const ZNode* x = header;
+    for (int i = level - 1; i >= 0; i--) {
+      while (x->lv[i].forward &&
+             (Less(x->lv[i].forward, n->score, n->member()) || x->lv[i].forward == n)) {
+        rank += x->lv[i].span;
+        x = x->lv[i].forward;
+        if (x == n) return rank;
+      }
+    }
+    return rank;
+  }
+
+  // Node at 1-based rank.
+  ZNode* ByRank(uint64_t rank) const {
+    uint64_t traversed = 0;
+    ZNode* x = header;
+    for (int i = level - 1; i >= 0; i--) {
+      while (x->lv[i].forward && traversed + x->lv[i].span <= rank) {
+        traversed += x->lv[i].span;
+        x = x->lv[i].forward;
+      }
+      if (traversed == rank) return x;
+    }
+    return nullptr;
+  }
+
+  // Number of elements for which `before(node)` holds (a prefix of the order).
+  template <typename Pred>
+  uint64_t CountPrefix(Pred before) const {
+    uint64_t traversed = 0;
+    const ZNode* x = header;
+    for (int i = level - 1; i >= 0; i--)
+      while (x->lv[i].forward && before(x->lv[i].forward)) {
+        traversed += x->lv[i].span;
+        x = x->lv[i].forward;
+      }
+    return traversed;
+  }
+};
+
+Skiplist* Sl(const Obj* o) { return static_cast<Skiplist*>(o->ptr()); }
+uint8_t* Lp(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
+
+double LpScore(const uint8_t* p) {
+  ds::lp::Entry e = ds::lp::Get(p);
+  if (e.is_int) return static_cast<double>(e.ival);
+  double d = 0;
+  base::ParseDouble(std::string_view(reinterpret_cast<const char*>(e.sval), e.slen), &d);
+  return d;
+}
+
+// Pairs of a listpack zset as (member, score).
+template <typename Fn>
+void LpForEach(uint8_t* lp, Fn fn) {
+  char buf[24];
+  for (uint8_t* p = ds::lp::First(lp); p;) {
+    uint8_t* sp = ds::lp::Next(lp, p);
+    if (!fn(ds::lp::Get(p).View(buf), LpScore(sp))) return;
+    p = ds::lp::Next(lp, sp);
+  }
+}
+
+uint8_t* LpInsertSorted(uint8_t* lp, std::string_view m, double score) {
+  std::string s = base::FormatDouble(score);
+  char buf[24];
+  for (uint8_t* p = ds::lp::First(lp); p;) {
+    uint8_t* sp = ds::lp::Next(lp, p);
+    double cur = LpScore(sp);
+    if (cur > score || (cur == score && ds::lp::Get(p).View(buf) > m)) {
+      uint8_t* np;
+      lp = ds::lp::Insert(lp, p, m, false, &np);
+      return ds::lp::Insert(lp, np, s, true, nullptr);
+    }
+    p = ds::lp::Next(lp, sp);
+  }
+  lp = ds::lp::Append(lp, m);
+  return ds::lp::Append(lp, s);
+}
+
+uint8_t* LpFind(uint8_t* lp, std::string_view m) {
+  return ds::lp::Find(lp, ds::lp::First(lp), m, 1);
+}
+
+void ToSkiplist(Obj* o) {
+  auto* sl = new Skiplist();
+  uint8_t* lp = Lp(o);
+  sl->dict.Reserve(ds::lp::Length(lp) / 2);
+  LpForEach(lp, [&](std::string_view m, double s) {
+    sl->dict.Insert(sl->Insert(s, m));
+    return true;
+  });
+  ds::lp::Free(lp);
+  o->set_ptr(sl);
+  SetObjEncoding(o, kEncSkiplist);
+}
+
+void ToListpack(Obj* o) {
+  Skiplist* sl = Sl(o);
+  uint8_t* lp = ds::lp::New();
+  for (ZNode* x = sl->header->lv[0].forward; x; x = x->lv[0].forward) {
+    lp = ds::lp::Append(lp, x->member());
+    lp = ds::lp::Append(lp, base::FormatDouble(x->score));
+  }
+  delete sl;
+  o->set_ptr(lp);
+  SetObjEncoding(o, kEncListpack);
+}
+
+void FreeZSet(void* ptr, Enc e) {
+  if (e == kEncListpack) ds::lp::Free(static_cast<uint8_t*>(ptr));
+  else delete static_cast<Skiplist*>(ptr);
+}
+
+void* DupZSet(const void* ptr, Enc e) {
+  if (e == kEncListpack) {
+    auto* src = static_cast<const uint8_t*>(ptr);
+    size_t n = ds::lp::Bytes(src);
+    auto* d = static_cast<uint8_t*>(malloc(n));
+    memcpy(d, src, n);
+    return d;
+  }
+  auto* src = static_cast<const Skiplist*>(ptr);
+  auto* sl = new Skiplist();
+  sl->dict.Reserve(src->length);
+  for (ZNode* x = src->header->lv[0].forward; x; x = x->lv[0].forward)
+    sl->dict.Insert(sl->Insert(x->score, x->member()));
+  return sl;
+}
+
+size_t ZSetBytes(const void* ptr, Enc e) {
+  if (e == kEncListpack) return ds::lp::Bytes(static_cast<const uint8_t*>(ptr));
+  auto* sl = static_cast<const Skiplist*>(ptr);
+  size_t total = sizeof(Skiplist) + sl->dict.BucketBytes();
+  for (ZNode* x = sl->header->lv[0].forward; x; x = x->lv[0].forward)
+    total += sizeof(ZNode) + x->level * sizeof(ZNode::Level) + x->mlen;
+  return total;
+}
+}  // namespace
+
+bool LexRange::GteMin(std::string_view s) const {
+  if (min_is_plus) return false;
+  if (min_inf) return true;
+  return minex ? s > min : s >= min;
+}
+bool LexRange::LteMax(std::string_view s) const {
+  if (max_is_minus) return false;
+  if (max_inf) return true;
+  return maxex ? s < max : s <= max;
+}
+
+ZSetLimits& GetZSetLimits() {
+  static ZSetLimits l;
+  return l;
+}
+
+Obj* NewZSet(std::string_view key, size_t size_hint, size_t max_member_len) {
+  const ZSetLimits& lim = GetZSetLimits();
+  if (size_hint <= lim.max_listpack_entries && max_member_len <= lim.max_listpack_value &&
+      lim.max_listpack_entries > 0)
+    return NewContainer(key, kZSet, kEncListpack, ds::lp::New());
+  return NewContainer(key, kZSet, kEncSkiplist, new Skiplist());
+}
+
+size_t ZLen(const Obj* o) {
+  return o->enc() == kEncListpack ? ds::lp::Length(Lp(o)) / 2 : Sl(o)->length;
+}
+
+bool ZScore(Obj* o, std::string_view m, double* score) {
+  if (o->enc() == kEncListpack) {
+    uint8_t* lp = Lp(o);
+    uint8_t* p = LpFind(lp, m);
+    if (!p) return false;
+    *score = LpScore(ds::lp::Next(lp, p));
+    return true;
+  }
+  ZNode* n = Sl(o)->dict.Find(m);
+  if (!n) return false;
+  *score = n->score;
+  return true;
+}
+
+void ZMaybeConvert(Obj* o, size_t max_member_len) {
+  const ZSetLimits& lim = GetZSetLimits();
+  if (o->enc() == kEncListpack) {
+    if (ZLen(o) > lim.max_listpack_entries || max_member_len > lim.max_listpack_value)
+      ToSkiplist(o);
+  } else if (ZLen(o) <= lim.max_listpack_entries && max_member_len <= lim.max_listpack_value) {
+    ToListpack(o);
+  }
+}
+
+bool ZSetScore(Obj* o, std::string_view m, double score) {
+  if (o->enc() == kEncListpack) {
+    const ZSetLimits& lim = GetZSetLimits();
+    uint8_t* lp = Lp(o);
+    uint8_t* p = LpFind(lp, m);
+    if (p) {
+      if (LpScore(ds::lp::Next(lp, p)) == score) return false;
+      uint8_t* next;
+      lp = ds::lp::Delete(lp, p, &next);
+      lp = ds::lp::Delete(lp, next, nullptr);
+      o->set_ptr(LpInsertSorted(lp, m, score));
+      return false;
+    }
+    if (ZLen(o) + 1 > lim.max_listpack_entries || m.size() > lim.max_listpack_value) {
+      ToSkiplist(o);
+    } else {
+      o->set_ptr(LpInsertSorted(lp, m, score));
+      return true;
+    }
+  }
+  Skiplist* sl = Sl(o);
+  ZNode* n = sl->dict.Find(m);
+  if (!n) {
+    sl->dict.Insert(sl->Insert(score, m));
+    return true;
+  }
+  if (n->score == score) return false;
+  // Same place in the order: update in place; else move the member.
+  bool stays = (!n->backward || n->backward->score < score) &&
+               (!n->lv[0].forward || n->lv[0].forward->score > score);
+  if (stays) {
+    n->score = score;
+    return false;
+  }
+  sl->Unlink(n);
+  ZNode* nw = sl->Insert(score, m);
+  sl->dict.Replace(n, nw);
+  free(n);
+  return false;
+}
+
+bool ZRemove(Obj* o, std::string_view m) {
+  if (o->enc() == kEncListpack) {
+    uint8_t* lp = Lp(o);
+    uint8_t* p = LpFind(lp, m);
+    if (!p) return false;
+    uint8_t* next;
+    lp = ds::lp::Delete(lp, p, &next);
+    o->set_ptr(ds::lp::Delete(lp, next, nullptr));
+    return true;
+  }
+  Skiplist* sl = Sl(o);
+  ZNode* n = sl->dict.Unlink(m);
+  if (!n) return false;
+  sl->Unlink(n);
+  free(n);
+  return true;
+}
+
+int64_t ZRank(Obj* o, std::string_view m) {
+  if (o->enc() == kEncListpack) {
+    int64_t rank = 0, found = -1;
+    LpForEach(Lp(o), [&](std::string_view mm, double) {
+      if (mm == m) {
+        found = rank;
+        return false;
+      }
+      rank++;
+      return true;
+    });
+    return found;
+  }
+  ZNode* n = Sl(o)->dict.Find(m);
+  if (!n) return -1;
+  return static_cast<int64_t>(Sl(o)->Rank(n)) - 1;
+}
+
+void ZWalk(Obj* o, size_t start, bool reverse,
+           const std::function<bool(std::string_view, double)>& fn) {
+  size_t len = ZLen(o);
+  if (start >= len) return;
+  if (o->enc() == kEncListpack) {
+    uint8_t* lp = Lp(o);
+    char buf[24];
+    long idx = reverse ? static_cast<long>(2 * (len - 1 - start)) : static_cast<long>(2 * start);
+    uint8_t* p = ds::lp::Seek(lp, idx);
+    while (p) {
+      uint8_t* sp = ds::lp::Next(lp, p);
+      if (!fn(ds::lp::Get(p).View(buf), LpScore(sp))) return;
+      if (reverse) {
+        uint8_t* prev_score = ds::lp::Prev(lp, p);
+        p = prev_score ? ds::lp::Prev(lp, prev_score) : nullptr;
+      } else {
+        p = ds::lp::Next(lp, sp);
+      }
+    }
+    return;
+  }
+  Skiplist* sl = Sl(o);
+  ZNode* x = sl->ByRank(reverse ? len - start : start + 1);
+  while (x) {
+    if (!fn(x->member(), x->score)) return;
+    x = reverse ? x->backward : x->lv[0].forward;
+  }
+}
+
+void ZScoreRangeRanks(Obj* o, const ScoreRange& r, size_t* first, size_t* count) {
+  auto below_min = [&](double s) { return r.minex ? s <= r.min : s < r.min; };
+  auto within_max = [&](double s) { return r.maxex ? s < r.max : s <= r.max; };
+  size_t a, b;
+  if (o->enc() == kEncListpack) {
+    a = b = 0;
+    LpForEach(Lp(o), [&](std::string_view, double s) {
+      if (below_min(s)) a++;
+      if (within_max(s)) b++;
+      return true;
+    });
+  } else {
+    Skiplist* sl = Sl(o);
+    a = sl->CountPrefix([&](const ZNode* n) { return below_min(n->score); });
+    b = sl->CountPrefix([&](const ZNode* n) { return within_max(n->score); });
+  }
+  *first = a;
+  *count = b > a ? b - a : 0;
+}
+
+void ZLexRangeRanks(Obj* o, const LexRange& r, size_t* first, size_t* count) {
+  size_t a, b;
+  if (o->enc() == kEncListpack) {
+    a = b = 0;
+    LpForEach(Lp(o), [&](std::string_view m, double) {
+      if (!r.GteMin(m)) a++;
+      if (r.LteMax(m)) b++;
+      return true;
+    });
+  } else {
+    Skiplist* sl = Sl(o);
+    a = sl->CountPrefix([&](const ZNode* n) { return !r.GteMin(n->member()); });
+    b = sl->CountPrefix([&](const ZNode* n) { return r.LteMax(n->member()); });
+  }
+  *first = a;
+  *count = b > a ? b - a : 0;
+}
+
+void ZDeleteRanks(Obj* o, size_t start, size_t count) {
+  if (count == 0) return;
+  if (o->enc() == kEncListpack) {
+    o->set_ptr(ds::lp::DeleteRange(Lp(o), static_cast<long>(2 * start), 2 * count));
+    return;
+  }
+  Skiplist* sl = Sl(o);
+  ZNode* x = sl->ByRank(start + 1);
+  while (x && count--) {
+    ZNode* next = x->lv[0].forward;
+    sl->dict.Unlink(x->member());
+    sl->Unlink(x);
+    free(x);
+    x = next;
+  }
+}
+
+void ZRandom(Obj* o, std::string* member, double* score) {
+  size_t len = ZLen(o);
+  size_t pick = ds::RandomU64() % len;
+  if (o->enc() == kEncListpack) {
+    ZWalk(o, pick, false, [&](std::string_view m, double s) {
+      member->assign(m);
+      *score = s;
+      return false;
+    });
+    return;
+  }
+  ZNode* n = Sl(o)->dict.Random();
+  member->assign(n->member());
+  *score = n->score;
+}
+
+uint64_t ZScan(Obj* o, uint64_t cursor, const std::function<void(std::string_view, double)>& fn) {
+  if (o->enc() == kEncListpack) {
+    LpForEach(Lp(o), [&](std::string_view m, double s) {
+      fn(m, s);
+      return true;
+    });
+    return 0;
+  }
+  return Sl(o)->dict.Scan(cursor, [&](ZNode* n) { fn(n->member(), n->score); });
+}
+
+void RegisterZSetType() { RegisterTypeOps(kZSet, {FreeZSet, DupZSet, ZSetBytes}); }
+
+}  // namespace db
