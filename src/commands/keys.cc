@@ -4,7 +4,9 @@
 
 #include "base/util.h"
 #include "commands/common.h"
+#include "persist/object_codec.h"
 #include "server/config.h"
+#include "server/notify.h"
 #include "server/dispatch.h"
 #include "server/notify.h"
 #include "server/transactions.h"
@@ -343,6 +345,71 @@ void PersistCommand(Client* c) {
   c->R().Int(1);
 }
 
+void DumpCommand(Client* c) {
+  db::Obj* o = LookupRead(c, c->argv[1]);
+  if (!o) return c->R().Null();
+  c->R().Bulk(persist::EncodeDump(persist::ToValue(o)));
+}
+
+// RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]
+void RestoreCommand(Client* c) {
+  auto& a = c->argv;
+  bool replace = false, absttl = false;
+  int64_t idle = -1, freq = -1;
+  for (size_t j = 4; j < a.size(); j++) {
+    bool more = j + 1 < a.size();
+    if (base::EqualsNoCase(a[j], "replace")) {
+      replace = true;
+    } else if (base::EqualsNoCase(a[j], "absttl")) {
+      absttl = true;
+    } else if (base::EqualsNoCase(a[j], "idletime") && more && freq == -1) {
+      if (!ArgInt(c, a[++j], &idle)) return;
+      if (idle < 0) return c->R().Error("Invalid IDLETIME value, must be >= 0");
+    } else if (base::EqualsNoCase(a[j], "freq") && more && idle == -1) {
+      if (!ArgInt(c, a[++j], &freq)) return;
+      if (freq < 0 || freq > 255) return c->R().Error("Invalid FREQ value, must be >= 0 and <= 255");
+    } else {
+      return c->R().Error(kErrSyntax);
+    }
+  }
+  int64_t ttl;
+  if (!ArgInt(c, a[2], &ttl)) return;
+  if (ttl < 0) return c->R().Error("Invalid TTL value, must be >= 0");
+  std::string key(a[1]);
+  db::Obj* existing = LookupWrite(c, key);
+  if (existing && !replace) return c->R().Error("-BUSYKEY Target key name already exists.");
+  persist::Value v;
+  switch (persist::DecodeDump(a[3], &v)) {
+    case persist::DumpStatus::kOk: break;
+    case persist::DumpStatus::kVersionOrChecksum:
+      return c->R().Error("DUMP payload version or checksum are wrong");
+    case persist::DumpStatus::kBadFormat: return c->R().Error("Bad data format");
+  }
+  int64_t when = -1;
+  if (ttl > 0) {
+    when = absttl ? ttl : db::GetEnv().now_ms + ttl;
+    if (!absttl && ttl > INT64_MAX - db::GetEnv().now_ms) when = INT64_MAX;
+  }
+  if (when >= 0 && when <= db::GetEnv().now_ms && !db::GetEnv().replica) {
+    // Already expired: the key ends up absent.
+    if (existing) {
+      c->db->Delete(key);
+      Modified(c, key);
+      Notify(kNotifyGeneric, "del", key, c->dbid);
+      PropagateAs(c, {"DEL", key});
+    }
+    return c->R().Ok();
+  }
+  db::Obj* o = persist::FromValue(key, v, when);
+  if (idle >= 0 && !db::GetEnv().lfu)
+    o->set_lru((db::LruClock() - static_cast<uint32_t>(std::min<int64_t>(idle, db::kLruMax))) & db::kLruMax);
+  if (existing) c->db->Replace(existing, o);
+  else c->db->Add(o);
+  Modified(c, key);
+  Notify(kNotifyGeneric, "restore", key, c->dbid);
+  c->R().Ok();
+}
+
 bool LfuPolicy() { return db::GetEnv().lfu; }
 
 void ObjectEncoding(Client* c) {
@@ -427,6 +494,8 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t) {
   t->push_back({"expiretime", 2, kRF, 1, 1, 1, ExpireTimeCommand, g, "7.0.0", "The Unix time (seconds) at which a key expires.", "O(1)"});
   t->push_back({"pexpiretime", 2, kRF, 1, 1, 1, PExpireTimeCommand, g, "7.0.0", "The Unix time (milliseconds) at which a key expires.", "O(1)"});
   t->push_back({"persist", 2, kCmdWrite | kCmdFast, 1, 1, 1, PersistCommand, g, "2.2.0", "Removes a key's expiry.", "O(1)"});
+  t->push_back({"dump", 2, kCmdReadonly, 1, 1, 1, DumpCommand, g, "2.6.0", "Serialises a value in the DUMP format.", "O(1) to access the key and additional O(N*M)"});
+  t->push_back({"restore", -4, kCmdWrite | kCmdDenyOom, 1, 1, 1, RestoreCommand, g, "2.6.0", "Creates a key from a DUMP payload.", "O(1) to create the new key and additional O(N*M)"});
   CommandSpec object{"object", -2, 0, 0, 0, 0, nullptr, g, "2.2.3", "A container for object introspection commands.", "Depends on subcommand."};
   object.subcommands = {
       {"encoding", 3, kCmdReadonly, 2, 2, 1, ObjectEncoding, g, "2.2.3", "Names the internal encoding of a value.", "O(1)"},

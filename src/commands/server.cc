@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <malloc.h>
+#include <algorithm>
 
 #include "base/log.h"
 #include "base/siphash.h"
@@ -12,6 +14,8 @@
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/info.h"
+#include "persist/object_codec.h"
+#include "persist/value_codec.h"
 
 namespace cmd {
 namespace {
@@ -274,19 +278,42 @@ bool DebugAllowed(Client* c) {
   return false;
 }
 
-// Order-independent digest of values: each key hashes to 20 bytes, XORed together.
+// Digest of a key and its value: equal on every node holding equal data, whatever the
+// encoding or the iteration order of unordered types (their elements are XORed).
 void DigestKey(db::Obj* o, uint8_t out[20]) {
   static const uint8_t k1[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
   static const uint8_t k2[16] = {16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
-  std::string buf(o->key());
-  buf.push_back('\0');
-  buf.push_back(static_cast<char>(o->type()));
-  char tmp[24];
-  if (o->type() == db::kString) buf.append(o->str(tmp));
+  auto h = [](const std::string& s, const uint8_t* k) { return base::SipHash13(s.data(), s.size(), k); };
+  persist::Value v = persist::ToValue(o);
+  std::string head(o->key());
+  head.push_back('\0');
+  head.push_back(static_cast<char>(o->type()));
   int64_t e = o->expire();
-  buf.append(reinterpret_cast<const char*>(&e), 8);
-  uint64_t a = base::SipHash13(buf.data(), buf.size(), k1);
-  uint64_t b = base::SipHash13(buf.data(), buf.size(), k2);
+  head.append(reinterpret_cast<const char*>(&e), 8);
+  uint64_t a = h(head, k1), b = h(head, k2);
+  auto mix_ordered = [&](const std::string& item) {
+    a = h(std::to_string(a) + item, k1);
+    b = h(std::to_string(b) + item, k2);
+  };
+  auto mix_unordered = [&](const std::string& item) {
+    a ^= h(item, k1);
+    b ^= h(item, k2);
+  };
+  switch (v.kind) {
+    case persist::Kind::kString: mix_ordered(v.str); break;
+    case persist::Kind::kList:
+      for (auto& x : v.elems) mix_ordered(x);
+      break;
+    case persist::Kind::kSet:
+      for (auto& x : v.elems) mix_unordered(x);
+      break;
+    case persist::Kind::kZSet:
+      for (auto& [m, sc] : v.zelems) mix_ordered(m + '\0' + base::FormatDouble(sc));
+      break;
+    case persist::Kind::kHash:
+      for (auto& [f, val] : v.pairs) mix_unordered(f + '\0' + val);
+      break;
+  }
   uint64_t cc = a ^ (b << 1);
   memcpy(out, &a, 8);
   memcpy(out + 8, &b, 8);
@@ -361,7 +388,9 @@ void DebugCommand(Client* c) {
     if (!o) return r.Error(kErrNoSuchKey);
     char buf[512], tmp[24];
     uint32_t now = db::LruClock();
-    size_t serialized = o->type() == db::kString ? SnapshotStringLen(o->str(tmp)) : 0;
+    size_t serialized = o->type() == db::kString
+                            ? SnapshotStringLen(o->str(tmp))
+                            : persist::EncodeDump(persist::ToValue(o)).size() - 11;
     snprintf(buf, sizeof(buf),
              "Value at:%p refcount:1 encoding:%s serializedlength:%zu lru:%u "
              "lru_seconds_idle:%u lfu_freq:0 lfu_access_time_minutes:0",
@@ -445,6 +474,55 @@ void DebugCommand(Client* c) {
           "'. Try DEBUG HELP.");
 }
 
+// ---- MEMORY ----
+void MemoryUsage(Client* c) {
+  if (c->argv.size() != 3) {
+    if (c->argv.size() != 5 || !base::EqualsNoCase(c->argv[3], "samples"))
+      return c->R().Error(kErrSyntax);
+    int64_t samples;
+    if (!ArgInt(c, c->argv[4], &samples)) return;
+    if (samples < 0) return c->R().Error(kErrSyntax);
+  }
+  db::Obj* o = c->db->Lookup(c->argv[2]);
+  if (!o) return c->R().Null();
+  size_t bytes = malloc_usable_size(o) + db::ValueBytes(o) + sizeof(void*);
+  if (o->has_expire()) bytes += 2 * sizeof(void*);
+  c->R().Int(static_cast<int64_t>(bytes));
+}
+
+void MemoryStats(Client* c) {
+  uint64_t used = UsedMemory();
+  uint64_t keys = 0;
+  for (int i = 0; i < NumDbs(); i++) keys += GetDb(i)->Size();
+  auto r = c->R();
+  r.MapLen(5);
+  r.Bulk("peak.allocated");
+  r.Int(static_cast<int64_t>(std::max(used, g.stat_peak_memory)));
+  r.Bulk("total.allocated");
+  r.Int(static_cast<int64_t>(used));
+  r.Bulk("keys.count");
+  r.Int(static_cast<int64_t>(keys));
+  r.Bulk("keys.bytes-per-key");
+  r.Int(keys ? static_cast<int64_t>(used / keys) : 0);
+  r.Bulk("dataset.bytes");
+  r.Int(static_cast<int64_t>(used));
+}
+
+void MemoryDoctor(Client* c) {
+  c->R().Verbatim("No memory problems detected by this node's checks.\n");
+}
+void MemoryMallocStats(Client* c) { c->R().Verbatim("Stats not supported for the current allocator\n"); }
+void MemoryPurge(Client* c) { c->R().Ok(); }
+void MemoryHelp(Client* c) {
+  ReplyHelp(c, "MEMORY",
+            {"DOCTOR", "    Return memory problems reports.", "MALLOC-STATS",
+             "    Return internal statistics report from the memory allocator.", "PURGE",
+             "    Attempt to purge dirty pages for reclamation by the allocator.", "STATS",
+             "    Return information about the memory usage of the server.",
+             "USAGE <key> [SAMPLES <count>]",
+             "    Return memory in bytes used by <key> and its value."});
+}
+
 void TimeCommand(Client* c) {
   int64_t us = base::UsTime();
   auto r = c->R();
@@ -499,6 +577,16 @@ void RegisterServerCommands(std::vector<CommandSpec>* t) {
   t->push_back(std::move(config));
   t->push_back({"command", -1, kCmdLoading | kCmdStale, 0, 0, 0, CommandCommand, g, "2.8.13", "Describes the commands of the server.", "O(N)"});
   t->push_back({"debug", -2, kAdm, 0, 0, 0, DebugCommand, g, "1.0.0", "Debugging and testing helpers.", "Depends on subcommand."});
+  CommandSpec memory{"memory", -2, 0, 0, 0, 0, nullptr, g, "4.0.0", "A container for memory diagnostics commands.", "Depends on subcommand."};
+  memory.subcommands = {
+      {"usage", -3, kCmdReadonly, 2, 2, 1, MemoryUsage, g, "4.0.0", "Estimates the memory of a key and its value.", "O(N)"},
+      {"stats", 2, 0, 0, 0, 0, MemoryStats, g, "4.0.0", "Memory usage figures.", "O(1)"},
+      {"doctor", 2, 0, 0, 0, 0, MemoryDoctor, g, "4.0.0", "Reports memory problems.", "O(1)"},
+      {"malloc-stats", 2, 0, 0, 0, 0, MemoryMallocStats, g, "4.0.0", "Allocator statistics.", "O(1)"},
+      {"purge", 2, 0, 0, 0, 0, MemoryPurge, g, "4.0.0", "Asks the allocator to release memory.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, MemoryHelp, g, "4.0.0", "Lists the MEMORY subcommands.", "O(1)"},
+  };
+  t->push_back(std::move(memory));
   t->push_back({"time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand, g, "2.6.0", "Returns the server time.", "O(1)"});
   t->push_back({"lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastSaveCommand, g, "1.0.0", "Unix time of the last successful save.", "O(1)"});
   t->push_back({"shutdown", -1, kAdm | kCmdNoMulti | kCmdAllowBusy, 0, 0, 0, ShutdownCommand, g, "1.0.0", "Stops the server.", "O(N)"});

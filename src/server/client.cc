@@ -477,6 +477,7 @@ void ClientsCron() {
   std::vector<Client*> idle;
   for (Client* c : g.clients) {
     if (c->flags & (kPaused | kBlocked)) continue;
+    if (c->pubsub) continue;  // subscribers wait for messages: never idle
     if (now - c->last_interaction_ms > cfg.timeout * 1000) idle.push_back(c);
   }
   for (Client* c : idle) {

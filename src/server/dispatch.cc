@@ -127,7 +127,8 @@ void ProcessCommand(Client* c) {
   if (cmd->flags & kCmdPubsub) {
     std::string_view n = cmd->name;
     if (!c->pubsub && (n == "unsubscribe" || n == "punsubscribe" || n == "sunsubscribe"))
-      return Reject(c, cmd, "-NOSUB '" + cmd->fullname + "' command executed not in subscribed mode");
+      return Reject(c, cmd,
+                    "-NOSUB '" + cmd->fullname + "' command executed not in subscribed mode");
   }
   if (c->pubsub && c->resp == 2 && !AllowedInSubscriberMode(cmd))
     return Reject(c, cmd,

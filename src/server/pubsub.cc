@@ -67,7 +67,9 @@ std::unordered_set<std::string>& NamesOf(PubsubState* s, PubsubKind k) {
 }
 
 const char* SubscribeWord(PubsubKind k) {
-  return k == PubsubKind::kChannel ? "subscribe" : k == PubsubKind::kPattern ? "psubscribe" : "ssubscribe";
+  return k == PubsubKind::kChannel   ? "subscribe"
+         : k == PubsubKind::kPattern ? "psubscribe"
+                                     : "ssubscribe";
 }
 const char* UnsubscribeWord(PubsubKind k) {
   return k == PubsubKind::kChannel   ? "unsubscribe"

@@ -1,0 +1,80 @@
+// Keyspace object <-> persist::Value.
+#include "persist/object_codec.h"
+
+#include <algorithm>
+
+#include "db/hash.h"
+#include "db/list.h"
+#include "db/set.h"
+#include "db/zset.h"
+
+namespace persist {
+
+Value ToValue(db::Obj* o) {
+  Value v;
+  switch (o->type()) {
+    case db::kString: {
+      v.kind = Kind::kString;
+      char buf[24];
+      v.str.assign(o->str(buf));
+      break;
+    }
+    case db::kList:
+      v.kind = Kind::kList;
+      v.elems.reserve(db::ListLen(o));
+      db::ListWalk(o, 0, false, [&](size_t, std::string_view e) {
+        v.elems.emplace_back(e);
+        return true;
+      });
+      break;
+    case db::kSet:
+      v.kind = Kind::kSet;
+      v.elems.reserve(db::SetLen(o));
+      db::SetForEach(o, [&](std::string_view m) { v.elems.emplace_back(m); });
+      break;
+    case db::kZSet:
+      v.kind = Kind::kZSet;
+      v.zelems.reserve(db::ZLen(o));
+      db::ZWalk(o, 0, false, [&](std::string_view m, double s) {
+        v.zelems.emplace_back(m, s);
+        return true;
+      });
+      break;
+    case db::kHash:
+      v.kind = Kind::kHash;
+      v.pairs.reserve(db::HashLen(o));
+      db::HashForEach(o, [&](std::string_view f, std::string_view val) { v.pairs.emplace_back(f, val); });
+      break;
+    default: break;
+  }
+  return v;
+}
+
+db::Obj* FromValue(std::string_view key, const Value& v, int64_t expire) {
+  db::Obj* o = nullptr;
+  switch (v.kind) {
+    case Kind::kString: return db::NewString(key, v.str, expire);
+    case Kind::kList:
+      o = db::NewList(key);
+      for (auto& e : v.elems) db::ListPush(o, e, false);
+      break;
+    case Kind::kSet:
+      o = db::NewSet(key, v.elems.empty() ? std::string_view() : v.elems[0], v.elems.size());
+      for (auto& e : v.elems) db::SetAdd(o, e);
+      break;
+    case Kind::kZSet: {
+      size_t maxlen = 0;
+      for (auto& [m, s] : v.zelems) maxlen = std::max(maxlen, m.size());
+      o = db::NewZSet(key, v.zelems.size(), maxlen);
+      for (auto& [m, s] : v.zelems) db::ZSetScore(o, m, s);
+      break;
+    }
+    case Kind::kHash:
+      o = db::NewHash(key);
+      for (auto& [f, val] : v.pairs) db::HashSet(o, f, val);
+      break;
+  }
+  return o && expire >= 0 ? db::WithExpire(o, expire) : o;
+}
+
+}  // namespace persist
