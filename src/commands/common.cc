@@ -77,19 +77,26 @@ void DeleteIfEmpty(Client* c, std::string_view key, size_t len) {
   server::Notify(server::kNotifyGeneric, "del", k, c->dbid);
 }
 
-bool ArgRange(Client* c, std::string_view s, int64_t lo, int64_t hi, int64_t* out) {
+bool ArgRange(Client* c, std::string_view s, int64_t lo, int64_t hi, int64_t* out,
+              const char* msg) {
   int64_t v;
   if (!base::ParseInt64(s, &v)) {
-    c->R().Error(server::kErrNotInt);
+    c->R().Error(msg ? msg : server::kErrNotInt);
     return false;
   }
   if (v < lo || v > hi) {
-    c->R().Error("value is out of range, value must between " + std::to_string(lo) + " and " +
-                 std::to_string(hi));
+    if (msg) c->R().Error(msg);
+    else
+      c->R().Error("value is out of range, value must between " + std::to_string(lo) + " and " +
+                   std::to_string(hi));
     return false;
   }
   *out = v;
   return true;
+}
+
+bool ArgPositive(Client* c, std::string_view s, int64_t* out, const char* msg) {
+  return ArgRange(c, s, 0, INT64_MAX, out, msg ? msg : "value is out of range, must be positive");
 }
 
 bool ParseScanCursor(Client* c, std::string_view s, uint64_t* cursor) {

@@ -30,9 +30,12 @@ bool ParseExpire(Client* c, std::string_view arg, int64_t unit_ms, bool absolute
 db::Obj* LookupWriteTyped(Client* c, std::string_view key, db::Type t, bool* err);
 // Deletes the key when its container became empty (Valkey never keeps empty containers).
 void DeleteIfEmpty(Client* c, std::string_view key, size_t len);
-// Parses an integer in [lo, hi]; replies "value is out of range, value must between ..." or
-// the not-an-integer error.
-bool ArgRange(Client* c, std::string_view s, int64_t lo, int64_t hi, int64_t* out);
+// Parses an integer in [lo, hi]. As in Valkey, `msg` (when given) is the reply for both a
+// non-integer and an out-of-range value; otherwise the generic texts are used.
+bool ArgRange(Client* c, std::string_view s, int64_t lo, int64_t hi, int64_t* out,
+              const char* msg = nullptr);
+// ArgRange over [0, INT64_MAX] with "value is out of range, must be positive" by default.
+bool ArgPositive(Client* c, std::string_view s, int64_t* out, const char* msg = nullptr);
 
 // HSCAN / SSCAN / ZSCAN: `step` walks one step from a cursor, calling emit(element, value)
 // (value empty for sets) and returning the next cursor; compact encodings return everything

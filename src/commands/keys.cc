@@ -403,8 +403,8 @@ void RestoreCommand(Client* c) {
   db::Obj* o = persist::FromValue(key, v, when);
   if (idle >= 0 && !db::GetEnv().lfu)
     o->set_lru((db::LruClock() - static_cast<uint32_t>(std::min<int64_t>(idle, db::kLruMax))) & db::kLruMax);
-  if (existing) c->db->Replace(existing, o);
-  else c->db->Add(o);
+  if (existing) c->db->Delete(key);  // replaced as a new key ("new" event), as in Valkey
+  c->db->Add(o);
   Modified(c, key);
   Notify(kNotifyGeneric, "restore", key, c->dbid);
   c->R().Ok();

@@ -22,20 +22,6 @@ db::Obj* LookupListRead(Client* c, std::string_view key, bool* err) {
   return *err ? nullptr : o;
 }
 
-bool ArgPositive(Client* c, std::string_view s, int64_t* out, const char* msg = nullptr) {
-  int64_t v;
-  if (!base::ParseInt64(s, &v)) {
-    c->R().Error(kErrNotInt);
-    return false;
-  }
-  if (v < 0) {
-    c->R().Error(msg ? msg : "value is out of range, must be positive");
-    return false;
-  }
-  *out = v;
-  return true;
-}
-
 // Bookkeeping after elements were taken out of a list: event, empty-key deletion, dirty.
 void ElementsRemoved(Client* c, std::string_view key, bool head, db::Obj* o, int64_t n) {
   Notify(kNotifyList, head ? "lpop" : "rpop", key, c->dbid);
@@ -327,8 +313,7 @@ void RPopLPushCommand(Client* c) { LMoveGeneric(c, kTail, kHead); }
 void LMPopGeneric(Client* c, size_t first, bool block, int64_t deadline_ms) {
   auto& a = c->argv;
   int64_t numkeys;
-  if (!base::ParseInt64(a[first], &numkeys)) return c->R().Error(kErrNotInt);
-  if (numkeys < 1) return c->R().Error("numkeys should be greater than 0");
+  if (!ArgRange(c, a[first], 1, INT64_MAX, &numkeys, "numkeys should be greater than 0")) return;
   size_t where_idx = first + 1 + static_cast<size_t>(numkeys);
   if (numkeys > static_cast<int64_t>(a.size()) || where_idx >= a.size())
     return c->R().Error(kErrSyntax);
@@ -337,10 +322,7 @@ void LMPopGeneric(Client* c, size_t first, bool block, int64_t deadline_ms) {
   int64_t count = -1;
   for (size_t j = where_idx + 1; j < a.size(); j++) {
     if (base::EqualsNoCase(a[j], "count") && j + 1 < a.size() && count == -1) {
-      int64_t v;
-      if (!base::ParseInt64(a[++j], &v)) return c->R().Error(kErrNotInt);
-      if (v < 1) return c->R().Error("count should be greater than 0");
-      count = v;
+      if (!ArgRange(c, a[++j], 1, INT64_MAX, &count, "count should be greater than 0")) return;
     } else {
       return c->R().Error(kErrSyntax);
     }

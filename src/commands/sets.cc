@@ -96,7 +96,7 @@ void SPopCommand(Client* c) {
   if (a.size() > 3) return c->R().Error(kErrSyntax);
   int64_t count = 1;
   bool with_count = a.size() == 3;
-  if (with_count && !ArgRange(c, a[2], 0, INT64_MAX, &count)) return;
+  if (with_count && !ArgPositive(c, a[2], &count)) return;
   bool err;
   db::Obj* o = LookupWriteTyped(c, a[1], db::kSet, &err);
   if (err) return;
@@ -272,15 +272,13 @@ void SDiffStoreCommand(Client* c) { SetOpCommand(c, kDiff, true); }
 void SInterCardCommand(Client* c) {
   auto& a = c->argv;
   int64_t numkeys;
-  if (!base::ParseInt64(a[1], &numkeys)) return c->R().Error(kErrNotInt);
-  if (numkeys < 1) return c->R().Error("numkeys should be greater than 0");
+  if (!ArgRange(c, a[1], 1, INT64_MAX, &numkeys, "numkeys should be greater than 0")) return;
   if (numkeys > static_cast<int64_t>(a.size()) - 2)
     return c->R().Error("Number of keys can't be greater than number of args");
   int64_t limit = 0;
   for (size_t j = 2 + numkeys; j < a.size(); j++) {
     if (base::EqualsNoCase(a[j], "limit") && j + 1 < a.size()) {
-      if (!base::ParseInt64(a[++j], &limit)) return c->R().Error(kErrNotInt);
-      if (limit < 0) return c->R().Error("LIMIT can't be negative");
+      if (!ArgPositive(c, a[++j], &limit, "LIMIT can't be negative")) return;
     } else {
       return c->R().Error(kErrSyntax);
     }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -54,8 +55,11 @@ bool ParseScoreBound(std::string_view s, double* v, bool* ex) {
     *ex = true;
     s.remove_prefix(1);
   }
-  if (!base::ParseDouble(s, v)) return false;
-  return !std::isnan(*v);
+  // Range bounds accept overflowing values as infinities (ZADD scores do not).
+  std::string tmp(s);
+  char* end;
+  *v = strtod(tmp.c_str(), &end);
+  return !tmp.empty() && *end == '\0' && !std::isnan(*v);
 }
 
 bool ParseScoreRange(Client* c, std::string_view min, std::string_view max, db::ScoreRange* r) {
@@ -323,6 +327,7 @@ bool CollectRange(Client* c, db::Obj* o, RangeType type, bool rev, std::string_v
   if (offset < 0 || count == 0 || static_cast<size_t>(offset) >= count) return true;
   size_t take = count - static_cast<size_t>(offset);
   if (limit >= 0 && static_cast<size_t>(limit) < take) take = static_cast<size_t>(limit);
+  if (take == 0) return true;
   size_t start = rev ? (static_cast<size_t>(len) - (first + count)) + offset : first + offset;
   db::ZWalk(o, start, rev, [&](std::string_view m, double s) {
     out->emplace_back(m, s);
@@ -484,10 +489,7 @@ void ZPopGeneric(Client* c, bool max) {
   if (a.size() > 3) return c->R().Error(kErrSyntax);
   int64_t count = 1;
   bool has_count = a.size() == 3;
-  if (has_count) {
-    if (!base::ParseInt64(a[2], &count)) return c->R().Error(kErrNotInt);
-    if (count < 0) return c->R().Error("value is out of range, must be positive");
-  }
+  if (has_count && !ArgPositive(c, a[2], &count)) return;
   bool err;
   db::Obj* o = LookupWriteTyped(c, a[1], db::kZSet, &err);
   if (err) return;
@@ -531,8 +533,7 @@ void BZPopMaxCommand(Client* c) { BZPopGeneric(c, true); }
 void ZMPopGeneric(Client* c, size_t first, bool block, int64_t deadline) {
   auto& a = c->argv;
   int64_t numkeys;
-  if (!base::ParseInt64(a[first], &numkeys)) return c->R().Error(kErrNotInt);
-  if (numkeys < 1) return c->R().Error("numkeys should be greater than 0");
+  if (!ArgRange(c, a[first], 1, INT64_MAX, &numkeys, "numkeys should be greater than 0")) return;
   size_t where_idx = first + 1 + static_cast<size_t>(numkeys);
   if (numkeys > static_cast<int64_t>(a.size()) || where_idx >= a.size())
     return c->R().Error(kErrSyntax);
@@ -543,10 +544,7 @@ void ZMPopGeneric(Client* c, size_t first, bool block, int64_t deadline) {
   int64_t count = -1;
   for (size_t j = where_idx + 1; j < a.size(); j++) {
     if (base::EqualsNoCase(a[j], "count") && j + 1 < a.size() && count == -1) {
-      int64_t v;
-      if (!base::ParseInt64(a[++j], &v)) return c->R().Error(kErrNotInt);
-      if (v < 1) return c->R().Error("count should be greater than 0");
-      count = v;
+      if (!ArgRange(c, a[++j], 1, INT64_MAX, &count, "count should be greater than 0")) return;
     } else {
       return c->R().Error(kErrSyntax);
     }
@@ -714,8 +712,7 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
       withscores = true;
       j++;
     } else if (card_only && remaining >= 2 && base::EqualsNoCase(a[j], "limit")) {
-      if (!base::ParseInt64(a[j + 1], &limit)) return c->R().Error(kErrNotInt);
-      if (limit < 0) return c->R().Error("LIMIT can't be negative");
+      if (!ArgPositive(c, a[j + 1], &limit, "LIMIT can't be negative")) return;
       j += 2;
     } else {
       return c->R().Error(kErrSyntax);
@@ -795,14 +792,7 @@ void ZDiffCommand(Client* c) { ZSetOpGeneric(c, 1, kDiff, false, false); }
 void ZUnionStoreCommand(Client* c) { ZSetOpGeneric(c, 2, kUnion, true, false); }
 void ZInterStoreCommand(Client* c) { ZSetOpGeneric(c, 2, kInter, true, false); }
 void ZDiffStoreCommand(Client* c) { ZSetOpGeneric(c, 2, kDiff, true, false); }
-void ZInterCardCommand(Client* c) {
-  int64_t numkeys;
-  if (!base::ParseInt64(c->argv[1], &numkeys)) return c->R().Error(kErrNotInt);
-  if (numkeys < 1) return c->R().Error("numkeys should be greater than 0");
-  if (numkeys > static_cast<int64_t>(c->argv.size()) - 2)
-    return c->R().Error("Number of keys can't be greater than number of args");
-  ZSetOpGeneric(c, 1, kInter, false, true);
-}
+void ZInterCardCommand(Client* c) { ZSetOpGeneric(c, 1, kInter, false, true); }
 
 void ZScanCommand(Client* c) {
   uint64_t cursor;

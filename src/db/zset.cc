@@ -203,8 +203,11 @@ void LpForEach(uint8_t* lp, Fn fn) {
   }
 }
 
+// Scores are stored as text; a negative zero is stored as 0, as Valkey's listpacks do.
+std::string LpScoreText(double score) { return score == 0 ? "0" : base::FormatDouble(score); }
+
 uint8_t* LpInsertSorted(uint8_t* lp, std::string_view m, double score) {
-  std::string s = base::FormatDouble(score);
+  std::string s = LpScoreText(score);
   char buf[24];
   for (uint8_t* p = ds::lp::First(lp); p;) {
     uint8_t* sp = ds::lp::Next(lp, p);
@@ -242,7 +245,7 @@ void ToListpack(Obj* o) {
   uint8_t* lp = ds::lp::New();
   for (ZNode* x = sl->header->lv[0].forward; x; x = x->lv[0].forward) {
     lp = ds::lp::Append(lp, x->member());
-    lp = ds::lp::Append(lp, base::FormatDouble(x->score));
+    lp = ds::lp::Append(lp, LpScoreText(x->score));
   }
   delete sl;
   o->set_ptr(lp);
