@@ -136,8 +136,9 @@ bl_bench_rps() {
     local name=$1 test=$2; shift 2
     local out
     out=$("$BL_BENCH" -h 127.0.0.1 -p "$(bl_port "$name")" -t "$test" -q --csv "$@" 2>/dev/null)
+    # CSV names may carry a note, e.g. "LRANGE_100 (first 100 elements)" or "MSET (10 keys)".
     awk -F'"' -v t="$(tr '[:lower:]' '[:upper:]' <<<"$test")" \
-        '$2==t && $4 ~ /^[0-9.]+$/ {printf "%.0f\n", $4; exit}' <<<"$out"
+        '($2==t || index($2, t " (")==1) && $4 ~ /^[0-9.]+$/ {printf "%.0f\n", $4; exit}' <<<"$out"
 }
 
 # bl_gen_set_file FILE N [EX_SECONDS]

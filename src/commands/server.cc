@@ -11,6 +11,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "commands/common.h"
+#include "server/command_docs.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/info.h"
@@ -158,7 +159,8 @@ void CommandInfoCmd(Client* c) {
 
 void ReplyDocs(net::Reply& r, const CommandSpec* c) {
   bool subs = !c->subcommands.empty();
-  r.MapLen(subs ? 5 : 4);
+  const std::vector<DocArg>* args = DocArguments(c->fullname);
+  r.MapLen(4 + (args != nullptr) + subs);
   r.Bulk("summary");
   r.Bulk(c->summary ? c->summary : "");
   r.Bulk("since");
@@ -167,6 +169,10 @@ void ReplyDocs(net::Reply& r, const CommandSpec* c) {
   r.Bulk(c->group ? c->group : "server");
   r.Bulk("complexity");
   r.Bulk(c->complexity ? c->complexity : "O(1)");
+  if (args) {
+    r.Bulk("arguments");
+    ReplyDocArguments(r, *args);
+  }
   if (subs) {
     r.Bulk("subcommands");
     r.MapLen(static_cast<int64_t>(c->subcommands.size()));

@@ -803,8 +803,12 @@ void ZScanCommand(Client* c) {
   ScanElements(
       c, o,
       [&](uint64_t cur, const ScanEmit& emit) {
+        // Valkey prints skiplist scores here with 17 significant digits, listpack ones short.
+        bool long_form = o->enc() == db::kEncSkiplist;
         return db::ZScan(o, cur, [&](std::string_view m, double s) {
-          emit(m, base::FormatDouble(s));
+          if (!long_form || std::isinf(s)) return emit(m, base::FormatDouble(s));
+          char buf[64];
+          emit(m, std::string_view(buf, snprintf(buf, sizeof(buf), "%.17g", s)));
         });
       },
       true);

@@ -80,9 +80,16 @@ struct Skiplist {
   }
 
   ZNode* Insert(double score, std::string_view m) {
+    return Link(NewNode(RandomLevel(), score, m));
+  }
+
+  // Links a node (not in the list) at the place its score and member give it.
+  ZNode* Link(ZNode* node) {
     ZNode* update[kMaxLevel];
     uint64_t rank[kMaxLevel];
     ZNode* x = header;
+    double score = node->score;
+    std::string_view m = node->member();
     for (int i = level - 1; i >= 0; i--) {
       rank[i] = i == level - 1 ? 0 : rank[i + 1];
       while (x->lv[i].forward && Less(x->lv[i].forward, score, m)) {
@@ -91,7 +98,7 @@ struct Skiplist {
       }
       update[i] = x;
     }
-    int lvl = RandomLevel();
+    int lvl = node->level;
     if (lvl > level) {
       for (int i = level; i < lvl; i++) {
         rank[i] = 0;
@@ -100,7 +107,7 @@ struct Skiplist {
       }
       level = lvl;
     }
-    x = NewNode(lvl, score, m);
+    x = node;
     for (int i = 0; i < lvl; i++) {
       x->lv[i].forward = update[i]->lv[i].forward;
       update[i]->lv[i].forward = x;
@@ -369,10 +376,10 @@ bool ZSetScore(Obj* o, std::string_view m, double score) {
     n->score = score;
     return false;
   }
+  // Move the same node: it stays in the hash table, only its place in the order changes.
   sl->Unlink(n);
-  ZNode* nw = sl->Insert(score, m);
-  sl->dict.Replace(n, nw);
-  free(n);
+  n->score = score;
+  sl->Link(n);
   return false;
 }
 

@@ -28,10 +28,8 @@ std::vector<KeyId> g_ready;                                 // keys signalled th
 std::set<KeyId> g_ready_set;
 bool g_handling = false;
 
-void ReplyTimeout(Client* c, const BlockState& st) {
-  if (st.null_array_on_timeout) c->R().NullArray();
-  else c->R().Null();
-}
+// Every blocked list/zset command answers a timeout with a null array.
+void ReplyTimeout(Client* c, const BlockState&) { c->R().NullArray(); }
 
 void QueueWrite(Client* c) {
   if (!(c->flags & kPendingWrite)) {
@@ -44,8 +42,12 @@ void QueueWrite(Client* c) {
 
 bool ParseBlockTimeout(Client* c, std::string_view arg, int64_t* deadline_ms) {
   long double secs;
-  if (!base::ParseLongDouble(arg, &secs) || std::isinf(secs)) {
+  if (!base::ParseLongDouble(arg, &secs)) {
     c->R().Error("timeout is not a float or out of range");
+    return false;
+  }
+  if (std::isinf(secs)) {
+    c->R().Error("timeout is out of range");
     return false;
   }
   if (secs < 0) {
@@ -66,7 +68,9 @@ void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
                   db::Type type, bool null_array_on_timeout) {
   BlockState st{{}, c->dbid, deadline_ms, type, null_array_on_timeout};
   if (g.in_exec || (c->flags & kMulti)) {
-    ReplyTimeout(c, st);
+    // Inside a transaction nothing blocks: the "no data" reply of the command is sent now.
+    if (null_array_on_timeout) c->R().NullArray();
+    else c->R().Null();
     return;
   }
   if (g_blocked.count(c)) return;  // re-executed while still blocked: keep its place

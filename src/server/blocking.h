@@ -17,7 +17,7 @@ struct BlockState {
   int dbid = 0;
   int64_t deadline_ms = 0;  // 0: forever
   db::Type type = db::kList;  // the type whose arrival wakes the client
-  bool null_array_on_timeout = true;  // BLPOP-style *-1 vs BLMOVE-style $-1
+  bool null_array_on_timeout = true;  // reply inside MULTI: BLPOP-style *-1, BLMOVE-style $-1
 };
 
 // Parses a timeout in seconds (float allowed); replies the error and returns false if invalid.

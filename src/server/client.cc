@@ -156,17 +156,18 @@ void ReadHandler(int fd, void* data, int) {
     size_t have = c->qbuf.size() - c->qpos;
     if (pending + 2 > have) want = std::max(want, std::min<size_t>(pending + 2 - have, 1 << 20));
   }
-  size_t old = c->qbuf.size();
-  c->qbuf.resize(old + want);
-  ssize_t n = read(fd, &c->qbuf[old], want);
+  // Read into a shared scratch buffer and append what arrived: growing the query buffer
+  // first would zero-fill the whole read size on every event.
+  static std::vector<char> scratch;
+  if (scratch.size() < want) scratch.resize(want);
+  ssize_t n = read(fd, scratch.data(), want);
   if (n <= 0) {
-    c->qbuf.resize(old);
     if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
       FreeClient(c);
     }
     return;
   }
-  c->qbuf.resize(old + n);
+  c->qbuf.append(scratch.data(), static_cast<size_t>(n));
   g.stats.net_input_bytes += n;
   g.stats.io_reads++;
   c->last_interaction_ms = base::MsTime();

@@ -431,6 +431,22 @@ start_server {tags {info}} {
     test "COMMAND DOCS get" {
         assert_equal {get {summary {Returns the string value of a key.} since 1.0.0 group string complexity O(1) arguments {{name key type key display_text key key_spec_index 0}}}} \
             [r command docs get]
+        # Argument structure as Valkey 8 reports it: tokens, flags, since, nested oneof/block.
+        set args [dict get [dict get [r command docs lpos] lpos] arguments]
+        assert_equal {{name key type key display_text key key_spec_index 0} {name element type string display_text element} {name rank type integer display_text rank token RANK flags optional} {name num-matches type integer display_text num-matches token COUNT flags optional} {name len type integer display_text len token MAXLEN flags optional}} $args
+        set args [dict get [dict get [r command docs set] set] arguments]
+        assert_equal {name get type pure-token display_text get token GET since 6.2.0 flags optional} [lindex $args 3]
+        assert_equal {name keepttl type pure-token display_text keepttl token KEEPTTL since 6.0.0} [lindex [dict get [lindex $args 4] arguments] 4]
+        set args [dict get [dict get [r command docs zadd] zadd] arguments]
+        assert_equal {name data type block flags multiple arguments {{name score type double display_text score} {name member type string display_text member}}} [lindex $args end]
+        set args [dict get [dict get [r command docs client|kill] client|kill] arguments]
+        assert_equal {name old-format type string display_text ip:port deprecated_since 2.8.12} [lindex [dict get [lindex $args 0] arguments] 0]
+        # A container has subcommands and no arguments; its subcommands carry theirs.
+        set d [dict get [r command docs config] config]
+        assert_equal 0 [dict exists $d arguments]
+        assert_equal {{name data type block flags multiple arguments {{name parameter type string display_text parameter} {name value type string display_text value}}}} \
+            [dict get [dict get [dict get $d subcommands] config|set] arguments]
+        assert_equal 0 [dict exists [dict get [r command docs multi] multi] arguments]
     }
 
     test "COMMAND GETKEYS" {

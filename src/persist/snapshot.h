@@ -1,0 +1,141 @@
+// Whole snapshot files/streams (RDB format): header and aux fields, databases, keys with their
+// expire and access metadata, EOF and CRC64 trailer. Writes format 10, reads versions 1..11.
+//
+// Writing streams key by key into a chunk buffer that goes to a file descriptor (or a string),
+// so a snapshot never has to fit in memory. Reading works on a bounded byte range (an mmapped
+// file or a received buffer); a malformed or truncated input is rejected with a message and
+// the offset where it went wrong.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/db.h"
+#include "persist/value_codec.h"
+
+namespace persist {
+
+// Snapshot opcodes (facts of the format).
+enum : uint8_t {
+  kOpSlotInfo = 0xF4,
+  kOpFunction2 = 0xF5,
+  kOpFunctionPreGa = 0xF6,
+  kOpModuleAux = 0xF7,
+  kOpIdle = 0xF8,
+  kOpFreq = 0xF9,
+  kOpAux = 0xFA,
+  kOpResizeDb = 0xFB,
+  kOpExpireTimeMs = 0xFC,
+  kOpExpireTime = 0xFD,
+  kOpSelectDb = 0xFE,
+  kOpEof = 0xFF,
+};
+
+struct SaveOptions {
+  bool compress = true;    // rdbcompression: LZF for strings longer than 20 bytes
+  bool checksum = true;    // rdbchecksum: CRC64 trailer (zero when off)
+  bool write_idle = false;  // an LRU maxmemory policy is set: IDLE before each key
+  bool write_freq = false;  // an LFU policy: FREQ before each key
+  // fd output: fdatasync every this many bytes (rdb-save-incremental-fsync); 0 never.
+  uint64_t autosync_bytes = 0;
+};
+
+// Extra aux fields: a small registry used by replication (hash seed, slot states...).
+// `write` returns false to omit the field from this snapshot. `read` is called as soon as
+// the field is met while loading (aux fields precede every key); returning false rejects
+// the snapshot. Registering a name twice replaces the earlier entry.
+struct AuxHook {
+  std::function<bool(std::string* value)> write;
+  std::function<bool(std::string_view value)> read;
+};
+void RegisterAuxField(const std::string& name, AuxHook hook);
+void UnregisterAuxField(const std::string& name);
+
+// Streaming writer. Errors are sticky: after a failed write every call is a no-op and
+// Finish() returns false; error() holds the errno of the failure.
+class SnapshotWriter {
+ public:
+  SnapshotWriter(std::string* out, const SaveOptions& opts);
+  SnapshotWriter(int fd, const SaveOptions& opts);
+  SnapshotWriter(const SnapshotWriter&) = delete;
+  SnapshotWriter& operator=(const SnapshotWriter&) = delete;
+
+  // Magic, the standard aux fields (redis-ver, redis-bits, ctime, used-mem, aof-base) and the
+  // registered ones.
+  void Header(int64_t now_sec, uint64_t used_mem);
+  void Aux(std::string_view name, std::string_view value);
+  void SelectDb(int id, uint64_t keys, uint64_t expires);
+  void Key(std::string_view key, const Value& v, int64_t expire_ms, int64_t idle_sec = -1,
+           int freq = -1);
+  // A keyspace object (its value, expire and, per options, IDLE/FREQ).
+  void Object(db::Obj* o);
+  // EOF marker and checksum; flushes. False when any write failed.
+  bool Finish();
+
+  bool ok() const { return err_ == 0; }
+  int error() const { return err_; }
+  uint64_t bytes() const { return total_ + buf_.size(); }
+  uint64_t keys() const { return keys_; }
+
+ private:
+  void MaybeFlush() {
+    if (buf_.size() >= kChunk) Flush();
+  }
+  void Flush();
+
+  static constexpr size_t kChunk = 64 * 1024;
+  std::string* out_ = nullptr;
+  int fd_ = -1;
+  SaveOptions opts_;
+  std::string buf_;
+  uint64_t crc_ = 0;
+  uint64_t total_ = 0;
+  uint64_t since_sync_ = 0;
+  uint64_t keys_ = 0;
+  int err_ = 0;
+};
+
+// Writes a complete snapshot of these databases (header, every non-empty db, EOF, CRC).
+bool WriteSnapshot(SnapshotWriter& w, const std::vector<db::Db*>& dbs, int64_t now_sec,
+                   uint64_t used_mem);
+
+struct LoadOptions {
+  bool verify_checksum = true;  // rdbchecksum
+  bool skip_expired = true;     // a primary drops keys already expired
+  int64_t now_ms = 0;
+  int num_dbs = 16;
+};
+
+struct LoadResult {
+  bool ok = false;
+  bool short_read = false;  // the input ended in the middle of the snapshot
+  std::string error;        // what went wrong, for the log
+  uint64_t error_offset = 0;
+  int version = 0;
+  uint64_t consumed = 0;  // bytes up to and including the checksum
+  uint64_t keys_loaded = 0, keys_expired = 0;
+  uint64_t functions_skipped = 0;
+  std::string producer;  // "Valkey version 8.0.1" / "Redis version 7.0.15" when present
+  int64_t ctime = -1;
+  int64_t used_mem = -1;
+  std::vector<std::pair<std::string, std::string>> aux;  // every aux field met, in order
+};
+
+// One key read from a snapshot. Returning false stops the load (the caller sets the error).
+using KeyVisitor = std::function<bool(int dbid, std::string& key, Value& v, int64_t expire_ms,
+                                      int64_t idle_sec, int freq, std::string* err)>;
+// Parses a snapshot in [p, p+n), calling visit for each key that is kept. Expired keys are
+// counted and not visited when opts.skip_expired.
+LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
+                         const KeyVisitor& visit);
+
+// Loads into `dbs` (indexed by db id; opts.num_dbs = dbs.size()). Objects are built in the
+// encodings the contents call for; IDLE/FREQ set their access clock. A duplicate key is an
+// error unless `replace_existing`. On failure the databases hold whatever was added so far:
+// load into empty staging databases and swap them in on success.
+LoadResult LoadSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
+                        const std::vector<db::Db*>& dbs, bool replace_existing = false);
+
+}  // namespace persist

@@ -1,0 +1,526 @@
+# Blocking commands: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP BZPOPMIN BZPOPMAX BZMPOP.
+# Timeouts, serving order, keys made ready inside MULTI/EXEC, CLIENT UNBLOCK, INFO
+# blocked_clients, argument errors.
+
+proc blk_test {name body} {
+    uplevel 1 [list test $name "reconnect\n$body"]
+}
+
+# A client whose commands are only sent; its replies are fetched with $c read.
+proc blk_client {{raw 0}} {
+    set c [valkey_client]
+    $c timeout 5000
+    if {$raw} { $c readraw 1 }
+    $c deferred 1
+    return $c
+}
+
+# A deferred client plus its CLIENT ID: {client id}
+proc blk_client_with_id {} {
+    set c [valkey_client]
+    set id [$c client id]
+    $c timeout 5000
+    $c deferred 1
+    return [list $c $id]
+}
+
+proc blk_wait_blocked {n} {
+    wait_for_condition 200 10 {[s blocked_clients] == $n} else {
+        ::testutil::fail "blocked_clients is [s blocked_clients], expected $n"
+    }
+}
+
+# 1 if the client has a reply ready within ms milliseconds.
+proc blk_has_reply {c {ms 100}} {
+    if {[catch {$c read $ms} reply]} {
+        if {[string match "*timeout*" $reply]} { return 0 }
+        error $reply
+    }
+    error "unexpected reply: $reply"
+}
+
+start_server {tags {blocking}} {
+    blk_test "BLPOP / BRPOP return at once when a list has data" {
+        r flushall
+        r rpush l a b c
+        assert_equal {l a} [r blpop l 0]
+        assert_equal {l c} [r brpop l 0]
+        # the first non-empty key in argument order
+        r rpush l2 x
+        assert_equal {l b} [r blpop nokey l l2 1]
+        assert_equal {l2 x} [r brpop nokey l l2 1]
+        assert_equal 0 [r exists l]
+        assert_equal 0 [r exists l2]
+    }
+
+    blk_test "BLPOP blocks until another client pushes" {
+        r flushall
+        set c [blk_client]
+        $c blpop l 0
+        blk_wait_blocked 1
+        assert_equal 1 [r rpush l x]
+        assert_equal {l x} [$c read]
+        blk_wait_blocked 0
+        assert_equal 0 [r exists l]
+    }
+
+    blk_test "BRPOP takes the tail of a multi-element push" {
+        r flushall
+        set c [blk_client]
+        $c brpop l 0
+        blk_wait_blocked 1
+        r rpush l a b c
+        assert_equal {l c} [$c read]
+        assert_equal {a b} [r lrange l 0 -1]
+        set c2 [blk_client]
+        $c2 blpop m 0
+        blk_wait_blocked 1
+        r lpush m a b c
+        assert_equal {m c} [$c2 read]
+        assert_equal {b a} [r lrange m 0 -1]
+    }
+
+    blk_test "A client blocked on several keys is served by the first pushed key" {
+        r flushall
+        set c [blk_client]
+        $c blpop k1 k2 k3 0
+        blk_wait_blocked 1
+        r rpush k3 three
+        assert_equal {k3 three} [$c read]
+        r rpush k1 one
+        assert_equal {one} [r lrange k1 0 -1]
+    }
+
+    blk_test "Several waiters on one key are served in arrival order" {
+        r flushall
+        set clients {}
+        for {set i 0} {$i < 3} {incr i} {
+            set c [blk_client]
+            $c blpop l 0
+            blk_wait_blocked [expr {$i + 1}]
+            lappend clients $c
+        }
+        r rpush l a
+        assert_equal {l a} [[lindex $clients 0] read]
+        blk_wait_blocked 2
+        r rpush l b
+        assert_equal {l b} [[lindex $clients 1] read]
+        r rpush l c
+        assert_equal {l c} [[lindex $clients 2] read]
+        blk_wait_blocked 0
+    }
+
+    blk_test "One push of several elements serves several waiters in order" {
+        r flushall
+        set clients {}
+        for {set i 0} {$i < 3} {incr i} {
+            set c [blk_client]
+            $c blpop l 0
+            blk_wait_blocked [expr {$i + 1}]
+            lappend clients $c
+        }
+        assert_equal 4 [r rpush l a b c d]
+        assert_equal {l a} [[lindex $clients 0] read]
+        assert_equal {l b} [[lindex $clients 1] read]
+        assert_equal {l c} [[lindex $clients 2] read]
+        assert_equal {d} [r lrange l 0 -1]
+        blk_wait_blocked 0
+    }
+
+    blk_test "Waiters on different sides: BLPOP and BRPOP share one push" {
+        r flushall
+        set a [blk_client]
+        $a blpop l 0
+        blk_wait_blocked 1
+        set b [blk_client]
+        $b brpop l 0
+        blk_wait_blocked 2
+        r rpush l x y z
+        assert_equal {l x} [$a read]
+        assert_equal {l z} [$b read]
+        assert_equal {y} [r lrange l 0 -1]
+    }
+
+    blk_test "A key made ready inside MULTI/EXEC is served after EXEC" {
+        r flushall
+        set c [blk_client]
+        $c blpop l 0
+        blk_wait_blocked 1
+        r multi
+        r rpush l a b
+        r lpop l
+        r exec
+        assert_equal {l b} [$c read]
+        assert_equal 0 [r exists l]
+    }
+
+    blk_test "A key pushed and deleted inside MULTI/EXEC does not serve the waiter" {
+        r flushall
+        set c [blk_client]
+        $c blpop l 0
+        blk_wait_blocked 1
+        r multi
+        r rpush l a
+        r del l
+        r exec
+        assert_equal 0 [blk_has_reply $c 200]
+        blk_wait_blocked 1
+        r rpush l later
+        assert_equal {l later} [$c read]
+    }
+
+    blk_test "Blocking commands inside MULTI do not block" {
+        r flushall
+        r multi
+        r blpop l 0
+        r brpop l 0
+        r blmove l m left left 0
+        r brpoplpush l m 0
+        r blmpop 0 1 l left
+        r bzpopmin z 0
+        r bzpopmax z 0
+        r bzmpop 0 1 z min
+        assert_equal {{} {} {} {} {} {} {} {}} [r exec]
+        r rpush l x
+        r multi
+        r blpop l 0
+        assert_equal {{l x}} [r exec]
+    }
+
+    blk_test "Timeouts: 0.1 seconds gives a null reply" {
+        r flushall
+        set c [blk_client 1]
+        foreach cmd {
+            {blpop l 0.1} {brpop l 0.1} {blmove l m left right 0.1} {brpoplpush l m 0.1}
+            {blmpop 0.1 1 l left} {bzpopmin z 0.1} {bzpopmax z 0.1} {bzmpop 0.1 1 z min}
+        } {
+            set start [clock milliseconds]
+            $c {*}$cmd
+            assert_equal {*-1} [$c read] $cmd
+            set elapsed [expr {[clock milliseconds] - $start}]
+            assert_range $elapsed 80 2000
+        }
+        assert_equal 0 [r exists l m z]
+        blk_wait_blocked 0
+    }
+
+    blk_test "Timeouts in RESP3 are a null" {
+        r flushall
+        set c [valkey_client]
+        $c hello 3
+        $c timeout 5000
+        $c readraw 1
+        $c deferred 1
+        foreach cmd {{blpop l 0.05} {blmove l m left right 0.05} {bzpopmin z 0.05} {blmpop 0.05 1 l left} {bzmpop 0.05 1 z max}} {
+            $c {*}$cmd
+            assert_equal {_} [$c read] $cmd
+        }
+    }
+
+    blk_test "An integer timeout in seconds and a timeout that expires while others wait" {
+        r flushall
+        set a [blk_client]
+        $a blpop l 1
+        set b [blk_client]
+        $b blpop l 0
+        blk_wait_blocked 2
+        set start [clock milliseconds]
+        assert_equal {} [$a read 3000]
+        assert_range [expr {[clock milliseconds] - $start}] 500 2500
+        blk_wait_blocked 1
+        r rpush l x
+        assert_equal {l x} [$b read]
+    }
+
+    blk_test "A timed-out waiter does not take later pushes" {
+        r flushall
+        set c [blk_client]
+        $c blpop l 0.05
+        assert_equal {} [$c read]
+        r rpush l kept
+        assert_equal {kept} [r lrange l 0 -1]
+    }
+
+    blk_test "A closed waiter does not take later pushes" {
+        r flushall
+        set c [blk_client]
+        $c blpop l 0
+        blk_wait_blocked 1
+        $c close
+        blk_wait_blocked 0
+        r rpush l kept
+        assert_equal {kept} [r lrange l 0 -1]
+    }
+
+    blk_test "A waiter stays blocked while the key holds another type" {
+        r flushall
+        set c [blk_client]
+        $c blpop k 0
+        blk_wait_blocked 1
+        r set k string
+        assert_equal 0 [blk_has_reply $c 100]
+        blk_wait_blocked 1
+        r del k
+        r rpush k v
+        assert_equal {k v} [$c read]
+    }
+
+    blk_test "Blocking pops on a key of the wrong type fail at once" {
+        r flushall
+        r set s x
+        r rpush l a
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value" {r blpop s 0}
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value" {r blmove s l left left 0}
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value" {r blmpop 0 1 s left}
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value" {r bzpopmin s 0}
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value" {r bzpopmax l 0}
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value" {r bzmpop 0 1 l min}
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value" {r blmove l s left left 0}
+        assert_equal {a} [r lrange l 0 -1]
+    }
+
+    blk_test "BLMOVE / BRPOPLPUSH return at once when the source has data" {
+        r flushall
+        r rpush src a b c
+        assert_equal a [r blmove src dst left right 0]
+        assert_equal c [r blmove src dst right left 0]
+        assert_equal b [r brpoplpush src dst 0]
+        assert_equal {b c a} [r lrange dst 0 -1]
+        assert_equal 0 [r exists src]
+        assert_error "ERR syntax error" {r blmove src dst up right 0}
+    }
+
+    blk_test "BLMOVE blocks and moves the pushed element" {
+        r flushall
+        set c [blk_client]
+        $c blmove src dst right left 0
+        blk_wait_blocked 1
+        r rpush dst old
+        r rpush src x
+        assert_equal x [$c read]
+        assert_equal {x old} [r lrange dst 0 -1]
+        assert_equal 0 [r exists src]
+    }
+
+    blk_test "BRPOPLPUSH blocks and moves the pushed element" {
+        r flushall
+        set c [blk_client]
+        $c brpoplpush src dst 0
+        blk_wait_blocked 1
+        r rpush src a b
+        assert_equal b [$c read]
+        assert_equal {b} [r lrange dst 0 -1]
+        assert_equal {a} [r lrange src 0 -1]
+    }
+
+    blk_test "BLMOVE onto a list another client waits on serves it in turn" {
+        r flushall
+        set mover [blk_client]
+        $mover blmove src dst left left 0
+        blk_wait_blocked 1
+        set popper [blk_client]
+        $popper blpop dst 0
+        blk_wait_blocked 2
+        r rpush src v
+        assert_equal v [$mover read]
+        assert_equal {dst v} [$popper read]
+        assert_equal 0 [r exists src dst]
+    }
+
+    blk_test "BLMOVE with the same source and destination" {
+        r flushall
+        set c [blk_client]
+        $c blmove l l left right 0
+        blk_wait_blocked 1
+        r rpush l a
+        assert_equal a [$c read]
+        assert_equal {a} [r lrange l 0 -1]
+    }
+
+    blk_test "BLMOVE with a wrong-type destination when served" {
+        r flushall
+        set c [blk_client]
+        $c blmove src dst left left 0
+        blk_wait_blocked 1
+        r set dst x
+        r rpush src a
+        assert_error "WRONGTYPE Operation against a key holding the wrong kind of value" {$c read}
+        assert_equal {a} [r lrange src 0 -1]
+    }
+
+    blk_test "BLMPOP returns at once or blocks, with COUNT" {
+        r flushall
+        r rpush l a b c
+        assert_equal {l {c b}} [r blmpop 0 2 nokey l right count 2]
+        set c [blk_client]
+        $c blmpop 0 2 k1 k2 left count 3
+        blk_wait_blocked 1
+        r rpush k2 x y z w
+        assert_equal {k2 {x y z}} [$c read]
+        assert_equal {w} [r lrange k2 0 -1]
+        set c2 [blk_client]
+        $c2 blmpop 0 1 k3 right
+        blk_wait_blocked 1
+        r rpush k3 p q
+        assert_equal {k3 q} [$c2 read]
+    }
+
+    blk_test "BZPOPMIN / BZPOPMAX return at once when a sorted set has data" {
+        r flushall
+        r zadd z 0.1 a 5e-324 b 3 c
+        assert_equal {z b 5e-324} [r bzpopmin z 0]
+        assert_equal {z c 3} [r bzpopmax z 0]
+        assert_equal {z a 0.1} [r bzpopmin nokey z 0]
+        assert_equal 0 [r exists z]
+    }
+
+    blk_test "BZPOPMIN / BZPOPMAX block until ZADD" {
+        r flushall
+        set a [blk_client]
+        $a bzpopmin z 0
+        blk_wait_blocked 1
+        set b [blk_client]
+        $b bzpopmax z 0
+        blk_wait_blocked 2
+        r zadd z 1 one 2 two 3 three
+        assert_equal {z one 1} [$a read]
+        assert_equal {z three 3} [$b read]
+        assert_equal {two 2} [r zrange z 0 -1 withscores]
+    }
+
+    blk_test "BZPOPMIN wire format in RESP2 and RESP3" {
+        r flushall
+        r zadd z 1.5 m 2 n
+        set c [blk_client 1]
+        $c bzpopmin z 0
+        assert_equal {*3} [$c read]
+        assert_equal {$1} [$c read]
+        assert_equal {z} [$c read]
+        assert_equal {$1} [$c read]
+        assert_equal {m} [$c read]
+        assert_equal {$3} [$c read]
+        assert_equal {1.5} [$c read]
+        set d [valkey_client]
+        $d hello 3
+        assert_equal {z n 2} [$d bzpopmin z 0]
+    }
+
+    blk_test "BZMPOP returns at once or blocks, with COUNT" {
+        r flushall
+        r zadd z 1 a 2 b 3 c
+        assert_equal {z {{a 1} {b 2}}} [r bzmpop 0 2 nokey z min count 2]
+        set c [blk_client]
+        $c bzmpop 0 2 z1 z2 max count 2
+        blk_wait_blocked 1
+        r zadd z2 1 x 2 y 3 w
+        assert_equal {z2 {{w 3} {y 2}}} [$c read]
+        assert_equal {x} [r zrange z2 0 -1]
+    }
+
+    blk_test "CLIENT UNBLOCK TIMEOUT gives the blocked client a null reply" {
+        r flushall
+        lassign [blk_client_with_id] c id
+        $c blpop l 0
+        blk_wait_blocked 1
+        assert_equal 1 [r client unblock $id]
+        assert_equal {} [$c read]
+        blk_wait_blocked 0
+        assert_equal 0 [r client unblock $id]
+        lassign [blk_client_with_id] c2 id2
+        $c2 bzpopmin z 0
+        blk_wait_blocked 1
+        assert_equal 1 [r client unblock $id2 timeout]
+        assert_equal {} [$c2 read]
+    }
+
+    blk_test "CLIENT UNBLOCK ERROR gives the blocked client an error" {
+        r flushall
+        foreach cmd {{blpop l 0} {blmove l m left left 0} {blmpop 0 1 l left} {bzpopmax z 0} {bzmpop 0 1 z min}} {
+            lassign [blk_client_with_id] c id
+            $c {*}$cmd
+            blk_wait_blocked 1
+            assert_equal 1 [r client unblock $id error]
+            assert_error "UNBLOCKED client unblocked via CLIENT UNBLOCK" {$c read}
+            blk_wait_blocked 0
+            # the client keeps working
+            $c ping
+            assert_equal PONG [$c read]
+        }
+    }
+
+    blk_test "CLIENT UNBLOCK on a client that is not blocked and argument errors" {
+        r flushall
+        set id [r client id]
+        assert_equal 0 [r client unblock $id]
+        assert_equal 0 [r client unblock 999999999]
+        assert_error "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR" {r client unblock $id foo}
+        assert_error "ERR value is not an integer or out of range" {r client unblock x}
+    }
+
+    blk_test "INFO blocked_clients follows blocking and unblocking" {
+        r flushall
+        assert_equal 0 [s blocked_clients]
+        set a [blk_client]
+        $a blpop l 0
+        set b [blk_client]
+        $b bzpopmin z 0
+        set c [blk_client]
+        $c blmove x y left left 0
+        blk_wait_blocked 3
+        r rpush l v
+        $a read
+        blk_wait_blocked 2
+        r zadd z 1 m
+        $b read
+        blk_wait_blocked 1
+        $c close
+        blk_wait_blocked 0
+    }
+
+    blk_test "CLIENT LIST shows the blocked flag" {
+        r flushall
+        lassign [blk_client_with_id] c id
+        $c blpop l 0
+        blk_wait_blocked 1
+        set line [lsearch -inline [split [r client list] \n] "id=$id *"]
+        assert_match {* flags=b *} $line
+        assert_match {* cmd=blpop *} $line
+        r rpush l x
+        $c read
+    }
+
+    blk_test "Negative timeout error" {
+        r flushall
+        foreach cmd {
+            {blpop l -1} {brpop l -0.5} {blmove a b left right -1} {brpoplpush a b -1}
+            {blmpop -1 1 l left} {bzpopmin z -1} {bzpopmax z -1} {bzmpop -1 1 z min}
+        } {
+            assert_error "ERR timeout is negative" [list r {*}$cmd]
+        }
+    }
+
+    blk_test "Timeout that is not a float error" {
+        r flushall
+        foreach cmd {
+            {blpop l x} {brpop l nan} {blmove a b left right abc} {brpoplpush a b 1x}
+            {blmpop x 1 l left} {bzpopmin z " 1"} {bzpopmax z ""} {bzmpop x 1 z min}
+        } {
+            assert_error "ERR timeout is not a float or out of range" [list r {*}$cmd]
+        }
+        assert_error "ERR timeout is out of range" {r blpop l 1e400}
+        assert_error "ERR timeout is out of range" {r blpop l inf}
+        assert_error "ERR timeout is out of range" {r blpop l 9223372036854775807}
+    }
+
+    blk_test "Other argument errors of the blocking commands" {
+        r flushall
+        assert_error "ERR wrong number of arguments for 'blpop' command" {r blpop l}
+        assert_error "ERR wrong number of arguments for 'bzpopmin' command" {r bzpopmin z}
+        assert_error "ERR numkeys should be greater than 0" {r blmpop 0.01 0 l left}
+        assert_error "ERR count should be greater than 0" {r blmpop 0.01 1 l left count 0}
+        assert_error "ERR syntax error" {r blmpop 0.01 2 l left}
+        assert_error "ERR count should be greater than 0" {r bzmpop 0.01 1 z min count 0}
+        assert_error "ERR syntax error" {r bzmpop 0.01 1 z foo}
+        assert_equal 0 [s blocked_clients]
+    }
+}
