@@ -378,14 +378,14 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
   const uint32_t kConn = kCmdNoScript | kCmdLoading | kCmdStale;
   t->push_back({"ping", -1, kCmdFast, 0, 0, 0, PingCommand, g, "1.0.0", "Checks that the server answers.", "O(1)"});
   t->push_back({"echo", 2, kCmdFast, 0, 0, 0, EchoCommand, g, "1.0.0", "Returns its argument.", "O(1)"});
-  t->push_back({"quit", -1, kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, QuitCommand, g, "1.0.0", "Closes the connection.", "O(1)"});
+  t->push_back({"quit", -1, kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, QuitCommand, g, "1.0.0", "Ends the connection after replying OK.", "O(1)"});
   t->push_back({"reset", 1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, ResetCommand, g, "6.2.0", "Returns the connection to its initial state.", "O(1)"});
-  t->push_back({"auth", -2, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, AuthCommand, g, "1.0.0", "Authenticates the connection.", "O(N)"});
+  t->push_back({"auth", -2, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, AuthCommand, g, "1.0.0", "Logs the connection in.", "O(N)"});
   t->push_back({"hello", -1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, HelloCommand, g, "6.0.0", "Negotiates the protocol version and describes the server.", "O(1)"});
   t->push_back({"select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand, g, "1.0.0", "Switches the connection to another database.", "O(1)"});
   t->push_back({"readonly", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, ReadonlyCommand, "cluster", "3.0.0", "Lets reads of a cluster replica be served locally.", "O(1)"});
   t->push_back({"readwrite", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, ReadwriteCommand, "cluster", "3.0.0", "Ends READONLY mode.", "O(1)"});
-  CommandSpec client{"client", -2, 0, 0, 0, 0, nullptr, g, "2.4.0", "A container for client connection commands.", "Depends on subcommand."};
+  CommandSpec client{"client", -2, 0, 0, 0, 0, nullptr, g, "2.4.0", "Inspects and manages client connections.", "Depends on subcommand."};
   client.subcommands = {
       {"id", 2, kConn, 0, 0, 0, ClientId, g, "5.0.0", "The unique ID of the connection.", "O(1)"},
       {"setname", 3, kConn, 0, 0, 0, ClientSetName, g, "2.6.9", "Names the connection.", "O(1)"},

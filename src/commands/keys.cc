@@ -466,7 +466,7 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "generic";
   const uint32_t kRF = kCmdReadonly | kCmdFast;
-  t->push_back({"del", -2, kCmdWrite, 1, -1, 1, DelCommand, g, "1.0.0", "Deletes one or more keys.", "O(N)"});
+  t->push_back({"del", -2, kCmdWrite, 1, -1, 1, DelCommand, g, "1.0.0", "Removes keys.", "O(N)"});
   t->push_back({"unlink", -2, kCmdWrite | kCmdFast, 1, -1, 1, UnlinkCommand, g, "4.0.0",
                 "Deletes keys, reclaiming their memory out of the request path.", "O(1) per key"});
   t->push_back({"exists", -2, kRF, 1, -1, 1, ExistsCommand, g, "1.0.0", "Counts how many of the given keys exist.", "O(N)"});
@@ -476,7 +476,7 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t) {
   t->push_back({"rename", 3, kCmdWrite, 1, 2, 1, RenameCommand, g, "1.0.0", "Gives a key a new name, replacing any key there.", "O(1)"});
   t->push_back({"renamenx", 3, kCmdWrite | kCmdFast, 1, 2, 1, RenameNxCommand, g, "1.0.0",
                 "Gives a key a new name if that name is free.", "O(1)"});
-  t->push_back({"move", 3, kCmdWrite | kCmdFast, 1, 1, 1, MoveCommand, g, "1.0.0", "Moves a key to another database.", "O(1)"});
+  t->push_back({"move", 3, kCmdWrite | kCmdFast, 1, 1, 1, MoveCommand, g, "1.0.0", "Transfers a key to another database.", "O(1)"});
   t->push_back({"copy", -3, kCmdWrite | kCmdDenyOom, 1, 2, 1, CopyCommand, g, "6.2.0", "Duplicates a key's value under another name.", "O(N)"});
   t->push_back({"keys", 2, kCmdReadonly, 0, 0, 0, KeysCommand, g, "1.0.0", "Lists the keys matching a glob pattern.", "O(N)"});
   t->push_back({"scan", -2, kCmdReadonly, 0, 0, 0, ScanCommand, g, "2.8.0", "Walks the keyspace a page at a time with a cursor.", "O(1) per call"});
@@ -496,7 +496,7 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t) {
   t->push_back({"persist", 2, kCmdWrite | kCmdFast, 1, 1, 1, PersistCommand, g, "2.2.0", "Removes a key's expiry.", "O(1)"});
   t->push_back({"dump", 2, kCmdReadonly, 1, 1, 1, DumpCommand, g, "2.6.0", "Serialises a value in the DUMP format.", "O(1) to access the key and additional O(N*M)"});
   t->push_back({"restore", -4, kCmdWrite | kCmdDenyOom, 1, 1, 1, RestoreCommand, g, "2.6.0", "Creates a key from a DUMP payload.", "O(1) to create the new key and additional O(N*M)"});
-  CommandSpec object{"object", -2, 0, 0, 0, 0, nullptr, g, "2.2.3", "A container for object introspection commands.", "Depends on subcommand."};
+  CommandSpec object{"object", -2, 0, 0, 0, 0, nullptr, g, "2.2.3", "Looks inside stored values.", "Depends on subcommand."};
   object.subcommands = {
       {"encoding", 3, kCmdReadonly, 2, 2, 1, ObjectEncoding, g, "2.2.3", "Names the internal encoding of a value.", "O(1)"},
       {"refcount", 3, kCmdReadonly, 2, 2, 1, ObjectRefcount, g, "2.2.3", "Counts references to a value.", "O(1)"},

@@ -429,7 +429,7 @@ start_server {tags {info}} {
     }
 
     test "COMMAND DOCS get" {
-        assert_equal {get {summary {Returns the string value of a key.} since 1.0.0 group string complexity O(1) arguments {{name key type key display_text key key_spec_index 0}}}} \
+        assert_equal {get {summary {Reads a string value.} since 1.0.0 group string complexity O(1) arguments {{name key type key display_text key key_spec_index 0}}}} \
             [r command docs get]
         # Argument structure as Valkey 8 reports it: tokens, flags, since, nested oneof/block.
         set args [dict get [dict get [r command docs lpos] lpos] arguments]

@@ -1,0 +1,72 @@
+// Snapshot persistence of the node: SAVE, BGSAVE through a forked child, save points, loading
+// at start, DEBUG RELOAD, the final save at shutdown and the INFO persistence fields.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "server/client.h"
+
+namespace server {
+
+struct PersistenceState {
+  pid_t child_pid = -1;          // the snapshot child, -1 when none
+  int64_t child_start_ms = 0;
+  int64_t dirty_at_fork = 0;
+  bool bgsave_scheduled = false;  // BGSAVE SCHEDULE / BGSAVE inside EXEC
+  bool last_bgsave_ok = true;
+  int64_t last_bgsave_time_sec = -1;
+  int64_t last_bgsave_try = 0;  // unix seconds of the last fork attempt
+  uint64_t rdb_saves = 0;
+  uint64_t total_forks = 0;
+  int64_t latest_fork_usec = 0;
+  uint64_t save_keys_total = 0;      // keys at fork time
+  uint64_t save_keys_processed = 0;  // reported by the child
+  uint64_t cow_size = 0, cow_peak = 0;  // current child's copy-on-write bytes
+  int64_t cow_updated_ms = 0;
+  uint64_t last_cow_size = 0;
+  bool loading = false;
+  uint64_t last_load_keys_loaded = 0, last_load_keys_expired = 0;
+};
+const PersistenceState& Persistence();
+
+// Loads `dbfilename` from `dir` before the node serves clients. A missing file is an empty
+// start; any other failure is logged and returns false (the caller exits with code 1).
+bool LoadDataAtStartup();
+
+// Foreground save to dbfilename (SAVE, SHUTDOWN, DEBUG RELOAD, FLUSHALL with save points).
+bool SaveForeground();
+// Forks the snapshot child. False (and logged) when the fork fails or a child is running.
+bool StartBgsave();
+bool BgsaveInProgress();
+// Reaps the child, reads its progress, runs save points and scheduled BGSAVEs (every cron).
+void PersistenceCron();
+// Kills a running snapshot child (SIGUSR1: not counted as a failure) and removes its temp file.
+void KillSnapshotChild();
+// Called when a background save ends (ok or not), after the bookkeeping. Replication hooks in.
+void AddBgsaveDoneHook(std::function<void(bool ok)> fn);
+
+// The save part of a shutdown: kills the child and saves when save points are configured
+// (unless nosave) or when `save`. False when the save failed and !force: do not exit.
+bool ShutdownSave(bool save, bool nosave, bool force);
+// FLUSHALL side effects: kills the child, saves the empty dataset when save points exist.
+void AfterFlushAll();
+
+// stop-writes-on-bgsave-error: the last background save failed and save points are set.
+bool WritesDeniedByDiskError();
+inline constexpr const char* kErrMisconf =
+    "-MISCONF Valkey is configured to save RDB snapshots, but it's currently unable to persist "
+    "to disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Valkey logs for details about the "
+    "RDB error.";
+
+// DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE].
+void DebugReloadCommand(Client* c);
+
+// INFO: the persistence section and the fork counters of the stats section.
+void AppendPersistenceInfo(std::string* s);
+
+}  // namespace server
