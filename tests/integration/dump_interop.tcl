@@ -1,0 +1,175 @@
+# DUMP/RESTORE between the server under test and Debian's redis-server 7.0 (both ways, every
+# type and encoding), and RESTORE of corrupt payloads (rejected, nothing created, no crash).
+
+set ::dump_redis_bin /usr/bin/redis-server
+
+# CRC-64/Jones as DUMP payloads use it (reflected, poly 0xad93d23594c935a9), to craft payloads
+# whose checksum is right but whose body is malformed.
+proc crc64_jones {data} {
+    set poly 0x95AC9329AC4BC9B5
+    set mask 0xFFFFFFFFFFFFFFFF
+    set crc 0
+    binary scan $data cu* bytes
+    foreach b $bytes {
+        set crc [expr {$crc ^ $b}]
+        for {set i 0} {$i < 8} {incr i} {
+            if {$crc & 1} {
+                set crc [expr {(($crc >> 1) ^ $poly) & $mask}]
+            } else {
+                set crc [expr {$crc >> 1}]
+            }
+        }
+    }
+    return $crc
+}
+
+proc with_crc {body} {
+    set crc [crc64_jones $body]
+    return "$body[binary format w $crc]"
+}
+
+# r at a nesting level: 0 is the innermost server, -1 the one around it.
+proc rl {level args} {
+    if {$level == 0} { return [r {*}$args] }
+    return [r $level {*}$args]
+}
+
+# Contents of a key in a canonical, comparable form.
+proc key_contents {level key} {
+    switch [rl $level type $key] {
+        string { return [rl $level get $key] }
+        list { return [rl $level lrange $key 0 -1] }
+        set { return [lsort [rl $level smembers $key]] }
+        zset { return [rl $level zrange $key 0 -1 withscores] }
+        hash { return [lsort -stride 2 [rl $level hgetall $key]] }
+        default { return "" }
+    }
+}
+
+proc fill_values {level} {
+    rl $level flushall
+    rl $level set s:int 12345
+    rl $level set s:emb hello
+    rl $level set s:raw [string repeat x 100]
+    rl $level set s:lzf [string repeat "abcdefgh" 200]
+    rl $level rpush l:small a b c 1 2 3
+    for {set i 0} {$i < 2000} {incr i} { rl $level rpush l:big "element-$i-[string repeat y 20]" }
+    rl $level sadd set:int 1 2 3 -4 100000
+    rl $level sadd set:str a b c
+    for {set i 0} {$i < 600} {incr i} { rl $level sadd set:big "m$i" }
+    rl $level zadd z:small 1 a 2.5 b -3 c
+    for {set i 0} {$i < 300} {incr i} { rl $level zadd z:big [expr {$i * 0.5}] "member$i" }
+    rl $level hset h:small f1 v1 f2 2
+    for {set i 0} {$i < 700} {incr i} { rl $level hset h:big "field$i" "value$i" }
+    rl $level hset h:longval f [string repeat z 100]
+}
+
+set ::dump_keys {s:int s:emb s:raw s:lzf l:small l:big set:int set:str set:big z:small z:big
+                 h:small h:big h:longval}
+
+if {![file executable $::dump_redis_bin]} {
+    start_server {tags {dump}} {
+        test "DUMP/RESTORE interop with redis-server 7.0" { skip "$::dump_redis_bin not installed" }
+    }
+    return
+}
+
+set ::dump_tested_server $::cfg(server)
+set ::cfg(server) $::dump_redis_bin
+try {
+    start_server {tags {dump}} {
+        set ::cfg(server) $::dump_tested_server
+        start_server {} {
+            test "Values DUMPed by redis-server 7.0 RESTORE into our node with equal contents" {
+                fill_values -1
+                r flushall
+                foreach k $::dump_keys {
+                    set payload [r -1 dump $k]
+                    assert_equal OK [r restore $k 0 $payload]
+                    assert_equal [key_contents -1 $k] [key_contents 0 $k] "contents of $k"
+                }
+                # Encodings are chosen by our node's rules on restore.
+                assert_equal listpack [r object encoding h:small]
+                assert_equal hashtable [r object encoding h:big]
+                assert_equal intset [r object encoding set:int]
+                assert_equal skiplist [r object encoding z:big]
+                assert_equal quicklist [r object encoding l:big]
+            }
+
+            test "Values DUMPed by our node RESTORE into redis-server 7.0 with equal contents" {
+                fill_values 0
+                r -1 flushall
+                foreach k $::dump_keys {
+                    set payload [r dump $k]
+                    assert_equal OK [r -1 restore $k 0 $payload]
+                    assert_equal [key_contents 0 $k] [key_contents -1 $k] "contents of $k"
+                }
+            }
+
+            test "RESTORE keeps TTL (relative and ABSTTL) and refuses an existing key" {
+                r flushall
+                r set k v
+                set p [r dump k]
+                assert_error "BUSYKEY Target key name already exists." {r restore k 0 $p}
+                assert_equal OK [r restore k2 100000 $p]
+                assert_range [r pttl k2] 90000 100000
+                set at [expr {[clock milliseconds] + 200000}]
+                assert_equal OK [r restore k3 $at $p absttl]
+                assert_range [r pttl k3] 190000 200000
+                assert_equal OK [r restore k $at $p replace]
+                assert_error "ERR Invalid TTL value, must be >= 0" {r restore k4 -1 $p}
+            }
+        }
+    }
+} finally {
+    set ::cfg(server) $::dump_tested_server
+}
+
+start_server {tags {dump}} {
+    test "Corrupt DUMP payloads are rejected and create nothing" {
+        r flushall
+        r rpush l a b c
+        set good [r dump l]
+        # Truncations at every length fail the version/checksum check.
+        for {set n 0} {$n < [string length $good]} {incr n} {
+            assert_error "ERR DUMP payload version or checksum are wrong" \
+                {r restore t 0 [string range $good 0 [expr {$n - 1}]]}
+        }
+        # A flipped byte anywhere breaks the checksum.
+        for {set i 0} {$i < [string length $good]} {incr i} {
+            binary scan [string index $good $i] cu b
+            set bad [string replace $good $i $i [binary format cu [expr {$b ^ 0x55}]]]
+            assert_error "ERR DUMP payload version or checksum are wrong" {r restore t 0 $bad}
+        }
+        assert_equal 0 [r exists t]
+    }
+
+    test "Malformed bodies with a valid checksum get Bad data format" {
+        set v10 [binary format s 10]
+        # A string claiming 2^32 bytes with 3 present.
+        set body "\x00\x80\xff\xff\xff\xffabc$v10"
+        assert_error "ERR Bad data format" {r restore t 0 [with_crc $body]}
+        # A plain list claiming 2^40 elements.
+        set body "\x01\x81\x00\x00\x01\x00\x00\x00\x00\x00$v10"
+        assert_error "ERR Bad data format" {r restore t 0 [with_crc $body]}
+        # An unknown object type.
+        set body "\x63\x01a$v10"
+        assert_error "ERR Bad data format" {r restore t 0 [with_crc $body]}
+        # Trailing garbage after a valid string value.
+        set body "\x00\x03abcXYZ$v10"
+        assert_error "ERR Bad data format" {r restore t 0 [with_crc $body]}
+        # A listpack hash whose declared size exceeds its bytes.
+        set body "\x10\x0b\xff\x00\x00\x00\x02\x00\x81a\x02\x81b\x02\xff$v10"
+        assert_error "ERR Bad data format" {r restore t 0 [with_crc $body]}
+        assert_equal 0 [r exists t]
+        # A well-formed crafted payload still works.
+        assert_equal OK [r restore t 0 [with_crc "\x00\x03abc$v10"]]
+        assert_equal abc [r get t]
+        assert_equal PONG [r ping]
+    }
+
+    test "A payload of a newer version (12) is refused" {
+        set body "\x00\x03abc[binary format s 12]"
+        assert_error "ERR DUMP payload version or checksum are wrong" {r restore t2 0 [with_crc $body]}
+    }
+}
