@@ -187,7 +187,11 @@ ClientType ParseClientType(std::string_view type) {
   if (base::EqualsNoCase(type, "pubsub")) return kTypePubsub;
   return kTypeUnknown;
 }
-ClientType TypeOf(const Client* c) { return c->pubsub ? kTypePubsub : kTypeNormal; }
+ClientType TypeOf(const Client* c) {
+  if (c->flags & kPrimary) return kTypeMaster;
+  if (c->flags & kReplica) return kTypeReplica;
+  return c->pubsub ? kTypePubsub : kTypeNormal;
+}
 
 void ClientList(Client* c) {
   auto& a = c->argv;

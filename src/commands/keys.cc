@@ -8,6 +8,7 @@
 #include "server/config.h"
 #include "server/notify.h"
 #include "server/dispatch.h"
+#include "server/persistence.h"
 #include "server/notify.h"
 #include "server/transactions.h"
 
@@ -246,6 +247,7 @@ void FlushAllCommand(Client* c) {
     g.dirty += static_cast<int64_t>(GetDb(i)->Size());
     GetDb(i)->Clear();
   }
+  AfterFlushAll();
   g.dirty++;
   c->R().Ok();
 }

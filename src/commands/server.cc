@@ -15,6 +15,9 @@
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/info.h"
+#include "repl/repl.h"
+#include "repl/repl_internal.h"
+#include "server/persistence.h"
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
 
@@ -366,6 +369,7 @@ void DebugCommand(Client* c) {
                       "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
                       "QUICKLIST-PACKED-THRESHOLD <size>", "    Sets the threshold for elements to be inserted as plain vs packed nodes."});
   }
+  if (sub == "reload") return DebugReloadCommand(c);
   if (sub == "log" && a.size() == 3) {
     LOG_WARNING("DEBUG LOG: %.*s", static_cast<int>(a[2].size()), a[2].data());
     return r.Ok();
@@ -385,8 +389,8 @@ void DebugCommand(Client* c) {
     return r.Ok();
   }
   if (sub == "change-repl-id" && a.size() == 2) {
-    static const char* hex = "0123456789abcdef";
-    for (auto& ch : g.replid) ch = hex[ds::RandomU64() & 15];
+    repl::GetState().replid = repl::RandomId();
+    repl::GetState().replid2 = std::string(40, '0');
     return r.Ok();
   }
   if (sub == "object" && a.size() == 3) {
@@ -554,9 +558,8 @@ void ShutdownCommand(Client* c) {
     return c->R().Error(kErrSyntax);
   if (abort) return c->R().Error("No shutdown in progress.");
   (void)now;
-  (void)force;
   LOG_WARNING("User requested shutdown...");
-  if (save) LOG_WARNING("SHUTDOWN SAVE: snapshots are not implemented yet; nothing was saved.");
+  if (!ShutdownSave(save, nosave, force)) return c->R().Error("Errors trying to SHUTDOWN. Check logs.");
   if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
   if (!cfg.unixsocket.empty()) unlink(cfg.unixsocket.c_str());
   LOG_WARNING("Valkey is now ready to exit, bye bye...");

@@ -532,4 +532,6 @@ uint64_t ZScan(Obj* o, uint64_t cursor, const std::function<void(std::string_vie
 
 void RegisterZSetType() { RegisterTypeOps(kZSet, {FreeZSet, DupZSet, ZSetBytes}); }
 
+void ZSetSetResizeAllowed(bool allowed) { ds::HashTable<ZNode, ZNodeTraits>::SetResizeAllowed(allowed); }
+
 }  // namespace db

@@ -59,5 +59,7 @@ uint64_t ZScan(Obj* o, uint64_t cursor, const std::function<void(std::string_vie
 // Converts to skiplist when entries or member sizes exceed the listpack limits, and back.
 void ZMaybeConvert(Obj* o, size_t max_member_len);
 void RegisterZSetType();
+// Forbids/allows resizing the member tables while a forked child shares memory pages.
+void ZSetSetResizeAllowed(bool allowed);
 
 }  // namespace db

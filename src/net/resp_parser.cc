@@ -26,6 +26,7 @@ RequestParser::Status RequestParser::Parse(const char* buf, size_t len, size_t* 
                                            const ParserLimits& lim) {
   if (multibulk_left_ > 0) return ParseMultibulk(buf, len, pos, lim);
   if (*pos >= len) return kNeedMore;
+  last_start_ = *pos;
   if (buf[*pos] == '*') return ParseMultibulk(buf, len, pos, lim);
   return ParseInline(buf, len, pos, lim);
 }
@@ -74,12 +75,12 @@ RequestParser::Status RequestParser::ParseMultibulk(const char* buf, size_t len,
       return Fail("Protocol error: invalid multibulk length");
     if (n > 10 && lim.unauthenticated)
       return Fail("Protocol error: unauthenticated multibulk length");
+    cmd_start_ = *pos;  // keep the header with the command until it completes
     *pos = cr + 2;
     if (n <= 0) return kEmpty;
     multibulk_left_ = n;
     bulk_len_ = -1;
     offs_.clear();
-    cmd_start_ = *pos;
     cur_ = *pos;
   }
   while (multibulk_left_ > 0) {
@@ -115,6 +116,7 @@ RequestParser::Status RequestParser::ParseMultibulk(const char* buf, size_t len,
   }
   args_.clear();
   for (auto& o : offs_) args_.emplace_back(buf + o.first, o.second);
+  last_start_ = cmd_start_;
   *pos = cur_;
   return kCommand;
 }

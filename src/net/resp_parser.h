@@ -36,6 +36,9 @@ class RequestParser {
   // Bytes the unfinished command still needs, when known (to pre-size the buffer).
   size_t PendingBulkLen() const { return bulk_len_ > 0 ? static_cast<size_t>(bulk_len_) : 0; }
   bool InMultibulk() const { return multibulk_left_ > 0; }
+  // Where the command just returned (kCommand/kEmpty) began in the buffer, header included:
+  // [LastStart(), *pos) are its raw bytes (the replication stream is proxied byte for byte).
+  size_t LastStart() const { return last_start_; }
   void Reset();
 
  private:
@@ -51,7 +54,8 @@ class RequestParser {
   std::vector<std::string> inline_args_;
   int64_t multibulk_left_ = 0;
   int64_t bulk_len_ = -1;
-  size_t cmd_start_ = 0;  // offset of the current multibulk command
+  size_t cmd_start_ = 0;  // offset of the current multibulk command (its '*')
+  size_t last_start_ = 0;
   size_t cur_ = 0;        // parse position within the current multibulk command
   std::string error_;
 };

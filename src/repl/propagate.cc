@@ -1,9 +1,10 @@
-// Encodes propagated commands as RESP, emitting SELECT when the db changes. No replica
-// consumes the stream yet (the replication issue adds the backlog and replica links); the
-// encoding and ordering rules live here already so that every write passes this point.
+// Encodes propagated commands as RESP, emitting SELECT when the db changes, and hands the bytes
+// to the replication stream (backlog and replicas). Nothing is encoded while nobody consumes.
 #include "repl/propagate.h"
 
 #include <charconv>
+
+#include "repl/repl.h"
 
 namespace repl {
 namespace {
@@ -30,13 +31,19 @@ void Append(const std::vector<std::string_view>& argv) {
 }
 
 void Flush() {
-  // Consumers (backlog, replicas) attach here with the replication issue.
   g_bytes += static_cast<int64_t>(g_buf.size());
+  if (!g_buf.empty()) FeedStream(g_buf);
   g_buf.clear();
 }
 }  // namespace
 
+void ResetStreamDb() { g_stream_db = -1; }
+
 void Propagate(int dbid, const std::vector<std::string_view>& argv) {
+  if (!HasConsumers()) {
+    g_stream_db = -1;  // whoever attaches later starts with a SELECT
+    return;
+  }
   if (g_in_tx && !g_tx_open) {
     Append({"MULTI"});
     g_tx_open = true;

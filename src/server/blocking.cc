@@ -31,7 +31,7 @@ bool g_handling = false;
 // Every blocked list/zset command answers a timeout with a null array.
 void ReplyTimeout(Client* c, const BlockState&) { c->R().NullArray(); }
 
-void QueueWrite(Client* c) {
+void QueueWriteAndResume(Client* c) {
   if (!(c->flags & kPendingWrite)) {
     c->flags |= kPendingWrite;
     g.pending_writes.push_back(c);
@@ -136,7 +136,7 @@ void HandleReadyKeys() {
         Call(c, cmd);
         SelectDb(c, saved_db);
         c->argv.clear();
-        QueueWrite(c);
+        QueueWriteAndResume(c);
       }
     }
   }
@@ -158,7 +158,7 @@ int64_t HandleBlockedTimeouts() {
     Unblock(c);
     c->held_argv.clear();
     ReplyTimeout(c, st);
-    QueueWrite(c);
+    QueueWriteAndResume(c);
   }
   return next;
 }
@@ -171,7 +171,7 @@ bool UnblockByRequest(Client* c, bool with_error) {
   c->held_argv.clear();
   if (with_error) c->R().Error("-UNBLOCKED client unblocked via CLIENT UNBLOCK");
   else ReplyTimeout(c, st);
-  QueueWrite(c);
+  QueueWriteAndResume(c);
   return true;
 }
 

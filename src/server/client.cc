@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
+#include "repl/repl.h"
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/dispatch.h"
@@ -183,6 +184,8 @@ void ReadHandler(int fd, void* data, int) {
 }
 
 bool WriteSome(Client* c) {
+  // A replica in full sync gets its snapshot before the buffered stream.
+  if (c->repl && !repl::ReplicaWriteReady(c)) return true;
   while (c->out_sent < c->out.size()) {
     ssize_t n = write(c->fd, c->out.data() + c->out_sent, c->out.size() - c->out_sent);
     if (n <= 0) {
@@ -202,7 +205,8 @@ bool WriteSome(Client* c) {
 }
 
 void AfterWrite(Client* c) {
-  if (c->out_sent == 0 && c->out.empty()) {
+  bool pending = c->repl ? repl::ReplicaHasPending(c) : !(c->out_sent == 0 && c->out.empty());
+  if (!pending) {
     if (g.loop->FileMask(c->fd) & net::kWritable) g.loop->DelFile(c->fd, net::kWritable);
     if (c->flags & kCloseAfterReply) CloseAsync(c);
   } else if (!(g.loop->FileMask(c->fd) & net::kWritable)) {
@@ -328,6 +332,9 @@ void Destroy(Client* c) {
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
   Unblock(c);
+  if (c->flags & kReplica) repl::ReplicaFreed(c);
+  if (c->flags & kPrimary) repl::PrimaryLinkFreed(c);
+  delete c->repl;
   g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
   close(c->fd);
   g.clients.remove(c);
@@ -349,6 +356,18 @@ void FreeClient(Client* c) {
   Destroy(c);
 }
 
+Client* AdoptConnection(int fd, const std::string& addr) {
+  Client* c = CreateClient(fd, false);
+  if (c) c->addr = addr;
+  return c;
+}
+
+void QueueWrite(Client* c) {
+  if (c->flags & kPendingWrite) return;
+  c->flags |= kPendingWrite;
+  g.pending_writes.push_back(c);
+}
+
 void CloseAsync(Client* c) {
   if (c->flags & kCloseAsap) return;
   c->flags |= kCloseAsap;
@@ -356,7 +375,10 @@ void CloseAsync(Client* c) {
 }
 
 bool CheckOutputLimits(Client* c) {
-  const OutputLimit& lim = c->pubsub ? cfg.obuf_pubsub : cfg.obuf_normal;
+  if (c->flags & kPrimary) return true;  // our primary's link is never cut for its replies
+  const OutputLimit& lim = (c->flags & kReplica) ? cfg.obuf_replica
+                           : c->pubsub           ? cfg.obuf_pubsub
+                                                 : cfg.obuf_normal;
   uint64_t used = c->PendingOutput();
   bool hard = lim.hard && used >= lim.hard;
   bool soft = false;
@@ -384,6 +406,7 @@ void ProcessInput(Client* c) {
   lim.max_bulk_len = cfg.proto_max_bulk_len;
   while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused | kBlocked))) {
     lim.unauthenticated = !c->authenticated;
+    lim.trusted = c->flags & kPrimary;
     auto st = c->parser.Parse(c->qbuf.data(), c->qbuf.size(), &c->qpos, lim);
     if (st == net::RequestParser::kNeedMore) break;
     if (st == net::RequestParser::kEmpty) continue;
@@ -398,8 +421,10 @@ void ProcessInput(Client* c) {
       break;
     }
     c->argv = c->parser.args();
+    std::string_view raw(c->qbuf.data() + c->parser.LastStart(), c->qpos - c->parser.LastStart());
     ProcessCommand(c);
     c->argv.clear();
+    if (c->flags & kPrimary) repl::PrimaryStreamApplied(c, raw);
     if (!(c->flags & kPendingWrite) && (!c->out.empty())) {
       c->flags |= kPendingWrite;
       g.pending_writes.push_back(c);
@@ -443,6 +468,8 @@ std::string ClientInfoLine(const Client* c) {
   int64_t now = base::MsTime();
   std::string flags;
   if (c->pubsub) flags += "P";
+  if (c->flags & kReplica) flags += "S";
+  if (c->flags & kPrimary) flags += "M";
   if (c->flags & kMulti) flags += "x";
   if (c->flags & kCloseAfterReply) flags += "c";
   if (c->flags & kCloseAsap) flags += "A";
@@ -477,7 +504,7 @@ void ClientsCron() {
   int64_t now = base::MsTime();
   std::vector<Client*> idle;
   for (Client* c : g.clients) {
-    if (c->flags & (kPaused | kBlocked)) continue;
+    if (c->flags & (kPaused | kBlocked | kReplica | kPrimary)) continue;
     if (c->pubsub) continue;  // subscribers wait for messages: never idle
     if (now - c->last_interaction_ms > cfg.timeout * 1000) idle.push_back(c);
   }

@@ -12,6 +12,11 @@
 namespace server {
 
 struct CommandSpec;
+}  // namespace server
+namespace repl {
+struct ReplicaLink;
+}
+namespace server {
 struct PubsubState;
 
 struct QueuedCommand {
@@ -35,7 +40,9 @@ enum ClientFlag : uint64_t {
   kAsking = 1 << 12,
   kNoEvict = 1 << 13,
   kProtected = 1 << 14,  // freeing is deferred (executing)
-  kBlocked = 1 << 15,    // waiting on keys (BLPOP...)
+  kBlocked = 1 << 15,    // waiting on keys (BLPOP...) or replicas (WAIT)
+  kPrimary = 1 << 16,    // the link to our primary: its commands are applied, not answered
+  kReplica = 1 << 17,    // a replica of ours (after SYNC/PSYNC)
 };
 
 struct Client {
@@ -71,6 +78,9 @@ struct Client {
   // pub/sub subscriptions (server/pubsub.cc); non-null while subscribed to anything
   PubsubState* pubsub = nullptr;
 
+  // replication: per-replica state when this client is a replica of ours
+  repl::ReplicaLink* repl = nullptr;
+
   net::Reply R() {
     return net::Reply((flags & (kReplyOff | kReplySkip)) ? &discard : &out, resp);
   }
@@ -82,6 +92,10 @@ struct Client {
 bool ListenAll(std::string* err);
 void FreeClient(Client* c);
 void CloseAsync(Client* c);
+// Wraps an already connected socket (our link to a primary) as a client.
+Client* AdoptConnection(int fd, const std::string& addr);
+// Schedules the client's output for writing before the loop sleeps.
+void QueueWrite(Client* c);
 // Writes pending replies (called before the loop sleeps), closes queued clients.
 void HandleClientsBeforeSleep();
 void ProcessInput(Client* c);

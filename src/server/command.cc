@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "base/util.h"
+#include "repl/repl.h"
 
 namespace server {
 namespace {
@@ -35,6 +36,8 @@ void BuildCommandTable() {
   RegisterSetCommands(&t);
   RegisterListCommands(&t);
   RegisterZSetCommands(&t);
+  repl::RegisterCommands(&t);
+  RegisterPersistenceCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     for (auto& s : c.subcommands) {

@@ -71,6 +71,7 @@ void RegisterHashCommands(std::vector<CommandSpec>* t);
 void RegisterListCommands(std::vector<CommandSpec>* t);
 void RegisterSetCommands(std::vector<CommandSpec>* t);
 void RegisterZSetCommands(std::vector<CommandSpec>* t);
+void RegisterPersistenceCommands(std::vector<CommandSpec>* t);
 
 void BuildCommandTable();
 const CommandSpec* LookupCommand(std::string_view name);

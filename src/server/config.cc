@@ -48,6 +48,27 @@ struct Def {
 
 const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "nothing", nullptr};
 const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};
+const char* const kDisklessLoad[] = {"disabled", "on-empty-db", "swapdb", nullptr};
+
+bool SetReplicaof(const std::vector<std::string>& raw, std::string* err) {
+  std::vector<std::string> a;
+  for (auto& x : raw) {
+    std::istringstream is(x);
+    for (std::string w; is >> w;) a.push_back(w);
+  }
+  if (a.size() == 2 && base::EqualsNoCase(a[0], "no") && base::EqualsNoCase(a[1], "one")) {
+    cfg.replicaof.clear();
+    return true;
+  }
+  int64_t port;
+  if (a.size() != 2 || !base::ParseInt64(a[1], &port) || port < 0 || port > 65535) {
+    *err = "Invalid master port";
+    return false;
+  }
+  cfg.replicaof = a[0] + " " + a[1];
+  return true;
+}
+std::string GetReplicaof() { return cfg.replicaof; }
 
 // "a b" given as one quoted argument counts as two words, as in Valkey.
 std::vector<std::string> Words(const std::vector<std::string>& args) {
@@ -233,6 +254,20 @@ std::vector<Def>& Table() {
       BOOL("activerehashing", activerehashing, "yes", 0),
       MEM("maxmemory", maxmemory, 0, INT64_MAX, "0", 0),
       BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
+      {"repl-backlog-size", nullptr, kMem, 0, &cfg.repl_backlog_size, 1, INT64_MAX, nullptr, {}, nullptr, "10mb"},
+      {"repl-backlog-ttl", nullptr, kInt, 0, &cfg.repl_backlog_ttl, 0, INT64_MAX, nullptr, {}, nullptr, "3600"},
+      BOOL("repl-diskless-sync", repl_diskless_sync, "yes", 0),
+      {"repl-diskless-sync-delay", nullptr, kInt, 0, &cfg.repl_diskless_sync_delay, 0, INT_MAX, nullptr, {}, nullptr, "5"},
+      {"repl-diskless-load", nullptr, kEnum, 0, &cfg.repl_diskless_load, 0, 0, kDisklessLoad, {}, nullptr, "disabled"},
+      {"replica-read-only", "slave-read-only", kBool, 0, &cfg.replica_read_only, 0, 0, nullptr, {}, nullptr, "yes"},
+      {"replica-serve-stale-data", "slave-serve-stale-data", kBool, 0, &cfg.replica_serve_stale_data, 0, 0, nullptr, {}, nullptr, "yes"},
+      {"min-replicas-to-write", "min-slaves-to-write", kInt, 0, &cfg.min_replicas_to_write, 0, INT_MAX, nullptr, {}, nullptr, "0"},
+      {"min-replicas-max-lag", "min-slaves-max-lag", kInt, 0, &cfg.min_replicas_max_lag, 0, INT_MAX, nullptr, {}, nullptr, "10"},
+      {"repl-timeout", nullptr, kInt, 0, &cfg.repl_timeout, 1, INT_MAX, nullptr, {}, nullptr, "60"},
+      {"repl-ping-replica-period", "repl-ping-slave-period", kInt, 0, &cfg.repl_ping_replica_period, 1, INT_MAX, nullptr, {}, nullptr, "10"},
+      {"primaryauth", "masterauth", kStr, 0, &cfg.primaryauth, 0, 0, nullptr, {}, nullptr, ""},
+      {"primaryuser", "masteruser", kStr, 0, &cfg.primaryuser, 0, 0, nullptr, {}, nullptr, ""},
+      {"replicaof", "slaveof", kSpecial, kImmutable, nullptr, 0, 0, nullptr, {SetReplicaof, GetReplicaof}, nullptr, ""},
       {"hash-max-listpack-entries", "hash-max-ziplist-entries", kInt, 0, &cfg.hash_max_listpack_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "512"},
       {"hash-max-listpack-value", "hash-max-ziplist-value", kInt, 0, &cfg.hash_max_listpack_value, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "64"},
       {"set-max-intset-entries", nullptr, kInt, 0, &cfg.set_max_intset_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "512"},
@@ -244,6 +279,11 @@ std::vector<Def>& Table() {
       {"list-compress-depth", nullptr, kInt, 0, &cfg.list_compress_depth, 0, INT_MAX, nullptr, {}, ApplyTypeLimits, "0"},
       STR("dbfilename", dbfilename, "dump.rdb", 0),
       {"save", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetSave, GetSave}, nullptr, "3600 1 300 100 60 10000"},
+      BOOL("rdbcompression", rdbcompression, "yes", 0),
+      BOOL("rdbchecksum", rdbchecksum, "yes", 0),
+      BOOL("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, "yes", 0),
+      BOOL("rdb-save-incremental-fsync", rdb_save_incremental_fsync, "yes", 0),
+      INT("rdb-key-save-delay", rdb_key_save_delay, INT_MIN, INT_MAX, "0", 0),
       {"notify-keyspace-events", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetNotifyEvents, GetNotifyEvents}, nullptr, ""},
   };
   return t;

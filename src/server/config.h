@@ -44,6 +44,20 @@ struct Config {
   bool activerehashing = true;
   int64_t maxmemory = 0;
   bool cluster_enabled = false;
+  // replication
+  int64_t repl_backlog_size = 10LL * 1024 * 1024;
+  int64_t repl_backlog_ttl = 3600;
+  bool repl_diskless_sync = true;
+  int64_t repl_diskless_sync_delay = 5;
+  int repl_diskless_load = 0;  // disabled, on-empty-db, swapdb
+  bool replica_read_only = true;
+  bool replica_serve_stale_data = true;
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag = 10;
+  int64_t repl_timeout = 60;
+  int64_t repl_ping_replica_period = 10;
+  std::string primaryauth, primaryuser;
+  std::string replicaof;  // "host port" from the config file, applied at start
   // compact encodings of the data types
   int64_t hash_max_listpack_entries = 512;
   int64_t hash_max_listpack_value = 64;
@@ -57,6 +71,11 @@ struct Config {
   // persistence (stored; snapshots come with the persistence issue)
   std::string dbfilename = "dump.rdb";
   std::string save = "3600 1 300 100 60 10000";
+  bool rdbcompression = true;
+  bool rdbchecksum = true;
+  bool stop_writes_on_bgsave_error = true;
+  bool rdb_save_incremental_fsync = true;
+  int64_t rdb_key_save_delay = 0;  // microseconds slept per key saved (tests)
 };
 extern Config cfg;
 

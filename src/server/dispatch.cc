@@ -6,8 +6,10 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "repl/propagate.h"
+#include "repl/repl.h"
 #include "server/blocking.h"
 #include "server/config.h"
+#include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/server.h"
 #include "server/transactions.h"
@@ -89,7 +91,8 @@ void Call(Client* c, const CommandSpec* cmd) {
   cmd->stats.Record(static_cast<uint64_t>(dur));
   if (g.stats.error_seq != errors_before) cmd->stats.failed++;
   g.stats.total_commands_processed++;
-  if (g.dirty != dirty_before || g_force_prop) {
+  // A replica applies its primary's stream: those bytes are passed on verbatim elsewhere.
+  if ((g.dirty != dirty_before || g_force_prop) && !(c->flags & kPrimary)) {
     if (g_has_override) {
       std::vector<std::string_view> v(g_prop_override.begin(), g_prop_override.end());
       repl::Propagate(c->dbid, v);
@@ -137,6 +140,20 @@ void ProcessCommand(Client* c) {
                       "allowed in this context");
   if (c->InMulti() && (cmd->flags & kCmdNoMulti))  // e.g. MULTI or WATCH inside MULTI
     return Reject(c, cmd, "Command not allowed inside a transaction");
+  if (WritesDeniedByDiskError() &&
+      ((cmd->flags & kCmdWrite) || std::string_view(cmd->name) == "ping"))
+    return Reject(c, cmd, kErrMisconf);
+  if (!(c->flags & kPrimary)) {
+    bool write = cmd->flags & kCmdWrite;
+    if (write && repl::RefuseWrites())
+      return Reject(c, cmd, "-READONLY You can't write against a read only replica.");
+    if (!(cmd->flags & kCmdStale) && repl::StaleDataRefused())
+      return Reject(c, cmd,
+                    "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to "
+                    "'no'.");
+    if (write && !repl::IsReplica() && repl::NotEnoughReplicas())
+      return Reject(c, cmd, "-NOREPLICAS Not enough good replicas to write.");
+  }
   if (c->InMulti() && !IsTxControl(cmd)) return QueueCommand(c, cmd);
   if (g.pause_end_ms && base::MsTime() < g.pause_end_ms &&
       (g.pause_all || (cmd->flags & (kCmdWrite | kCmdMayReplicate)))) {

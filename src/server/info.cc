@@ -13,10 +13,12 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "repl/propagate.h"
+#include "repl/repl.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/server.h"
 #include "server/version.h"
@@ -155,33 +157,7 @@ void SecMemory(std::string* s) {
   Line(s, "lazyfree_pending_objects:0");
 }
 
-void SecPersistence(std::string* s) {
-  Line(s, "# Persistence");
-  Line(s, "loading:0");
-  Line(s, "async_loading:0");
-  Line(s, "current_cow_peak:0");
-  Line(s, "current_cow_size:0");
-  Line(s, "current_fork_perc:0.00");
-  Line(s, "current_save_keys_processed:0");
-  Line(s, "current_save_keys_total:0");
-  Line(s, "rdb_changes_since_last_save:%lld", static_cast<ll>(g.dirty));
-  Line(s, "rdb_bgsave_in_progress:0");
-  Line(s, "rdb_last_save_time:%lld", static_cast<ll>(g.lastsave));
-  Line(s, "rdb_last_bgsave_status:ok");
-  Line(s, "rdb_last_bgsave_time_sec:-1");
-  Line(s, "rdb_current_bgsave_time_sec:-1");
-  Line(s, "rdb_saves:0");
-  Line(s, "aof_enabled:0");
-  Line(s, "aof_rewrite_in_progress:0");
-  Line(s, "aof_rewrite_scheduled:0");
-  Line(s, "aof_last_rewrite_time_sec:-1");
-  Line(s, "aof_current_rewrite_time_sec:-1");
-  Line(s, "aof_last_bgrewrite_status:ok");
-  Line(s, "aof_rewrites:0");
-  Line(s, "aof_last_write_status:ok");
-  Line(s, "module_fork_in_progress:0");
-  Line(s, "module_fork_last_cow_size:0");
-}
+void SecPersistence(std::string* s) { AppendPersistenceInfo(s); }
 
 void SecStats(std::string* s) {
   auto& st = g.stats;
@@ -191,16 +167,16 @@ void SecStats(std::string* s) {
   Line(s, "instantaneous_ops_per_sec:%lld", static_cast<ll>(st.ops.Mean()));
   Line(s, "total_net_input_bytes:%llu", static_cast<ull>(st.net_input_bytes));
   Line(s, "total_net_output_bytes:%llu", static_cast<ull>(st.net_output_bytes));
-  Line(s, "total_net_repl_input_bytes:0");
-  Line(s, "total_net_repl_output_bytes:0");
+  Line(s, "total_net_repl_input_bytes:%llu", static_cast<ull>(st.net_repl_input_bytes));
+  Line(s, "total_net_repl_output_bytes:%llu", static_cast<ull>(st.net_repl_output_bytes));
   Line(s, "instantaneous_input_kbps:%.2f", st.net_in.Mean() / 1024);
   Line(s, "instantaneous_output_kbps:%.2f", st.net_out.Mean() / 1024);
   Line(s, "instantaneous_input_repl_kbps:0.00");
   Line(s, "instantaneous_output_repl_kbps:0.00");
   Line(s, "rejected_connections:%llu", static_cast<ull>(st.rejected_connections));
-  Line(s, "sync_full:0");
-  Line(s, "sync_partial_ok:0");
-  Line(s, "sync_partial_err:0");
+  Line(s, "sync_full:%llu", static_cast<ull>(st.sync_full));
+  Line(s, "sync_partial_ok:%llu", static_cast<ull>(st.sync_partial_ok));
+  Line(s, "sync_partial_err:%llu", static_cast<ull>(st.sync_partial_err));
   Line(s, "expired_keys:%llu", static_cast<ull>(st.expired_keys));
   Line(s, "expired_stale_perc:0.00");
   Line(s, "expired_time_cap_reached_count:0");
@@ -215,8 +191,8 @@ void SecStats(std::string* s) {
   Line(s, "pubsub_channels:%zu", PubsubNumChannels());
   Line(s, "pubsub_patterns:%zu", PubsubNumPatterns());
   Line(s, "pubsubshard_channels:%zu", PubsubNumShardChannels());
-  Line(s, "latest_fork_usec:0");
-  Line(s, "total_forks:0");
+  Line(s, "latest_fork_usec:%lld", static_cast<ll>(Persistence().latest_fork_usec));
+  Line(s, "total_forks:%llu", static_cast<ull>(Persistence().total_forks));
   Line(s, "migrate_cached_sockets:0");
   Line(s, "slave_expires_tracked_keys:0");
   Line(s, "active_defrag_hits:0");
@@ -252,21 +228,7 @@ void SecStats(std::string* s) {
   Line(s, "acl_access_denied_channel:0");
 }
 
-void SecReplication(std::string* s) {
-  Line(s, "# Replication");
-  Line(s, "role:master");
-  Line(s, "connected_slaves:0");
-  Line(s, "replicas_waiting_psync:0");
-  Line(s, "master_failover_state:no-failover");
-  Line(s, "master_replid:%s", g.replid.c_str());
-  Line(s, "master_replid2:0000000000000000000000000000000000000000");
-  Line(s, "master_repl_offset:%lld", static_cast<ll>(g.master_repl_offset));
-  Line(s, "second_repl_offset:-1");
-  Line(s, "repl_backlog_active:0");
-  Line(s, "repl_backlog_size:%s", ConfigValue("repl-backlog-size").c_str());
-  Line(s, "repl_backlog_first_byte_offset:0");
-  Line(s, "repl_backlog_histlen:0");
-}
+void SecReplication(std::string* s) { repl::AppendInfo(s); }
 
 void SecCpu(std::string* s) {
   struct rusage self, children;
@@ -375,6 +337,7 @@ void ResetStats() {
   uint64_t seq = g.stats.error_seq;
   g.stats = server::Stats{};
   g.stats.error_seq = seq;
+  ResetPersistenceStats();
   for (const CommandSpec* c : AllCommands()) {
     c->stats = server::CommandStats{};
     for (auto& sub : c->subcommands) sub.stats = server::CommandStats{};

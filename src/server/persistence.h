@@ -41,6 +41,8 @@ bool SaveForeground();
 // Forks the snapshot child. False (and logged) when the fork fails or a child is running.
 bool StartBgsave();
 bool BgsaveInProgress();
+// Runs a BGSAVE from cron as soon as possible (BGSAVE SCHEDULE, BGSAVE inside EXEC).
+void ScheduleBgsave();
 // Reaps the child, reads its progress, runs save points and scheduled BGSAVEs (every cron).
 void PersistenceCron();
 // Kills a running snapshot child (SIGUSR1: not counted as a failure) and removes its temp file.
@@ -68,5 +70,7 @@ void DebugReloadCommand(Client* c);
 
 // INFO: the persistence section and the fork counters of the stats section.
 void AppendPersistenceInfo(std::string* s);
+// CONFIG RESETSTAT: fork and save counters.
+void ResetPersistenceStats();
 
 }  // namespace server

@@ -82,13 +82,6 @@ int64_t CountFor(const PubsubState* s, PubsubKind k) {
   return static_cast<int64_t>(k == PubsubKind::kShard ? s->shard_channels.size() : s->Count());
 }
 
-void QueueWrite(Client* c) {
-  if (!(c->flags & kPendingWrite)) {
-    c->flags |= kPendingWrite;
-    g.pending_writes.push_back(c);
-  }
-}
-
 // Subscription confirmations are the command's reply, and like Valkey's they are sent even
 // under CLIENT REPLY OFF/SKIP.
 void ReplySubscription(Client* c, const char* word, const std::string_view* name, int64_t n) {

@@ -24,12 +24,15 @@
 #include "ds/seed.h"
 #include "net/reply.h"
 #include "repl/propagate.h"
+#include "repl/repl.h"
+#include "repl/repl_internal.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/notify.h"
+#include "server/persistence.h"
 #include "server/transactions.h"
 #include "server/version.h"
 
@@ -122,6 +125,7 @@ void ActiveExpireCycle() {
 void Cron() {
   g.cron_loops++;
   db::UpdateLruClock();
+  repl::Cron();
   int64_t now = base::MsTime();
   g.stats.ops.Track(now, g.stats.total_commands_processed);
   g.stats.net_in.Track(now, g.stats.net_input_bytes);
@@ -133,6 +137,13 @@ void Cron() {
   }
   if (g.shutdown_asap) {
     LOG_WARNING("User requested shutdown...");
+    if (!ShutdownSave(false, false, false)) {
+      LOG_WARNING("SIGTERM received but errors trying to shut down the server, check the logs for "
+                  "more information");
+      g.shutdown_asap = false;
+    }
+  }
+  if (g.shutdown_asap) {
     if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
     if (!cfg.unixsocket.empty()) unlink(cfg.unixsocket.c_str());
     LOG_WARNING("Valkey is now ready to exit, bye bye...");
@@ -142,12 +153,14 @@ void Cron() {
   if (cfg.activerehashing)
     for (auto& d : g.dbs) d->RehashSome(100);
   ClientsCron();
+  PersistenceCron();
   UnpauseClientsIfDue();
   uint64_t mem = UsedMemory();
   if (mem > g.stat_peak_memory) g.stat_peak_memory = mem;
 }
 
 void BeforeSleep() {
+  repl::BeforeSleep();
   int64_t next_timeout = HandleBlockedTimeouts();
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
   HandleClientsBeforeSleep();
@@ -278,7 +291,6 @@ int Main(int argc, char** argv) {
 
   ds::RandomizeHashSeed();
   g.run_id = RandomHex(40);
-  g.replid = RandomHex(40);
   g.start_time_ms = base::MsTime();
   g.lastsave = time(nullptr);
   db::GetEnv().cluster = cfg.cluster_enabled;
@@ -292,6 +304,7 @@ int Main(int argc, char** argv) {
   db::RegisterListType();
   db::RegisterZSetType();
   BuildCommandTable();
+  repl::Init();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;
   PrintBanner();
@@ -302,7 +315,12 @@ int Main(int argc, char** argv) {
   }
   WritePidFile();
   LOG_NOTICE("Server initialized");
+  if (!LoadDataAtStartup()) return 1;
   LOG_NOTICE("Ready to accept connections tcp");
+  if (!cfg.replicaof.empty()) {
+    size_t sp = cfg.replicaof.rfind(' ');
+    repl::BecomeReplica(cfg.replicaof.substr(0, sp), atoi(cfg.replicaof.substr(sp + 1).c_str()));
+  }
   if (!cfg.unixsocket.empty()) LOG_NOTICE("Ready to accept connections unix");
   loop.SetBeforeSleep(BeforeSleep);
   loop.AddTimer(1000 / cfg.hz, Cron);

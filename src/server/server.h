@@ -28,6 +28,8 @@ struct Stats {
   uint64_t error_seq = 0;  // never reset: tells whether a call replied an error
   uint64_t unexpected_error_replies = 0;
   uint64_t client_qbuf_limit_disconnections = 0;
+  uint64_t sync_full = 0, sync_partial_ok = 0, sync_partial_err = 0;
+  uint64_t net_repl_input_bytes = 0, net_repl_output_bytes = 0;
   uint64_t client_outbuf_limit_disconnections = 0;
   uint64_t expired_stale_perc = 0;
   uint64_t total_active_expire_cycles = 0;
@@ -77,12 +79,10 @@ struct Server {
   Client* current_client = nullptr;
 
   std::string run_id;        // 40 hex chars
-  std::string replid;        // replication id
   int64_t start_time_ms = 0;
   int64_t dirty = 0;         // changes since last save
   int64_t lastsave = 0;      // unix seconds
   uint64_t cron_loops = 0;
-  int64_t master_repl_offset = 0;
   bool shutdown_asap = false;
   bool in_exec = false;
   bool active_expire_enabled = true;

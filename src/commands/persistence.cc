@@ -1,0 +1,43 @@
+// Persistence commands: SAVE and BGSAVE (LASTSAVE lives with the server commands).
+#include "base/util.h"
+#include "commands/common.h"
+#include "server/persistence.h"
+
+namespace cmd {
+namespace {
+using namespace server;
+
+void SaveCommand(Client* c) {
+  if (BgsaveInProgress()) return c->R().Error("Background save already in progress");
+  if (!SaveForeground()) return c->R().Error("-ERR");
+  c->R().Ok();
+}
+
+void BgsaveCommand(Client* c) {
+  bool schedule = false;
+  if (c->argv.size() > 1) {
+    if (c->argv.size() == 2 && base::EqualsNoCase(c->argv[1], "schedule")) schedule = true;
+    else return c->R().Error(kErrSyntax);
+  }
+  if (BgsaveInProgress()) return c->R().Error("Background save already in progress");
+  if (g.in_exec) {
+    // A fork inside a transaction would split it: run it from cron instead.
+    (void)schedule;
+    ScheduleBgsave();
+    return c->R().Simple("Background saving scheduled");
+  }
+  if (!StartBgsave()) return c->R().Error("-ERR");
+  c->R().Simple("Background saving started");
+}
+
+}  // namespace
+}  // namespace cmd
+
+namespace server {
+void RegisterPersistenceCommands(std::vector<CommandSpec>* t) {
+  using namespace cmd;
+  const char* g = "server";
+  t->push_back({"save", 1, kCmdAdmin | kCmdNoScript | kCmdNoMulti, 0, 0, 0, SaveCommand, g, "1.0.0", "Synchronously saves the database(s) to disk.", "O(N) where N is the total number of keys in all databases"});
+  t->push_back({"bgsave", -1, kCmdAdmin | kCmdNoScript, 0, 0, 0, BgsaveCommand, g, "1.0.0", "Asynchronously saves the database(s) to disk.", "O(1)"});
+}
+}  // namespace server

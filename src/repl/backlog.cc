@@ -1,0 +1,50 @@
+// Circular backlog buffer.
+#include "repl/backlog.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace repl {
+
+void Backlog::Append(std::string_view data, int64_t end_offset) {
+  size_t n = data.size();
+  const char* p = data.data();
+  if (n >= buf_.size()) {  // keep only the tail
+    p += n - buf_.size();
+    n = buf_.size();
+  }
+  while (n > 0) {
+    size_t room = buf_.size() - idx_;
+    size_t chunk = std::min(room, n);
+    memcpy(buf_.data() + idx_, p, chunk);
+    idx_ = (idx_ + chunk) % buf_.size();
+    p += chunk;
+    n -= chunk;
+    histlen_ = std::min(buf_.size(), histlen_ + chunk);
+  }
+  first_offset_ = end_offset - static_cast<int64_t>(histlen_) + 1;
+}
+
+bool Backlog::ReadFrom(int64_t from, int64_t end_offset, std::string* out) const {
+  if (from < first_offset_ || from > end_offset + 1) return false;
+  size_t want = static_cast<size_t>(end_offset + 1 - from);
+  out->clear();
+  out->reserve(want);
+  // The byte at end_offset sits just before idx_.
+  size_t start = (idx_ + buf_.size() - want) % buf_.size();
+  size_t first = std::min(want, buf_.size() - start);
+  out->append(buf_.data() + start, first);
+  out->append(buf_.data(), want - first);
+  return true;
+}
+
+void Backlog::Resize(size_t size, int64_t end_offset) {
+  std::string keep;
+  size_t n = std::min(histlen_, size);
+  ReadFrom(end_offset - static_cast<int64_t>(n) + 1, end_offset, &keep);
+  buf_.assign(size, 0);
+  idx_ = histlen_ = 0;
+  Append(keep, end_offset);
+}
+
+}  // namespace repl

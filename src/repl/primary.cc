@@ -1,0 +1,482 @@
+// Primary side of replication: replica links, the backlog, PSYNC (partial and full), the
+// snapshot transfer (from disk or streamed from a forked child), REPLCONF ACK, WAIT.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "persist/snapshot.h"
+#include "repl/backlog.h"
+#include "repl/repl.h"
+#include "repl/propagate.h"
+#include "repl/repl_internal.h"
+#include "server/blocking.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/persistence.h"
+#include "server/server.h"
+
+namespace repl {
+
+using server::Client;
+using server::g;
+
+namespace {
+
+std::vector<Client*> g_replicas;  // clients that sent SYNC/PSYNC
+
+// Diskless transfer: the child writes the snapshot into this pipe.
+pid_t g_child = -1;
+int g_pipe = -1;
+bool g_pipe_eof = false;
+int64_t g_waiting_since_ms = 0;
+
+ReplicaLink* Link(Client* c) { return c->repl; }
+
+// The PSYNC reply line: everything in `out` up to here goes before the snapshot, the stream
+// that follows goes after it.
+void WriteDirect(Client* c, std::string_view s) {
+  c->out.append(s);
+  c->repl->stream_start = c->out.size();
+  server::QueueWrite(c);
+}
+
+void EnsureBacklog() {
+  State& st = GetState();
+  if (!st.backlog) {
+    st.backlog = std::make_unique<Backlog>(static_cast<size_t>(
+        std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size)));
+    // A fresh backlog starts a new history: stream offsets continue from here.
+    st.backlog->Append("", st.offset);
+  }
+}
+
+bool TryPartial(Client* c, std::string_view replid, int64_t from) {
+  State& st = GetState();
+  if (!st.backlog) return false;
+  bool same = replid == st.replid || (replid == st.replid2 && from <= st.second_offset + 1);
+  if (!same) return false;
+  std::string data;
+  if (!st.backlog->ReadFrom(from, st.offset, &data)) return false;
+  Link(c)->state = ReplicaLink::kOnline;
+  Link(c)->ack_time_ms = base::MsTime();
+  WriteDirect(c, Link(c)->capa_psync2 ? "+CONTINUE " + st.replid + "\r\n" : "+CONTINUE\r\n");
+  c->out.append(data);
+  g.stats.sync_partial_ok++;
+  LOG_NOTICE("Partial resynchronization request from %s accepted. Sending %zu bytes of backlog "
+             "starting from offset %lld.",
+             c->addr.c_str(), data.size(), static_cast<long long>(from));
+  return true;
+}
+
+void StartDisklessChild();
+
+// Starts the snapshot for replicas waiting for one, when no child is running.
+void MaybeStartFullSync() {
+  bool any = false;
+  for (Client* c : g_replicas)
+    if (Link(c)->state == ReplicaLink::kWaitBgsaveStart) any = true;
+  if (!any || server::BgsaveInProgress() || g_child != -1) return;
+  if (server::cfg.repl_diskless_sync) {
+    int64_t delay = server::cfg.repl_diskless_sync_delay * 1000;
+    if (!g_waiting_since_ms) g_waiting_since_ms = base::MsTime();
+    if (base::MsTime() - g_waiting_since_ms < delay) return;
+  }
+  g_waiting_since_ms = 0;
+  State& st = GetState();
+  EnsureBacklog();
+  // Replicas start from the offset the snapshot is taken at.
+  for (Client* c : g_replicas) {
+    ReplicaLink* l = Link(c);
+    if (l->state != ReplicaLink::kWaitBgsaveStart) continue;
+    l->state = ReplicaLink::kWaitBgsaveEnd;
+    l->diskless = server::cfg.repl_diskless_sync;
+    WriteDirect(c, "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
+  }
+  ResetStreamDb();
+  if (server::cfg.repl_diskless_sync) {
+    StartDisklessChild();
+  } else if (!server::StartBgsave()) {
+    for (Client* c : g_replicas)
+      if (Link(c)->state == ReplicaLink::kWaitBgsaveEnd) server::CloseAsync(c);
+  } else {
+    LOG_NOTICE("Starting BGSAVE for SYNC with target: disk");
+  }
+}
+
+void OnBgsaveDone(bool ok) {
+  std::string path = server::cfg.dbfilename;
+  for (Client* c : g_replicas) {
+    ReplicaLink* l = Link(c);
+    if (l->state != ReplicaLink::kWaitBgsaveEnd || l->diskless) continue;
+    if (!ok) {
+      LOG_WARNING("SYNC failed. BGSAVE child returned an error");
+      server::CloseAsync(c);
+      continue;
+    }
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) < 0) {
+      LOG_WARNING("SYNC failed. Can't open/stat the snapshot for the replica: %s", strerror(errno));
+      if (fd >= 0) close(fd);
+      server::CloseAsync(c);
+      continue;
+    }
+    l->rdb_fd = fd;
+    l->rdb_off = 0;
+    l->rdb_size = sb.st_size;
+    l->rdb_buf = "$" + std::to_string(sb.st_size) + "\r\n";
+    l->state = ReplicaLink::kSendRdb;
+    server::QueueWrite(c);
+  }
+}
+
+void DisklessPipeRead(int fd, void*, int);
+
+void StartDisklessChild() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) == -1) return;
+  std::string mark;
+  static const char* hex = "0123456789abcdef";
+  for (int i = 0; i < 40; i++) mark.push_back(hex[ds::RandomU64() & 15]);
+  std::vector<db::Db*> dbs;
+  for (auto& d : g.dbs) dbs.push_back(d.get());
+  uint64_t mem = server::UsedMemory();
+  int64_t now = time(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    base::SetLogRoleChar('C');
+    std::string head = "$EOF:" + mark + "\r\n";
+    if (write(fds[1], head.data(), head.size()) != static_cast<ssize_t>(head.size())) _exit(1);
+    persist::SaveOptions opts;
+    persist::SnapshotWriter w(fds[1], opts);
+    bool ok = persist::WriteSnapshot(w, dbs, now, mem) && w.Finish();
+    if (ok && write(fds[1], mark.data(), mark.size()) != static_cast<ssize_t>(mark.size())) ok = false;
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    LOG_WARNING("Can't fork for the diskless replication snapshot: %s", strerror(errno));
+    return;
+  }
+  g_child = pid;
+  g_pipe = fds[0];
+  g_pipe_eof = false;
+  fcntl(g_pipe, F_SETFL, O_NONBLOCK);
+  g.loop->AddFile(g_pipe, net::kReadable, DisklessPipeRead, nullptr);
+  for (Client* c : g_replicas)
+    if (Link(c)->state == ReplicaLink::kWaitBgsaveEnd && Link(c)->diskless) {
+      Link(c)->state = ReplicaLink::kSendRdb;
+      Link(c)->rdb_fd = -1;
+    }
+  LOG_NOTICE("Starting BGSAVE for SYNC with target: replicas sockets");
+}
+
+bool DisklessBacklogged() {
+  for (Client* c : g_replicas)
+    if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->rdb_buf.size() > (1 << 20)) return true;
+  return false;
+}
+
+void DisklessPipeRead(int fd, void*, int) {
+  if (DisklessBacklogged()) {  // let replicas drain first
+    g.loop->DelFile(fd, net::kReadable);
+    return;
+  }
+  char buf[64 * 1024];
+  ssize_t n = read(fd, buf, sizeof(buf));
+  if (n > 0) {
+    for (Client* c : g_replicas) {
+      ReplicaLink* l = Link(c);
+      if (l->state != ReplicaLink::kSendRdb || !l->diskless) continue;
+      l->rdb_buf.append(buf, static_cast<size_t>(n));
+      server::QueueWrite(c);
+    }
+    return;
+  }
+  if (n < 0 && errno == EAGAIN) return;
+  // EOF (or error): the child is done writing.
+  g.loop->DelFile(fd, net::kReadable);
+  close(fd);
+  g_pipe = -1;
+  g_pipe_eof = true;
+}
+
+void ReapDisklessChild() {
+  if (g_child == -1) return;
+  if (g_pipe != -1 && !DisklessBacklogged() && !(g.loop->FileMask(g_pipe) & net::kReadable))
+    g.loop->AddFile(g_pipe, net::kReadable, DisklessPipeRead, nullptr);
+  int status;
+  pid_t r = waitpid(g_child, &status, WNOHANG);
+  if (r != g_child) return;
+  bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  g_child = -1;
+  if (!ok) {
+    LOG_WARNING("Diskless replication child failed");
+    for (Client* c : g_replicas)
+      if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless) server::CloseAsync(c);
+    return;
+  }
+  LOG_NOTICE("Diskless rdb transfer, done reading from pipe, %zu replicas still up.",
+             g_replicas.size());
+}
+
+int GoodReplicas() {
+  int n = 0;
+  int64_t now = base::MsTime();
+  for (Client* c : g_replicas)
+    if (Link(c)->state == ReplicaLink::kOnline &&
+        now - Link(c)->ack_time_ms <= server::cfg.min_replicas_max_lag * 1000)
+      n++;
+  return n;
+}
+
+// ---- WAIT ----
+struct Waiter {
+  Client* c;
+  int64_t target;
+  int64_t numreplicas;
+  int64_t deadline_ms;
+};
+std::vector<Waiter> g_waiters;
+
+int64_t AckedAtLeast(int64_t off) {
+  int64_t n = 0;
+  for (Client* c : g_replicas)
+    if (Link(c)->state == ReplicaLink::kOnline && Link(c)->ack_offset >= off) n++;
+  return n;
+}
+
+void ServeWaiters() {
+  int64_t now = base::MsTime();
+  for (size_t i = 0; i < g_waiters.size();) {
+    Waiter& w = g_waiters[i];
+    int64_t n = AckedAtLeast(w.target);
+    if (n >= w.numreplicas || (w.deadline_ms && now >= w.deadline_ms)) {
+      w.c->flags &= ~server::kBlocked;
+      w.c->R().Int(n);
+      server::QueueWrite(w.c);
+      g.unblocked.push_back(w.c);
+      g_waiters.erase(g_waiters.begin() + i);
+    } else {
+      i++;
+    }
+  }
+}
+
+void SendGetAck() {
+  static const char kGetAck[] = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
+  FeedStream(kGetAck);
+}
+
+}  // namespace
+
+// ---- hooks used by the rest of the node ----
+
+bool ReplicaWriteReady(Client* c) {
+  ReplicaLink* l = Link(c);
+  if (l->state == ReplicaLink::kOnline || l->state == ReplicaLink::kWaitBgsaveStart ||
+      l->state == ReplicaLink::kNone)
+    return true;  // everything buffered may go
+  // Handshake replies and the FULLRESYNC line go first...
+  while (c->out_sent < l->stream_start) {
+    ssize_t n = write(c->fd, c->out.data() + c->out_sent, l->stream_start - c->out_sent);
+    if (n <= 0) {
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return false;
+      server::CloseAsync(c);
+      return false;
+    }
+    c->out_sent += n;
+  }
+  if (l->state == ReplicaLink::kWaitBgsaveEnd) return false;
+  // ...then the snapshot, then the stream buffered meanwhile.
+  while (true) {
+    if (l->rdb_buf.empty() && l->rdb_fd >= 0 && l->rdb_off < l->rdb_size) {
+      char buf[64 * 1024];
+      ssize_t n = pread(l->rdb_fd, buf, sizeof(buf), l->rdb_off);
+      if (n <= 0) {
+        server::CloseAsync(c);
+        return false;
+      }
+      l->rdb_off += n;
+      l->rdb_buf.assign(buf, static_cast<size_t>(n));
+    }
+    if (l->rdb_buf.empty()) break;
+    ssize_t n = write(c->fd, l->rdb_buf.data(), l->rdb_buf.size());
+    if (n <= 0) {
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return false;
+      server::CloseAsync(c);
+      return false;
+    }
+    g.stats.net_repl_output_bytes += n;
+    l->rdb_buf.erase(0, static_cast<size_t>(n));
+  }
+  bool done = l->diskless ? (g_child == -1 && g_pipe_eof) : l->rdb_off >= l->rdb_size;
+  if (!done) return false;
+  if (l->rdb_fd >= 0) close(l->rdb_fd);
+  l->rdb_fd = -1;
+  l->state = ReplicaLink::kOnline;
+  l->ack_time_ms = base::MsTime();
+  LOG_NOTICE("Synchronization with replica %s succeeded", c->addr.c_str());
+  return true;
+}
+
+// Whether the client layer should wait for the socket to become writable.
+bool ReplicaWantsWrite(Client* c) {
+  ReplicaLink* l = Link(c);
+  if (l->state == ReplicaLink::kSendRdb)
+    return !l->rdb_buf.empty() || l->rdb_fd >= 0 || c->out_sent < l->stream_start;
+  if (l->state == ReplicaLink::kWaitBgsaveEnd) return c->out_sent < l->stream_start;
+  return c->PendingOutput() > 0;
+}
+
+bool ReplicaHasPending(Client* c) { return c->repl && ReplicaWantsWrite(c); }
+
+void ReplicaFreed(Client* c) {
+  g_replicas.erase(std::remove(g_replicas.begin(), g_replicas.end(), c), g_replicas.end());
+  if (c->repl) {
+    if (c->repl->rdb_fd >= 0) close(c->repl->rdb_fd);
+    LOG_NOTICE("Connection with replica %s lost.", c->addr.c_str());
+  }
+  g_waiters.erase(std::remove_if(g_waiters.begin(), g_waiters.end(),
+                                 [c](const Waiter& w) { return w.c == c; }),
+                  g_waiters.end());
+  if (g_replicas.empty()) GetState().no_replicas_since_ms = base::MsTime();
+}
+
+void FeedReplicas(std::string_view bytes) {
+  for (Client* c : g_replicas) {
+    ReplicaLink* l = Link(c);
+    if (l->state == ReplicaLink::kWaitBgsaveStart) continue;  // gets a snapshot later
+    c->out.append(bytes);
+    server::QueueWrite(c);
+    server::CheckOutputLimits(c);
+  }
+}
+
+int ConnectedReplicas() { return static_cast<int>(g_replicas.size()); }
+const std::vector<Client*>& Replicas() { return g_replicas; }
+
+bool NotEnoughReplicas() {
+  return server::cfg.min_replicas_to_write > 0 && GoodReplicas() < server::cfg.min_replicas_to_write;
+}
+
+void PrimaryCron() {
+  ReapDisklessChild();
+  MaybeStartFullSync();
+  ServeWaiters();
+  State& st = GetState();
+  // Free the backlog after repl-backlog-ttl without replicas (never on a replica: PSYNC2).
+  if (st.backlog && g_replicas.empty() && !IsReplica() && server::cfg.repl_backlog_ttl > 0 &&
+      base::MsTime() - st.no_replicas_since_ms > server::cfg.repl_backlog_ttl * 1000) {
+    st.backlog.reset();
+    LOG_NOTICE("Replication backlog freed after %lld seconds without connected replicas.",
+               static_cast<long long>(server::cfg.repl_backlog_ttl));
+  }
+  // Ping replicas now and then so their link stays alive (part of the stream).
+  static int64_t last_ping = 0;
+  int64_t now = base::MsTime();
+  if (!g_replicas.empty() && !IsReplica() &&
+      now - last_ping >= server::cfg.repl_ping_replica_period * 1000) {
+    last_ping = now;
+    FeedStream("*1\r\n$4\r\nPING\r\n");
+  }
+}
+
+void PrimaryBeforeSleep() { ServeWaiters(); }
+
+void InitPrimary() { server::AddBgsaveDoneHook(OnBgsaveDone); }
+
+// ---- commands ----
+
+void ReplconfCommand(Client* c) {
+  auto& a = c->argv;
+  if (a.size() % 2 == 0) return c->R().Error(server::kErrSyntax);
+  for (size_t i = 1; i + 1 < a.size(); i += 2) {
+    std::string opt = base::ToLower(a[i]);
+    std::string_view v = a[i + 1];
+    if (opt == "ack") {
+      // From a replica: no reply.
+      int64_t off;
+      if (c->repl && base::ParseInt64(v, &off)) {
+        if (off > c->repl->ack_offset) c->repl->ack_offset = off;
+        c->repl->ack_time_ms = base::MsTime();
+        ServeWaiters();
+      }
+      return;
+    }
+    if (opt == "getack") {
+      if (c->flags & server::kPrimary) SendAckToPrimary(true);
+      return;
+    }
+    if (!c->repl) c->repl = new ReplicaLink();
+    if (opt == "listening-port") {
+      int64_t port;
+      if (!base::ParseInt64(v, &port)) return c->R().Error("value is not an integer or out of range");
+      c->repl->listening_port = static_cast<int>(port);
+    } else if (opt == "ip-address") {
+      c->repl->announced_ip = std::string(v);
+    } else if (opt == "capa") {
+      if (base::EqualsNoCase(v, "eof")) c->repl->capa_eof = true;
+      else if (base::EqualsNoCase(v, "psync2")) c->repl->capa_psync2 = true;
+    } else if (opt == "version") {
+      c->repl->version = std::string(v);
+    } else if (opt == "rdb-only" || opt == "rdb-filter-only" || opt == "rdb-channel" ||
+               opt == "main-ch-client-id") {
+      // accepted, not used
+    } else {
+      return c->R().Error("Unrecognized REPLCONF option: " + std::string(a[i]));
+    }
+  }
+  c->R().Ok();
+}
+
+void PsyncGeneric(Client* c, bool psync) {
+  if (c->flags & server::kReplica) return;  // already a replica link
+  if (IsReplica() && !PrimaryLinkUp())
+    return c->R().Error("-NOMASTERLINK Can't SYNC while not connected with my master");
+  if (!c->repl) c->repl = new ReplicaLink();
+  c->flags |= server::kReplica;
+  c->repl->ack_time_ms = base::MsTime();
+  g_replicas.push_back(c);
+  LOG_NOTICE("Replica %s asks for synchronization", c->addr.c_str());
+  EnsureBacklog();
+  if (psync) {
+    int64_t from;
+    if (base::ParseInt64(c->argv[2], &from) && TryPartial(c, c->argv[1], from)) return;
+    if (c->argv[1] != "?")
+      LOG_NOTICE("Partial resynchronization not accepted: replid or offset out of range");
+    g.stats.sync_partial_err += c->argv[1] != "?";
+  }
+  g.stats.sync_full++;
+  c->repl->state = ReplicaLink::kWaitBgsaveStart;
+  if (!server::cfg.repl_diskless_sync) MaybeStartFullSync();
+}
+void PsyncCommand(Client* c) { PsyncGeneric(c, true); }
+void SyncCommand(Client* c) { PsyncGeneric(c, false); }
+
+void WaitCommand(Client* c) {
+  if (IsReplica()) return c->R().Error("WAIT cannot be used with replica instances.");
+  int64_t num, timeout;
+  if (!server::ArgInt(c, c->argv[1], &num)) return;
+  if (!server::ArgInt(c, c->argv[2], &timeout, "timeout is not an integer or out of range")) return;
+  if (timeout < 0) return c->R().Error("timeout is negative");
+  int64_t target = GetState().offset;
+  int64_t acked = AckedAtLeast(target);
+  if (acked >= num || g.in_exec || c->InMulti()) return c->R().Int(acked);
+  g_waiters.push_back({c, target, num, timeout ? base::MsTime() + timeout : 0});
+  c->flags |= server::kBlocked;
+  SendGetAck();
+}
+
+}  // namespace repl

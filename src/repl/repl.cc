@@ -1,0 +1,148 @@
+// Replication state shared by both sides, the stream entry point, INFO and the command table.
+#include "repl/repl.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "repl/backlog.h"
+#include "repl/repl_internal.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace repl {
+
+using server::Client;
+using server::g;
+
+State& GetState() {
+  static State s;
+  return s;
+}
+
+std::string RandomId() {
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  unsigned char b[40];
+  int fd = open("/dev/urandom", O_RDONLY);
+  if (fd < 0 || read(fd, b, sizeof(b)) != sizeof(b)) {
+    for (auto& x : b) x = static_cast<unsigned char>(ds::RandomU64());
+  }
+  if (fd >= 0) close(fd);
+  for (unsigned char x : b) s.push_back(hex[x & 15]);
+  return s;
+}
+
+void Init() {
+  State& st = GetState();
+  st.replid = RandomId();
+  st.replid2 = std::string(40, '0');
+  st.no_replicas_since_ms = base::MsTime();
+  InitPrimary();
+}
+
+bool HasConsumers() { return GetState().backlog != nullptr; }
+
+void FeedStream(std::string_view bytes) {
+  State& st = GetState();
+  if (!st.backlog) return;
+  st.offset += static_cast<int64_t>(bytes.size());
+  st.backlog->Append(bytes, st.offset);
+  FeedReplicas(bytes);
+}
+
+void ShiftReplicationId() {
+  State& st = GetState();
+  st.replid2 = st.replid;
+  st.second_offset = st.offset + 1;
+  st.replid = RandomId();
+  LOG_NOTICE("Setting secondary replication ID to %s, valid up to offset: %lld. New replication "
+             "ID is %s",
+             st.replid2.c_str(), static_cast<long long>(st.second_offset), st.replid.c_str());
+}
+
+void Cron() {
+  PrimaryCron();
+  ReplicaCron();
+}
+
+void BeforeSleep() { PrimaryBeforeSleep(); }
+
+void AppendInfo(std::string* s) {
+  State& st = GetState();
+  auto line = [&](const std::string& l) { s->append(l).append("\r\n"); };
+  line("# Replication");
+  line(std::string("role:") + (IsReplica() ? "slave" : "master"));
+  if (IsReplica()) {
+    AppendReplicaInfo(s);
+  }
+  line("connected_slaves:" + std::to_string(Replicas().size()));
+  int i = 0;
+  int64_t now = base::MsTime();
+  for (Client* c : Replicas()) {
+    ReplicaLink* l = c->repl;
+    std::string ip = l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
+    const char* state = l->state == ReplicaLink::kOnline ? "online"
+                        : l->state == ReplicaLink::kSendRdb ? "send_bulk"
+                                                            : "wait_bgsave";
+    line("slave" + std::to_string(i++) + ":ip=" + ip + ",port=" + std::to_string(l->listening_port) +
+         ",state=" + state + ",offset=" + std::to_string(l->ack_offset) +
+         ",lag=" + std::to_string((now - l->ack_time_ms) / 1000) + ",type=main-replica");
+  }
+  line("replicas_waiting_psync:0");
+  line("master_failover_state:no-failover");
+  line("master_replid:" + st.replid);
+  line("master_replid2:" + st.replid2);
+  line("master_repl_offset:" + std::to_string(st.offset));
+  line("second_repl_offset:" + std::to_string(st.second_offset));
+  line(std::string("repl_backlog_active:") + (st.backlog ? "1" : "0"));
+  line("repl_backlog_size:" + std::to_string(server::cfg.repl_backlog_size));
+  line("repl_backlog_first_byte_offset:" +
+       std::to_string(st.backlog ? st.backlog->first_offset() : 0));
+  line("repl_backlog_histlen:" + std::to_string(st.backlog ? st.backlog->histlen() : 0));
+}
+
+void RoleCommand(Client* c) {
+  auto r = c->R();
+  State& st = GetState();
+  if (IsReplica()) {
+    r.ArrayLen(5);
+    r.Bulk("slave");
+    r.Bulk(st.primary_host);
+    r.Int(st.primary_port);
+    r.Bulk(ReplicaLinkStateName());
+    r.Int(PrimaryLinkUp() ? st.offset : -1);
+    return;
+  }
+  r.ArrayLen(3);
+  r.Bulk("master");
+  r.Int(st.offset);
+  int64_t online = 0;
+  for (Client* x : Replicas()) online += x->repl->state == ReplicaLink::kOnline;
+  r.ArrayLen(online);
+  for (Client* x : Replicas()) {
+    if (x->repl->state != ReplicaLink::kOnline) continue;
+    r.ArrayLen(3);
+    r.Bulk(x->repl->announced_ip.empty() ? x->addr.substr(0, x->addr.rfind(':')) : x->repl->announced_ip);
+    r.Bulk(std::to_string(x->repl->listening_port));
+    r.Bulk(std::to_string(x->repl->ack_offset));
+  }
+}
+
+void RegisterCommands(std::vector<server::CommandSpec>* t) {
+  using namespace server;
+  const char* g = "server";
+  const uint32_t kAdm = kCmdAdmin | kCmdNoScript | kCmdStale;
+  t->push_back({"replicaof", 3, kAdm | kCmdNoMulti, 0, 0, 0, ReplicaofCommand, g, "5.0.0", "Makes this node a replica of another, or a primary again.", "O(1)"});
+  t->push_back({"slaveof", 3, kAdm | kCmdNoMulti, 0, 0, 0, ReplicaofCommand, g, "1.0.0", "Old name of REPLICAOF.", "O(1)"});
+  t->push_back({"role", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, RoleCommand, g, "2.8.12", "Tells whether this node is a primary or a replica, with details.", "O(1)"});
+  t->push_back({"replconf", -1, kAdm | kCmdLoading | kCmdAllowBusy, 0, 0, 0, ReplconfCommand, g, "3.0.0", "Replication handshake and acknowledgements (internal).", "O(1)"});
+  t->push_back({"psync", -3, kAdm | kCmdNoMulti, 0, 0, 0, PsyncCommand, g, "2.8.0", "Starts or resumes replication from this node (internal).", "O(1)"});
+  t->push_back({"sync", 1, kAdm | kCmdNoMulti, 0, 0, 0, SyncCommand, g, "1.0.0", "Starts replication from this node (internal, old form).", "O(1)"});
+  t->push_back({"wait", 3, kCmdBlocking, 0, 0, 0, WaitCommand, "generic", "3.0.0", "Waits until replicas acknowledged the writes of this connection.", "O(1)"});
+}
+
+}  // namespace repl

@@ -1,0 +1,62 @@
+// Replication: the primary side (replica links, backlog, PSYNC, full sync, acks, WAIT) and the
+// replica side (link to a primary, handshake, snapshot load, stream apply). All writes reach
+// replicas through FeedStream, fed by repl::Propagate (the one propagation point) or, on a
+// replica, by the primary's stream passed through verbatim.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "server/client.h"
+
+namespace repl {
+
+class Backlog;
+
+struct State {
+  std::string replid, replid2;
+  int64_t offset = 0;              // master_repl_offset: stream bytes produced or applied
+  int64_t second_offset = -1;      // replid2 valid up to this offset
+  std::unique_ptr<Backlog> backlog;
+  int64_t no_replicas_since_ms = 0;
+  // replica side
+  std::string primary_host;
+  int primary_port = 0;
+};
+State& GetState();
+
+void Init();
+// Per cron tick and before sleeping.
+void Cron();
+void BeforeSleep();
+
+// Bytes of the replication stream (RESP commands) to backlog and replicas.
+void FeedStream(std::string_view bytes);
+// Whether anything consumes the stream (a backlog exists): Propagate skips encoding if not.
+bool HasConsumers();
+
+bool IsReplica();
+bool PrimaryLinkUp();
+// A write from a normal client on a replica is refused (replica-read-only).
+bool RefuseWrites();
+// replica-serve-stale-data no and the link is down.
+bool StaleDataRefused();
+// min-replicas-to-write not met.
+bool NotEnoughReplicas();
+
+// Primary side hooks from the client layer.
+bool ReplicaWriteReady(server::Client* c);  // false: hold `out` (RDB not sent yet)
+bool ReplicaHasPending(server::Client* c);  // RDB bytes still to send
+void ReplicaFreed(server::Client* c);
+// Replica side: bytes of a command applied from the primary (offset accounting, proxying).
+void PrimaryStreamApplied(server::Client* c, std::string_view raw);
+void PrimaryLinkFreed(server::Client* c);
+
+// INFO replication section.
+void AppendInfo(std::string* s);
+int ConnectedReplicas();
+
+void RegisterCommands(std::vector<server::CommandSpec>* t);
+
+}  // namespace repl

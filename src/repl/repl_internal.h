@@ -1,0 +1,54 @@
+// Declarations shared by the replication files (not for the rest of the node).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "repl/repl.h"
+
+namespace repl {
+
+// Per-replica state on the primary, hung on the replica's Client.
+struct ReplicaLink {
+  enum StateT { kNone, kWaitBgsaveStart, kWaitBgsaveEnd, kSendRdb, kOnline };
+  StateT state = kNone;
+  int64_t ack_offset = 0;
+  int64_t ack_time_ms = 0;
+  int listening_port = 0;
+  std::string announced_ip, version;
+  bool capa_eof = false, capa_psync2 = false;
+  bool diskless = false;
+  size_t stream_start = 0;  // index in Client::out where the stream (after FULLRESYNC) begins
+  // snapshot transfer
+  int rdb_fd = -1;
+  int64_t rdb_off = 0, rdb_size = 0;
+  std::string rdb_buf;
+};
+
+void FeedReplicas(std::string_view bytes);
+const std::vector<server::Client*>& Replicas();
+void PrimaryCron();
+void PrimaryBeforeSleep();
+void InitPrimary();
+void ReplicaCron();
+// Sends REPLCONF ACK <offset> to our primary (now, when asked with GETACK).
+void SendAckToPrimary(bool now);
+// Commands.
+void ReplconfCommand(server::Client* c);
+void PsyncCommand(server::Client* c);
+void SyncCommand(server::Client* c);
+void WaitCommand(server::Client* c);
+void ReplicaofCommand(server::Client* c);
+void RoleCommand(server::Client* c);
+std::string RandomId();
+void AppendReplicaInfo(std::string* s);
+const char* ReplicaLinkStateName();
+bool ReplicaWantsWrite(server::Client* c);
+// Shifts replication ids on promotion (PSYNC2): the old id stays valid up to our offset.
+void ShiftReplicationId();
+// Called when a primary link is established or dropped (keyspace behaviour, ids).
+void BecomeReplica(const std::string& host, int port);
+void BecomePrimary();
+
+}  // namespace repl

@@ -1,0 +1,506 @@
+// Replica side of replication: connect to the primary, handshake (pipelined), receive and load
+// the snapshot, then apply the stream through the normal dispatch path, acknowledging offsets.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "persist/snapshot.h"
+#include "repl/backlog.h"
+#include "repl/propagate.h"
+#include "repl/repl_internal.h"
+#include "server/config.h"
+#include "server/server.h"
+#include "server/transactions.h"
+#include "server/version.h"
+
+namespace repl {
+
+using server::Client;
+using server::g;
+
+namespace {
+
+enum LinkState { kNone, kConnect, kConnecting, kHandshake, kTransfer, kConnected };
+
+struct Side {
+  LinkState state = kNone;
+  int fd = -1;
+  std::string in;                // bytes received before the link becomes a client
+  std::vector<std::string> expect;  // handshake replies still expected (command names)
+  std::vector<std::string> to_send;  // handshake commands not sent yet (one at a time:
+                                     // primaries refuse PSYNC while replies are pending)
+  std::string full_replid;
+  int64_t full_offset = 0;
+  int64_t transfer_size = -1;    // "$<len>" form
+  std::string eof_mark;          // "$EOF:<mark>" form
+  size_t payload_start = 0;      // where the snapshot bytes start in `in`
+  int64_t last_io_ms = 0;
+  int64_t link_down_since_ms = 0;
+  int64_t last_ack_ms = 0;
+  Client* primary = nullptr;
+};
+Side g_side;
+
+const char* kStateNames[] = {"none", "connect", "connecting", "handshake", "sync", "connected"};
+
+void Drop(const char* why) {
+  if (why) LOG_WARNING("Primary link: %s", why);
+  if (g_side.fd != -1 && !g_side.primary) {
+    g.loop->DelFile(g_side.fd, net::kReadable | net::kWritable);
+    close(g_side.fd);
+  }
+  g_side.fd = -1;
+  g_side.in.clear();
+  g_side.expect.clear();
+  if (g_side.state != kNone) g_side.state = kConnect;
+  if (!g_side.link_down_since_ms) g_side.link_down_since_ms = base::MsTime();
+}
+
+void SendRaw(const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {  // handshake lines are tiny: a blocking-style loop is fine
+    ssize_t n = write(g_side.fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EAGAIN) continue;
+    if (n <= 0) return Drop("write error during handshake");
+    off += n;
+  }
+}
+
+std::string Cmd(const std::vector<std::string>& a) {
+  std::string s = "*" + std::to_string(a.size()) + "\r\n";
+  for (auto& x : a) s += "$" + std::to_string(x.size()) + "\r\n" + x + "\r\n";
+  return s;
+}
+
+void OnReadable(int fd, void*, int);
+
+void SendNextHandshakeCommand() {
+  if (g_side.to_send.empty()) return;
+  std::string cmd = std::move(g_side.to_send.front());
+  g_side.to_send.erase(g_side.to_send.begin());
+  SendRaw(cmd);
+}
+
+void StartHandshake() {
+  State& st = GetState();
+  auto& q = g_side.to_send;
+  q.clear();
+  q.push_back(Cmd({"PING"}));
+  g_side.expect = {"PING"};
+  if (!server::cfg.primaryauth.empty()) {
+    q.push_back(server::cfg.primaryuser.empty()
+                    ? Cmd({"AUTH", server::cfg.primaryauth})
+                    : Cmd({"AUTH", server::cfg.primaryuser, server::cfg.primaryauth}));
+    g_side.expect.push_back("AUTH");
+  }
+  q.push_back(Cmd({"REPLCONF", "listening-port", std::to_string(server::cfg.port)}));
+  q.push_back(Cmd({"REPLCONF", "capa", "eof", "capa", "psync2"}));
+  q.push_back(Cmd({"REPLCONF", "version", server::kValkeyVersion}));
+  g_side.expect.insert(g_side.expect.end(), {"REPLCONF", "REPLCONF", "REPLCONF"});
+  // Continue our history when we have one (PSYNC2), else ask for everything.
+  bool has_history = st.backlog != nullptr;
+  q.push_back(has_history ? Cmd({"PSYNC", st.replid, std::to_string(st.offset + 1)})
+                          : Cmd({"PSYNC", "?", "-1"}));
+  g_side.expect.push_back("PSYNC");
+  g_side.state = kHandshake;
+  SendNextHandshakeCommand();
+}
+
+void OnConnected(int fd, void*, int) {
+  int err = 0;
+  socklen_t len = sizeof(err);
+  getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+  g.loop->DelFile(fd, net::kWritable);
+  if (err) {
+    LOG_WARNING("Error condition on socket for SYNC: %s", strerror(err));
+    return Drop(nullptr);
+  }
+  LOG_NOTICE("Non blocking connect for SYNC fired the event.");
+  g_side.last_io_ms = base::MsTime();
+  g.loop->AddFile(fd, net::kReadable, OnReadable, nullptr);
+  StartHandshake();
+}
+
+void Connect() {
+  State& st = GetState();
+  struct addrinfo hints = {}, *res = nullptr;
+  hints.ai_socktype = SOCK_STREAM;
+  std::string port = std::to_string(st.primary_port);
+  if (getaddrinfo(st.primary_host.c_str(), port.c_str(), &hints, &res) != 0 || !res) {
+    LOG_WARNING("Unable to resolve the primary %s", st.primary_host.c_str());
+    return;
+  }
+  int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int r = fd < 0 ? -1 : connect(fd, res->ai_addr, res->ai_addrlen);
+  freeaddrinfo(res);
+  if (fd < 0 || (r < 0 && errno != EINPROGRESS)) {
+    if (fd >= 0) close(fd);
+    LOG_WARNING("Unable to connect to PRIMARY: %s", strerror(errno));
+    return;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  g_side.fd = fd;
+  g_side.state = kConnecting;
+  g_side.last_io_ms = base::MsTime();
+  g.loop->AddFile(fd, net::kWritable, OnConnected, nullptr);
+  LOG_NOTICE("Connecting to PRIMARY %s:%d", st.primary_host.c_str(), st.primary_port);
+}
+
+// Turns the link into a client whose commands are applied; `rest` is stream data already read.
+void StartStreaming(std::string rest) {
+  State& st = GetState();
+  int fd = g_side.fd;
+  g.loop->DelFile(fd, net::kReadable | net::kWritable);
+  Client* c = server::AdoptConnection(fd, st.primary_host + ":" + std::to_string(st.primary_port));
+  if (!c) return Drop("cannot create the primary client");
+  c->flags |= server::kPrimary | server::kReplyOff;
+  c->authenticated = true;
+  g_side.primary = c;
+  g_side.state = kConnected;
+  g_side.link_down_since_ms = 0;
+  g_side.last_io_ms = base::MsTime();
+  if (!rest.empty()) {
+    c->qbuf = std::move(rest);
+    server::ProcessInput(c);
+  }
+  SendAckToPrimary(true);
+}
+
+bool LoadPayload(const char* data, size_t n) {
+  State& st = GetState();
+  std::vector<std::unique_ptr<db::Db>> staging;
+  std::vector<db::Db*> ptrs;
+  for (int i = 0; i < server::NumDbs(); i++) {
+    staging.push_back(std::make_unique<db::Db>(i, db::GetEnv().cluster && i == 0));
+    ptrs.push_back(staging.back().get());
+  }
+  persist::LoadOptions opts;
+  opts.skip_expired = false;  // a replica keeps what its primary has; the primary expires
+  opts.now_ms = base::MsTime();
+  opts.num_dbs = server::NumDbs();
+  auto saved_new = db::GetEnv().on_new;
+  db::GetEnv().on_new = nullptr;
+  persist::LoadResult r =
+      persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(data), n, opts, ptrs);
+  db::GetEnv().on_new = saved_new;
+  if (!r.ok) {
+    LOG_WARNING("Failed trying to load the PRIMARY synchronization DB: %s (offset %llu). "
+                "Keeping the old data; retrying.",
+                r.error.c_str(), static_cast<unsigned long long>(r.error_offset));
+    return false;
+  }
+  server::TouchAllWatched(-1);
+  for (int i = 0; i < server::NumDbs(); i++) g.dbs[i]->Swap(*staging[i]);
+  staging.clear();  // frees the previous data
+  st.replid = g_side.full_replid;
+  st.offset = g_side.full_offset;
+  st.replid2 = std::string(40, '0');
+  st.second_offset = -1;
+  st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
+  st.backlog->Append("", st.offset);
+  ResetStreamDb();
+  LOG_NOTICE("PRIMARY <-> REPLICA sync: Finished with success (%llu keys)",
+             static_cast<unsigned long long>(r.keys_loaded));
+  return true;
+}
+
+// Parses what arrived during the transfer phase; true when the link moved on.
+void ProcessTransfer() {
+  std::string& in = g_side.in;
+  if (g_side.payload_start == 0) {
+    // Skip keepalive newlines, then read the "$..." line.
+    size_t i = 0;
+    while (i < in.size() && in[i] == '\n') i++;
+    in.erase(0, i);
+    size_t nl = in.find("\r\n");
+    if (nl == std::string::npos) {
+      if (in.size() > 1024) Drop("bad snapshot preamble");
+      return;
+    }
+    std::string line = in.substr(0, nl);
+    if (line.empty() || line[0] != '$') {
+      if (!line.empty() && line[0] == '-') LOG_WARNING("Primary aborted replication: %s", line.c_str());
+      return Drop("bad snapshot preamble");
+    }
+    if (line.rfind("$EOF:", 0) == 0 && line.size() == 45) {
+      g_side.eof_mark = line.substr(5);
+      g_side.transfer_size = -1;
+    } else {
+      int64_t sz;
+      if (!base::ParseInt64(line.substr(1), &sz) || sz < 0) return Drop("bad snapshot length");
+      g_side.transfer_size = sz;
+      g_side.eof_mark.clear();
+    }
+    g_side.payload_start = nl + 2;
+    LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving %s", g_side.transfer_size >= 0
+                                                             ? (std::to_string(g_side.transfer_size) + " bytes from primary to disk").c_str()
+                                                             : "streamed RDB from primary with EOF to parser");
+  }
+  size_t start = g_side.payload_start;
+  size_t have = in.size() - start;
+  size_t payload_len;
+  std::string rest;
+  if (g_side.transfer_size >= 0) {
+    if (have < static_cast<size_t>(g_side.transfer_size)) return;
+    payload_len = static_cast<size_t>(g_side.transfer_size);
+    rest = in.substr(start + payload_len);
+  } else {
+    if (have < 40) return;
+    // The mark ends the payload; data after it is already stream (rare, but allowed).
+    size_t pos = in.find(g_side.eof_mark, start);
+    if (pos == std::string::npos) return;
+    payload_len = pos - start;
+    rest = in.substr(pos + 40);
+  }
+  bool ok = LoadPayload(in.data() + start, payload_len);
+  g_side.payload_start = 0;
+  in.clear();
+  if (!ok) return Drop(nullptr);
+  StartStreaming(std::move(rest));
+}
+
+void HandleHandshakeLine(const std::string& line) {
+  std::string what = g_side.expect.front();
+  g_side.expect.erase(g_side.expect.begin());
+  if (what == "PING") {
+    if (line[0] == '-' && line.rfind("-NOAUTH", 0) != 0 && line.rfind("-NOPERM", 0) != 0 &&
+        line.rfind("-ERR operation not permitted", 0) != 0)
+      return Drop(("error reply to PING from primary: " + line).c_str());
+    return;
+  }
+  if (what == "AUTH") {
+    if (line[0] == '-') return Drop(("unable to AUTH to PRIMARY: " + line).c_str());
+    return;
+  }
+  if (what == "REPLCONF") {
+    if (line[0] == '-') LOG_NOTICE("(Non critical) Primary does not understand REPLCONF: %s", line.c_str());
+    return;
+  }
+  // PSYNC
+  State& st = GetState();
+  if (line.rfind("+FULLRESYNC", 0) == 0) {
+    std::vector<std::string> parts;
+    net::SplitArgs(line.substr(1), &parts);
+    int64_t off;
+    if (parts.size() != 3 || parts[1].size() != 40 || !base::ParseInt64(parts[2], &off))
+      return Drop("bad FULLRESYNC reply");
+    g_side.full_replid = parts[1];
+    g_side.full_offset = off;
+    g_side.state = kTransfer;
+    g_side.payload_start = 0;
+    LOG_NOTICE("Full resync from primary: %s:%lld", parts[1].c_str(), static_cast<long long>(off));
+    return;
+  }
+  if (line.rfind("+CONTINUE", 0) == 0) {
+    std::string newid = line.size() > 10 ? line.substr(10) : "";
+    if (newid.size() == 40 && newid != st.replid) {
+      // The primary's history continues ours under a new id (PSYNC2).
+      st.replid2 = st.replid;
+      st.second_offset = st.offset + 1;
+      st.replid = newid;
+    }
+    LOG_NOTICE("Successful partial resynchronization with primary.");
+    g_side.state = kTransfer;  // so that OnReadable hands the rest over
+    std::string rest = g_side.in;
+    g_side.in.clear();
+    StartStreaming(std::move(rest));
+    return;
+  }
+  LOG_WARNING("Unexpected reply to PSYNC from primary: %s", line.c_str());
+  Drop(nullptr);
+}
+
+void OnReadable(int fd, void*, int) {
+  char buf[64 * 1024];
+  ssize_t n = read(fd, buf, sizeof(buf));
+  if (n <= 0) {
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    return Drop("connection lost during sync");
+  }
+  g.stats.net_repl_input_bytes += n;
+  g_side.last_io_ms = base::MsTime();
+  g_side.in.append(buf, static_cast<size_t>(n));
+  while (g_side.state == kHandshake && !g_side.expect.empty()) {
+    size_t nl = g_side.in.find("\r\n");
+    if (nl == std::string::npos) return;
+    std::string line = g_side.in.substr(0, nl);
+    g_side.in.erase(0, nl + 2);
+    if (line.empty()) continue;
+    HandleHandshakeLine(line);
+    if (g_side.state == kHandshake) SendNextHandshakeCommand();
+  }
+  if (g_side.state == kTransfer && !g_side.primary) ProcessTransfer();
+}
+
+}  // namespace
+
+bool IsReplica() { return g_side.state != kNone; }
+bool PrimaryLinkUp() { return g_side.state == kConnected; }
+bool RefuseWrites() { return IsReplica() && server::cfg.replica_read_only; }
+bool StaleDataRefused() { return IsReplica() && !PrimaryLinkUp() && !server::cfg.replica_serve_stale_data; }
+const char* ReplicaLinkStateName() { return kStateNames[g_side.state]; }
+
+void SendAckToPrimary(bool now) {
+  Client* c = g_side.primary;
+  if (!c) return;
+  int64_t t = base::MsTime();
+  if (!now && t - g_side.last_ack_ms < 1000) return;
+  g_side.last_ack_ms = t;
+  // Written to `out` directly: the primary link's replies are otherwise discarded.
+  c->out += Cmd({"REPLCONF", "ACK", std::to_string(GetState().offset)});
+  server::QueueWrite(c);
+}
+
+void PrimaryStreamApplied(Client* c, std::string_view raw) {
+  (void)c;
+  g_side.last_io_ms = base::MsTime();
+  State& st = GetState();
+  if (!st.backlog) {
+    st.offset += static_cast<int64_t>(raw.size());
+    return;
+  }
+  FeedStream(raw);  // backlog and our own replicas (chained replication)
+}
+
+void PrimaryLinkFreed(Client* c) {
+  if (g_side.primary != c) return;
+  g_side.primary = nullptr;
+  g_side.fd = -1;
+  LOG_WARNING("Connection with primary lost.");
+  if (g_side.state != kNone) {
+    g_side.state = kConnect;
+    g_side.link_down_since_ms = base::MsTime();
+  }
+}
+
+void ReplicaCron() {
+  if (g_side.state == kNone) return;
+  int64_t now = base::MsTime();
+  if (g_side.state == kConnect) {
+    Connect();
+    return;
+  }
+  // repl-timeout: nothing heard from the primary for too long.
+  if (now - g_side.last_io_ms > server::cfg.repl_timeout * 1000) {
+    LOG_WARNING("Timeout connecting to / receiving from the PRIMARY (state %s).",
+                kStateNames[g_side.state]);
+    if (g_side.primary) server::CloseAsync(g_side.primary);
+    else Drop(nullptr);
+    return;
+  }
+  if (g_side.state == kConnected) SendAckToPrimary(false);
+}
+
+void AppendReplicaInfo(std::string* s) {
+  State& st = GetState();
+  auto line = [&](const std::string& l) { s->append(l).append("\r\n"); };
+  int64_t now = base::MsTime();
+  line("master_host:" + st.primary_host);
+  line("master_port:" + std::to_string(st.primary_port));
+  line(std::string("master_link_status:") + (PrimaryLinkUp() ? "up" : "down"));
+  line("master_last_io_seconds_ago:" +
+       std::to_string(PrimaryLinkUp() ? (now - g_side.last_io_ms) / 1000 : -1));
+  bool syncing = g_side.state == kTransfer || g_side.state == kHandshake;
+  line(std::string("master_sync_in_progress:") + (syncing ? "1" : "0"));
+  line("slave_read_repl_offset:" + std::to_string(st.offset));
+  line("slave_repl_offset:" + std::to_string(st.offset));
+  if (!PrimaryLinkUp())
+    line("master_link_down_since_seconds:" +
+         std::to_string(g_side.link_down_since_ms ? (now - g_side.link_down_since_ms) / 1000 : -1));
+  line("slave_priority:100");
+  line(std::string("slave_read_only:") + (server::cfg.replica_read_only ? "1" : "0"));
+  line("replica_announced:1");
+}
+
+void BecomeReplica(const std::string& host, int port) {
+  State& st = GetState();
+  bool was_primary = !IsReplica();
+  if (g_side.primary) {
+    Client* p = g_side.primary;
+    g_side.primary = nullptr;
+    server::CloseAsync(p);
+  } else if (g_side.fd != -1) {
+    Drop(nullptr);
+  }
+  st.primary_host = host;
+  st.primary_port = port;
+  g_side.state = kConnect;
+  g_side.fd = -1;
+  g_side.link_down_since_ms = base::MsTime();
+  db::GetEnv().replica = true;
+  base::SetLogRoleChar('S');
+  // Our replicas must learn the new history: let them reconnect (they continue by PSYNC).
+  if (was_primary) {
+    std::vector<Client*> reps = Replicas();
+    for (Client* c : reps) server::CloseAsync(c);
+  }
+  // Keep a backlog so that the next PSYNC can continue our own history.
+  if (!st.backlog) {
+    st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
+    st.backlog->Append("", st.offset);
+  }
+  LOG_NOTICE("Connecting to PRIMARY %s:%d", host.c_str(), port);
+  Connect();
+}
+
+void BecomePrimary() {
+  if (!IsReplica()) return;
+  if (g_side.primary) {
+    Client* p = g_side.primary;
+    g_side.primary = nullptr;
+    server::CloseAsync(p);
+  } else {
+    Drop(nullptr);
+  }
+  g_side.state = kNone;
+  g_side.fd = -1;
+  db::GetEnv().replica = false;
+  base::SetLogRoleChar('M');
+  ShiftReplicationId();
+  std::vector<Client*> reps = Replicas();
+  for (Client* c : reps) server::CloseAsync(c);
+  ResetStreamDb();
+  LOG_NOTICE("PRIMARY MODE enabled");
+}
+
+void ReplicaofCommand(Client* c) {
+  auto& a = c->argv;
+  if (server::cfg.cluster_enabled)
+    return c->R().Error("REPLICAOF not allowed in cluster mode.");
+  if (base::EqualsNoCase(a[1], "no") && base::EqualsNoCase(a[2], "one")) {
+    if (IsReplica()) {
+      BecomePrimary();
+      LOG_NOTICE("MASTER MODE enabled (user request from '%s')", server::ClientInfoLine(c).c_str());
+    }
+    return c->R().Ok();
+  }
+  if (c->flags & server::kReplica)
+    return c->R().Error("Command is not valid when client is a replica.");
+  int64_t port;
+  if (!base::ParseInt64(a[2], &port) || port < 0 || port > 65535)
+    return c->R().Error("Invalid master port");
+  State& st = GetState();
+  std::string host(a[1]);
+  if (IsReplica() && st.primary_host == host && st.primary_port == port) {
+    LOG_NOTICE("REPLICAOF would result into synchronization with the primary we are already "
+               "connected with. No operation performed.");
+    return c->R().Simple("OK Already connected to specified master");
+  }
+  BecomeReplica(host, static_cast<int>(port));
+  LOG_NOTICE("REPLICAOF %s:%d enabled (user request from '%s')", host.c_str(),
+             static_cast<int>(port), server::ClientInfoLine(c).c_str());
+  c->R().Ok();
+}
+
+}  // namespace repl

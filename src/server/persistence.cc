@@ -1,0 +1,578 @@
+// Snapshot persistence: foreground and forked saves, save points, loading, DEBUG RELOAD.
+#include "server/persistence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "base/crc64.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "db/db.h"
+#include "db/hash.h"
+#include "db/set.h"
+#include "db/zset.h"
+#include "persist/snapshot.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace server {
+namespace {
+
+PersistenceState st;
+std::vector<std::function<void(bool)>> g_done_hooks;
+int g_child_pipe = -1;  // parent's read end of the child's progress pipe
+
+constexpr int64_t kBgsaveRetryDelay = 5;                 // seconds after a failed BGSAVE
+constexpr uint64_t kAutosyncBytes = 32ULL * 1024 * 1024;  // rdb-save-incremental-fsync
+
+// Progress message from the child: fixed size, written atomically to the pipe.
+struct ChildInfo {
+  uint64_t keys_processed;
+  uint64_t cow_bytes;
+};
+
+struct SavePoint {
+  int64_t seconds, changes;
+};
+
+std::vector<SavePoint> SavePoints() {
+  std::vector<SavePoint> out;
+  std::vector<std::string> w;
+  size_t i = 0;
+  const std::string& s = cfg.save;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') i++;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ') j++;
+    if (j > i) w.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  for (size_t k = 0; k + 1 < w.size(); k += 2) {
+    int64_t a, b;
+    if (base::ParseInt64(w[k], &a) && base::ParseInt64(w[k + 1], &b)) out.push_back({a, b});
+  }
+  return out;
+}
+
+bool HasSavePoints() { return cfg.save.find_first_not_of(' ') != std::string::npos; }
+
+void SetResizeAllowed(bool allowed) {
+  db::KeyTable::SetResizeAllowed(allowed);
+  db::ExpireTable::SetResizeAllowed(allowed);
+  db::HashTableT::SetResizeAllowed(allowed);
+  db::SetTableT::SetResizeAllowed(allowed);
+  db::ZSetSetResizeAllowed(allowed);
+}
+
+std::string Cwd() {
+  char buf[4096];
+  return getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string("?");
+}
+
+std::string TempFileName(pid_t pid) { return "temp-" + std::to_string(pid) + ".rdb"; }
+
+persist::SaveOptions MakeSaveOptions() {
+  persist::SaveOptions o;
+  o.compress = cfg.rdbcompression;
+  o.checksum = cfg.rdbchecksum;
+  std::string policy = ConfigValue("maxmemory-policy");
+  o.write_idle = policy.find("lru") != std::string::npos;
+  o.write_freq = policy.find("lfu") != std::string::npos;
+  o.autosync_bytes = cfg.rdb_save_incremental_fsync ? kAutosyncBytes : 0;
+  return o;
+}
+
+// Private dirty bytes of this process (the copy-on-write cost of a child).
+uint64_t PrivateDirtyBytes() {
+  FILE* f = fopen("/proc/self/smaps_rollup", "r");
+  if (!f) return 0;
+  char line[256];
+  uint64_t total = 0;
+  while (fgets(line, sizeof(line), f)) {
+    unsigned long long kb;
+    if (sscanf(line, "Private_Dirty: %llu kB", &kb) == 1) total += kb * 1024;
+  }
+  fclose(f);
+  return total;
+}
+
+void SendChildInfo(int fd, uint64_t keys, uint64_t cow) {
+  if (fd < 0) return;
+  ChildInfo ci{keys, cow};
+  ssize_t r = write(fd, &ci, sizeof(ci));  // non-blocking: dropped when the pipe is full
+  (void)r;
+}
+
+bool FsyncDirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  int fd = open(dir.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  bool ok = fsync(fd) == 0 || errno == EINVAL;
+  close(fd);
+  return ok;
+}
+
+// Writes every database to a temp file, syncs it and renames it over `filename`. Runs in the
+// main process (SAVE) or in the child (BGSAVE); progress goes to `progress_fd` when >= 0.
+bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem) {
+  std::string tmp = TempFileName(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    LOG_WARNING("Failed opening the temp RDB file %s (in server root dir %s) for saving: %s",
+                tmp.c_str(), Cwd().c_str(), strerror(errno));
+    return false;
+  }
+  persist::SnapshotWriter w(fd, MakeSaveOptions());
+  w.Header(time(nullptr), used_mem);
+  int64_t last_report = base::MonotonicUs();
+  uint64_t keys = 0;
+  for (int i = 0; i < NumDbs() && w.ok(); i++) {
+    db::Db* d = GetDb(i);
+    if (d->Size() == 0) continue;
+    w.SelectDb(i, d->Size(), d->ExpiresSize());
+    d->ForEach([&](db::Obj* o) {
+      if (!w.ok()) return;
+      w.Object(o);
+      if (cfg.rdb_key_save_delay > 0) usleep(static_cast<useconds_t>(cfg.rdb_key_save_delay));
+      if (progress_fd >= 0 && ((++keys & 1023) == 0 || cfg.rdb_key_save_delay > 0)) {
+        int64_t now = base::MonotonicUs();
+        if (now - last_report >= 1000000) {
+          last_report = now;
+          SendChildInfo(progress_fd, keys, PrivateDirtyBytes());
+        }
+      }
+    });
+  }
+  bool ok = w.Finish();
+  int err = w.error();
+  if (ok && fsync(fd) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    LOG_WARNING("Write error saving DB on disk: %s", strerror(err));
+    unlink(tmp.c_str());
+    return false;
+  }
+  if (rename(tmp.c_str(), filename.c_str()) != 0) {
+    LOG_WARNING("Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
+                tmp.c_str(), filename.c_str(), Cwd().c_str(), strerror(errno));
+    unlink(tmp.c_str());
+    return false;
+  }
+  if (!FsyncDirOf(filename)) {
+    LOG_WARNING("Failed to fsync directory while saving DB: %s", strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+[[noreturn]] void RunChild(int progress_fd, uint64_t used_mem) {
+  base::SetLogRoleChar('C');
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGUSR1, SIG_DFL);
+  // The child never serves: drop the listeners so a dying parent frees its ports.
+  for (int fd : g.listen_fds) close(fd);
+  if (g.unix_fd >= 0) close(g.unix_fd);
+  bool ok = SaveToFile(cfg.dbfilename, progress_fd, used_mem);
+  if (ok) {
+    uint64_t cow = PrivateDirtyBytes();
+    LOG_NOTICE("DB saved on disk");
+    LOG_NOTICE("Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB",
+               static_cast<unsigned long long>(cow >> 20), static_cast<unsigned long long>(cow >> 20),
+               static_cast<unsigned long long>(cow >> 20));
+    uint64_t keys = 0;
+    for (int i = 0; i < NumDbs(); i++) keys += GetDb(i)->Size();
+    SendChildInfo(progress_fd, keys, cow);
+  }
+  _exit(ok ? 0 : 1);
+}
+
+void DrainChildPipe() {
+  if (g_child_pipe < 0) return;
+  ChildInfo ci;
+  while (read(g_child_pipe, &ci, sizeof(ci)) == static_cast<ssize_t>(sizeof(ci))) {
+    st.save_keys_processed = ci.keys_processed;
+    st.cow_size = ci.cow_bytes;
+    if (ci.cow_bytes > st.cow_peak) st.cow_peak = ci.cow_bytes;
+    st.cow_updated_ms = base::MsTime();
+  }
+}
+
+void BgsaveDone(int exitcode, int bysignal) {
+  bool ok = false;
+  if (!bysignal && exitcode == 0) {
+    LOG_NOTICE("Background saving terminated with success");
+    g.dirty -= st.dirty_at_fork;
+    g.lastsave = time(nullptr);
+    st.last_bgsave_ok = true;
+    ok = true;
+  } else if (!bysignal) {
+    LOG_WARNING("Background saving error");
+    st.last_bgsave_ok = false;
+  } else {
+    LOG_WARNING("Background saving terminated by signal %d", bysignal);
+    // SIGUSR1 is how the node itself stops a child: not a failure of the save.
+    if (bysignal != SIGUSR1) st.last_bgsave_ok = false;
+  }
+  if (!ok) unlink(TempFileName(st.child_pid).c_str());
+  st.last_bgsave_time_sec = (base::MsTime() - st.child_start_ms) / 1000;
+  st.last_cow_size = st.cow_size;
+  st.child_pid = -1;
+  st.cow_size = st.cow_peak = 0;
+  st.cow_updated_ms = 0;
+  st.save_keys_processed = st.save_keys_total = 0;
+  if (g_child_pipe >= 0) close(g_child_pipe);
+  g_child_pipe = -1;
+  SetResizeAllowed(true);
+  for (auto& fn : g_done_hooks) fn(ok);
+}
+
+void CheckChildDone() {
+  if (st.child_pid == -1) return;
+  DrainChildPipe();
+  int status = 0;
+  pid_t r = waitpid(st.child_pid, &status, WNOHANG);
+  if (r == 0 || (r < 0 && errno == EINTR)) return;
+  DrainChildPipe();
+  if (r < 0) {
+    LOG_WARNING("waitpid() for the snapshot child returned an error: %s", strerror(errno));
+    BgsaveDone(1, 0);
+    return;
+  }
+  if (WIFSIGNALED(status)) BgsaveDone(-1, WTERMSIG(status));
+  else BgsaveDone(WIFEXITED(status) ? WEXITSTATUS(status) : 1, 0);
+}
+
+enum class LoadStatus { kOk, kNotExist, kError };
+enum class LoadMode { kReplace, kAdd, kMerge };
+
+void LogLoadFailure(const std::string& filename, const uint8_t* p, size_t n,
+                    const persist::LoadResult& res) {
+  if (res.short_read) LOG_WARNING("Short read or OOM loading DB. Unrecoverable error, aborting now.");
+  LOG_WARNING("Error reading the RDB file %s at offset %llu: %s", filename.c_str(),
+              static_cast<unsigned long long>(res.error_offset), res.error.c_str());
+  if (res.version >= 5 && res.error.rfind("Wrong RDB checksum", 0) != 0) {
+    // A file that does not end with EOF + a matching checksum was cut short or damaged.
+    bool tail_ok = false;
+    if (n >= 9 && p[n - 9] == persist::kOpEof) {
+      uint64_t stored = 0;
+      for (int i = 0; i < 8; i++) stored |= static_cast<uint64_t>(p[n - 8 + i]) << (8 * i);
+      tail_ok = stored == 0 || stored == base::Crc64(0, p, n - 8);
+    }
+    if (!tail_ok)
+      LOG_WARNING("The RDB file (%zu bytes) does not end with a valid EOF marker and checksum: it "
+                  "is truncated or corrupt.", n);
+  }
+}
+
+// Loads `filename` into staging databases, then swaps them in (kReplace) or moves their keys
+// into the live ones (kAdd: duplicates are an error, kMerge: the file wins). Nothing of a
+// failed load reaches the live databases.
+LoadStatus LoadFile(const std::string& filename, LoadMode mode) {
+  int fd = open(filename.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return LoadStatus::kNotExist;
+    LOG_WARNING("Fatal error: can't open the RDB file %s for reading: %s", filename.c_str(),
+                strerror(errno));
+    return LoadStatus::kError;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    LOG_WARNING("Fatal error: can't stat the RDB file %s: %s", filename.c_str(), strerror(errno));
+    close(fd);
+    return LoadStatus::kError;
+  }
+  size_t n = static_cast<size_t>(sb.st_size);
+  const uint8_t* p = reinterpret_cast<const uint8_t*>("");
+  void* map = nullptr;
+  if (n > 0) {
+    map = mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+      LOG_WARNING("Fatal error: can't map the RDB file %s: %s", filename.c_str(), strerror(errno));
+      close(fd);
+      return LoadStatus::kError;
+    }
+    madvise(map, n, MADV_SEQUENTIAL);
+    p = static_cast<const uint8_t*>(map);
+  }
+  close(fd);
+
+  std::vector<std::unique_ptr<db::Db>> staging;
+  std::vector<db::Db*> ptrs;
+  for (int i = 0; i < NumDbs(); i++) {
+    staging.push_back(std::make_unique<db::Db>(i, GetDb(i)->per_slot()));
+    ptrs.push_back(staging.back().get());
+  }
+  persist::LoadOptions opts;
+  opts.verify_checksum = cfg.rdbchecksum;
+  opts.skip_expired = !db::GetEnv().replica;
+  opts.now_ms = base::MsTime();
+  opts.num_dbs = NumDbs();
+  st.loading = true;
+  persist::LoadResult res = persist::LoadSnapshot(p, n, opts, ptrs);
+  st.loading = false;
+
+  if (!res.producer.empty()) LOG_NOTICE("Loading RDB produced by %s", res.producer.c_str());
+  if (res.ctime >= 0) {
+    int64_t age = time(nullptr) - res.ctime;
+    LOG_NOTICE("RDB age %lld seconds", static_cast<long long>(age < 0 ? 0 : age));
+  }
+  if (res.used_mem >= 0)
+    LOG_NOTICE("RDB memory usage when created %.2f Mb", static_cast<double>(res.used_mem) / (1024 * 1024));
+  if (!res.ok) {
+    LogLoadFailure(filename, p, n, res);
+    if (map) munmap(map, n);
+    return LoadStatus::kError;
+  }
+  if (map) munmap(map, n);
+  if (res.functions_skipped)
+    LOG_WARNING("The RDB file holds %llu function libraries: this node does not support functions, "
+                "they were not loaded.", static_cast<unsigned long long>(res.functions_skipped));
+
+  if (mode == LoadMode::kReplace) {
+    for (int i = 0; i < NumDbs(); i++) GetDb(i)->Swap(*staging[i]);
+  } else {
+    if (mode == LoadMode::kAdd) {
+      for (int i = 0; i < NumDbs(); i++) {
+        std::string dup;
+        staging[i]->ForEach([&](db::Obj* o) {
+          if (dup.empty() && GetDb(i)->Find(o->key())) dup = o->key();
+        });
+        if (!dup.empty()) {
+          LOG_WARNING("RDB has duplicated key '%s' in DB %d", dup.c_str(), i);
+          return LoadStatus::kError;
+        }
+      }
+    }
+    auto& env = db::GetEnv();
+    auto saved_on_new = env.on_new;
+    env.on_new = nullptr;
+    for (int i = 0; i < NumDbs(); i++) {
+      std::vector<std::string> keys;
+      keys.reserve(staging[i]->Size());
+      staging[i]->ForEach([&](db::Obj* o) { keys.emplace_back(o->key()); });
+      for (auto& k : keys) {
+        db::Obj* o = staging[i]->Unlink(k);
+        GetDb(i)->Delete(k);
+        GetDb(i)->Add(o);
+      }
+    }
+    env.on_new = saved_on_new;
+  }
+  staging.clear();  // frees what was replaced
+  DbModified(-1);
+  st.last_load_keys_loaded = res.keys_loaded;
+  st.last_load_keys_expired = res.keys_expired;
+  LOG_NOTICE("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
+             static_cast<unsigned long long>(res.keys_loaded),
+             static_cast<unsigned long long>(res.keys_expired));
+  return LoadStatus::kOk;
+}
+
+}  // namespace
+
+const PersistenceState& Persistence() { return st; }
+
+bool LoadDataAtStartup() {
+  int64_t start = base::UsTime();
+  LoadStatus s = LoadFile(cfg.dbfilename, LoadMode::kReplace);
+  if (s == LoadStatus::kNotExist) return true;
+  if (s == LoadStatus::kError) {
+    LOG_WARNING("Fatal error loading the DB, check server logs. Exiting.");
+    return false;
+  }
+  LOG_NOTICE("DB loaded from disk: %.3f seconds", static_cast<double>(base::UsTime() - start) / 1e6);
+  return true;
+}
+
+bool SaveForeground() {
+  if (!SaveToFile(cfg.dbfilename, -1, UsedMemory())) return false;
+  LOG_NOTICE("DB saved on disk");
+  g.dirty = 0;
+  g.lastsave = time(nullptr);
+  st.last_bgsave_ok = true;
+  st.rdb_saves++;
+  return true;
+}
+
+bool BgsaveInProgress() { return st.child_pid != -1; }
+
+void ScheduleBgsave() { st.bgsave_scheduled = true; }
+
+bool StartBgsave() {
+  if (st.child_pid != -1) return false;
+  st.last_bgsave_try = time(nullptr);
+  int pfd[2] = {-1, -1};
+  if (pipe2(pfd, O_NONBLOCK | O_CLOEXEC) != 0) pfd[0] = pfd[1] = -1;
+  uint64_t used = UsedMemory();
+  uint64_t keys = 0;
+  for (int i = 0; i < NumDbs(); i++) keys += GetDb(i)->Size();
+  int64_t start = base::UsTime();
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (pfd[0] >= 0) close(pfd[0]);
+    RunChild(pfd[1], used);
+  }
+  st.latest_fork_usec = base::UsTime() - start;
+  if (pfd[1] >= 0) close(pfd[1]);
+  if (pid < 0) {
+    int err = errno;
+    if (pfd[0] >= 0) close(pfd[0]);
+    st.last_bgsave_ok = false;
+    LOG_WARNING("Can't save in background: fork: %s", strerror(err));
+    return false;
+  }
+  st.total_forks++;
+  st.rdb_saves++;
+  g_child_pipe = pfd[0];
+  st.child_pid = pid;
+  st.child_start_ms = base::MsTime();
+  st.dirty_at_fork = g.dirty;
+  st.save_keys_total = keys;
+  st.save_keys_processed = 0;
+  st.cow_size = st.cow_peak = 0;
+  SetResizeAllowed(false);
+  LOG_NOTICE("Background saving started by pid %ld", static_cast<long>(pid));
+  return true;
+}
+
+void KillSnapshotChild() {
+  if (st.child_pid == -1) return;
+  pid_t pid = st.child_pid;
+  kill(pid, SIGUSR1);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  DrainChildPipe();
+  BgsaveDone(-1, SIGUSR1);
+}
+
+void AddBgsaveDoneHook(std::function<void(bool)> fn) { g_done_hooks.push_back(std::move(fn)); }
+
+void PersistenceCron() {
+  CheckChildDone();
+  if (st.child_pid != -1) return;
+  int64_t now = time(nullptr);
+  bool may_retry = st.last_bgsave_ok || now - st.last_bgsave_try > kBgsaveRetryDelay;
+  if (!may_retry) return;
+  for (const SavePoint& sp : SavePoints()) {
+    if (g.dirty >= sp.changes && now - g.lastsave > sp.seconds) {
+      LOG_NOTICE("%lld changes in %lld seconds. Saving...", static_cast<long long>(sp.changes),
+                 static_cast<long long>(sp.seconds));
+      StartBgsave();
+      return;
+    }
+  }
+  if (st.bgsave_scheduled && StartBgsave()) st.bgsave_scheduled = false;
+}
+
+bool ShutdownSave(bool save, bool nosave, bool force) {
+  if (st.child_pid != -1) {
+    LOG_WARNING("There is a child saving an .rdb. Killing it!");
+    KillSnapshotChild();
+  }
+  if ((HasSavePoints() && !nosave) || save) {
+    LOG_NOTICE("Saving the final RDB snapshot before exiting.");
+    if (!SaveForeground()) {
+      if (!force) {
+        LOG_WARNING("Error trying to save the DB, can't exit.");
+        return false;
+      }
+      LOG_WARNING("Error trying to save the DB. Exit anyway.");
+    }
+  }
+  return true;
+}
+
+void AfterFlushAll() {
+  KillSnapshotChild();
+  if (HasSavePoints()) SaveForeground();
+}
+
+bool WritesDeniedByDiskError() {
+  return cfg.stop_writes_on_bgsave_error && !st.last_bgsave_ok && HasSavePoints();
+}
+
+void DebugReloadCommand(Client* c) {
+  bool merge = false, flush = true, save = true;
+  for (size_t i = 2; i < c->argv.size(); i++) {
+    std::string o = base::ToLower(c->argv[i]);
+    if (o == "merge") merge = true;
+    else if (o == "noflush") flush = false;
+    else if (o == "nosave") save = false;
+    else return c->R().Error("DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+  }
+  if (save && !SaveForeground()) return c->R().Error("-ERR");
+  LoadMode mode = flush ? LoadMode::kReplace : merge ? LoadMode::kMerge : LoadMode::kAdd;
+  if (LoadFile(cfg.dbfilename, mode) != LoadStatus::kOk)
+    return c->R().Error("Error trying to load the RDB dump, check server logs.");
+  LOG_NOTICE("DB reloaded by DEBUG RELOAD");
+  c->R().Ok();
+}
+
+void AppendPersistenceInfo(std::string* s) {
+  auto line = [s](const std::string& k, const std::string& v) { *s += k + ":" + v + "\r\n"; };
+  auto num = [&](const char* k, long long v) { line(k, std::to_string(v)); };
+  bool child = st.child_pid != -1;
+  int64_t now_ms = base::MsTime();
+  *s += "# Persistence\r\n";
+  num("loading", st.loading ? 1 : 0);
+  num("async_loading", 0);
+  num("current_cow_peak", static_cast<long long>(st.cow_peak));
+  num("current_cow_size", static_cast<long long>(st.cow_size));
+  num("current_cow_size_age", st.cow_updated_ms ? (now_ms - st.cow_updated_ms) / 1000 : 0);
+  char perc[32];
+  snprintf(perc, sizeof(perc), "%.2f",
+           child && st.save_keys_total ? 100.0 * st.save_keys_processed / st.save_keys_total : 0.0);
+  line("current_fork_perc", perc);
+  num("current_save_keys_processed", static_cast<long long>(st.save_keys_processed));
+  num("current_save_keys_total", static_cast<long long>(st.save_keys_total));
+  num("rdb_changes_since_last_save", g.dirty);
+  num("rdb_bgsave_in_progress", child ? 1 : 0);
+  num("rdb_last_save_time", g.lastsave);
+  line("rdb_last_bgsave_status", st.last_bgsave_ok ? "ok" : "err");
+  num("rdb_last_bgsave_time_sec", st.last_bgsave_time_sec);
+  num("rdb_current_bgsave_time_sec", child ? (now_ms - st.child_start_ms) / 1000 : -1);
+  num("rdb_saves", static_cast<long long>(st.rdb_saves));
+  num("rdb_last_cow_size", static_cast<long long>(st.last_cow_size));
+  num("rdb_last_load_keys_expired", static_cast<long long>(st.last_load_keys_expired));
+  num("rdb_last_load_keys_loaded", static_cast<long long>(st.last_load_keys_loaded));
+  num("aof_enabled", 0);
+  num("aof_rewrite_in_progress", 0);
+  num("aof_rewrite_scheduled", 0);
+  num("aof_last_rewrite_time_sec", -1);
+  num("aof_current_rewrite_time_sec", -1);
+  line("aof_last_bgrewrite_status", "ok");
+  num("aof_rewrites", 0);
+  num("aof_rewrites_consecutive_failures", 0);
+  line("aof_last_write_status", "ok");
+  num("aof_last_cow_size", 0);
+  num("module_fork_in_progress", 0);
+  num("module_fork_last_cow_size", 0);
+}
+
+void ResetPersistenceStats() {
+  st.total_forks = 0;
+  st.latest_fork_usec = 0;
+  st.rdb_saves = 0;
+}
+
+}  // namespace server
