@@ -229,6 +229,8 @@ void ReapDisklessChild() {
   }
   LOG_NOTICE("Diskless rdb transfer, done reading from pipe, %zu replicas still up.",
              g_replicas.size());
+  for (Client* c : g_replicas)
+    if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless) server::QueueWrite(c);
 }
 
 int GoodReplicas() {
@@ -321,6 +323,10 @@ bool ReplicaWriteReady(Client* c) {
     g.stats.net_repl_output_bytes += n;
     l->rdb_buf.erase(0, static_cast<size_t>(n));
   }
+  // Drained: let the diskless pipe flow again.
+  if (l->diskless && g_pipe != -1 && !DisklessBacklogged() &&
+      !(g.loop->FileMask(g_pipe) & net::kReadable))
+    g.loop->AddFile(g_pipe, net::kReadable, DisklessPipeRead, nullptr);
   bool done = l->diskless ? (g_child == -1 && g_pipe_eof) : l->rdb_off >= l->rdb_size;
   if (!done) return false;
   if (l->rdb_fd >= 0) close(l->rdb_fd);
@@ -342,15 +348,15 @@ bool ReplicaWantsWrite(Client* c) {
 
 bool ReplicaHasPending(Client* c) { return c->repl && ReplicaWantsWrite(c); }
 
-void ReplicaFreed(Client* c) {
-  g_replicas.erase(std::remove(g_replicas.begin(), g_replicas.end(), c), g_replicas.end());
-  if (c->repl) {
-    if (c->repl->rdb_fd >= 0) close(c->repl->rdb_fd);
-    LOG_NOTICE("Connection with replica %s lost.", c->addr.c_str());
-  }
+void ClientFreed(Client* c) {
   g_waiters.erase(std::remove_if(g_waiters.begin(), g_waiters.end(),
                                  [c](const Waiter& w) { return w.c == c; }),
                   g_waiters.end());
+  if (c->flags & server::kPrimary) PrimaryLinkFreed(c);
+  if (!(c->flags & server::kReplica)) return;
+  g_replicas.erase(std::remove(g_replicas.begin(), g_replicas.end(), c), g_replicas.end());
+  if (c->repl && c->repl->rdb_fd >= 0) close(c->repl->rdb_fd);
+  LOG_NOTICE("Connection with replica %s lost.", c->addr.c_str());
   if (g_replicas.empty()) GetState().no_replicas_since_ms = base::MsTime();
 }
 

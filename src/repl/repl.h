@@ -48,7 +48,8 @@ bool NotEnoughReplicas();
 // Primary side hooks from the client layer.
 bool ReplicaWriteReady(server::Client* c);  // false: hold `out` (RDB not sent yet)
 bool ReplicaHasPending(server::Client* c);  // RDB bytes still to send
-void ReplicaFreed(server::Client* c);
+// Every client going away (replica links, our primary's link, clients blocked in WAIT).
+void ClientFreed(server::Client* c);
 // Replica side: bytes of a command applied from the primary (offset accounting, proxying).
 void PrimaryStreamApplied(server::Client* c, std::string_view raw);
 void PrimaryLinkFreed(server::Client* c);

@@ -332,8 +332,7 @@ void Destroy(Client* c) {
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
   Unblock(c);
-  if (c->flags & kReplica) repl::ReplicaFreed(c);
-  if (c->flags & kPrimary) repl::PrimaryLinkFreed(c);
+  repl::ClientFreed(c);
   delete c->repl;
   g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
   close(c->fd);
