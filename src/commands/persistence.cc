@@ -1,7 +1,8 @@
 // Persistence commands: SAVE and BGSAVE (LASTSAVE lives with the server commands).
+#include "server/persistence.h"
+
 #include "base/util.h"
 #include "commands/common.h"
-#include "server/persistence.h"
 
 namespace cmd {
 namespace {
@@ -16,8 +17,10 @@ void SaveCommand(Client* c) {
 void BgsaveCommand(Client* c) {
   bool schedule = false;
   if (c->argv.size() > 1) {
-    if (c->argv.size() == 2 && base::EqualsNoCase(c->argv[1], "schedule")) schedule = true;
-    else return c->R().Error(kErrSyntax);
+    if (c->argv.size() == 2 && base::EqualsNoCase(c->argv[1], "schedule"))
+      schedule = true;
+    else
+      return c->R().Error(kErrSyntax);
   }
   if (BgsaveInProgress()) return c->R().Error("Background save already in progress");
   if (g.in_exec) {
@@ -37,7 +40,10 @@ namespace server {
 void RegisterPersistenceCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "server";
-  t->push_back({"save", 1, kCmdAdmin | kCmdNoScript | kCmdNoMulti, 0, 0, 0, SaveCommand, g, "1.0.0", "Synchronously saves the database(s) to disk.", "O(N) where N is the total number of keys in all databases"});
-  t->push_back({"bgsave", -1, kCmdAdmin | kCmdNoScript, 0, 0, 0, BgsaveCommand, g, "1.0.0", "Asynchronously saves the database(s) to disk.", "O(1)"});
+  t->push_back({"save", 1, kCmdAdmin | kCmdNoScript | kCmdNoMulti, 0, 0, 0, SaveCommand, g, "1.0.0",
+                "Synchronously saves the database(s) to disk.",
+                "O(N) where N is the total number of keys in all databases"});
+  t->push_back({"bgsave", -1, kCmdAdmin | kCmdNoScript, 0, 0, 0, BgsaveCommand, g, "1.0.0",
+                "Asynchronously saves the database(s) to disk.", "O(1)"});
 }
 }  // namespace server

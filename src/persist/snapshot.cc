@@ -35,28 +35,50 @@ uint64_t GetLe(const uint8_t* p, int n) {
 // Names of the value types for messages (as redis-check-rdb names them).
 const char* TypeName(uint8_t t) {
   switch (t) {
-    case 0: return "string";
-    case 1: return "list-linked";
-    case 2: return "set-hashtable";
-    case 3: return "zset-v1";
-    case 4: return "hash-hashtable";
-    case 5: return "zset-v2";
-    case 6: return "module-pre-release";
-    case 7: return "module-value";
-    case 9: return "hash-zipmap";
-    case 10: return "list-ziplist";
-    case 11: return "set-intset";
-    case 12: return "zset-ziplist";
-    case 13: return "hash-ziplist";
-    case 14: return "quicklist";
-    case 15: return "stream";
-    case 16: return "hash-listpack";
-    case 17: return "zset-listpack";
-    case 18: return "quicklist-v2";
-    case 19: return "stream-v2";
-    case 20: return "set-listpack";
-    case 21: return "stream-v3";
-    default: return nullptr;
+    case 0:
+      return "string";
+    case 1:
+      return "list-linked";
+    case 2:
+      return "set-hashtable";
+    case 3:
+      return "zset-v1";
+    case 4:
+      return "hash-hashtable";
+    case 5:
+      return "zset-v2";
+    case 6:
+      return "module-pre-release";
+    case 7:
+      return "module-value";
+    case 9:
+      return "hash-zipmap";
+    case 10:
+      return "list-ziplist";
+    case 11:
+      return "set-intset";
+    case 12:
+      return "zset-ziplist";
+    case 13:
+      return "hash-ziplist";
+    case 14:
+      return "quicklist";
+    case 15:
+      return "stream";
+    case 16:
+      return "hash-listpack";
+    case 17:
+      return "zset-listpack";
+    case 18:
+      return "quicklist-v2";
+    case 19:
+      return "stream-v2";
+    case 20:
+      return "set-listpack";
+    case 21:
+      return "stream-v3";
+    default:
+      return nullptr;
   }
 }
 
@@ -79,7 +101,9 @@ std::string Printable(std::string_view s) {
 
 }  // namespace
 
-void RegisterAuxField(const std::string& name, AuxHook hook) { AuxRegistry()[name] = std::move(hook); }
+void RegisterAuxField(const std::string& name, AuxHook hook) {
+  AuxRegistry()[name] = std::move(hook);
+}
 void UnregisterAuxField(const std::string& name) { AuxRegistry().erase(name); }
 
 // ---------------------------------------------------------------- writer
@@ -232,10 +256,12 @@ LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
 
   char magic[9];
   if (!r.ReadBytes(magic, 9)) return eof();
-  if (memcmp(magic, "REDIS", 5) != 0) return fail("Wrong signature trying to load DB from file", false);
+  if (memcmp(magic, "REDIS", 5) != 0)
+    return fail("Wrong signature trying to load DB from file", false);
   int version = 0;
   for (int i = 5; i < 9; i++) {
-    if (magic[i] < '0' || magic[i] > '9') return fail("Wrong signature trying to load DB from file", false);
+    if (magic[i] < '0' || magic[i] > '9')
+      return fail("Wrong signature trying to load DB from file", false);
     version = version * 10 + (magic[i] - '0');
   }
   res.version = version;
@@ -307,7 +333,8 @@ LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
         } else {
           auto it = AuxRegistry().find(k);
           if (it != AuxRegistry().end() && it->second.read && !it->second.read(v)) {
-            return fail("Aux field '" + Printable(k) + "' has a value this node cannot accept", false);
+            return fail("Aux field '" + Printable(k) + "' has a value this node cannot accept",
+                        false);
           }
         }
         res.aux.emplace_back(std::move(k), std::move(v));
@@ -315,7 +342,8 @@ LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
       }
       case kOpFunction2: {
         std::string code;
-        if (!r.ReadString(&code)) return r.Remaining() == 0 ? eof() : fail("Bad function payload", false);
+        if (!r.ReadString(&code))
+          return r.Remaining() == 0 ? eof() : fail("Bad function payload", false);
         res.functions_skipped++;
         continue;
       }
@@ -338,8 +366,8 @@ LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
         Value v;
         if (!ReadValue(r, type, &v)) {
           bool at_end = r.Remaining() == 0;
-          return fail(std::string(at_end ? "Unexpected EOF" : "Bad data") + " reading the value of key '" +
-                          Printable(key) + "' (type " + tname + ")",
+          return fail(std::string(at_end ? "Unexpected EOF" : "Bad data") +
+                          " reading the value of key '" + Printable(key) + "' (type " + tname + ")",
                       at_end);
         }
         if (opts.skip_expired && expire >= 0 && expire < opts.now_ms) {
@@ -366,7 +394,8 @@ LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
       if (computed != stored) {
         char msg[128];
         snprintf(msg, sizeof(msg), "Wrong RDB checksum expected: (%016llx) got (%016llx)",
-                 static_cast<unsigned long long>(stored), static_cast<unsigned long long>(computed));
+                 static_cast<unsigned long long>(stored),
+                 static_cast<unsigned long long>(computed));
         return fail(msg, false);
       }
     }

@@ -34,8 +34,8 @@ enum : uint8_t {
 };
 
 struct SaveOptions {
-  bool compress = true;    // rdbcompression: LZF for strings longer than 20 bytes
-  bool checksum = true;    // rdbchecksum: CRC64 trailer (zero when off)
+  bool compress = true;     // rdbcompression: LZF for strings longer than 20 bytes
+  bool checksum = true;     // rdbchecksum: CRC64 trailer (zero when off)
   bool write_idle = false;  // an LRU maxmemory policy is set: IDLE before each key
   bool write_freq = false;  // an LFU policy: FREQ before each key
   // fd output: fdatasync every this many bytes (rdb-save-incremental-fsync); 0 never.

@@ -7,6 +7,8 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
+#include "ds/seed.h"
+#include "persist/snapshot.h"
 #include "repl/backlog.h"
 #include "repl/repl_internal.h"
 #include "server/command.h"
@@ -36,7 +38,49 @@ std::string RandomId() {
   return s;
 }
 
+namespace {
+// The node's hash seed travels in snapshots, so that a replica (or the same node after a
+// restart) hashes like its primary and SCAN cursors stay meaningful across the shard.
+constexpr const char* kSeedAux = "hash-seed";
+
+std::string SeedHex() {
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  const uint8_t* seed = ds::HashSeed();
+  for (int i = 0; i < 16; i++) {
+    s.push_back(hex[seed[i] >> 4]);
+    s.push_back(hex[seed[i] & 15]);
+  }
+  return s;
+}
+
+bool ParseSeedHex(std::string_view v, uint8_t out[16]) {
+  if (v.size() != 32) return false;
+  auto nib = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  for (int i = 0; i < 16; i++) {
+    int hi = nib(v[2 * i]), lo = nib(v[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out[i] = static_cast<uint8_t>(hi * 16 + lo);
+  }
+  return true;
+}
+}  // namespace
+
 void Init() {
+  persist::RegisterAuxField(kSeedAux, {[](std::string* v) {
+                                         *v = SeedHex();
+                                         return true;
+                                       },
+                                       [](std::string_view v) {
+                                         uint8_t seed[16];
+                                         if (!ParseSeedHex(v, seed)) return false;
+                                         ds::SetHashSeed(seed);
+                                         return true;
+                                       }});
   State& st = GetState();
   st.replid = RandomId();
   st.replid2 = std::string(40, '0');

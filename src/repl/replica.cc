@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
+#include "ds/seed.h"
 #include "persist/snapshot.h"
 #include "repl/backlog.h"
 #include "repl/propagate.h"
@@ -191,10 +192,16 @@ bool LoadPayload(const char* data, size_t n) {
   opts.num_dbs = server::NumDbs();
   auto saved_new = db::GetEnv().on_new;
   db::GetEnv().on_new = nullptr;
+  // The snapshot may carry the primary's hash seed; the old data keeps the old one if the
+  // load fails.
+  uint8_t old_seed[16];
+  memcpy(old_seed, ds::HashSeed(), 16);
   persist::LoadResult r =
       persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(data), n, opts, ptrs);
   db::GetEnv().on_new = saved_new;
   if (!r.ok) {
+    staging.clear();  // built with the new seed: free before restoring the old one
+    ds::SetHashSeed(old_seed);
     LOG_WARNING("Failed trying to load the PRIMARY synchronization DB: %s (offset %llu). "
                 "Keeping the old data; retrying.",
                 r.error.c_str(), static_cast<unsigned long long>(r.error_offset));

@@ -33,7 +33,7 @@ PersistenceState st;
 std::vector<std::function<void(bool)>> g_done_hooks;
 int g_child_pipe = -1;  // parent's read end of the child's progress pipe
 
-constexpr int64_t kBgsaveRetryDelay = 5;                 // seconds after a failed BGSAVE
+constexpr int64_t kBgsaveRetryDelay = 5;                  // seconds after a failed BGSAVE
 constexpr uint64_t kAutosyncBytes = 32ULL * 1024 * 1024;  // rdb-save-incremental-fsync
 
 // Progress message from the child: fixed size, written atomically to the pipe.
@@ -171,8 +171,9 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem)
     return false;
   }
   if (rename(tmp.c_str(), filename.c_str()) != 0) {
-    LOG_WARNING("Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
-                tmp.c_str(), filename.c_str(), Cwd().c_str(), strerror(errno));
+    LOG_WARNING(
+        "Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
+        tmp.c_str(), filename.c_str(), Cwd().c_str(), strerror(errno));
     unlink(tmp.c_str());
     return false;
   }
@@ -196,7 +197,8 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem)
     uint64_t cow = PrivateDirtyBytes();
     LOG_NOTICE("DB saved on disk");
     LOG_NOTICE("Fork CoW for RDB: current %llu MB, peak %llu MB, average %llu MB",
-               static_cast<unsigned long long>(cow >> 20), static_cast<unsigned long long>(cow >> 20),
+               static_cast<unsigned long long>(cow >> 20),
+               static_cast<unsigned long long>(cow >> 20),
                static_cast<unsigned long long>(cow >> 20));
     uint64_t keys = 0;
     for (int i = 0; i < NumDbs(); i++) keys += GetDb(i)->Size();
@@ -257,8 +259,10 @@ void CheckChildDone() {
     BgsaveDone(1, 0);
     return;
   }
-  if (WIFSIGNALED(status)) BgsaveDone(-1, WTERMSIG(status));
-  else BgsaveDone(WIFEXITED(status) ? WEXITSTATUS(status) : 1, 0);
+  if (WIFSIGNALED(status))
+    BgsaveDone(-1, WTERMSIG(status));
+  else
+    BgsaveDone(WIFEXITED(status) ? WEXITSTATUS(status) : 1, 0);
 }
 
 enum class LoadStatus { kOk, kNotExist, kError };
@@ -266,7 +270,8 @@ enum class LoadMode { kReplace, kAdd, kMerge };
 
 void LogLoadFailure(const std::string& filename, const uint8_t* p, size_t n,
                     const persist::LoadResult& res) {
-  if (res.short_read) LOG_WARNING("Short read or OOM loading DB. Unrecoverable error, aborting now.");
+  if (res.short_read)
+    LOG_WARNING("Short read or OOM loading DB. Unrecoverable error, aborting now.");
   LOG_WARNING("Error reading the RDB file %s at offset %llu: %s", filename.c_str(),
               static_cast<unsigned long long>(res.error_offset), res.error.c_str());
   if (res.version >= 5 && res.error.rfind("Wrong RDB checksum", 0) != 0) {
@@ -278,8 +283,10 @@ void LogLoadFailure(const std::string& filename, const uint8_t* p, size_t n,
       tail_ok = stored == 0 || stored == base::Crc64(0, p, n - 8);
     }
     if (!tail_ok)
-      LOG_WARNING("The RDB file (%zu bytes) does not end with a valid EOF marker and checksum: it "
-                  "is truncated or corrupt.", n);
+      LOG_WARNING(
+          "The RDB file (%zu bytes) does not end with a valid EOF marker and checksum: it "
+          "is truncated or corrupt.",
+          n);
   }
 }
 
@@ -336,7 +343,8 @@ LoadStatus LoadFile(const std::string& filename, LoadMode mode) {
     LOG_NOTICE("RDB age %lld seconds", static_cast<long long>(age < 0 ? 0 : age));
   }
   if (res.used_mem >= 0)
-    LOG_NOTICE("RDB memory usage when created %.2f Mb", static_cast<double>(res.used_mem) / (1024 * 1024));
+    LOG_NOTICE("RDB memory usage when created %.2f Mb",
+               static_cast<double>(res.used_mem) / (1024 * 1024));
   if (!res.ok) {
     LogLoadFailure(filename, p, n, res);
     if (map) munmap(map, n);
@@ -344,8 +352,10 @@ LoadStatus LoadFile(const std::string& filename, LoadMode mode) {
   }
   if (map) munmap(map, n);
   if (res.functions_skipped)
-    LOG_WARNING("The RDB file holds %llu function libraries: this node does not support functions, "
-                "they were not loaded.", static_cast<unsigned long long>(res.functions_skipped));
+    LOG_WARNING(
+        "The RDB file holds %llu function libraries: this node does not support functions, "
+        "they were not loaded.",
+        static_cast<unsigned long long>(res.functions_skipped));
 
   if (mode == LoadMode::kReplace) {
     for (int i = 0; i < NumDbs(); i++) GetDb(i)->Swap(*staging[i]);
@@ -399,7 +409,8 @@ bool LoadDataAtStartup() {
     LOG_WARNING("Fatal error loading the DB, check server logs. Exiting.");
     return false;
   }
-  LOG_NOTICE("DB loaded from disk: %.3f seconds", static_cast<double>(base::UsTime() - start) / 1e6);
+  LOG_NOTICE("DB loaded from disk: %.3f seconds",
+             static_cast<double>(base::UsTime() - start) / 1e6);
   return true;
 }
 
@@ -515,10 +526,14 @@ void DebugReloadCommand(Client* c) {
   bool merge = false, flush = true, save = true;
   for (size_t i = 2; i < c->argv.size(); i++) {
     std::string o = base::ToLower(c->argv[i]);
-    if (o == "merge") merge = true;
-    else if (o == "noflush") flush = false;
-    else if (o == "nosave") save = false;
-    else return c->R().Error("DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+    if (o == "merge")
+      merge = true;
+    else if (o == "noflush")
+      flush = false;
+    else if (o == "nosave")
+      save = false;
+    else
+      return c->R().Error("DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
   }
   if (save && !SaveForeground()) return c->R().Error("-ERR");
   LoadMode mode = flush ? LoadMode::kReplace : merge ? LoadMode::kMerge : LoadMode::kAdd;

@@ -12,7 +12,7 @@
 namespace server {
 
 struct PersistenceState {
-  pid_t child_pid = -1;          // the snapshot child, -1 when none
+  pid_t child_pid = -1;  // the snapshot child, -1 when none
   int64_t child_start_ms = 0;
   int64_t dirty_at_fork = 0;
   bool bgsave_scheduled = false;  // BGSAVE SCHEDULE / BGSAVE inside EXEC
@@ -22,8 +22,8 @@ struct PersistenceState {
   uint64_t rdb_saves = 0;
   uint64_t total_forks = 0;
   int64_t latest_fork_usec = 0;
-  uint64_t save_keys_total = 0;      // keys at fork time
-  uint64_t save_keys_processed = 0;  // reported by the child
+  uint64_t save_keys_total = 0;         // keys at fork time
+  uint64_t save_keys_processed = 0;     // reported by the child
   uint64_t cow_size = 0, cow_peak = 0;  // current child's copy-on-write bytes
   int64_t cow_updated_ms = 0;
   uint64_t last_cow_size = 0;
