@@ -21,11 +21,17 @@ UNIT_OBJS = $(UNIT_SRCS:tests/cc/%.cc=$(BUILD)/unit/%.o)
 
 all: src/valkey-server
 
-src/valkey-server: $(LIB_OBJS) $(BUILD)/main.o
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+# Relink when the allocator choice changes (objects of each choice live apart in $(BUILD)).
+MALLOC_STAMP = src/.build/malloc-stamp
+$(MALLOC_STAMP): FORCE
+	@mkdir -p src/.build
+	@echo $(MALLOC) | cmp -s - $@ || echo $(MALLOC) > $@
 
-src/valkey-unit-tests: $(LIB_OBJS) $(UNIT_OBJS)
-	$(CXX) $(CXXFLAGS) -o $@ $^ $(LDLIBS)
+src/valkey-server: $(LIB_OBJS) $(BUILD)/main.o $(MALLOC_STAMP)
+	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
+
+src/valkey-unit-tests: $(LIB_OBJS) $(UNIT_OBJS) $(MALLOC_STAMP)
+	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 $(BUILD)/%.o: src/%.cc
 	@mkdir -p $(dir $@)
@@ -58,6 +64,7 @@ bench: all
 clean:
 	rm -rf src/.build src/valkey-server src/valkey-unit-tests
 
-.PHONY: all deps build-deps test run bench clean
+.PHONY: all deps build-deps test run bench clean FORCE
+FORCE:
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(BUILD)/main.d
