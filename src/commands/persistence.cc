@@ -23,9 +23,12 @@ void BgsaveCommand(Client* c) {
       return c->R().Error(kErrSyntax);
   }
   if (BgsaveInProgress()) return c->R().Error("Background save already in progress");
-  if (g.in_exec) {
-    // A fork inside a transaction would split it: run it from cron instead.
-    (void)schedule;
+  if (OtherChildActive() || g.in_exec) {
+    // One child at a time; and a fork inside a transaction would split it: run it from cron.
+    if (!schedule && !g.in_exec)
+      return c->R().Error(
+          "Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE "
+          "in order to schedule a BGSAVE whenever possible.");
     ScheduleBgsave();
     return c->R().Simple("Background saving scheduled");
   }

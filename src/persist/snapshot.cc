@@ -214,6 +214,8 @@ void SnapshotWriter::Object(db::Obj* o) {
 }
 
 bool SnapshotWriter::Finish() {
+  if (finished_) return err_ == 0;  // WriteSnapshot already finished: nothing more to write
+  finished_ = true;
   buf_.push_back(static_cast<char>(kOpEof));
   Flush();
   std::string trailer;

@@ -71,7 +71,8 @@ class SnapshotWriter {
            int freq = -1);
   // A keyspace object (its value, expire and, per options, IDLE/FREQ).
   void Object(db::Obj* o);
-  // EOF marker and checksum; flushes. False when any write failed.
+  // EOF marker and checksum; flushes. False when any write failed. Calling it again writes
+  // nothing more.
   bool Finish();
 
   bool ok() const { return err_ == 0; }
@@ -95,9 +96,11 @@ class SnapshotWriter {
   uint64_t since_sync_ = 0;
   uint64_t keys_ = 0;
   int err_ = 0;
+  bool finished_ = false;
 };
 
-// Writes a complete snapshot of these databases (header, every non-empty db, EOF, CRC).
+// Writes a complete snapshot of these databases (header, every non-empty db, EOF, CRC):
+// Finish() included.
 bool WriteSnapshot(SnapshotWriter& w, const std::vector<db::Db*>& dbs, int64_t now_sec,
                    uint64_t used_mem);
 

@@ -151,6 +151,7 @@ void StartDisklessChild() {
   for (auto& d : g.dbs) dbs.push_back(d.get());
   uint64_t mem = server::UsedMemory();
   int64_t now = time(nullptr);
+  server::SetResizeAllowed(false);  // keep copy-on-write pages shared while it runs
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
@@ -159,12 +160,13 @@ void StartDisklessChild() {
     if (write(fds[1], head.data(), head.size()) != static_cast<ssize_t>(head.size())) _exit(1);
     persist::SaveOptions opts;
     persist::SnapshotWriter w(fds[1], opts);
-    bool ok = persist::WriteSnapshot(w, dbs, now, mem) && w.Finish();
+    bool ok = persist::WriteSnapshot(w, dbs, now, mem);
     if (ok && write(fds[1], mark.data(), mark.size()) != static_cast<ssize_t>(mark.size())) ok = false;
     _exit(ok ? 0 : 1);
   }
   close(fds[1]);
   if (pid < 0) {
+    server::SetResizeAllowed(true);
     close(fds[0]);
     LOG_WARNING("Can't fork for the diskless replication snapshot: %s", strerror(errno));
     return;
@@ -221,6 +223,7 @@ void ReapDisklessChild() {
   if (r != g_child) return;
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   g_child = -1;
+  server::SetResizeAllowed(true);
   if (!ok) {
     LOG_WARNING("Diskless replication child failed");
     for (Client* c : g_replicas)
@@ -401,7 +404,11 @@ void PrimaryCron() {
 
 void PrimaryBeforeSleep() { ServeWaiters(); }
 
-void InitPrimary() { server::AddBgsaveDoneHook(OnBgsaveDone); }
+void InitPrimary() {
+  server::AddBgsaveDoneHook(OnBgsaveDone);
+  // Only one child at a time: BGSAVE waits for our diskless child and the reverse.
+  server::AddOtherChildCheck([] { return g_child != -1; });
+}
 
 // ---- commands ----
 

@@ -140,7 +140,7 @@ void ProcessCommand(Client* c) {
                       "allowed in this context");
   if (c->InMulti() && (cmd->flags & kCmdNoMulti))  // e.g. MULTI or WATCH inside MULTI
     return Reject(c, cmd, "Command not allowed inside a transaction");
-  if (WritesDeniedByDiskError() &&
+  if (!(c->flags & kPrimary) && WritesDeniedByDiskError() &&
       ((cmd->flags & kCmdWrite) || std::string_view(cmd->name) == "ping"))
     return Reject(c, cmd, kErrMisconf);
   if (!(c->flags & kPrimary)) {

@@ -31,6 +31,7 @@ namespace {
 
 PersistenceState st;
 std::vector<std::function<void(bool)>> g_done_hooks;
+std::vector<std::function<bool()>> g_other_children;
 int g_child_pipe = -1;  // parent's read end of the child's progress pipe
 
 constexpr int64_t kBgsaveRetryDelay = 5;                  // seconds after a failed BGSAVE
@@ -66,14 +67,6 @@ std::vector<SavePoint> SavePoints() {
 }
 
 bool HasSavePoints() { return cfg.save.find_first_not_of(' ') != std::string::npos; }
-
-void SetResizeAllowed(bool allowed) {
-  db::KeyTable::SetResizeAllowed(allowed);
-  db::ExpireTable::SetResizeAllowed(allowed);
-  db::HashTableT::SetResizeAllowed(allowed);
-  db::SetTableT::SetResizeAllowed(allowed);
-  db::ZSetSetResizeAllowed(allowed);
-}
 
 std::string Cwd() {
   char buf[4096];
@@ -430,6 +423,10 @@ void ScheduleBgsave() { st.bgsave_scheduled = true; }
 
 bool StartBgsave() {
   if (st.child_pid != -1) return false;
+  if (OtherChildActive()) {
+    LOG_WARNING("Can't save in background: another child process is active");
+    return false;
+  }
   st.last_bgsave_try = time(nullptr);
   int pfd[2] = {-1, -1};
   if (pipe2(pfd, O_NONBLOCK | O_CLOEXEC) != 0) pfd[0] = pfd[1] = -1;
@@ -478,9 +475,19 @@ void KillSnapshotChild() {
 
 void AddBgsaveDoneHook(std::function<void(bool)> fn) { g_done_hooks.push_back(std::move(fn)); }
 
+void AddOtherChildCheck(std::function<bool()> active) {
+  g_other_children.push_back(std::move(active));
+}
+
+bool OtherChildActive() {
+  for (auto& f : g_other_children)
+    if (f()) return true;
+  return false;
+}
+
 void PersistenceCron() {
   CheckChildDone();
-  if (st.child_pid != -1) return;
+  if (st.child_pid != -1 || OtherChildActive()) return;
   int64_t now = time(nullptr);
   bool may_retry = st.last_bgsave_ok || now - st.last_bgsave_try > kBgsaveRetryDelay;
   if (!may_retry) return;
@@ -588,6 +595,14 @@ void ResetPersistenceStats() {
   st.total_forks = 0;
   st.latest_fork_usec = 0;
   st.rdb_saves = 0;
+}
+
+void SetResizeAllowed(bool allowed) {
+  db::KeyTable::SetResizeAllowed(allowed);
+  db::ExpireTable::SetResizeAllowed(allowed);
+  db::HashTableT::SetResizeAllowed(allowed);
+  db::SetTableT::SetResizeAllowed(allowed);
+  db::ZSetSetResizeAllowed(allowed);
 }
 
 }  // namespace server

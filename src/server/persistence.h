@@ -49,6 +49,13 @@ void PersistenceCron();
 void KillSnapshotChild();
 // Called when a background save ends (ok or not), after the bookkeeping. Replication hooks in.
 void AddBgsaveDoneHook(std::function<void(bool ok)> fn);
+// Other forked children (e.g. the diskless replication one) report whether they are alive:
+// BGSAVE is then refused (or scheduled with SCHEDULE) and save points wait, one child at a time.
+void AddOtherChildCheck(std::function<bool()> active);
+// Pauses (false) or resumes hash-table resizing of every table while a forked child shares
+// the parent's memory pages.
+void SetResizeAllowed(bool allowed);
+bool OtherChildActive();
 
 // The save part of a shutdown: kills the child and saves when save points are configured
 // (unless nosave) or when `save`. False when the save failed and !force: do not exit.
