@@ -409,6 +409,13 @@ void RestoreCommand(Client* c) {
   c->db->Add(o);
   Modified(c, key);
   Notify(kNotifyGeneric, "restore", key, c->dbid);
+  if (ttl > 0 && !absttl) {
+    // Replicas must expire it at the same instant: send the absolute time.
+    std::vector<std::string> p(a.begin(), a.end());
+    p[2] = base::Int64ToString(when);
+    p.push_back("ABSTTL");
+    PropagateAs(c, std::move(p));
+  }
   c->R().Ok();
 }
 

@@ -50,7 +50,7 @@ bool Db::IsExpired(const Obj* o) const {
 Obj* Db::Lookup(std::string_view key) {
   Obj* o = Find(key);
   if (!o || !IsExpired(o)) return o;
-  if (GetEnv().replica) return nullptr;
+  if (GetEnv().replica) return GetEnv().from_primary ? o : nullptr;
   std::string k(key);
   Delete(k);
   if (GetEnv().on_expired) GetEnv().on_expired(id_, k);

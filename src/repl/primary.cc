@@ -484,7 +484,7 @@ void WaitCommand(Client* c) {
   if (!server::ArgInt(c, c->argv[1], &num)) return;
   if (!server::ArgInt(c, c->argv[2], &timeout, "timeout is not an integer or out of range")) return;
   if (timeout < 0) return c->R().Error("timeout is negative");
-  int64_t target = GetState().offset;
+  int64_t target = c->woff;
   int64_t acked = AckedAtLeast(target);
   if (acked >= num || g.in_exec || c->InMulti()) return c->R().Int(acked);
   g_waiters.push_back({c, target, num, timeout ? base::MsTime() + timeout : 0});

@@ -81,6 +81,20 @@ void Init() {
                                          ds::SetHashSeed(seed);
                                          return true;
                                        }});
+  // Which db the stream continues in after a snapshot (matters for chained replicas, whose
+  // stream is their primary's, passed on verbatim).
+  persist::RegisterAuxField("repl-stream-db", {[](std::string* v) {
+                                                 int db = CurrentStreamDb();
+                                                 if (db < 0) return false;
+                                                 *v = std::to_string(db);
+                                                 return true;
+                                               },
+                                               [](std::string_view v) {
+                                                 int64_t db;
+                                                 if (base::ParseInt64(v, &db))
+                                                   SetStreamDbFromSnapshot(static_cast<int>(db));
+                                                 return true;
+                                               }});
   State& st = GetState();
   st.replid = RandomId();
   st.replid2 = std::string(40, '0');
@@ -96,6 +110,13 @@ void FeedStream(std::string_view bytes) {
   st.offset += static_cast<int64_t>(bytes.size());
   st.backlog->Append(bytes, st.offset);
   FeedReplicas(bytes);
+}
+
+void ResizeBacklog() {
+  State& st = GetState();
+  if (!st.backlog) return;
+  size_t size = static_cast<size_t>(std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size));
+  if (size != st.backlog->size()) st.backlog->Resize(size, st.offset);
 }
 
 void ShiftReplicationId() {

@@ -36,6 +36,9 @@ void FeedStream(std::string_view bytes);
 // Whether anything consumes the stream (a backlog exists): Propagate skips encoding if not.
 bool HasConsumers();
 
+// Applies a new repl-backlog-size to the live backlog (keeping its most recent bytes).
+void ResizeBacklog();
+
 bool IsReplica();
 bool PrimaryLinkUp();
 // A write from a normal client on a replica is refused (replica-read-only).

@@ -42,6 +42,9 @@ void WaitCommand(server::Client* c);
 void ReplicaofCommand(server::Client* c);
 void RoleCommand(server::Client* c);
 std::string RandomId();
+// The db of the stream we pass on (a replica proxies its primary's stream), -1 if none.
+int CurrentStreamDb();
+void SetStreamDbFromSnapshot(int db);
 void AppendReplicaInfo(std::string* s);
 const char* ReplicaLinkStateName();
 bool ReplicaWantsWrite(server::Client* c);

@@ -49,6 +49,9 @@ struct Side {
   int64_t link_down_since_ms = 0;
   int64_t last_ack_ms = 0;
   Client* primary = nullptr;
+  // The db the primary's stream currently writes to: kept across reconnections (the stream
+  // only says SELECT when it changes) and taken from the snapshot's repl-stream-db field.
+  int stream_db = 0;
 };
 Side g_side;
 
@@ -166,6 +169,7 @@ void StartStreaming(std::string rest) {
   Client* c = server::AdoptConnection(fd, st.primary_host + ":" + std::to_string(st.primary_port));
   if (!c) return Drop("cannot create the primary client");
   c->flags |= server::kPrimary | server::kReplyOff;
+  if (g_side.stream_db >= 0 && g_side.stream_db < server::NumDbs()) server::SelectDb(c, g_side.stream_db);
   c->authenticated = true;
   g_side.primary = c;
   g_side.state = kConnected;
@@ -304,6 +308,7 @@ void HandleHandshakeLine(const std::string& line) {
       return Drop("bad FULLRESYNC reply");
     g_side.full_replid = parts[1];
     g_side.full_offset = off;
+    g_side.stream_db = 0;  // unless the snapshot says otherwise (repl-stream-db)
     g_side.state = kTransfer;
     g_side.payload_start = 0;
     LOG_NOTICE("Full resync from primary: %s:%lld", parts[1].c_str(), static_cast<long long>(off));
@@ -353,6 +358,9 @@ void OnReadable(int fd, void*, int) {
 }  // namespace
 
 bool IsReplica() { return g_side.state != kNone; }
+
+int CurrentStreamDb() { return g_side.primary ? g_side.primary->dbid : -1; }
+void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
 bool RefuseWrites() { return IsReplica() && server::cfg.replica_read_only; }
 bool StaleDataRefused() { return IsReplica() && !PrimaryLinkUp() && !server::cfg.replica_serve_stale_data; }
@@ -382,6 +390,7 @@ void PrimaryStreamApplied(Client* c, std::string_view raw) {
 
 void PrimaryLinkFreed(Client* c) {
   if (g_side.primary != c) return;
+  g_side.stream_db = c->dbid;
   g_side.primary = nullptr;
   g_side.fd = -1;
   LOG_WARNING("Connection with primary lost.");

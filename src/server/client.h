@@ -70,6 +70,7 @@ struct Client {
   size_t out_sent = 0;
   std::string discard;  // replies of CLIENT REPLY OFF/SKIP go here
   int64_t obuf_soft_since_ms = 0;
+  int64_t woff = 0;  // replication offset just after this client's last propagated write
 
   // transactions
   std::vector<QueuedCommand> mstate;

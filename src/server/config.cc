@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "base/log.h"
+#include "repl/repl.h"
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
@@ -212,6 +213,11 @@ bool ApplyTypeLimits(std::string*) {
   return true;
 }
 
+bool ApplyBacklogSize(std::string*) {
+  repl::ResizeBacklog();
+  return true;
+}
+
 bool ApplyHz(std::string*) {
   if (cfg.hz < 1) cfg.hz = 1;
   if (cfg.hz > 500) cfg.hz = 500;
@@ -254,7 +260,7 @@ std::vector<Def>& Table() {
       BOOL("activerehashing", activerehashing, "yes", 0),
       MEM("maxmemory", maxmemory, 0, INT64_MAX, "0", 0),
       BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
-      {"repl-backlog-size", nullptr, kMem, 0, &cfg.repl_backlog_size, 1, INT64_MAX, nullptr, {}, nullptr, "10mb"},
+      {"repl-backlog-size", nullptr, kMem, 0, &cfg.repl_backlog_size, 1, INT64_MAX, nullptr, {}, ApplyBacklogSize, "10mb"},
       {"repl-backlog-ttl", nullptr, kInt, 0, &cfg.repl_backlog_ttl, 0, INT64_MAX, nullptr, {}, nullptr, "3600"},
       BOOL("repl-diskless-sync", repl_diskless_sync, "yes", 0),
       {"repl-diskless-sync-delay", nullptr, kInt, 0, &cfg.repl_diskless_sync_delay, 0, INT_MAX, nullptr, {}, nullptr, "5"},

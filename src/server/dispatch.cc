@@ -81,8 +81,11 @@ void Call(Client* c, const CommandSpec* cmd) {
   g.current_client = c;
   c->flags |= kProtected;
   c->last_cmd = cmd->fullname;
+  bool prev_from_primary = db::GetEnv().from_primary;
+  db::GetEnv().from_primary = c->flags & kPrimary;
   int64_t start = base::UsTime();
   cmd->proc(c);
+  db::GetEnv().from_primary = prev_from_primary;
   int64_t dur = base::UsTime() - start;
   c->flags &= ~kProtected;
   g.current_client = prev;
@@ -99,6 +102,7 @@ void Call(Client* c, const CommandSpec* cmd) {
     } else {
       repl::Propagate(c->dbid, c->argv);
     }
+    c->woff = repl::GetState().offset;  // what WAIT waits for
   }
   g_has_override = false;
   g_force_prop = false;

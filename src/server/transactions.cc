@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "repl/propagate.h"
+#include "repl/repl.h"
 #include "server/dispatch.h"
 #include "server/server.h"
 
@@ -84,6 +85,7 @@ void ExecCommand(Client* c) {
     Call(c, q.cmd);
   }
   repl::EndTransaction();
+  c->woff = repl::GetState().offset;  // the transaction's writes left at EXEC
   g.in_exec = false;
   c->argv = saved;
 }
