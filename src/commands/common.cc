@@ -99,6 +99,56 @@ bool ArgPositive(Client* c, std::string_view s, int64_t* out, const char* msg) {
   return ArgRange(c, s, 0, INT64_MAX, out, msg ? msg : "value is out of range, must be positive");
 }
 
+void StoreResult(Client* c, const std::string& dst, db::Obj* nw, int notify_class,
+                 const char* event) {
+  db::Obj* old = LookupWrite(c, dst);
+  if (!nw) {
+    if (!old) return;
+    c->db->Delete(dst);
+    Modified(c, dst);
+    server::Notify(server::kNotifyGeneric, "del", dst, c->dbid);
+    return;
+  }
+  if (old) c->db->Replace(old, nw);
+  else c->db->Add(nw);
+  Modified(c, dst);
+  server::Notify(notify_class, event, dst, c->dbid);
+}
+
+bool ParseMPopArgs(Client* c, size_t first, const char* where0, const char* where1,
+                   MPopArgs* out) {
+  auto& a = c->argv;
+  int64_t numkeys;
+  if (!ArgRange(c, a[first], 1, INT64_MAX, &numkeys, "numkeys should be greater than 0"))
+    return false;
+  size_t where_idx = first + 1 + static_cast<size_t>(numkeys);
+  if (numkeys > static_cast<int64_t>(a.size()) || where_idx >= a.size()) {
+    c->R().Error(server::kErrSyntax);
+    return false;
+  }
+  if (base::EqualsNoCase(a[where_idx], where0)) {
+    out->which = 0;
+  } else if (base::EqualsNoCase(a[where_idx], where1)) {
+    out->which = 1;
+  } else {
+    c->R().Error(server::kErrSyntax);
+    return false;
+  }
+  bool has_count = false;
+  for (size_t j = where_idx + 1; j < a.size(); j++) {
+    if (base::EqualsNoCase(a[j], "count") && j + 1 < a.size() && !has_count) {
+      if (!ArgRange(c, a[++j], 1, INT64_MAX, &out->count, "count should be greater than 0"))
+        return false;
+      has_count = true;
+    } else {
+      c->R().Error(server::kErrSyntax);
+      return false;
+    }
+  }
+  out->keys.assign(a.begin() + first + 1, a.begin() + where_idx);
+  return true;
+}
+
 bool ParseScanCursor(Client* c, std::string_view s, uint64_t* cursor) {
   if (base::ParseUint64(s, cursor)) return true;
   c->R().Error("invalid cursor");

@@ -37,6 +37,21 @@ bool ArgRange(Client* c, std::string_view s, int64_t lo, int64_t hi, int64_t* ou
 // ArgRange over [0, INT64_MAX] with "value is out of range, must be positive" by default.
 bool ArgPositive(Client* c, std::string_view s, int64_t* out, const char* msg = nullptr);
 
+// The *STORE commands: puts `nw` (a non-empty result) at dst replacing whatever was there, or
+// with nw == nullptr (empty result) deletes dst. Signals the change and the event.
+void StoreResult(Client* c, const std::string& dst, db::Obj* nw, int notify_class,
+                 const char* event);
+
+// LMPOP / ZMPOP style arguments from argv[first]: numkeys key... <where> [COUNT n].
+// `where` lists the two accepted words (index 0 or 1 goes to *which). Replies on error.
+struct MPopArgs {
+  std::vector<std::string_view> keys;
+  int which = 0;
+  int64_t count = 1;
+};
+bool ParseMPopArgs(Client* c, size_t first, const char* where0, const char* where1,
+                   MPopArgs* out);
+
 // HSCAN / SSCAN / ZSCAN: `step` walks one step from a cursor, calling emit(element, value)
 // (value empty for sets) and returning the next cursor; compact encodings return everything
 // at once with cursor 0.

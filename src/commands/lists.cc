@@ -311,24 +311,11 @@ void RPopLPushCommand(Client* c) { LMoveGeneric(c, kTail, kHead); }
 
 // LMPOP / BLMPOP: numkeys at argv[first]; deadline_ms >= 0 blocks.
 void LMPopGeneric(Client* c, size_t first, bool block, int64_t deadline_ms) {
-  auto& a = c->argv;
-  int64_t numkeys;
-  if (!ArgRange(c, a[first], 1, INT64_MAX, &numkeys, "numkeys should be greater than 0")) return;
-  size_t where_idx = first + 1 + static_cast<size_t>(numkeys);
-  if (numkeys > static_cast<int64_t>(a.size()) || where_idx >= a.size())
-    return c->R().Error(kErrSyntax);
-  bool head;
-  if (!ParseWhere(c, a[where_idx], &head)) return;
-  int64_t count = -1;
-  for (size_t j = where_idx + 1; j < a.size(); j++) {
-    if (base::EqualsNoCase(a[j], "count") && j + 1 < a.size() && count == -1) {
-      if (!ArgRange(c, a[++j], 1, INT64_MAX, &count, "count should be greater than 0")) return;
-    } else {
-      return c->R().Error(kErrSyntax);
-    }
-  }
-  if (count < 0) count = 1;
-  std::vector<std::string_view> keys(a.begin() + first + 1, a.begin() + where_idx);
+  MPopArgs m;
+  if (!ParseMPopArgs(c, first, "left", "right", &m)) return;
+  bool head = m.which == 0;
+  int64_t count = m.count;
+  auto& keys = m.keys;
   for (auto k : keys) {
     bool err;
     db::Obj* o = LookupWriteTyped(c, k, db::kList, &err);

@@ -242,24 +242,14 @@ void SetOpCommand(Client* c, SetOp op, bool store) {
     for (auto& m : result) r.Bulk(m);
     return;
   }
-  std::string dst(a[1]);
-  db::Obj* old = LookupWrite(c, dst);
-  if (result.empty()) {
-    if (old) {
-      c->db->Delete(dst);
-      Modified(c, dst);
-      Notify(kNotifyGeneric, "del", dst, c->dbid);
-    }
-    return c->R().Int(0);
+  db::Obj* o = nullptr;
+  if (!result.empty()) {
+    o = db::NewSet(a[1], result[0], result.size());
+    for (auto& m : result) db::SetAdd(o, m);
+    db::SetMaybeToIntset(o);
   }
-  db::Obj* o = db::NewSet(dst, result[0], result.size());
-  for (auto& m : result) db::SetAdd(o, m);
-  db::SetMaybeToIntset(o);
-  if (old) c->db->Replace(old, o);
-  else c->db->Add(o);
-  Modified(c, dst);
   static const char* kEvents[] = {"sinterstore", "sunionstore", "sdiffstore"};
-  Notify(kNotifySet, kEvents[op], dst, c->dbid);
+  StoreResult(c, std::string(a[1]), o, kNotifySet, kEvents[op]);
   c->R().Int(static_cast<int64_t>(result.size()));
 }
 void SInterCommand(Client* c) { SetOpCommand(c, kInter, false); }

@@ -49,6 +49,16 @@ void ReplyPairs(net::Reply& r, const std::vector<Pair>& v, bool withscores) {
   }
 }
 
+// A sorted set holding `pairs` (nullptr when empty), in the encoding its size calls for.
+db::Obj* BuildZSet(std::string_view key, const std::vector<Pair>& pairs) {
+  if (pairs.empty()) return nullptr;
+  size_t maxlen = 0;
+  for (auto& p : pairs) maxlen = std::max(maxlen, p.first.size());
+  db::Obj* z = db::NewZSet(key, pairs.size(), maxlen);
+  for (auto& p : pairs) db::ZSetScore(z, p.first, p.second);
+  return z;
+}
+
 bool ParseScoreBound(std::string_view s, double* v, bool* ex) {
   *ex = false;
   if (!s.empty() && s[0] == '(') {
@@ -393,24 +403,7 @@ void ZRangeGeneric(Client* c, size_t src_idx, RangeType type, bool rev, bool sto
     auto r = c->R();
     return ReplyPairs(r, out, withscores);
   }
-  std::string dst(a[1]);
-  db::Obj* old = LookupWrite(c, dst);
-  if (out.empty()) {
-    if (old) {
-      c->db->Delete(dst);
-      Modified(c, dst);
-      Notify(kNotifyGeneric, "del", dst, c->dbid);
-    }
-    return c->R().Int(0);
-  }
-  size_t maxlen = 0;
-  for (auto& p : out) maxlen = std::max(maxlen, p.first.size());
-  db::Obj* z = db::NewZSet(dst, out.size(), maxlen);
-  for (auto& p : out) db::ZSetScore(z, p.first, p.second);
-  if (old) c->db->Replace(old, z);
-  else c->db->Add(z);
-  Modified(c, dst);
-  Notify(kNotifyZset, "zrangestore", dst, c->dbid);
+  StoreResult(c, std::string(a[1]), BuildZSet(a[1], out), kNotifyZset, "zrangestore");
   c->R().Int(static_cast<int64_t>(out.size()));
 }
 void ZRangeCommand(Client* c) { ZRangeGeneric(c, 1, kByRank, false, false, true); }
@@ -531,26 +524,11 @@ void BZPopMinCommand(Client* c) { BZPopGeneric(c, false); }
 void BZPopMaxCommand(Client* c) { BZPopGeneric(c, true); }
 
 void ZMPopGeneric(Client* c, size_t first, bool block, int64_t deadline) {
-  auto& a = c->argv;
-  int64_t numkeys;
-  if (!ArgRange(c, a[first], 1, INT64_MAX, &numkeys, "numkeys should be greater than 0")) return;
-  size_t where_idx = first + 1 + static_cast<size_t>(numkeys);
-  if (numkeys > static_cast<int64_t>(a.size()) || where_idx >= a.size())
-    return c->R().Error(kErrSyntax);
-  bool max;
-  if (base::EqualsNoCase(a[where_idx], "min")) max = false;
-  else if (base::EqualsNoCase(a[where_idx], "max")) max = true;
-  else return c->R().Error(kErrSyntax);
-  int64_t count = -1;
-  for (size_t j = where_idx + 1; j < a.size(); j++) {
-    if (base::EqualsNoCase(a[j], "count") && j + 1 < a.size() && count == -1) {
-      if (!ArgRange(c, a[++j], 1, INT64_MAX, &count, "count should be greater than 0")) return;
-    } else {
-      return c->R().Error(kErrSyntax);
-    }
-  }
-  if (count < 0) count = 1;
-  std::vector<std::string_view> keys(a.begin() + first + 1, a.begin() + where_idx);
+  MPopArgs m;
+  if (!ParseMPopArgs(c, first, "min", "max", &m)) return;
+  bool max = m.which == 1;
+  int64_t count = m.count;
+  auto& keys = m.keys;
   for (auto k : keys) {
     bool err;
     db::Obj* o = LookupWriteTyped(c, k, db::kZSet, &err);
@@ -765,25 +743,8 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
     auto r = c->R();
     return ReplyPairs(r, result, withscores);
   }
-  std::string dst(a[1]);
-  db::Obj* old = LookupWrite(c, dst);
   static const char* kEvents[] = {"zunionstore", "zinterstore", "zdiffstore"};
-  if (result.empty()) {
-    if (old) {
-      c->db->Delete(dst);
-      Modified(c, dst);
-      Notify(kNotifyGeneric, "del", dst, c->dbid);
-    }
-    return c->R().Int(0);
-  }
-  size_t maxlen = 0;
-  for (auto& p : result) maxlen = std::max(maxlen, p.first.size());
-  db::Obj* z = db::NewZSet(dst, result.size(), maxlen);
-  for (auto& p : result) db::ZSetScore(z, p.first, p.second);
-  if (old) c->db->Replace(old, z);
-  else c->db->Add(z);
-  Modified(c, dst);
-  Notify(kNotifyZset, kEvents[op], dst, c->dbid);
+  StoreResult(c, std::string(a[1]), BuildZSet(a[1], result), kNotifyZset, kEvents[op]);
   c->R().Int(static_cast<int64_t>(result.size()));
 }
 void ZUnionCommand(Client* c) { ZSetOpGeneric(c, 1, kUnion, false, false); }
