@@ -50,13 +50,7 @@ void FreeHash(void* ptr, Enc e) {
 }
 
 void* DupHash(const void* ptr, Enc e) {
-  if (e == kEncListpack) {
-    auto* src = static_cast<const uint8_t*>(ptr);
-    size_t n = ds::lp::Bytes(src);
-    auto* d = static_cast<uint8_t*>(malloc(n));
-    memcpy(d, src, n);
-    return d;
-  }
+  if (e == kEncListpack) return ds::lp::Dup(static_cast<const uint8_t*>(ptr));
   auto* src = static_cast<HashTableT*>(const_cast<void*>(ptr));
   auto* t = new HashTableT();
   t->Reserve(src->Size());

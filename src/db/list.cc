@@ -54,21 +54,10 @@ void FreeList(void* ptr, Enc e) {
 }
 
 void* DupList(const void* ptr, Enc e) {
-  if (e == kEncListpack) {
-    auto* src = static_cast<const uint8_t*>(ptr);
-    size_t n = ds::lp::Bytes(src);
-    auto* d = static_cast<uint8_t*>(malloc(n));
-    memcpy(d, src, n);
-    return d;
-  }
+  if (e == kEncListpack) return ds::lp::Dup(static_cast<const uint8_t*>(ptr));
   auto* src = static_cast<const ds::Quicklist*>(ptr);
   auto* ql = new ds::Quicklist(GetListLimits().fill);
-  for (auto& n : src->nodes()) {
-    size_t b = ds::lp::Bytes(n.lp);
-    auto* d = static_cast<uint8_t*>(malloc(b));
-    memcpy(d, n.lp, b);
-    ql->AppendListpack(d);
-  }
+  for (auto& n : src->nodes()) ql->AppendListpack(ds::lp::Dup(n.lp));
   return ql;
 }
 

@@ -265,13 +265,7 @@ void FreeZSet(void* ptr, Enc e) {
 }
 
 void* DupZSet(const void* ptr, Enc e) {
-  if (e == kEncListpack) {
-    auto* src = static_cast<const uint8_t*>(ptr);
-    size_t n = ds::lp::Bytes(src);
-    auto* d = static_cast<uint8_t*>(malloc(n));
-    memcpy(d, src, n);
-    return d;
-  }
+  if (e == kEncListpack) return ds::lp::Dup(static_cast<const uint8_t*>(ptr));
   auto* src = static_cast<const Skiplist*>(ptr);
   auto* sl = new Skiplist();
   sl->dict.Reserve(src->length);

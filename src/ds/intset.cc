@@ -1,4 +1,5 @@
 // Intset: sorted integer array with width upgrades, binary search and validation.
+#include "base/endian.h"
 #include "ds/intset.h"
 
 #include <cstdlib>
@@ -9,17 +10,7 @@ namespace {
 
 constexpr size_t kHdr = 8;
 
-inline uint32_t Load32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-inline void Store32(uint8_t* p, uint32_t v) {
-  p[0] = v & 0xff;
-  p[1] = (v >> 8) & 0xff;
-  p[2] = (v >> 16) & 0xff;
-  p[3] = (v >> 24) & 0xff;
-}
-inline uint32_t Enc(const uint8_t* is) { return Load32(is); }
+inline uint32_t Enc(const uint8_t* is) { return base::Load32LE(is); }
 
 inline uint32_t EncFor(int64_t v) {
   if (v >= INT16_MIN && v <= INT16_MAX) return 2;
@@ -85,8 +76,8 @@ uint8_t* Resize(uint8_t* is, uint32_t len, uint32_t enc) {
 uint8_t* New() {
   uint8_t* is = static_cast<uint8_t*>(malloc(kHdr));
   if (!is) abort();
-  Store32(is, 2);
-  Store32(is + 4, 0);
+  base::Store32LE(is, 2);
+  base::Store32LE(is + 4, 0);
   return is;
 }
 
@@ -94,7 +85,7 @@ void Free(uint8_t* is) { free(is); }
 
 size_t Bytes(const uint8_t* is) { return kHdr + static_cast<size_t>(Length(is)) * Enc(is); }
 
-uint32_t Length(const uint8_t* is) { return Load32(is + 4); }
+uint32_t Length(const uint8_t* is) { return base::Load32LE(is + 4); }
 
 int64_t Get(const uint8_t* is, uint32_t pos) { return GetEnc(is, pos, Enc(is)); }
 
@@ -114,8 +105,8 @@ uint8_t* Add(uint8_t* is, int64_t v, bool* added) {
     bool prepend = v < 0;
     for (uint32_t i = len; i-- > 0;) SetEnc(is, i + (prepend ? 1 : 0), need, GetEnc(is, i, enc));
     SetEnc(is, prepend ? 0 : len, need, v);
-    Store32(is, need);
-    Store32(is + 4, len + 1);
+    base::Store32LE(is, need);
+    base::Store32LE(is + 4, len + 1);
     if (added) *added = true;
     return is;
   }
@@ -129,7 +120,7 @@ uint8_t* Add(uint8_t* is, int64_t v, bool* added) {
   memmove(base + (static_cast<size_t>(pos) + 1) * enc, base + static_cast<size_t>(pos) * enc,
           static_cast<size_t>(len - pos) * enc);
   SetEnc(is, pos, enc, v);
-  Store32(is + 4, len + 1);
+  base::Store32LE(is + 4, len + 1);
   if (added) *added = true;
   return is;
 }
@@ -145,7 +136,7 @@ uint8_t* Remove(uint8_t* is, int64_t v, bool* removed) {
   uint8_t* base = is + kHdr;
   memmove(base + static_cast<size_t>(pos) * enc, base + (static_cast<size_t>(pos) + 1) * enc,
           static_cast<size_t>(len - pos - 1) * enc);
-  Store32(is + 4, len - 1);
+  base::Store32LE(is + 4, len - 1);
   if (removed) *removed = true;
   return Resize(is, len - 1, enc);
 }

@@ -1,4 +1,5 @@
 // Listpack: encoding, navigation, mutation and validation of the byte format.
+#include "base/endian.h"
 #include "ds/listpack.h"
 
 #include <cstdlib>
@@ -20,16 +21,6 @@ constexpr uint8_t kEnc24BitInt = 0xF2;
 constexpr uint8_t kEnc32BitInt = 0xF3;
 constexpr uint8_t kEnc64BitInt = 0xF4;
 
-inline uint32_t Load32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-inline void Store32(uint8_t* p, uint32_t v) {
-  p[0] = v & 0xff;
-  p[1] = (v >> 8) & 0xff;
-  p[2] = (v >> 16) & 0xff;
-  p[3] = (v >> 24) & 0xff;
-}
 inline uint16_t NumElements(const uint8_t* lp) { return lp[4] | (lp[5] << 8); }
 inline void SetNumElements(uint8_t* lp, uint16_t n) {
   lp[4] = n & 0xff;
@@ -65,7 +56,7 @@ inline size_t EncodedSize(const uint8_t* p) {
   if ((b & 0xF0) == 0xE0) return 2 + (((b & 0xF) << 8) | p[1]);
   switch (b) {
     case kEnc32BitStr:
-      return 5 + static_cast<size_t>(Load32(p + 1));
+      return 5 + static_cast<size_t>(base::Load32LE(p + 1));
     case kEnc16BitInt:
       return 3;
     case kEnc24BitInt:
@@ -144,7 +135,7 @@ void EncodeString(std::string_view s, Encoded* e) {
     e->hdr_len = 2;
   } else {
     h[0] = kEnc32BitStr;
-    Store32(h + 1, static_cast<uint32_t>(len));
+    base::Store32LE(h + 1, static_cast<uint32_t>(len));
     e->hdr_len = 5;
   }
   e->data = s.data();
@@ -155,7 +146,7 @@ void EncodeString(std::string_view s, Encoded* e) {
 // Replaces del_len bytes at offset off with the entry e (or nothing), fixing the header.
 // count_delta is +1 for an insertion, -k for deleting k entries, 0 for a replacement.
 uint8_t* Splice(uint8_t* lp, size_t off, size_t del_len, const Encoded* e, long count_delta) {
-  size_t old_total = Load32(lp);
+  size_t old_total = base::Load32LE(lp);
   size_t ins = e ? e->Total() : 0;
   size_t new_total = old_total - del_len + ins;
   size_t tail = old_total - off - del_len;
@@ -176,7 +167,7 @@ uint8_t* Splice(uint8_t* lp, size_t off, size_t del_len, const Encoded* e, long 
     d += e->data_len;
     memcpy(d, e->back, e->back_len);
   }
-  Store32(lp, static_cast<uint32_t>(new_total));
+  base::Store32LE(lp, static_cast<uint32_t>(new_total));
   uint16_t n = NumElements(lp);
   if (n != kUnknownCount) {
     long c = static_cast<long>(n) + count_delta;
@@ -219,7 +210,7 @@ uint8_t* New(size_t capacity_hint) {
   size_t cap = capacity_hint > kHdr + 1 ? capacity_hint : kHdr + 1;
   uint8_t* lp = static_cast<uint8_t*>(malloc(cap));
   if (!lp) abort();
-  Store32(lp, kHdr + 1);
+  base::Store32LE(lp, kHdr + 1);
   SetNumElements(lp, 0);
   lp[kHdr] = kEof;
   return lp;
@@ -227,7 +218,14 @@ uint8_t* New(size_t capacity_hint) {
 
 void Free(uint8_t* lp) { free(lp); }
 
-size_t Bytes(const uint8_t* lp) { return Load32(lp); }
+uint8_t* Dup(const uint8_t* lp) {
+  size_t n = Bytes(lp);
+  auto* d = static_cast<uint8_t*>(malloc(n));
+  memcpy(d, lp, n);
+  return d;
+}
+
+size_t Bytes(const uint8_t* lp) { return base::Load32LE(lp); }
 
 size_t Length(const uint8_t* lp) {
   uint16_t n = NumElements(lp);
@@ -243,7 +241,7 @@ size_t Length(const uint8_t* lp) {
 
 uint8_t* First(uint8_t* lp) { return lp[kHdr] == kEof ? nullptr : lp + kHdr; }
 
-uint8_t* Last(uint8_t* lp) { return PrevOf(lp, lp + Load32(lp) - 1); }
+uint8_t* Last(uint8_t* lp) { return PrevOf(lp, lp + base::Load32LE(lp) - 1); }
 
 uint8_t* Next(uint8_t*, uint8_t* p) {
   p += EntrySize(p);
@@ -292,7 +290,7 @@ Entry Get(const uint8_t* p) {
   }
   if (b == kEnc32BitStr) {
     e.sval = p + 5;
-    e.slen = Load32(p + 1);
+    e.slen = base::Load32LE(p + 1);
     return e;
   }
   int bytes = b == kEnc16BitInt ? 2 : b == kEnc24BitInt ? 3 : b == kEnc32BitInt ? 4 : 8;
@@ -307,13 +305,13 @@ Entry Get(const uint8_t* p) {
 uint8_t* Append(uint8_t* lp, std::string_view s) {
   Encoded e;
   EncodeString(s, &e);
-  return Splice(lp, Load32(lp) - 1, 0, &e, 1);
+  return Splice(lp, base::Load32LE(lp) - 1, 0, &e, 1);
 }
 
 uint8_t* AppendInt(uint8_t* lp, int64_t v) {
   Encoded e;
   EncodeInt(v, &e);
-  return Splice(lp, Load32(lp) - 1, 0, &e, 1);
+  return Splice(lp, base::Load32LE(lp) - 1, 0, &e, 1);
 }
 
 uint8_t* Prepend(uint8_t* lp, std::string_view s) {
@@ -325,7 +323,7 @@ uint8_t* Prepend(uint8_t* lp, std::string_view s) {
 uint8_t* Insert(uint8_t* lp, uint8_t* p, std::string_view s, bool after, uint8_t** newp) {
   size_t off;
   if (!p) {
-    off = Load32(lp) - 1;
+    off = base::Load32LE(lp) - 1;
   } else {
     off = p - lp;
     if (after) off += EntrySize(p);
@@ -399,7 +397,7 @@ bool SafeToAdd(const uint8_t* lp, size_t add) {
 
 bool Validate(const uint8_t* lp, size_t size, bool deep) {
   if (!lp || size < kHdr + 1 || size > UINT32_MAX) return false;
-  if (Load32(lp) != size || lp[size - 1] != kEof) return false;
+  if (base::Load32LE(lp) != size || lp[size - 1] != kEof) return false;
   if (!deep) return true;
   const uint8_t* p = lp + kHdr;
   const uint8_t* end = lp + size - 1;  // the terminator
@@ -419,7 +417,7 @@ bool Validate(const uint8_t* lp, size_t size, bool deep) {
       enc_len = 2 + (((b & 0xF) << 8) | p[1]);
     } else if (b == kEnc32BitStr) {
       if (avail < 5) return false;
-      enc_len = 5 + static_cast<uint64_t>(Load32(p + 1));
+      enc_len = 5 + static_cast<uint64_t>(base::Load32LE(p + 1));
     } else if (b == kEnc16BitInt) {
       enc_len = 3;
     } else if (b == kEnc24BitInt) {

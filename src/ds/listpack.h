@@ -28,6 +28,7 @@ struct Entry {
 
 uint8_t* New(size_t capacity_hint = 0);
 void Free(uint8_t* lp);
+uint8_t* Dup(const uint8_t* lp);  // an exact copy
 size_t Bytes(const uint8_t* lp);
 size_t Length(const uint8_t* lp);  // number of entries
 

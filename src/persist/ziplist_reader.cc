@@ -1,4 +1,5 @@
 // Ziplist validation and iteration (read only).
+#include "base/endian.h"
 #include "persist/ziplist_reader.h"
 
 #include "base/util.h"
@@ -10,10 +11,6 @@ constexpr size_t kHdr = 10;
 constexpr uint8_t kEnd = 0xFF;
 constexpr uint8_t kBigPrevlen = 254;
 
-inline uint32_t Load32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
 
 struct ZlEntry {
   size_t prevlen;
@@ -36,7 +33,7 @@ bool DecodeEntry(const uint8_t* p, const uint8_t* last, ZlEntry* e) {
   } else if (p[0] == kBigPrevlen) {
     if (avail < 5) return false;
     pl = 5;
-    e->prevlen = Load32(p + 1);
+    e->prevlen = base::Load32LE(p + 1);
   } else {
     return false;
   }
@@ -114,8 +111,8 @@ bool DecodeEntry(const uint8_t* p, const uint8_t* last, ZlEntry* e) {
 bool ZiplistForEach(const uint8_t* zl, size_t size,
                     const std::function<void(std::string_view)>& fn) {
   if (!zl || size < kHdr + 1 || size > UINT32_MAX) return false;
-  if (Load32(zl) != size || zl[size - 1] != kEnd) return false;
-  size_t tail = Load32(zl + 4);
+  if (base::Load32LE(zl) != size || zl[size - 1] != kEnd) return false;
+  size_t tail = base::Load32LE(zl + 4);
   if (tail > size - 1) return false;
   uint16_t header_count = zl[8] | (zl[9] << 8);
   const uint8_t* last = zl + size - 1;
