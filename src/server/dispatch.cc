@@ -115,7 +115,6 @@ void Call(Client* c, const CommandSpec* cmd) {
 }
 
 void ProcessCommand(Client* c) {
-  c->last_interaction_ms = base::MsTime();
   const CommandSpec* cmd = LookupCommand(c->argv[0]);
   if (!cmd) return Reject(c, nullptr, UnknownCommandText(c));
   if (!cmd->subcommands.empty()) {
