@@ -93,16 +93,21 @@ void MaybeStartFullSync() {
   g_waiting_since_ms = 0;
   State& st = GetState();
   EnsureBacklog();
+  // Diskless only when every waiting replica can read the EOF-marked form.
+  bool diskless = server::cfg.repl_diskless_sync;
+  for (Client* c : g_replicas)
+    if (Link(c)->state == ReplicaLink::kWaitBgsaveStart && !Link(c)->capa_eof) diskless = false;
   // Replicas start from the offset the snapshot is taken at.
   for (Client* c : g_replicas) {
     ReplicaLink* l = Link(c);
     if (l->state != ReplicaLink::kWaitBgsaveStart) continue;
     l->state = ReplicaLink::kWaitBgsaveEnd;
-    l->diskless = server::cfg.repl_diskless_sync;
-    WriteDirect(c, "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
+    l->diskless = diskless;
+    WriteDirect(c, l->old_sync ? std::string()
+                               : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
   }
   ResetStreamDb();
-  if (server::cfg.repl_diskless_sync) {
+  if (diskless) {
     StartDisklessChild();
   } else if (!server::StartBgsave()) {
     for (Client* c : g_replicas)
@@ -356,11 +361,14 @@ void ClientFreed(Client* c) {
                                  [c](const Waiter& w) { return w.c == c; }),
                   g_waiters.end());
   if (c->flags & server::kPrimary) PrimaryLinkFreed(c);
-  if (!(c->flags & server::kReplica)) return;
-  g_replicas.erase(std::remove(g_replicas.begin(), g_replicas.end(), c), g_replicas.end());
-  if (c->repl && c->repl->rdb_fd >= 0) close(c->repl->rdb_fd);
-  LOG_NOTICE("Connection with replica %s lost.", c->addr.c_str());
-  if (g_replicas.empty()) GetState().no_replicas_since_ms = base::MsTime();
+  if (c->flags & server::kReplica) {
+    g_replicas.erase(std::remove(g_replicas.begin(), g_replicas.end(), c), g_replicas.end());
+    if (c->repl && c->repl->rdb_fd >= 0) close(c->repl->rdb_fd);
+    LOG_NOTICE("Connection with replica %s lost.", c->addr.c_str());
+    if (g_replicas.empty()) GetState().no_replicas_since_ms = base::MsTime();
+  }
+  delete c->repl;
+  c->repl = nullptr;
 }
 
 void FeedReplicas(std::string_view bytes) {
@@ -382,6 +390,16 @@ bool NotEnoughReplicas() {
 
 void PrimaryCron() {
   ReapDisklessChild();
+  // Replicas that stopped acknowledging for repl-timeout are dropped (they come back by PSYNC).
+  int64_t t = base::MsTime();
+  for (Client* c : g_replicas) {
+    ReplicaLink* l = Link(c);
+    if (l->state == ReplicaLink::kOnline && !l->old_sync &&
+        t - l->ack_time_ms > server::cfg.repl_timeout * 1000) {
+      LOG_WARNING("Disconnecting timedout replica (streaming sync): %s", c->addr.c_str());
+      server::CloseAsync(c);
+    }
+  }
   MaybeStartFullSync();
   ServeWaiters();
   State& st = GetState();
@@ -459,6 +477,7 @@ void PsyncGeneric(Client* c, bool psync) {
   if (IsReplica() && !PrimaryLinkUp())
     return c->R().Error("-NOMASTERLINK Can't SYNC while not connected with my master");
   if (!c->repl) c->repl = new ReplicaLink();
+  c->repl->old_sync = !psync;
   c->flags |= server::kReplica;
   c->repl->ack_time_ms = base::MsTime();
   g_replicas.push_back(c);

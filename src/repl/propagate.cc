@@ -40,7 +40,9 @@ void Flush() {
 void ResetStreamDb() { g_stream_db = -1; }
 
 void Propagate(int dbid, const std::vector<std::string_view>& argv) {
-  if (!HasConsumers()) {
+  // A replica passes on its primary's stream only: its own writes (replica-read-only no)
+  // stay local and do not move its offset.
+  if (!HasConsumers() || IsReplica()) {
     g_stream_db = -1;  // whoever attaches later starts with a SELECT
     return;
   }

@@ -18,6 +18,7 @@ struct ReplicaLink {
   int listening_port = 0;
   std::string announced_ip, version;
   bool capa_eof = false, capa_psync2 = false;
+  bool old_sync = false;  // came with SYNC: no +FULLRESYNC line, no acks
   bool diskless = false;
   size_t stream_start = 0;  // index in Client::out where the stream (after FULLRESYNC) begins
   // snapshot transfer

@@ -332,8 +332,7 @@ void Destroy(Client* c) {
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
   Unblock(c);
-  repl::ClientFreed(c);
-  delete c->repl;
+  repl::ClientFreed(c);  // also releases c->repl
   g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
   close(c->fd);
   g.clients.remove(c);
@@ -412,7 +411,9 @@ void ProcessInput(Client* c) {
     if (st == net::RequestParser::kError) {
       std::string err = c->parser.error();
       c->R().Error(err);
-      LOG_VERBOSE("Protocol error (%s) from client: %s", err.c_str(), ClientInfoLine(c).c_str());
+      // Garbage from our primary is worth an operator's attention; from clients it is noise.
+      base::Log((c->flags & kPrimary) ? base::kLogWarning : base::kLogVerbose,
+                "Protocol error (%s) from client: %s", err.c_str(), ClientInfoLine(c).c_str());
       c->flags |= kCloseAfterReply;
       c->parser.Reset();
       c->qbuf.clear();

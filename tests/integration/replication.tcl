@@ -1,0 +1,746 @@
+# Replication between our own nodes: full sync (from disk and diskless) of every type, the live
+# stream of writes of every type, read-only replicas, expiry driven by the primary, partial
+# resync after a dropped link (either side), WAIT, min-replicas-to-write, stale-data refusal,
+# chained replicas, a failover by hand with PSYNC2 continuation, ROLE and INFO replication.
+
+# ---------------------------------------------------------------- helpers
+
+# Command on server `lvl` (0 = innermost, -1 = enclosing ...).
+proc rl {lvl args} {
+    if {$lvl == 0} { return [r {*}$args] }
+    return [r $lvl {*}$args]
+}
+
+proc rinfo {lvl field} { return [info_field [rl $lvl info] $field] }
+
+proc repl_link_up {lvl} { return [expr {[rinfo $lvl master_link_status] eq "up"}] }
+
+proc repl_wait_link_up {lvl {what {}}} {
+    wait_for_condition 200 50 {[repl_link_up $lvl]} else {
+        ::testutil::fail "replica at level $lvl never got its link up $what\n[::srv::file_tail [srv $lvl log] 15]"
+    }
+}
+
+# Waits until the replica at `rep` holds what the primary at `pri` holds: same offset, then
+# the same DEBUG DIGEST.
+# Keys whose DEBUG DIGEST-VALUE or TTL differ between two servers (all 16 dbs), for messages.
+proc repl_diff {a b} {
+    set ca [valkey_client $a]
+    set cb [valkey_client $b]
+    set out {}
+    for {set db 0} {$db < 16} {incr db} {
+        $ca select $db
+        $cb select $db
+        set keys [lsort -unique [concat [$ca keys *] [$cb keys *]]]
+        foreach k $keys {
+            set da [$ca debug digest-value $k]
+            set db_ [$cb debug digest-value $k]
+            if {$da ne $db_} {
+                lappend out "db$db:$k [$ca type $k]/[$cb type $k] ttl [$ca pttl $k]/[$cb pttl $k]"
+            }
+        }
+        if {[$ca dbsize] != [$cb dbsize]} { lappend out "db$db dbsize [$ca dbsize]/[$cb dbsize]" }
+    }
+    $ca close
+    $cb close
+    return [join [lrange $out 0 20] "\n    "]
+}
+
+proc repl_wait_synced {pri rep} {
+    wait_for_condition 200 50 {
+        [repl_link_up $rep] &&
+        [rinfo $rep master_repl_offset] == [rinfo $pri master_repl_offset] &&
+        [rl $pri debug digest] eq [rl $rep debug digest]
+    } else {
+        ::testutil::fail "replica ($rep) never matched primary ($pri): offsets\
+            [rinfo $pri master_repl_offset] / [rinfo $rep master_repl_offset], digests\
+            [rl $pri debug digest] / [rl $rep debug digest]\n    [repl_diff $pri $rep]"
+    }
+}
+
+# One key of every type and encoding in db 0, a few in db 3 and 9, some with TTLs.
+proc repl_fill {lvl {p k}} {
+    set c [valkey_client $lvl]
+    $c set $p:str:int 12345
+    $c set $p:str:short hello
+    $c set $p:str:long [string repeat abcdefghij 200]
+    $c set $p:str:bin "a\x00b\r\nc\xff"
+    $c set $p:str:neg -9223372036854775808
+    $c set $p:str:float 3.14159
+    $c rpush $p:list:small a b c 1 2 3
+    set big {}
+    for {set i 0} {$i < 600} {incr i} { lappend big "element-$i-[string repeat x [expr {$i % 40}]]" }
+    $c rpush $p:list:big {*}$big
+    $c hset $p:hash:small f1 v1 f2 2 f3 ""
+    set hb {}
+    for {set i 0} {$i < 300} {incr i} { lappend hb field$i [string repeat v [expr {$i % 90}]]$i }
+    $c hset $p:hash:big {*}$hb
+    $c sadd $p:set:int 1 2 3 -4 100000 9223372036854775807
+    $c sadd $p:set:small a b c
+    set sb {}
+    for {set i 0} {$i < 400} {incr i} { lappend sb member$i }
+    $c sadd $p:set:big {*}$sb
+    $c zadd $p:zset:small 1 a 2 b 2.5 c -inf lo +inf hi
+    set zb {}
+    for {set i 0} {$i < 300} {incr i} { lappend zb [expr {$i * 1.5}] m$i }
+    $c zadd $p:zset:big {*}$zb
+    $c set $p:ttl:str v EX 100000
+    $c hset $p:ttl:hash a 1
+    $c pexpireat $p:ttl:hash [expr {[clock milliseconds] + 5000000}]
+    $c select 3
+    $c set $p:db3:str three
+    $c rpush $p:db3:list x y z
+    $c select 9
+    $c zadd $p:db9:zset 1 one 2 two
+    $c set $p:db9:ttl nine PX 9000000
+    $c select 0
+    $c close
+}
+
+# Writes of every type, including the ones whose effect must be replicated in a rewritten
+# form (relative expiries, INCRBYFLOAT, SPOP, blocking pops, GETEX ...).
+proc repl_writes {lvl {p w} {restore_ttl 0}} {
+    set c [valkey_client $lvl]
+    # strings
+    $c set $p:s1 v1
+    $c append $p:s1 -more
+    $c incr $p:n
+    $c incrby $p:n 41
+    $c decrby $p:n 2
+    $c incrbyfloat $p:f 1.1
+    $c incrbyfloat $p:f 2.0e2
+    $c setrange $p:s2 5 xyz
+    $c mset $p:m1 a $p:m2 b $p:m3 c
+    $c msetnx $p:m4 d $p:m5 e
+    $c getset $p:m1 a2
+    $c getdel $p:m2
+    $c setex $p:ex1 1000 v
+    $c psetex $p:ex2 1000000 v
+    $c set $p:ex3 v
+    $c getex $p:ex3 EX 5000
+    $c set $p:ex4 v KEEPTTL
+    $c setnx $p:s3 first
+    $c setnx $p:s3 second
+    # lists
+    $c rpush $p:l a b c d e f
+    $c lpush $p:l z y
+    $c lpushx $p:l w
+    $c rpushx $p:l g
+    $c linsert $p:l BEFORE c cc
+    $c lset $p:l 0 W
+    $c lrem $p:l 1 d
+    $c ltrim $p:l 0 6
+    $c lpop $p:l
+    $c rpop $p:l 2
+    $c lmove $p:l $p:l2 LEFT RIGHT
+    $c rpoplpush $p:l $p:l2
+    $c lmpop 2 $p:nolist $p:l2 RIGHT COUNT 1
+    # hashes
+    $c hset $p:h a 1 b 2 c 3
+    $c hsetnx $p:h d 4
+    $c hmset $p:h e 5
+    $c hincrby $p:h a 10
+    $c hincrbyfloat $p:h b 0.25
+    $c hdel $p:h c
+    # sets (SPOP picks at random: the replica must get what the primary removed)
+    $c sadd $p:S 1 2 3 4 5 6 7 8 9 10 a b c
+    $c srem $p:S 10
+    $c spop $p:S
+    $c spop $p:S 3
+    $c smove $p:S $p:S2 a
+    $c sadd $p:T 1 2 3 b zz
+    $c sinterstore $p:Si $p:S $p:T
+    $c sunionstore $p:Su $p:S $p:T
+    $c sdiffstore $p:Sd $p:S $p:T
+    # sorted sets
+    $c zadd $p:z 1 a 2 b 3 c 4 d 5 e 6 f
+    $c zincrby $p:z 2.5 a
+    $c zadd $p:z XX CH 10 b
+    $c zrem $p:z c
+    $c zpopmin $p:z
+    $c zpopmax $p:z 1
+    $c zadd $p:z2 1 x 2 y 3 d
+    $c zunionstore $p:zu 2 $p:z $p:z2 WEIGHTS 1 2
+    $c zinterstore $p:zi 2 $p:z $p:z2
+    $c zrangestore $p:zr $p:z 0 -1
+    $c zremrangebyscore $p:zu 0 2
+    $c zremrangebyrank $p:zu 0 0
+    $c zmpop 1 $p:z2 MIN
+    # generic
+    $c set $p:g1 v
+    $c expire $p:g1 1000
+    $c pexpire $p:g1 99999
+    $c set $p:g2 v
+    $c expireat $p:g2 [expr {[clock seconds] + 100000}]
+    $c persist $p:g2
+    $c rename $p:g1 $p:g1r
+    $c renamenx $p:g2 $p:g2r
+    $c copy $p:h $p:hcopy
+    $c set $p:g3 v
+    $c move $p:g3 5
+    $c del $p:s3
+    $c unlink $p:m3
+    $c set $p:gone v
+    $c expire $p:gone 0
+    set dump [$c dump $p:z]
+    $c restore $p:zrestored 0 $dump
+    if {$restore_ttl} { $c restore $p:zrestored2 100000000 $dump }
+    $c select 7
+    $c set $p:db7 seven
+    $c rpush $p:db7l a b
+    $c select 0
+    $c close
+}
+
+proc repl_port_of {lvl} { return [srv $lvl port] }
+
+# ---------------------------------------------------------------- primary + replica
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        set P -1
+        set R 0
+        set pport [srv -1 port]
+
+        set first 1
+        foreach diskless {yes no} {
+            test "Full sync of every type (repl-diskless-sync $diskless)" {
+                r -1 config set repl-diskless-sync $diskless
+                r -1 flushall
+                repl_fill -1 k$diskless
+                set full [info_field [r -1 info stats] sync_full]
+                if {!$first} {
+                    # A node that left a primary has a new history: reattaching syncs in full.
+                    r replicaof no one
+                }
+                r set leftover x
+                r replicaof 127.0.0.1 $pport
+                repl_wait_synced $P $R
+                assert_equal [expr {$full + 1}] [info_field [r -1 info stats] sync_full]
+                assert_equal {} [r get leftover] "old data is replaced by the snapshot"
+                assert_equal [r -1 dbsize] [r dbsize]
+                assert_equal [csvdump [valkey_client -1]] [csvdump [valkey_client]]
+                set c [valkey_client]
+                $c select 9
+                assert_range [$c pttl k$diskless:db9:ttl] 8000000 9000000
+                assert_equal 1 [$c zscore k$diskless:db9:zset one]
+                assert_equal two [$c zrange k$diskless:db9:zset 1 1]
+                if {$diskless eq "yes"} {
+                    assert_match {*Starting BGSAVE for SYNC with target: replicas sockets*} \
+                        [::srv::file_tail [srv -1 log] 200]
+                } else {
+                    assert_match {*Starting BGSAVE for SYNC with target: disk*} \
+                        [::srv::file_tail [srv -1 log] 200]
+                }
+            }
+            set first 0
+        }
+
+        test "Full sync while the primary takes writes: nothing lost or doubled" {
+            r -1 config set repl-diskless-sync yes
+            set c [valkey_client -1]
+            $c deferred 1
+            for {set i 0} {$i < 300} {incr i} {
+                set args {}
+                for {set j 0} {$j < 100} {incr j} { lappend args load:[expr {$i * 100 + $j}] [string repeat z 50]$j }
+                $c mset {*}$args
+            }
+            for {set i 0} {$i < 300} {incr i} { $c read }
+            set full [info_field [r -1 info stats] sync_full]
+            r replicaof no one
+            r replicaof 127.0.0.1 $pport
+            # writes before, during and after the snapshot
+            for {set i 0} {$i < 20000} {incr i} {
+                $c incr load:counter
+                $c rpush load:list $i
+                if {$i % 1000 == 0} { $c del load:[expr {$i / 10}] }
+            }
+            for {set i 0} {$i < 40000 + 20} {incr i} { $c read }
+            repl_wait_synced $P $R
+            assert_equal [expr {$full + 1}] [info_field [r -1 info stats] sync_full]
+            assert_equal 20000 [r get load:counter]
+            assert_equal 20000 [r llen load:list]
+            assert_equal 19999 [r lindex load:list -1]
+        }
+
+        test "Live writes of every type reach the replica (equal digest and contents)" {
+            # The replica applies the stream late (it sleeps): relative TTLs must arrive as
+            # absolute ones to give equal expiry times.
+            set sl [valkey_client]
+            $sl deferred 1
+            $sl debug sleep 0.3
+            after 20
+            repl_writes -1
+            assert_equal OK [$sl read]
+            repl_wait_synced $P $R
+            assert_equal [csvdump [valkey_client -1]] [csvdump [valkey_client]]
+            # rewritten forms: relative TTLs arrive as absolute ones
+            assert_equal [r -1 pexpiretime w:g1r] [r pexpiretime w:g1r]
+            assert_equal [r -1 pexpiretime w:ex3] [r pexpiretime w:ex3]
+            assert_equal [r -1 smembers w:S] [r smembers w:S]
+            assert_equal 0 [r exists w:gone]
+            set c [valkey_client]
+            $c select 5
+            assert_equal v [$c get w:g3]
+        }
+
+        test "RESTORE with a relative TTL reaches the replica with the primary's expiry time" {
+            set dump [r -1 dump w:z]
+            set sl [valkey_client]
+            $sl deferred 1
+            $sl debug sleep 0.2
+            after 20
+            r -1 restore rt:z 100000000 $dump
+            assert_equal OK [$sl read]
+            repl_wait_link_up $R
+            wait_for_condition 100 20 {[r exists rt:z]}
+            set exp_p [r -1 pexpiretime rt:z]
+            set exp_r [r pexpiretime rt:z]
+            r -1 del rt:z  ;# leaves nothing diverging for the next tests
+            assert_equal $exp_p $exp_r "replica applied RESTORE 200ms late with a relative TTL?"
+        }
+
+        test "Blocking pops served on the primary are replicated as the pop" {
+            set b [valkey_client -1]
+            $b deferred 1
+            $b blpop bl:q 5
+            set b2 [valkey_client -1]
+            $b2 deferred 1
+            $b2 bzpopmin bl:zq 5
+            wait_for_condition 100 20 {[info_field [r -1 info clients] blocked_clients] == 2}
+            r -1 rpush bl:q a b
+            r -1 zadd bl:zq 1 x 2 y
+            assert_equal {bl:q a} [$b read]
+            assert_equal {bl:zq x 1} [$b2 read]
+            repl_wait_synced $P $R
+            assert_equal {b} [r lrange bl:q 0 -1]
+            assert_equal {y 2} [r zrange bl:zq 0 -1 withscores]
+        }
+
+        test "MULTI/EXEC writes reach the replica" {
+            set c [valkey_client -1]
+            $c multi
+            $c set tx:a 1
+            $c incr tx:a
+            $c rpush tx:l x y
+            $c hset tx:h f v
+            $c select 4
+            $c set tx:db4 four
+            assert_equal {OK 2 2 1 OK OK} [$c exec]
+            repl_wait_synced $P $R
+            assert_equal 2 [r get tx:a]
+            assert_equal {x y} [r lrange tx:l 0 -1]
+            set c2 [valkey_client]
+            $c2 select 4
+            assert_equal four [$c2 get tx:db4]
+        }
+
+        test "Writes in other databases land in the same database on the replica" {
+            set c [valkey_client -1]
+            foreach db {1 2 15} { $c select $db; $c set dbk:$db in-$db; $c rpush dbl:$db $db }
+            $c select 2
+            $c swapdb 1 2
+            $c select 15
+            $c move dbk:15 0
+            $c flushdb
+            repl_wait_synced $P $R
+            set c2 [valkey_client]
+            $c2 select 1
+            assert_equal in-2 [$c2 get dbk:2]
+            $c2 select 2
+            assert_equal in-1 [$c2 get dbk:1]
+            $c2 select 15
+            assert_equal 0 [$c2 dbsize]
+            $c2 select 0
+            assert_equal in-15 [$c2 get dbk:15]
+        }
+
+        test "REPLICAOF the same primary again, and with a bad port" {
+            assert_equal "OK Already connected to specified master" [r replicaof 127.0.0.1 $pport]
+            assert_error "*Invalid master port*" {r replicaof 127.0.0.1 70000}
+            assert_error "*Invalid master port*" {r replicaof 127.0.0.1 notaport}
+            assert_equal up [status r master_link_status]
+        }
+
+        test "A replica refuses writes from clients" {
+            assert_error "READONLY You can't write against a read only replica." {r set x y}
+            assert_error "READONLY You can't write against a read only replica.*" {r del k:str:int}
+            assert_error "READONLY You can't write against a read only replica.*" {r incr cnt}
+            # reads are fine
+            assert_equal hello [r get kno:str:short]
+            set c [valkey_client]
+            $c multi
+            catch {$c set x y} e
+            assert_match "READONLY*" $e
+            assert_error "EXECABORT*" {$c exec}
+            assert_equal 0 [r exists x]
+        }
+
+        test "INFO replication and ROLE on both sides" {
+            r -1 set info:x 1
+            repl_wait_synced $P $R
+            wait_for_condition 100 50 {
+                [string match "*offset=[rinfo $P master_repl_offset],*" [rinfo $P slave0]]
+            }
+            set pi [r -1 info replication]
+            set ri [r info replication]
+            assert_equal master [info_field $pi role]
+            assert_equal 1 [info_field $pi connected_slaves]
+            assert_match "ip=127.0.0.1,port=[srv 0 port],state=online,offset=*,lag=*" \
+                [info_field $pi slave0]
+            assert_match {[0-9a-f]*} [info_field $pi master_replid]
+            assert_equal 40 [string length [info_field $pi master_replid]]
+            assert_equal 1 [info_field $pi repl_backlog_active]
+            assert_morethan [info_field $pi repl_backlog_histlen] 0
+            assert_equal slave [info_field $ri role]
+            assert_equal 127.0.0.1 [info_field $ri master_host]
+            assert_equal $pport [info_field $ri master_port]
+            assert_equal up [info_field $ri master_link_status]
+            assert_equal 0 [info_field $ri master_sync_in_progress]
+            assert_equal [info_field $pi master_replid] [info_field $ri master_replid]
+            assert_equal [info_field $pi master_repl_offset] [info_field $ri master_repl_offset]
+            assert_equal [info_field $pi master_repl_offset] [info_field $ri slave_repl_offset]
+            assert_equal 1 [info_field $ri slave_read_only]
+            set off [info_field $pi master_repl_offset]
+            assert_equal [list master $off [list [list 127.0.0.1 [srv 0 port] $off]]] [r -1 role]
+            assert_equal [list slave 127.0.0.1 $pport connected $off] [r role]
+        }
+
+        test "Replica link killed on the primary: partial resync" {
+            set full [info_field [r -1 info stats] sync_full]
+            set pok [info_field [r -1 info stats] sync_partial_ok]
+            assert_equal 1 [r -1 client kill type replica]
+            # writes while the link is down go to the backlog
+            r -1 set pk:a 1
+            r -1 rpush pk:l a b c
+            repl_wait_synced $P $R
+            assert_equal [expr {$pok + 1}] [info_field [r -1 info stats] sync_partial_ok]
+            assert_equal $full [info_field [r -1 info stats] sync_full]
+            r -1 incr pk:a
+            repl_wait_synced $P $R
+            assert_equal 2 [r get pk:a]
+        }
+
+        test "Primary link killed on the replica: partial resync" {
+            set full [info_field [r -1 info stats] sync_full]
+            set pok [info_field [r -1 info stats] sync_partial_ok]
+            assert_equal 1 [r client kill type master]
+            r -1 set pk:b 1
+            r -1 sadd pk:s a b
+            repl_wait_synced $P $R
+            assert_equal [expr {$pok + 1}] [info_field [r -1 info stats] sync_partial_ok]
+            assert_equal $full [info_field [r -1 info stats] sync_full]
+            assert_equal 1 [r get pk:b]
+        }
+
+        test "CONFIG SET repl-backlog-size resizes the live backlog" {
+            r -1 config set repl-backlog-size 16384
+            assert_equal 16384 [rinfo $P repl_backlog_size]
+            for {set i 0} {$i < 4} {incr i} { r -1 set bl:$i [string repeat $i 50000] }
+            set hl [rinfo $P repl_backlog_histlen]
+            r -1 config set repl-backlog-size 10mb
+            r -1 del bl:0 bl:1 bl:2 bl:3
+            # Valkey may keep up to one extra 16k block
+            assert_lessthan $hl 40000
+        }
+
+        foreach side {primary replica} {
+            test "Partial resync ($side side killed the link) continues in the stream's database" {
+                set c [valkey_client -1]
+                $c select 5
+                $c set sdb:$side:a 1
+                repl_wait_synced $P $R
+                set pok [info_field [r -1 info stats] sync_partial_ok]
+                if {$side eq "primary"} {
+                    r -1 client kill type replica
+                } else {
+                    r client kill type master
+                }
+                # same client, same db: the stream has no reason to say SELECT again
+                $c set sdb:$side:b 2
+                $c rpush sdb:$side:l x
+                wait_for_condition 200 20 {
+                    [info_field [r -1 info stats] sync_partial_ok] == $pok + 1
+                }
+                $c set sdb:$side:c 3
+                repl_wait_synced $P $R
+                set c2 [valkey_client]
+                $c2 select 5
+                assert_equal {1 2 3} [$c2 mget sdb:$side:a sdb:$side:b sdb:$side:c]
+                assert_equal 0 [r exists sdb:$side:b sdb:$side:c]
+            }
+        }
+
+        test "WAIT counts the replica; WAIT with a timeout returns what it has" {
+            r -1 set wait:a 1
+            assert_equal 1 [r -1 wait 1 0]
+            r -1 set wait:b 1
+            set t0 [clock milliseconds]
+            assert_equal 1 [r -1 wait 2 300]
+            assert_range [expr {[clock milliseconds] - $t0}] 250 3000
+            assert_error "*WAIT cannot be used with replica instances*" {r wait 1 0}
+        }
+
+        test "WAIT counts acks of the client's own last write, not of later GETACK/PING bytes" {
+            set c [valkey_client -1]
+            set got {}
+            for {set i 0} {$i < 5} {incr i} {
+                $c set wait:c $i
+                lappend got [$c wait 1 0]
+                # nothing written since: the replica has acknowledged this client's writes
+                lappend got [$c wait 0 0]
+            }
+            assert_equal {1 1 1 1 1 1 1 1 1 1} $got "WAIT 1 0 / WAIT 0 0 pairs"
+        }
+
+        test "min-replicas-to-write counts good replicas" {
+            r -1 config set min-replicas-to-write 1
+            assert_equal OK [r -1 set mr:a 1]
+            r -1 config set min-replicas-to-write 2
+            assert_error "NOREPLICAS Not enough good replicas to write." {r -1 set mr:b 1}
+            assert_equal 1 [r -1 get mr:a]
+            r -1 config set min-replicas-to-write 0
+            assert_equal OK [r -1 set mr:b 1]
+        }
+    }
+}
+
+# ---------------------------------------------------------------- backlog too small for the gap
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0 repl-backlog-size 16384}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        set P -1
+        set R 0
+        test "A gap larger than the backlog forces a full resync" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            r -1 set before 1
+            repl_wait_synced $P $R
+            set full [info_field [r -1 info stats] sync_full]
+            set perr [info_field [r -1 info stats] sync_partial_err]
+            set pok [info_field [r -1 info stats] sync_partial_ok]
+            set sl [valkey_client]
+            $sl deferred 1
+            $sl debug sleep 0.5
+            after 20
+            r -1 client kill type replica
+            for {set i 0} {$i < 10} {incr i} { r -1 set gap:$i [string repeat $i 20000] }
+            assert_equal OK [$sl read]
+            repl_wait_synced $P $R
+            assert_equal [expr {$full + 1}] [info_field [r -1 info stats] sync_full]
+            assert_equal [expr {$perr + 1}] [info_field [r -1 info stats] sync_partial_err]
+            assert_equal $pok [info_field [r -1 info stats] sync_partial_ok]
+            assert_lessthan [rinfo $P repl_backlog_histlen] 40000
+        }
+    }
+}
+
+# ---------------------------------------------------------------- expiry on a replica
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        set P -1
+        set R 0
+        r replicaof 127.0.0.1 [srv -1 port]
+        repl_wait_link_up 0
+        test "Expired keys leave the replica only by the primary's DEL" {
+            r -1 debug set-active-expire 0
+            r -1 set ttl:a v PX 150
+            r -1 hset ttl:b f v
+            r -1 pexpire ttl:b 150
+            repl_wait_synced $P $R
+            set before [r dbsize]
+            after 300
+            # logically expired on the replica: not visible, still stored
+            assert_equal {} [r get ttl:a]
+            assert_equal {} [r hget ttl:b f]
+            assert_equal 0 [r exists ttl:a ttl:b]
+            assert_equal $before [r dbsize]
+            after 300
+            assert_equal $before [r dbsize] "the replica must not expire keys itself"
+            # the primary expires one lazily (access) ...
+            assert_equal {} [r -1 get ttl:a]
+            wait_for_condition 100 20 {[r dbsize] == $before - 1}
+            # ... and the other actively
+            r -1 debug set-active-expire 1
+            wait_for_condition 200 20 {[r dbsize] == $before - 2}
+            repl_wait_synced $P $R
+        }
+
+    }
+}
+
+# ---------------------------------------------------------------- a node with no replica
+
+start_server {tags {repl}} {
+    test "WAIT without replicas: 0 after the timeout" {
+        r set a 1
+        assert_equal 0 [r wait 0 0]
+        set t0 [clock milliseconds]
+        assert_equal 0 [r wait 1 200]
+        assert_range [expr {[clock milliseconds] - $t0}] 150 3000
+    }
+
+    test "min-replicas-to-write without replicas: NOREPLICAS" {
+        r config set min-replicas-to-write 1
+        assert_error "NOREPLICAS Not enough good replicas to write." {r set a 2}
+        assert_equal 1 [r get a]
+        r config set min-replicas-to-write 0
+        assert_equal OK [r set a 2]
+    }
+
+    test "replica-serve-stale-data no while the link is down: MASTERDOWN" {
+        set dead [::srv::find_free_port]
+        r config set replica-serve-stale-data no
+        r replicaof 127.0.0.1 $dead
+        assert_equal down [status r master_link_status]
+        assert_error "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'." \
+            {r get a}
+        assert_match "slave 127.0.0.1 $dead *" [r role]
+        r config set replica-serve-stale-data yes
+        assert_equal 2 [r get a]
+        r replicaof no one
+        assert_equal master [lindex [r role] 0]
+        assert_equal OK [r set a 3]
+    }
+}
+
+# ---------------------------------------------------------------- chained replicas A -> B -> C
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        start_server {overrides {repl-diskless-sync-delay 0}} {
+            test "Chained replicas: writes on A reach C through B" {
+                repl_fill -2 pre
+                r -1 replicaof 127.0.0.1 [srv -2 port]
+                repl_wait_synced -2 -1
+                # The stream B passes on is in db 6 when C joins; it will not say SELECT again.
+                set a6 [valkey_client -2]
+                $a6 select 6
+                $a6 set chain:db6:a 1
+                repl_wait_synced -2 -1
+                r replicaof 127.0.0.1 [srv -1 port]
+                repl_wait_synced -1 0
+                $a6 set chain:db6:b 2
+                repl_wait_synced -2 0
+                set c6 [valkey_client]
+                $c6 select 6
+                assert_equal {1 2} [$c6 mget chain:db6:a chain:db6:b]
+                assert_equal 0 [r exists chain:db6:b]
+                repl_writes -2
+                repl_wait_synced -2 0
+                assert_equal [r -2 debug digest] [r debug digest]
+                assert_equal [srv -1 port] [status r master_port]
+                assert_equal 1 [info_field [r -1 info replication] connected_slaves]
+                assert_equal [info_field [r -2 info replication] master_replid] \
+                    [info_field [r info replication] master_replid]
+            }
+
+            test "Chained replicas: B's link to A drops and resumes; C keeps its link" {
+                set bfull [info_field [r -1 info stats] sync_full]
+                set bok [info_field [r -1 info stats] sync_partial_ok]
+                set aok [info_field [r -2 info stats] sync_partial_ok]
+                r -1 client kill type master
+                r -2 set chain:after 1
+                r -2 zadd chain:z 1 a
+                repl_wait_synced -2 -1
+                repl_wait_synced -2 0
+                assert_equal [expr {$aok + 1}] [info_field [r -2 info stats] sync_partial_ok]
+                assert_equal $bfull [info_field [r -1 info stats] sync_full]
+                assert_equal 1 [r get chain:after]
+            }
+
+            test "Writes on a writable replica stay local: not passed on, offset unchanged" {
+                r -1 config set replica-read-only no
+                try {
+                    r -2 set chain:marker1 1
+                    repl_wait_synced -2 0
+                    set off [rinfo -2 master_repl_offset]
+                    assert_equal OK [r -1 set chain:local 1]
+                    r -2 set chain:marker2 1
+                    wait_for_condition 100 50 {[r exists chain:marker2]}
+                    assert_equal 0 [r exists chain:local] "B's local write reached C"
+                    assert_equal [rinfo -2 master_repl_offset] [rinfo -1 master_repl_offset] \
+                        "B's offset moved with its local write"
+                    # B still continues A's history exactly: a partial resync
+                    set aok [info_field [r -2 info stats] sync_partial_ok]
+                    set afull [info_field [r -2 info stats] sync_full]
+                    r -1 client kill type master
+                    wait_for_condition 200 50 {[repl_link_up -1] &&
+                        [info_field [r -2 info stats] sync_partial_ok] + [info_field [r -2 info stats] sync_full] > $aok + $afull}
+                    assert_equal $afull [info_field [r -2 info stats] sync_full] "B needed a full sync"
+                } finally {
+                    r -1 config set replica-read-only yes
+                }
+            }
+        }
+    }
+}
+
+# ---------------------------------------------------------------- failover by hand
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        start_server {overrides {repl-diskless-sync-delay 0}} {
+            # P = -2, R1 = -1, R2 = 0
+            set pport [srv -2 port]
+            set r1port [srv -1 port]
+            test "Failover: R2 follows the promoted R1 with a partial resync" {
+                r -1 replicaof 127.0.0.1 $pport
+                r replicaof 127.0.0.1 $pport
+                repl_fill -2 f
+                repl_wait_synced -2 -1
+                repl_wait_synced -2 0
+                set old_id [info_field [r -2 info replication] master_replid]
+                set off [info_field [r -2 info replication] master_repl_offset]
+                assert_equal OK [r -1 replicaof no one]
+                set ri [r -1 info replication]
+                assert_equal master [info_field $ri role]
+                assert_equal $old_id [info_field $ri master_replid2]
+                assert_not_equal $old_id [info_field $ri master_replid]
+                assert_equal [expr {$off + 1}] [info_field $ri second_repl_offset]
+                assert_equal OK [r -1 set after:promote 1]
+                r replicaof 127.0.0.1 $r1port
+                repl_wait_synced -1 0
+                set st [r -1 info stats]
+                assert_equal 1 [info_field $st sync_partial_ok]
+                assert_equal 0 [info_field $st sync_full]
+                assert_equal 1 [r get after:promote]
+                assert_equal [info_field [r -1 info replication] master_replid] \
+                    [info_field [r info replication] master_replid]
+            }
+
+            test "Failover: the old primary rejoins under R1 with a partial resync" {
+                r -2 replicaof 127.0.0.1 $r1port
+                repl_wait_synced -1 -2
+                set st [r -1 info stats]
+                assert_equal 2 [info_field $st sync_partial_ok]
+                assert_equal 0 [info_field $st sync_full]
+                repl_writes -1 post
+                repl_wait_synced -1 -2
+                repl_wait_synced -1 0
+                set off [info_field [r -1 info replication] master_repl_offset]
+                wait_for_condition 100 50 {[llength [lindex [r -1 role] 2]] == 2 &&
+                    [lsort -unique [lmap x [lindex [r -1 role] 2] {lindex $x 2}]] eq $off}
+                set role [r -1 role]
+                assert_equal master [lindex $role 0]
+                assert_equal [lsort [list [list 127.0.0.1 $pport $off] [list 127.0.0.1 [srv 0 port] $off]]] \
+                    [lsort [lindex $role 2]]
+                assert_equal [list slave 127.0.0.1 $r1port connected $off] [r -2 role]
+                assert_error "READONLY*" {r -2 set x 1}
+            }
+        }
+    }
+}
+
+# ---------------------------------------------------------------- replicaof in the config file
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    r set cfgkey 1
+    start_server [list overrides [list replicaof "127.0.0.1 [srv 0 port]"]] {
+        test "replicaof in the config file: the node syncs at startup" {
+            repl_wait_synced -1 0
+            assert_equal 1 [r get cfgkey]
+            assert_equal slave [lindex [r role] 0]
+        }
+    }
+}
