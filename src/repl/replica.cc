@@ -20,6 +20,7 @@
 #include "repl/propagate.h"
 #include "repl/repl_internal.h"
 #include "server/config.h"
+#include "server/persistence.h"
 #include "server/server.h"
 #include "server/transactions.h"
 #include "server/version.h"
@@ -49,6 +50,11 @@ struct Side {
   int64_t link_down_since_ms = 0;
   int64_t last_ack_ms = 0;
   Client* primary = nullptr;
+  // repl-diskless-load disabled: the snapshot goes to a temp file, then becomes dbfilename.
+  int tmp_fd = -1;
+  std::string tmp_path;
+  int64_t written = 0;
+  std::string tail;  // last bytes written (EOF-mark search across reads)
   // The db the primary's stream currently writes to: kept across reconnections (the stream
   // only says SELECT when it changes) and taken from the snapshot's repl-stream-db field.
   int stream_db = 0;
@@ -57,8 +63,18 @@ Side g_side;
 
 const char* kStateNames[] = {"none", "connect", "connecting", "handshake", "sync", "connected"};
 
+void CloseTempFile(bool remove) {
+  if (g_side.tmp_fd >= 0) close(g_side.tmp_fd);
+  if (remove && !g_side.tmp_path.empty()) unlink(g_side.tmp_path.c_str());
+  g_side.tmp_fd = -1;
+  g_side.tmp_path.clear();
+  g_side.written = 0;
+  g_side.tail.clear();
+}
+
 void Drop(const char* why) {
   if (why) LOG_WARNING("Primary link: %s", why);
+  CloseTempFile(true);
   if (g_side.fd != -1 && !g_side.primary) {
     g.loop->DelFile(g_side.fd, net::kReadable | net::kWritable);
     close(g_side.fd);
@@ -182,8 +198,23 @@ void StartStreaming(std::string rest) {
   SendAckToPrimary(true);
 }
 
-bool LoadPayload(const char* data, size_t n) {
+// Takes over replication ids and offsets from the primary after a successful full sync.
+void AfterFullSync(uint64_t keys) {
   State& st = GetState();
+  server::TouchAllWatched(-1);
+  st.replid = g_side.full_replid;
+  st.offset = g_side.full_offset;
+  st.replid2 = std::string(40, '0');
+  st.second_offset = -1;
+  st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
+  st.backlog->Append("", st.offset);
+  ResetStreamDb();
+  LOG_NOTICE("PRIMARY <-> REPLICA sync: Finished with success (%llu keys)",
+             static_cast<unsigned long long>(keys));
+}
+
+// In-memory load (repl-diskless-load on-empty-db / swapdb): staging databases swapped in.
+bool LoadPayload(const char* data, size_t n) {
   std::vector<std::unique_ptr<db::Db>> staging;
   std::vector<db::Db*> ptrs;
   for (int i = 0; i < server::NumDbs(); i++) {
@@ -211,19 +242,94 @@ bool LoadPayload(const char* data, size_t n) {
                 r.error.c_str(), static_cast<unsigned long long>(r.error_offset));
     return false;
   }
-  server::TouchAllWatched(-1);
   for (int i = 0; i < server::NumDbs(); i++) g.dbs[i]->Swap(*staging[i]);
   staging.clear();  // frees the previous data
-  st.replid = g_side.full_replid;
-  st.offset = g_side.full_offset;
-  st.replid2 = std::string(40, '0');
-  st.second_offset = -1;
-  st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
-  st.backlog->Append("", st.offset);
-  ResetStreamDb();
-  LOG_NOTICE("PRIMARY <-> REPLICA sync: Finished with success (%llu keys)",
-             static_cast<unsigned long long>(r.keys_loaded));
+  AfterFullSync(r.keys_loaded);
   return true;
+}
+
+// Disk load (repl-diskless-load disabled): the received file becomes dbfilename and is loaded.
+bool LoadTempFile() {
+  std::string path = g_side.tmp_path;
+  if (fsync(g_side.tmp_fd) != 0 || close(g_side.tmp_fd) != 0) {
+    g_side.tmp_fd = -1;
+    LOG_WARNING("Failed trying to sync the temp DB to disk in PRIMARY <-> REPLICA synchronization");
+    CloseTempFile(true);
+    return false;
+  }
+  g_side.tmp_fd = -1;
+  if (rename(path.c_str(), server::cfg.dbfilename.c_str()) != 0) {
+    LOG_WARNING("Failed trying to rename the temp DB into %s in PRIMARY <-> REPLICA "
+                "synchronization: %s",
+                server::cfg.dbfilename.c_str(), strerror(errno));
+    CloseTempFile(true);
+    return false;
+  }
+  g_side.tmp_path.clear();
+  CloseTempFile(false);
+  uint8_t old_seed[16];
+  memcpy(old_seed, ds::HashSeed(), 16);
+  if (!server::LoadReplacingAll(server::cfg.dbfilename)) {
+    ds::SetHashSeed(old_seed);
+    LOG_WARNING("Failed trying to load the PRIMARY synchronization DB from disk. Keeping the "
+                "old data; retrying.");
+    return false;
+  }
+  AfterFullSync(0);
+  return true;
+}
+
+// repl-diskless-load disabled: moves received payload bytes (from `in` at `start`) into the
+// temp file; at the end of the payload loads it and starts streaming.
+void ProcessTransferToDisk(size_t start) {
+  std::string& in = g_side.in;
+  if (g_side.tmp_fd < 0) {
+    g_side.tmp_path = "temp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime()) + ".rdb";
+    g_side.tmp_fd = open(g_side.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (g_side.tmp_fd < 0) {
+      LOG_WARNING("Opening the temp file needed for PRIMARY <-> REPLICA synchronization: %s",
+                  strerror(errno));
+      return Drop(nullptr);
+    }
+  }
+  std::string_view data(in.data() + start, in.size() - start);
+  std::string rest;
+  bool complete = false;
+  size_t take = data.size();
+  if (g_side.transfer_size >= 0) {
+    int64_t left = g_side.transfer_size - g_side.written;
+    if (static_cast<int64_t>(take) >= left) {
+      take = static_cast<size_t>(left);
+      complete = true;
+    }
+  } else {
+    // The mark may straddle reads: search the kept tail plus the new bytes.
+    std::string probe = g_side.tail + std::string(data);
+    size_t pos = probe.find(g_side.eof_mark);
+    if (pos != std::string::npos) {
+      complete = true;
+      size_t mark_in_data = pos >= g_side.tail.size() ? pos - g_side.tail.size() : 0;
+      size_t cut_from_file = pos < g_side.tail.size() ? g_side.tail.size() - pos : 0;
+      take = mark_in_data;
+      rest = std::string(data.substr(std::min(data.size(), pos + 40 - g_side.tail.size())));
+      if (cut_from_file && ftruncate(g_side.tmp_fd, g_side.written - cut_from_file) != 0)
+        return Drop("cannot trim the received snapshot");
+    }
+  }
+  if (take && write(g_side.tmp_fd, data.data(), take) != static_cast<ssize_t>(take))
+    return Drop("cannot write the received snapshot to disk");
+  g_side.written += static_cast<int64_t>(take);
+  if (g_side.transfer_size >= 0 && complete) rest = std::string(data.substr(take));
+  if (g_side.transfer_size < 0 && !complete) {
+    std::string t = g_side.tail + std::string(data.substr(0, take));
+    g_side.tail = t.size() > 40 ? t.substr(t.size() - 40) : t;
+  }
+  in.erase(start);  // consumed into the file
+  if (!complete) return;
+  g_side.payload_start = 0;
+  in.clear();
+  if (!LoadTempFile()) return Drop(nullptr);
+  StartStreaming(std::move(rest));
 }
 
 // Parses what arrived during the transfer phase; true when the link moved on.
@@ -259,6 +365,7 @@ void ProcessTransfer() {
                                                              : "streamed RDB from primary with EOF to parser");
   }
   size_t start = g_side.payload_start;
+  if (server::cfg.repl_diskless_load == 0) return ProcessTransferToDisk(start);
   size_t have = in.size() - start;
   size_t payload_len;
   std::string rest;

@@ -407,6 +407,10 @@ bool LoadDataAtStartup() {
   return true;
 }
 
+bool LoadReplacingAll(const std::string& path) {
+  return LoadFile(path, LoadMode::kReplace) == LoadStatus::kOk;
+}
+
 bool SaveForeground() {
   if (!SaveToFile(cfg.dbfilename, -1, UsedMemory())) return false;
   LOG_NOTICE("DB saved on disk");

@@ -36,6 +36,10 @@ const PersistenceState& Persistence();
 // start; any other failure is logged and returns false (the caller exits with code 1).
 bool LoadDataAtStartup();
 
+// Replaces every database with the contents of a snapshot file (a replica's disk-based load).
+// Nothing changes when it fails.
+bool LoadReplacingAll(const std::string& path);
+
 // Foreground save to dbfilename (SAVE, SHUTDOWN, DEBUG RELOAD, FLUSHALL with save points).
 bool SaveForeground();
 // Forks the snapshot child. False (and logged) when the fork fails or a child is running.

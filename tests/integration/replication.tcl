@@ -744,3 +744,26 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
         }
     }
 }
+
+# ---------------------------------------------------------------- repl-diskless-load modes
+
+foreach mode {disabled swapdb} {
+    start_server {tags {repl} config {repl-diskless-sync-delay 0 dbfilename primary.rdb}} {
+        start_server [list tags {repl} config [list repl-diskless-load $mode dbfilename replica.rdb]] {
+            test "repl-diskless-load $mode: full sync loads the primary's data" {
+                repl_fill -1
+                r replicaof 127.0.0.1 [srv -1 port]
+                repl_wait_synced -1 0
+                set on_disk [file exists [file join [srv 0 dir] replica.rdb]]
+                if {$mode eq "disabled"} {
+                    # The snapshot went through a temp file that became dbfilename.
+                    assert_equal 1 $on_disk
+                } else {
+                    # Received in memory and swapped in: nothing written.
+                    assert_equal 0 $on_disk
+                }
+                assert_equal {} [glob -nocomplain -directory [srv 0 dir] temp-*.rdb]
+            }
+        }
+    }
+}
