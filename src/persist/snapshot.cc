@@ -165,6 +165,7 @@ void SnapshotWriter::Header(int64_t now_sec, uint64_t used_mem) {
   Aux("used-mem", std::to_string(used_mem));
   for (auto& [name, hook] : AuxRegistry()) {
     std::string v;
+    if (hook.replication_only && !opts_.for_replication) continue;
     if (hook.write && hook.write(&v)) Aux(name, v);
   }
   Aux("aof-base", "0");
@@ -334,7 +335,9 @@ LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
           base::ParseInt64(v, &res.used_mem);
         } else {
           auto it = AuxRegistry().find(k);
-          if (it != AuxRegistry().end() && it->second.read && !it->second.read(v)) {
+          bool applies = it != AuxRegistry().end() && it->second.read &&
+                         (!it->second.replication_only || opts.from_replication);
+          if (applies && !it->second.read(v)) {
             return fail("Aux field '" + Printable(k) + "' has a value this node cannot accept",
                         false);
           }

@@ -40,6 +40,7 @@ struct SaveOptions {
   bool write_freq = false;  // an LFU policy: FREQ before each key
   // fd output: fdatasync every this many bytes (rdb-save-incremental-fsync); 0 never.
   uint64_t autosync_bytes = 0;
+  bool for_replication = false;  // includes the replication-only aux fields
 };
 
 // Extra aux fields: a small registry used by replication (hash seed, slot states...).
@@ -49,6 +50,9 @@ struct SaveOptions {
 struct AuxHook {
   std::function<bool(std::string* value)> write;
   std::function<bool(std::string_view value)> read;
+  // Written only into snapshots made for a replica (SaveOptions::for_replication), never
+  // into disk snapshots (e.g. cluster-slot-states).
+  bool replication_only = false;
 };
 void RegisterAuxField(const std::string& name, AuxHook hook);
 void UnregisterAuxField(const std::string& name);
@@ -109,6 +113,8 @@ struct LoadOptions {
   bool skip_expired = true;     // a primary drops keys already expired
   int64_t now_ms = 0;
   int num_dbs = 16;
+  bool from_replication = false;  // a replica loading its primary's snapshot: reads the
+                                  // replication-only aux fields (ignored from disk)
 };
 
 struct LoadResult {

@@ -109,7 +109,7 @@ void MaybeStartFullSync() {
   ResetStreamDb();
   if (diskless) {
     StartDisklessChild();
-  } else if (!server::StartBgsave()) {
+  } else if (!server::StartBgsave(/*for_replication=*/true)) {
     for (Client* c : g_replicas)
       if (Link(c)->state == ReplicaLink::kWaitBgsaveEnd) server::CloseAsync(c);
   } else {
@@ -164,6 +164,7 @@ void StartDisklessChild() {
     std::string head = "$EOF:" + mark + "\r\n";
     if (write(fds[1], head.data(), head.size()) != static_cast<ssize_t>(head.size())) _exit(1);
     persist::SaveOptions opts;
+    opts.for_replication = true;
     persist::SnapshotWriter w(fds[1], opts);
     bool ok = persist::WriteSnapshot(w, dbs, now, mem);
     if (ok && write(fds[1], mark.data(), mark.size()) != static_cast<ssize_t>(mark.size())) ok = false;

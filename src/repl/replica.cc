@@ -225,6 +225,7 @@ bool LoadPayload(const char* data, size_t n) {
   opts.skip_expired = false;  // a replica keeps what its primary has; the primary expires
   opts.now_ms = base::MsTime();
   opts.num_dbs = server::NumDbs();
+  opts.from_replication = true;
   auto saved_new = db::GetEnv().on_new;
   db::GetEnv().on_new = nullptr;
   // The snapshot may carry the primary's hash seed; the old data keeps the old one if the
@@ -269,7 +270,7 @@ bool LoadTempFile() {
   CloseTempFile(false);
   uint8_t old_seed[16];
   memcpy(old_seed, ds::HashSeed(), 16);
-  if (!server::LoadReplacingAll(server::cfg.dbfilename)) {
+  if (!server::LoadReplacingAll(server::cfg.dbfilename, /*from_replication=*/true)) {
     ds::SetHashSeed(old_seed);
     LOG_WARNING("Failed trying to load the PRIMARY synchronization DB from disk. Keeping the "
                 "old data; retrying.");

@@ -75,8 +75,9 @@ std::string Cwd() {
 
 std::string TempFileName(pid_t pid) { return "temp-" + std::to_string(pid) + ".rdb"; }
 
-persist::SaveOptions MakeSaveOptions() {
+persist::SaveOptions MakeSaveOptions(bool for_replication) {
   persist::SaveOptions o;
+  o.for_replication = for_replication;
   o.compress = cfg.rdbcompression;
   o.checksum = cfg.rdbchecksum;
   std::string policy = ConfigValue("maxmemory-policy");
@@ -119,7 +120,8 @@ bool FsyncDirOf(const std::string& path) {
 
 // Writes every database to a temp file, syncs it and renames it over `filename`. Runs in the
 // main process (SAVE) or in the child (BGSAVE); progress goes to `progress_fd` when >= 0.
-bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem) {
+bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
+                bool for_replication = false) {
   std::string tmp = TempFileName(getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -127,7 +129,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem)
                 tmp.c_str(), Cwd().c_str(), strerror(errno));
     return false;
   }
-  persist::SnapshotWriter w(fd, MakeSaveOptions());
+  persist::SnapshotWriter w(fd, MakeSaveOptions(for_replication));
   w.Header(time(nullptr), used_mem);
   int64_t last_report = base::MonotonicUs();
   uint64_t keys = 0;
@@ -177,7 +179,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem)
   return true;
 }
 
-[[noreturn]] void RunChild(int progress_fd, uint64_t used_mem) {
+[[noreturn]] void RunChild(int progress_fd, uint64_t used_mem, bool for_replication) {
   base::SetLogRoleChar('C');
   signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);
@@ -185,7 +187,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem)
   // The child never serves: drop the listeners so a dying parent frees its ports.
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);
-  bool ok = SaveToFile(cfg.dbfilename, progress_fd, used_mem);
+  bool ok = SaveToFile(cfg.dbfilename, progress_fd, used_mem, for_replication);
   if (ok) {
     uint64_t cow = PrivateDirtyBytes();
     LOG_NOTICE("DB saved on disk");
@@ -286,7 +288,7 @@ void LogLoadFailure(const std::string& filename, const uint8_t* p, size_t n,
 // Loads `filename` into staging databases, then swaps them in (kReplace) or moves their keys
 // into the live ones (kAdd: duplicates are an error, kMerge: the file wins). Nothing of a
 // failed load reaches the live databases.
-LoadStatus LoadFile(const std::string& filename, LoadMode mode) {
+LoadStatus LoadFile(const std::string& filename, LoadMode mode, bool from_replication = false) {
   int fd = open(filename.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return LoadStatus::kNotExist;
@@ -326,6 +328,7 @@ LoadStatus LoadFile(const std::string& filename, LoadMode mode) {
   opts.skip_expired = !db::GetEnv().replica;
   opts.now_ms = base::MsTime();
   opts.num_dbs = NumDbs();
+  opts.from_replication = from_replication;
   st.loading = true;
   persist::LoadResult res = persist::LoadSnapshot(p, n, opts, ptrs);
   st.loading = false;
@@ -407,8 +410,8 @@ bool LoadDataAtStartup() {
   return true;
 }
 
-bool LoadReplacingAll(const std::string& path) {
-  return LoadFile(path, LoadMode::kReplace) == LoadStatus::kOk;
+bool LoadReplacingAll(const std::string& path, bool from_replication) {
+  return LoadFile(path, LoadMode::kReplace, from_replication) == LoadStatus::kOk;
 }
 
 bool SaveForeground() {
@@ -425,7 +428,7 @@ bool BgsaveInProgress() { return st.child_pid != -1; }
 
 void ScheduleBgsave() { st.bgsave_scheduled = true; }
 
-bool StartBgsave() {
+bool StartBgsave(bool for_replication) {
   if (st.child_pid != -1) return false;
   if (OtherChildActive()) {
     LOG_WARNING("Can't save in background: another child process is active");
@@ -441,7 +444,7 @@ bool StartBgsave() {
   pid_t pid = fork();
   if (pid == 0) {
     if (pfd[0] >= 0) close(pfd[0]);
-    RunChild(pfd[1], used);
+    RunChild(pfd[1], used, for_replication);
   }
   st.latest_fork_usec = base::UsTime() - start;
   if (pfd[1] >= 0) close(pfd[1]);

@@ -38,12 +38,13 @@ bool LoadDataAtStartup();
 
 // Replaces every database with the contents of a snapshot file (a replica's disk-based load).
 // Nothing changes when it fails.
-bool LoadReplacingAll(const std::string& path);
+bool LoadReplacingAll(const std::string& path, bool from_replication);
 
 // Foreground save to dbfilename (SAVE, SHUTDOWN, DEBUG RELOAD, FLUSHALL with save points).
 bool SaveForeground();
 // Forks the snapshot child. False (and logged) when the fork fails or a child is running.
-bool StartBgsave();
+// for_replication: the file also carries the replication-only aux fields.
+bool StartBgsave(bool for_replication = false);
 bool BgsaveInProgress();
 // Runs a BGSAVE from cron as soon as possible (BGSAVE SCHEDULE, BGSAVE inside EXEC).
 void ScheduleBgsave();

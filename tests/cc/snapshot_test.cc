@@ -497,3 +497,48 @@ TEST_CASE(SnapshotLoadIntoDatabases) {
 }
 
 }  // namespace
+
+// Replication-only aux fields: written only when the snapshot is for a replica, read only by
+// a replica's load (the cluster slot states use this; a disk snapshot never carries them).
+TEST_CASE(SnapshotReplicationOnlyAuxField) {
+  std::string seen;
+  persist::AuxHook hook;
+  hook.write = [](std::string* v) {
+    *v = "609<abc,";
+    return true;
+  };
+  hook.read = [&seen](std::string_view v) {
+    seen = std::string(v);
+    return true;
+  };
+  hook.replication_only = true;
+  persist::RegisterAuxField("test-repl-only", hook);
+  db::Db d(0, false);
+  std::vector<db::Db*> dbs{&d};
+  std::string disk, repl;
+  {
+    persist::SaveOptions o;
+    persist::SnapshotWriter w(&disk, o);
+    CHECK(persist::WriteSnapshot(w, dbs, 0, 0));
+  }
+  {
+    persist::SaveOptions o;
+    o.for_replication = true;
+    persist::SnapshotWriter w(&repl, o);
+    CHECK(persist::WriteSnapshot(w, dbs, 0, 0));
+  }
+  CHECK(disk.find("test-repl-only") == std::string::npos);
+  CHECK(repl.find("test-repl-only") != std::string::npos);
+  persist::LoadOptions lo;
+  lo.num_dbs = 1;
+  db::Db target(0, false);
+  std::vector<db::Db*> t{&target};
+  // A disk load ignores the field...
+  CHECK(persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(repl.data()), repl.size(), lo, t).ok);
+  CHECK(seen.empty());
+  // ...a replica's load applies it.
+  lo.from_replication = true;
+  CHECK(persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(repl.data()), repl.size(), lo, t).ok);
+  CHECK_EQ(seen, std::string("609<abc,"));
+  persist::UnregisterAuxField("test-repl-only");
+}
