@@ -1,8 +1,9 @@
 // Wall-clock and monotonic time in the units the server uses.
 #pragma once
+#include <sys/time.h>
+
 #include <cstdint>
 #include <ctime>
-#include <sys/time.h>
 
 namespace base {
 inline int64_t UsTime() {

@@ -117,8 +117,10 @@ std::string FormatDouble(double v) {
     out += digits + std::string(k, '0');
   } else if (k < 0 && (k > -7 || exp < 4)) {
     int offset = n + k;
-    if (offset <= 0) out += "0." + std::string(-offset, '0') + digits;
-    else out += digits.substr(0, offset) + "." + digits.substr(offset);
+    if (offset <= 0)
+      out += "0." + std::string(-offset, '0') + digits;
+    else
+      out += digits.substr(0, offset) + "." + digits.substr(offset);
   } else {
     out += digits[0];
     if (n > 1) out += "." + digits.substr(1);
@@ -129,9 +131,7 @@ std::string FormatDouble(double v) {
 }
 
 namespace {
-inline char Fold(char c, bool nocase) {
-  return (nocase && c >= 'A' && c <= 'Z') ? c + 32 : c;
-}
+inline char Fold(char c, bool nocase) { return (nocase && c >= 'A' && c <= 'Z') ? c + 32 : c; }
 // Iterative matcher with single-star backtracking, bounded and non-recursive.
 bool Match(const char* p, const char* pe, const char* s, const char* se, bool nocase) {
   const char* star_p = nullptr;
@@ -204,8 +204,8 @@ bool Match(const char* p, const char* pe, const char* s, const char* se, bool no
 }  // namespace
 
 bool GlobMatch(std::string_view pattern, std::string_view str, bool nocase) {
-  return Match(pattern.data(), pattern.data() + pattern.size(), str.data(),
-               str.data() + str.size(), nocase);
+  return Match(pattern.data(), pattern.data() + pattern.size(), str.data(), str.data() + str.size(),
+               nocase);
 }
 
 std::optional<uint64_t> ParseMemory(std::string_view s) {
@@ -219,14 +219,22 @@ std::optional<uint64_t> ParseMemory(std::string_view s) {
   }
   std::string unit = ToLower(s.substr(i));
   uint64_t mul;
-  if (unit.empty() || unit == "b") mul = 1;
-  else if (unit == "k") mul = 1000;
-  else if (unit == "kb") mul = 1024;
-  else if (unit == "m") mul = 1000ULL * 1000;
-  else if (unit == "mb") mul = 1024ULL * 1024;
-  else if (unit == "g") mul = 1000ULL * 1000 * 1000;
-  else if (unit == "gb") mul = 1024ULL * 1024 * 1024;
-  else return std::nullopt;
+  if (unit.empty() || unit == "b")
+    mul = 1;
+  else if (unit == "k")
+    mul = 1000;
+  else if (unit == "kb")
+    mul = 1024;
+  else if (unit == "m")
+    mul = 1000ULL * 1000;
+  else if (unit == "mb")
+    mul = 1024ULL * 1024;
+  else if (unit == "g")
+    mul = 1000ULL * 1000 * 1000;
+  else if (unit == "gb")
+    mul = 1024ULL * 1024 * 1024;
+  else
+    return std::nullopt;
   if (v != 0 && mul > UINT64_MAX / v) return std::nullopt;
   return v * mul;
 }
@@ -245,11 +253,16 @@ std::string ToLower(std::string_view s) {
 std::string BytesToHuman(uint64_t n) {
   char buf[64];
   double d = static_cast<double>(n);
-  if (n < 1024) snprintf(buf, sizeof(buf), "%lluB", static_cast<unsigned long long>(n));
-  else if (n < 1024ULL * 1024) snprintf(buf, sizeof(buf), "%.2fK", d / 1024);
-  else if (n < 1024ULL * 1024 * 1024) snprintf(buf, sizeof(buf), "%.2fM", d / (1024 * 1024));
-  else if (n < 1024ULL * 1024 * 1024 * 1024) snprintf(buf, sizeof(buf), "%.2fG", d / (1024.0 * 1024 * 1024));
-  else snprintf(buf, sizeof(buf), "%.2fT", d / (1024.0 * 1024 * 1024 * 1024));
+  if (n < 1024)
+    snprintf(buf, sizeof(buf), "%lluB", static_cast<unsigned long long>(n));
+  else if (n < 1024ULL * 1024)
+    snprintf(buf, sizeof(buf), "%.2fK", d / 1024);
+  else if (n < 1024ULL * 1024 * 1024)
+    snprintf(buf, sizeof(buf), "%.2fM", d / (1024 * 1024));
+  else if (n < 1024ULL * 1024 * 1024 * 1024)
+    snprintf(buf, sizeof(buf), "%.2fG", d / (1024.0 * 1024 * 1024));
+  else
+    snprintf(buf, sizeof(buf), "%.2fT", d / (1024.0 * 1024 * 1024 * 1024));
   return buf;
 }
 }  // namespace base

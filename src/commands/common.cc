@@ -85,7 +85,8 @@ bool ArgRange(Client* c, std::string_view s, int64_t lo, int64_t hi, int64_t* ou
     return false;
   }
   if (v < lo || v > hi) {
-    if (msg) c->R().Error(msg);
+    if (msg)
+      c->R().Error(msg);
     else
       c->R().Error("value is out of range, value must between " + std::to_string(lo) + " and " +
                    std::to_string(hi));
@@ -109,14 +110,15 @@ void StoreResult(Client* c, const std::string& dst, db::Obj* nw, int notify_clas
     server::Notify(server::kNotifyGeneric, "del", dst, c->dbid);
     return;
   }
-  if (old) c->db->Replace(old, nw);
-  else c->db->Add(nw);
+  if (old)
+    c->db->Replace(old, nw);
+  else
+    c->db->Add(nw);
   Modified(c, dst);
   server::Notify(notify_class, event, dst, c->dbid);
 }
 
-bool ParseMPopArgs(Client* c, size_t first, const char* where0, const char* where1,
-                   MPopArgs* out) {
+bool ParseMPopArgs(Client* c, size_t first, const char* where0, const char* where1, MPopArgs* out) {
   auto& a = c->argv;
   int64_t numkeys;
   if (!ArgRange(c, a[first], 1, INT64_MAX, &numkeys, "numkeys should be greater than 0"))

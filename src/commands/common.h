@@ -49,8 +49,7 @@ struct MPopArgs {
   int which = 0;
   int64_t count = 1;
 };
-bool ParseMPopArgs(Client* c, size_t first, const char* where0, const char* where1,
-                   MPopArgs* out);
+bool ParseMPopArgs(Client* c, size_t first, const char* where0, const char* where1, MPopArgs* out);
 
 // HSCAN / SSCAN / ZSCAN: `step` walks one step from a cursor, calling emit(element, value)
 // (value empty for sets) and returning the next cursor; compact encodings return everything

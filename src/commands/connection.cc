@@ -24,8 +24,10 @@ void PingCommand(Client* c) {
     r.Bulk(c->argv.size() == 2 ? c->argv[1] : std::string_view());
     return;
   }
-  if (c->argv.size() == 2) c->R().Bulk(c->argv[1]);
-  else c->R().Simple("PONG");
+  if (c->argv.size() == 2)
+    c->R().Bulk(c->argv[1]);
+  else
+    c->R().Simple("PONG");
 }
 
 void EchoCommand(Client* c) { c->R().Bulk(c->argv[1]); }
@@ -97,10 +99,11 @@ void HelloCommand(Client* c) {
     }
   }
   if (!c->authenticated)
-    return c->R().Error("-NOAUTH HELLO must be called with the client already authenticated, "
-                        "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
-                        "authenticate the client and select the RESP protocol version at the "
-                        "same time");
+    return c->R().Error(
+        "-NOAUTH HELLO must be called with the client already authenticated, "
+        "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+        "authenticate the client and select the RESP protocol version at the "
+        "same time");
   if (has_setname) c->name = std::string(setname);
   if (ver) c->resp = static_cast<int>(ver);
   auto r = c->R();
@@ -163,8 +166,10 @@ void ClientSetName(Client* c) {
 }
 
 void ClientGetName(Client* c) {
-  if (c->name.empty()) c->R().Null();
-  else c->R().Bulk(c->name);
+  if (c->name.empty())
+    c->R().Null();
+  else
+    c->R().Bulk(c->name);
 }
 
 void ClientSetInfo(Client* c) {
@@ -173,8 +178,10 @@ void ClientSetInfo(Client* c) {
   if (!ValidClientName(c->argv[3]))
     return c->R().Error(std::string(base::ToLower(c->argv[2])) +
                         " cannot contain spaces, newlines or special characters.");
-  if (base::EqualsNoCase(c->argv[2], "lib-name")) c->lib_name = std::string(c->argv[3]);
-  else c->lib_ver = std::string(c->argv[3]);
+  if (base::EqualsNoCase(c->argv[2], "lib-name"))
+    c->lib_name = std::string(c->argv[3]);
+  else
+    c->lib_ver = std::string(c->argv[3]);
   c->R().Ok();
 }
 
@@ -230,8 +237,10 @@ void ClientKill(Client* c) {
   if (a.size() == 3) {  // old form: CLIENT KILL addr:port
     for (Client* x : g.clients)
       if (x->addr == a[2]) {
-        if (x == c) c->flags |= kCloseAfterReply;
-        else CloseAsync(x);
+        if (x == c)
+          c->flags |= kCloseAfterReply;
+        else
+          CloseAsync(x);
         return c->R().Ok();
       }
     return c->R().Error("No such client");
@@ -258,9 +267,12 @@ void ClientKill(Client* c) {
     } else if (base::EqualsNoCase(k, "user")) {
       if (v != "default") return c->R().Error("No such user '" + std::string(v) + "'");
     } else if (base::EqualsNoCase(k, "skipme")) {
-      if (base::EqualsNoCase(v, "yes")) skipme = true;
-      else if (base::EqualsNoCase(v, "no")) skipme = false;
-      else return c->R().Error(kErrSyntax);
+      if (base::EqualsNoCase(v, "yes"))
+        skipme = true;
+      else if (base::EqualsNoCase(v, "no"))
+        skipme = false;
+      else
+        return c->R().Error(kErrSyntax);
     } else if (base::EqualsNoCase(k, "maxage")) {
       if (!base::ParseInt64(v, &maxage)) return c->R().Error(kErrSyntax);
     } else {
@@ -276,8 +288,10 @@ void ClientKill(Client* c) {
     if (type_filter && TypeOf(x) != type) continue;
     if (maxage && (now - x->ctime_ms) / 1000 < maxage) continue;
     if (x == c && skipme) continue;
-    if (x == c) c->flags |= kCloseAfterReply;
-    else CloseAsync(x);
+    if (x == c)
+      c->flags |= kCloseAfterReply;
+    else
+      CloseAsync(x);
     killed++;
   }
   c->R().Int(killed);
@@ -285,11 +299,13 @@ void ClientKill(Client* c) {
 
 void ClientPause(Client* c) {
   int64_t ms;
-  if (!base::ParseInt64(c->argv[2], &ms)) return c->R().Error("timeout is not an integer or out of range");
+  if (!base::ParseInt64(c->argv[2], &ms))
+    return c->R().Error("timeout is not an integer or out of range");
   if (ms < 0) return c->R().Error("timeout is negative");
   bool all = true;
   if (c->argv.size() == 4) {
-    if (base::EqualsNoCase(c->argv[3], "write")) all = false;
+    if (base::EqualsNoCase(c->argv[3], "write"))
+      all = false;
     else if (!base::EqualsNoCase(c->argv[3], "all"))
       return c->R().Error("CLIENT PAUSE mode must be WRITE or ALL");
   } else if (c->argv.size() > 4) {
@@ -325,9 +341,12 @@ void ClientReply(Client* c) {
 }
 
 void ClientNoEvict(Client* c) {
-  if (base::EqualsNoCase(c->argv[2], "on")) c->flags |= kNoEvict;
-  else if (base::EqualsNoCase(c->argv[2], "off")) c->flags &= ~kNoEvict;
-  else return c->R().Error(kErrSyntax);
+  if (base::EqualsNoCase(c->argv[2], "on"))
+    c->flags |= kNoEvict;
+  else if (base::EqualsNoCase(c->argv[2], "off"))
+    c->flags &= ~kNoEvict;
+  else
+    return c->R().Error(kErrSyntax);
   c->R().Ok();
 }
 
@@ -344,7 +363,8 @@ void ClientUnblock(Client* c) {
   if (!base::ParseUint64(c->argv[2], &id)) return c->R().Error(kErrNotInt);
   bool with_error = false;
   if (c->argv.size() == 4) {
-    if (base::EqualsNoCase(c->argv[3], "error")) with_error = true;
+    if (base::EqualsNoCase(c->argv[3], "error"))
+      with_error = true;
     else if (!base::EqualsNoCase(c->argv[3], "timeout"))
       return c->R().Error("CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
   } else if (c->argv.size() > 4) {
@@ -357,19 +377,28 @@ void ClientUnblock(Client* c) {
 
 void ClientHelp(Client* c) {
   ReplyHelp(c, "CLIENT",
-            {"GETNAME", "    Return the name of the current connection.", "ID",
-             "    Return the ID of the current connection.", "INFO",
+            {"GETNAME",
+             "    Return the name of the current connection.",
+             "ID",
+             "    Return the ID of the current connection.",
+             "INFO",
              "    Return information about the current client connection.",
-             "KILL <ip:port>", "    Kill connection made from <ip:port>.",
+             "KILL <ip:port>",
+             "    Kill connection made from <ip:port>.",
              "KILL <option> <value> [<option> <value> [...]]",
              "    Kill connections. Options are: ID, ADDR, LADDR, TYPE, USER, SKIPME, MAXAGE.",
              "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <id> [<id> ...]]",
              "    Return information about client connections.",
-             "PAUSE <timeout> [WRITE|ALL]", "    Suspend clients for <timeout> milliseconds.",
-             "UNPAUSE", "    Stop the current client pause, resuming traffic.",
-             "REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
-             "SETNAME <name>", "    Assign the name <name> to the current connection.",
-             "SETINFO <LIB-NAME|LIB-VER> <value>", "    Record client library details."});
+             "PAUSE <timeout> [WRITE|ALL]",
+             "    Suspend clients for <timeout> milliseconds.",
+             "UNPAUSE",
+             "    Stop the current client pause, resuming traffic.",
+             "REPLY (ON|OFF|SKIP)",
+             "    Control the replies sent to the current connection.",
+             "SETNAME <name>",
+             "    Assign the name <name> to the current connection.",
+             "SETINFO <LIB-NAME|LIB-VER> <value>",
+             "    Record client library details."});
 }
 
 }  // namespace
@@ -380,32 +409,63 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "connection";
   const uint32_t kConn = kCmdNoScript | kCmdLoading | kCmdStale;
-  t->push_back({"ping", -1, kCmdFast, 0, 0, 0, PingCommand, g, "1.0.0", "Checks that the server answers.", "O(1)"});
-  t->push_back({"echo", 2, kCmdFast, 0, 0, 0, EchoCommand, g, "1.0.0", "Returns its argument.", "O(1)"});
-  t->push_back({"quit", -1, kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, QuitCommand, g, "1.0.0", "Ends the connection after replying OK.", "O(1)"});
-  t->push_back({"reset", 1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, ResetCommand, g, "6.2.0", "Returns the connection to its initial state.", "O(1)"});
-  t->push_back({"auth", -2, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, AuthCommand, g, "1.0.0", "Logs the connection in.", "O(N)"});
-  t->push_back({"hello", -1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, HelloCommand, g, "6.0.0", "Negotiates the protocol version and describes the server.", "O(1)"});
-  t->push_back({"select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand, g, "1.0.0", "Switches the connection to another database.", "O(1)"});
-  t->push_back({"readonly", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, ReadonlyCommand, "cluster", "3.0.0", "Lets reads of a cluster replica be served locally.", "O(1)"});
-  t->push_back({"readwrite", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, ReadwriteCommand, "cluster", "3.0.0", "Ends READONLY mode.", "O(1)"});
-  CommandSpec client{"client", -2, 0, 0, 0, 0, nullptr, g, "2.4.0", "Inspects and manages client connections.", "Depends on subcommand."};
+  t->push_back({"ping", -1, kCmdFast, 0, 0, 0, PingCommand, g, "1.0.0",
+                "Checks that the server answers.", "O(1)"});
+  t->push_back(
+      {"echo", 2, kCmdFast, 0, 0, 0, EchoCommand, g, "1.0.0", "Returns its argument.", "O(1)"});
+  t->push_back({"quit", -1, kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast, 0, 0,
+                0, QuitCommand, g, "1.0.0", "Ends the connection after replying OK.", "O(1)"});
+  t->push_back({"reset", 1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, ResetCommand, g,
+                "6.2.0", "Returns the connection to its initial state.", "O(1)"});
+  t->push_back({"auth", -2, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, AuthCommand, g,
+                "1.0.0", "Logs the connection in.", "O(N)"});
+  t->push_back({"hello", -1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, HelloCommand,
+                g, "6.0.0", "Negotiates the protocol version and describes the server.", "O(1)"});
+  t->push_back({"select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand, g, "1.0.0",
+                "Switches the connection to another database.", "O(1)"});
+  t->push_back({"readonly", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, ReadonlyCommand,
+                "cluster", "3.0.0", "Lets reads of a cluster replica be served locally.", "O(1)"});
+  t->push_back({"readwrite", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, ReadwriteCommand,
+                "cluster", "3.0.0", "Ends READONLY mode.", "O(1)"});
+  CommandSpec client{"client",
+                     -2,
+                     0,
+                     0,
+                     0,
+                     0,
+                     nullptr,
+                     g,
+                     "2.4.0",
+                     "Inspects and manages client connections.",
+                     "Depends on subcommand."};
   client.subcommands = {
       {"id", 2, kConn, 0, 0, 0, ClientId, g, "5.0.0", "The unique ID of the connection.", "O(1)"},
       {"setname", 3, kConn, 0, 0, 0, ClientSetName, g, "2.6.9", "Names the connection.", "O(1)"},
-      {"getname", 2, kConn, 0, 0, 0, ClientGetName, g, "2.6.9", "The name of the connection.", "O(1)"},
-      {"setinfo", 4, kConn, 0, 0, 0, ClientSetInfo, g, "7.2.0", "Records client library name or version.", "O(1)"},
-      {"list", -2, kCmdAdmin | kConn, 0, 0, 0, ClientList, g, "2.4.0", "Describes the open connections.", "O(N)"},
+      {"getname", 2, kConn, 0, 0, 0, ClientGetName, g, "2.6.9", "The name of the connection.",
+       "O(1)"},
+      {"setinfo", 4, kConn, 0, 0, 0, ClientSetInfo, g, "7.2.0",
+       "Records client library name or version.", "O(1)"},
+      {"list", -2, kCmdAdmin | kConn, 0, 0, 0, ClientList, g, "2.4.0",
+       "Describes the open connections.", "O(N)"},
       {"info", 2, kConn, 0, 0, 0, ClientInfo, g, "6.2.0", "Describes this connection.", "O(1)"},
-      {"kill", -3, kCmdAdmin | kConn, 0, 0, 0, ClientKill, g, "2.4.0", "Closes connections.", "O(N)"},
-      {"pause", -3, kCmdAdmin | kConn, 0, 0, 0, ClientPause, g, "3.0.0", "Holds clients' commands for a while.", "O(1)"},
-      {"unpause", 2, kCmdAdmin | kConn, 0, 0, 0, ClientUnpause, g, "6.2.0", "Ends a CLIENT PAUSE.", "O(N)"},
-      {"reply", 3, kConn, 0, 0, 0, ClientReply, g, "3.2.0", "Turns replies to this connection on or off.", "O(1)"},
-      {"no-evict", 3, kCmdAdmin | kConn, 0, 0, 0, ClientNoEvict, g, "7.0.0", "Exempts the connection from client eviction.", "O(1)"},
-      {"no-touch", 3, kConn, 0, 0, 0, ClientNoTouch, g, "7.2.0", "Keeps this connection's reads from touching LRU/LFU.", "O(1)"},
-      {"unblock", -3, kCmdAdmin | kConn, 0, 0, 0, ClientUnblock, g, "5.0.0", "Ends the block of a blocked client.", "O(log N)"},
-      {"getredir", 2, kConn, 0, 0, 0, ClientGetRedir, g, "6.0.0", "Tracking redirection target (none here).", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ClientHelp, g, "5.0.0", "Lists the CLIENT subcommands.", "O(1)"},
+      {"kill", -3, kCmdAdmin | kConn, 0, 0, 0, ClientKill, g, "2.4.0", "Closes connections.",
+       "O(N)"},
+      {"pause", -3, kCmdAdmin | kConn, 0, 0, 0, ClientPause, g, "3.0.0",
+       "Holds clients' commands for a while.", "O(1)"},
+      {"unpause", 2, kCmdAdmin | kConn, 0, 0, 0, ClientUnpause, g, "6.2.0", "Ends a CLIENT PAUSE.",
+       "O(N)"},
+      {"reply", 3, kConn, 0, 0, 0, ClientReply, g, "3.2.0",
+       "Turns replies to this connection on or off.", "O(1)"},
+      {"no-evict", 3, kCmdAdmin | kConn, 0, 0, 0, ClientNoEvict, g, "7.0.0",
+       "Exempts the connection from client eviction.", "O(1)"},
+      {"no-touch", 3, kConn, 0, 0, 0, ClientNoTouch, g, "7.2.0",
+       "Keeps this connection's reads from touching LRU/LFU.", "O(1)"},
+      {"unblock", -3, kCmdAdmin | kConn, 0, 0, 0, ClientUnblock, g, "5.0.0",
+       "Ends the block of a blocked client.", "O(log N)"},
+      {"getredir", 2, kConn, 0, 0, 0, ClientGetRedir, g, "6.0.0",
+       "Tracking redirection target (none here).", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ClientHelp, g, "5.0.0",
+       "Lists the CLIENT subcommands.", "O(1)"},
   };
   t->push_back(std::move(client));
 }

@@ -39,8 +39,10 @@ void HSetGeneric(Client* c, bool hmset) {
   for (size_t i = 2; i < a.size(); i += 2) created += db::HashSet(o, a[i], a[i + 1]);
   Modified(c, a[1], static_cast<int64_t>(a.size() - 2) / 2);
   Notify(kNotifyHash, "hset", a[1], c->dbid);
-  if (hmset) c->R().Ok();
-  else c->R().Int(created);
+  if (hmset)
+    c->R().Ok();
+  else
+    c->R().Int(created);
 }
 void HSetCommand(Client* c) { HSetGeneric(c, false); }
 void HMSetCommand(Client* c) { HSetGeneric(c, true); }
@@ -74,8 +76,10 @@ void HMGetCommand(Client* c) {
   r.ArrayLen(static_cast<int64_t>(c->argv.size() - 2));
   std::string v;
   for (size_t i = 2; i < c->argv.size(); i++) {
-    if (o && db::HashGet(o, c->argv[i], &v)) r.Bulk(v);
-    else r.Null();
+    if (o && db::HashGet(o, c->argv[i], &v))
+      r.Bulk(v);
+    else
+      r.Null();
   }
 }
 
@@ -126,8 +130,10 @@ void HGetAllGeneric(Client* c, int mode) {
   if (err) return;
   auto r = c->R();
   size_t n = o ? db::HashLen(o) : 0;
-  if (mode == 2) r.MapLen(static_cast<int64_t>(n));
-  else r.ArrayLen(static_cast<int64_t>(n));
+  if (mode == 2)
+    r.MapLen(static_cast<int64_t>(n));
+  else
+    r.ArrayLen(static_cast<int64_t>(n));
   if (!o) return;
   db::HashForEach(o, [&](std::string_view f, std::string_view v) {
     if (mode != 1) r.Bulk(f);
@@ -241,8 +247,7 @@ void HScanCommand(Client* c) {
   db::Obj* o = LookupHashRead(c, c->argv[1], &err);
   if (err) return;
   ScanElements(
-      c, o, [&](uint64_t cur, const ScanEmit& emit) { return db::HashScan(o, cur, emit); },
-      true);
+      c, o, [&](uint64_t cur, const ScanEmit& emit) { return db::HashScan(o, cur, emit); }, true);
 }
 
 }  // namespace
@@ -254,21 +259,37 @@ void RegisterHashCommands(std::vector<CommandSpec>* t) {
   const char* g = "hash";
   const uint32_t kW = kCmdWrite | kCmdDenyOom | kCmdFast;
   const uint32_t kR = kCmdReadonly | kCmdFast;
-  t->push_back({"hset", -4, kW, 1, 1, 1, HSetCommand, g, "2.0.0", "Sets fields of a hash, creating it if needed.", "O(N)"});
-  t->push_back({"hmset", -4, kW, 1, 1, 1, HMSetCommand, g, "2.0.0", "Sets fields of a hash (older form of HSET).", "O(N)"});
-  t->push_back({"hsetnx", 4, kW, 1, 1, 1, HSetNxCommand, g, "2.0.0", "Sets a field only when it is absent.", "O(1)"});
-  t->push_back({"hget", 3, kR, 1, 1, 1, HGetCommand, g, "2.0.0", "Reads one field of a hash.", "O(1)"});
-  t->push_back({"hmget", -3, kR, 1, 1, 1, HMGetCommand, g, "2.0.0", "Reads several fields of a hash.", "O(N)"});
-  t->push_back({"hdel", -3, kCmdWrite | kCmdFast, 1, 1, 1, HDelCommand, g, "2.0.0", "Removes fields from a hash.", "O(N)"});
-  t->push_back({"hexists", 3, kR, 1, 1, 1, HExistsCommand, g, "2.0.0", "Tells whether a field exists.", "O(1)"});
-  t->push_back({"hlen", 2, kR, 1, 1, 1, HLenCommand, g, "2.0.0", "Counts the fields of a hash.", "O(1)"});
-  t->push_back({"hstrlen", 3, kR, 1, 1, 1, HStrlenCommand, g, "3.2.0", "Length of a field's value.", "O(1)"});
-  t->push_back({"hkeys", 2, kCmdReadonly, 1, 1, 1, HKeysCommand, g, "2.0.0", "Lists the field names.", "O(N)"});
-  t->push_back({"hvals", 2, kCmdReadonly, 1, 1, 1, HValsCommand, g, "2.0.0", "Lists the field values.", "O(N)"});
-  t->push_back({"hgetall", 2, kCmdReadonly, 1, 1, 1, HGetAllCommand, g, "2.0.0", "Lists fields and values.", "O(N)"});
-  t->push_back({"hincrby", 4, kW, 1, 1, 1, HIncrByCommand, g, "2.0.0", "Adds an integer to a field.", "O(1)"});
-  t->push_back({"hincrbyfloat", 4, kW, 1, 1, 1, HIncrByFloatCommand, g, "2.6.0", "Adds a float to a field.", "O(1)"});
-  t->push_back({"hrandfield", -2, kCmdReadonly, 1, 1, 1, HRandFieldCommand, g, "6.2.0", "Picks random fields.", "O(N)"});
-  t->push_back({"hscan", -3, kCmdReadonly, 1, 1, 1, HScanCommand, g, "2.8.0", "Walks the fields of a hash with a cursor.", "O(1) per call"});
+  t->push_back({"hset", -4, kW, 1, 1, 1, HSetCommand, g, "2.0.0",
+                "Sets fields of a hash, creating it if needed.", "O(N)"});
+  t->push_back({"hmset", -4, kW, 1, 1, 1, HMSetCommand, g, "2.0.0",
+                "Sets fields of a hash (older form of HSET).", "O(N)"});
+  t->push_back({"hsetnx", 4, kW, 1, 1, 1, HSetNxCommand, g, "2.0.0",
+                "Sets a field only when it is absent.", "O(1)"});
+  t->push_back(
+      {"hget", 3, kR, 1, 1, 1, HGetCommand, g, "2.0.0", "Reads one field of a hash.", "O(1)"});
+  t->push_back({"hmget", -3, kR, 1, 1, 1, HMGetCommand, g, "2.0.0",
+                "Reads several fields of a hash.", "O(N)"});
+  t->push_back({"hdel", -3, kCmdWrite | kCmdFast, 1, 1, 1, HDelCommand, g, "2.0.0",
+                "Removes fields from a hash.", "O(N)"});
+  t->push_back({"hexists", 3, kR, 1, 1, 1, HExistsCommand, g, "2.0.0",
+                "Tells whether a field exists.", "O(1)"});
+  t->push_back(
+      {"hlen", 2, kR, 1, 1, 1, HLenCommand, g, "2.0.0", "Counts the fields of a hash.", "O(1)"});
+  t->push_back({"hstrlen", 3, kR, 1, 1, 1, HStrlenCommand, g, "3.2.0", "Length of a field's value.",
+                "O(1)"});
+  t->push_back({"hkeys", 2, kCmdReadonly, 1, 1, 1, HKeysCommand, g, "2.0.0",
+                "Lists the field names.", "O(N)"});
+  t->push_back({"hvals", 2, kCmdReadonly, 1, 1, 1, HValsCommand, g, "2.0.0",
+                "Lists the field values.", "O(N)"});
+  t->push_back({"hgetall", 2, kCmdReadonly, 1, 1, 1, HGetAllCommand, g, "2.0.0",
+                "Lists fields and values.", "O(N)"});
+  t->push_back({"hincrby", 4, kW, 1, 1, 1, HIncrByCommand, g, "2.0.0",
+                "Adds an integer to a field.", "O(1)"});
+  t->push_back({"hincrbyfloat", 4, kW, 1, 1, 1, HIncrByFloatCommand, g, "2.6.0",
+                "Adds a float to a field.", "O(1)"});
+  t->push_back({"hrandfield", -2, kCmdReadonly, 1, 1, 1, HRandFieldCommand, g, "6.2.0",
+                "Picks random fields.", "O(N)"});
+  t->push_back({"hscan", -3, kCmdReadonly, 1, 1, 1, HScanCommand, g, "2.8.0",
+                "Walks the fields of a hash with a cursor.", "O(1) per call"});
 }
 }  // namespace server

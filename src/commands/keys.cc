@@ -6,10 +6,9 @@
 #include "commands/common.h"
 #include "persist/object_codec.h"
 #include "server/config.h"
-#include "server/notify.h"
 #include "server/dispatch.h"
-#include "server/persistence.h"
 #include "server/notify.h"
+#include "server/persistence.h"
 #include "server/transactions.h"
 
 namespace cmd {
@@ -63,8 +62,10 @@ void RenameGeneric(Client* c, bool nx) {
   Modified(c, dst, 0);
   Notify(kNotifyGeneric, "rename_from", src, c->dbid);
   Notify(kNotifyGeneric, "rename_to", dst, c->dbid);
-  if (nx) c->R().Int(1);
-  else c->R().Ok();
+  if (nx)
+    c->R().Int(1);
+  else
+    c->R().Ok();
 }
 void RenameCommand(Client* c) { RenameGeneric(c, false); }
 void RenameNxCommand(Client* c) { RenameGeneric(c, true); }
@@ -111,7 +112,8 @@ void CopyCommand(Client* c) {
     if (base::EqualsNoCase(a[i], "replace")) {
       replace = true;
     } else if (base::EqualsNoCase(a[i], "db") && i + 1 < a.size()) {
-      if (cfg.cluster_enabled) return c->R().Error("Copying to another database is not allowed in cluster mode");
+      if (cfg.cluster_enabled)
+        return c->R().Error("Copying to another database is not allowed in cluster mode");
       if (!ParseDbIndex(c, a[++i], &dst_db)) return;
     } else {
       return c->R().Error(kErrSyntax);
@@ -275,11 +277,16 @@ void ExpireGeneric(Client* c, int64_t unit, bool absolute) {
   if (!ArgInt(c, a[2], &v)) return;
   bool nx = false, xx = false, gt = false, lt = false;
   for (size_t i = 3; i < a.size(); i++) {
-    if (base::EqualsNoCase(a[i], "nx")) nx = true;
-    else if (base::EqualsNoCase(a[i], "xx")) xx = true;
-    else if (base::EqualsNoCase(a[i], "gt")) gt = true;
-    else if (base::EqualsNoCase(a[i], "lt")) lt = true;
-    else return c->R().Error("Unsupported option " + std::string(a[i]));
+    if (base::EqualsNoCase(a[i], "nx"))
+      nx = true;
+    else if (base::EqualsNoCase(a[i], "xx"))
+      xx = true;
+    else if (base::EqualsNoCase(a[i], "gt"))
+      gt = true;
+    else if (base::EqualsNoCase(a[i], "lt"))
+      lt = true;
+    else
+      return c->R().Error("Unsupported option " + std::string(a[i]));
   }
   if (nx && (xx || gt || lt))
     return c->R().Error("NX and XX, GT or LT options at the same time are not compatible");
@@ -328,9 +335,12 @@ void TtlGeneric(Client* c, int mode) {
       int64_t ttl = std::max<int64_t>(0, when - db::GetEnv().now_ms);
       return c->R().Int((ttl + 500) / 1000);
     }
-    case 1: return c->R().Int(std::max<int64_t>(0, when - db::GetEnv().now_ms));
-    case 2: return c->R().Int((when + 500) / 1000);
-    default: return c->R().Int(when);
+    case 1:
+      return c->R().Int(std::max<int64_t>(0, when - db::GetEnv().now_ms));
+    case 2:
+      return c->R().Int((when + 500) / 1000);
+    default:
+      return c->R().Int(when);
   }
 }
 void TtlCommand(Client* c) { TtlGeneric(c, 0); }
@@ -369,7 +379,8 @@ void RestoreCommand(Client* c) {
       if (idle < 0) return c->R().Error("Invalid IDLETIME value, must be >= 0");
     } else if (base::EqualsNoCase(a[j], "freq") && more && idle == -1) {
       if (!ArgInt(c, a[++j], &freq)) return;
-      if (freq < 0 || freq > 255) return c->R().Error("Invalid FREQ value, must be >= 0 and <= 255");
+      if (freq < 0 || freq > 255)
+        return c->R().Error("Invalid FREQ value, must be >= 0 and <= 255");
     } else {
       return c->R().Error(kErrSyntax);
     }
@@ -382,10 +393,12 @@ void RestoreCommand(Client* c) {
   if (existing && !replace) return c->R().Error("-BUSYKEY Target key name already exists.");
   persist::Value v;
   switch (persist::DecodeDump(a[3], &v)) {
-    case persist::DumpStatus::kOk: break;
+    case persist::DumpStatus::kOk:
+      break;
     case persist::DumpStatus::kVersionOrChecksum:
       return c->R().Error("DUMP payload version or checksum are wrong");
-    case persist::DumpStatus::kBadFormat: return c->R().Error("Bad data format");
+    case persist::DumpStatus::kBadFormat:
+      return c->R().Error("Bad data format");
   }
   int64_t when = -1;
   if (ttl > 0) {
@@ -404,7 +417,8 @@ void RestoreCommand(Client* c) {
   }
   db::Obj* o = persist::FromValue(key, v, when);
   if (idle >= 0 && !db::GetEnv().lfu)
-    o->set_lru((db::LruClock() - static_cast<uint32_t>(std::min<int64_t>(idle, db::kLruMax))) & db::kLruMax);
+    o->set_lru((db::LruClock() - static_cast<uint32_t>(std::min<int64_t>(idle, db::kLruMax))) &
+               db::kLruMax);
   if (existing) c->db->Delete(key);  // replaced as a new key ("new" event), as in Valkey
   c->db->Add(o);
   Modified(c, key);
@@ -430,8 +444,8 @@ void ObjectRefcount(Client* c) {
   db::Obj* o = c->db->Lookup(c->argv[2]);
   if (!o) return c->R().Null();
   // Small integers are shared objects in Valkey and report INT_MAX; keep that contract.
-  bool shared = o->enc() == db::kEncInt && o->int_value() >= 0 && o->int_value() < 10000 &&
-                !LfuPolicy();
+  bool shared =
+      o->enc() == db::kEncInt && o->int_value() >= 0 && o->int_value() < 10000 && !LfuPolicy();
   c->R().Int(shared ? INT_MAX : 1);
 }
 void ObjectIdletime(Client* c) {
@@ -457,13 +471,15 @@ void ObjectFreq(Client* c) {
 }
 void ObjectHelp(Client* c) {
   ReplyHelp(c, "OBJECT",
-            {"ENCODING <key>", "    Return the kind of internal representation used in order to store the value",
-             "    associated with a <key>.",
-             "FREQ <key>", "    Return the access frequency index of the <key>. The returned integer is",
+            {"ENCODING <key>",
+             "    Return the kind of internal representation used in order to store the value",
+             "    associated with a <key>.", "FREQ <key>",
+             "    Return the access frequency index of the <key>. The returned integer is",
              "    proportional to the logarithm of the recent access frequency of the key.",
-             "IDLETIME <key>", "    Return the idle time of the <key>, that is the approximated number of",
-             "    seconds elapsed since the last access to the key.",
-             "REFCOUNT <key>", "    Return the number of references of the value associated with the specified",
+             "IDLETIME <key>",
+             "    Return the idle time of the <key>, that is the approximated number of",
+             "    seconds elapsed since the last access to the key.", "REFCOUNT <key>",
+             "    Return the number of references of the value associated with the specified",
              "    <key>."});
 }
 
@@ -478,40 +494,80 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t) {
   t->push_back({"del", -2, kCmdWrite, 1, -1, 1, DelCommand, g, "1.0.0", "Removes keys.", "O(N)"});
   t->push_back({"unlink", -2, kCmdWrite | kCmdFast, 1, -1, 1, UnlinkCommand, g, "4.0.0",
                 "Deletes keys, reclaiming their memory out of the request path.", "O(1) per key"});
-  t->push_back({"exists", -2, kRF, 1, -1, 1, ExistsCommand, g, "1.0.0", "Counts how many of the given keys exist.", "O(N)"});
+  t->push_back({"exists", -2, kRF, 1, -1, 1, ExistsCommand, g, "1.0.0",
+                "Counts how many of the given keys exist.", "O(N)"});
   t->push_back({"touch", -2, kRF, 1, -1, 1, TouchCommand, g, "3.2.1",
                 "Refreshes the last access time of keys and counts the existing ones.", "O(N)"});
-  t->push_back({"type", 2, kRF, 1, 1, 1, TypeCommand, g, "1.0.0", "Names the type of the value at a key.", "O(1)"});
-  t->push_back({"rename", 3, kCmdWrite, 1, 2, 1, RenameCommand, g, "1.0.0", "Gives a key a new name, replacing any key there.", "O(1)"});
+  t->push_back({"type", 2, kRF, 1, 1, 1, TypeCommand, g, "1.0.0",
+                "Names the type of the value at a key.", "O(1)"});
+  t->push_back({"rename", 3, kCmdWrite, 1, 2, 1, RenameCommand, g, "1.0.0",
+                "Gives a key a new name, replacing any key there.", "O(1)"});
   t->push_back({"renamenx", 3, kCmdWrite | kCmdFast, 1, 2, 1, RenameNxCommand, g, "1.0.0",
                 "Gives a key a new name if that name is free.", "O(1)"});
-  t->push_back({"move", 3, kCmdWrite | kCmdFast, 1, 1, 1, MoveCommand, g, "1.0.0", "Transfers a key to another database.", "O(1)"});
-  t->push_back({"copy", -3, kCmdWrite | kCmdDenyOom, 1, 2, 1, CopyCommand, g, "6.2.0", "Duplicates a key's value under another name.", "O(N)"});
-  t->push_back({"keys", 2, kCmdReadonly, 0, 0, 0, KeysCommand, g, "1.0.0", "Lists the keys matching a glob pattern.", "O(N)"});
-  t->push_back({"scan", -2, kCmdReadonly, 0, 0, 0, ScanCommand, g, "2.8.0", "Walks the keyspace a page at a time with a cursor.", "O(1) per call"});
-  t->push_back({"randomkey", 1, kCmdReadonly, 0, 0, 0, RandomKeyCommand, g, "1.0.0", "Picks a key at random.", "O(1)"});
-  t->push_back({"dbsize", 1, kRF, 0, 0, 0, DbSizeCommand, "server", "1.0.0", "Counts the keys of the selected database.", "O(1)"});
-  t->push_back({"flushdb", -1, kCmdWrite, 0, 0, 0, FlushDbCommand, "server", "1.0.0", "Empties the selected database.", "O(N)"});
-  t->push_back({"flushall", -1, kCmdWrite, 0, 0, 0, FlushAllCommand, "server", "1.0.0", "Empties every database.", "O(N)"});
-  t->push_back({"swapdb", 3, kCmdWrite | kCmdFast, 0, 0, 0, SwapDbCommand, "server", "4.0.0", "Exchanges the contents of two databases.", "O(N)"});
-  t->push_back({"expire", -3, kCmdWrite | kCmdFast, 1, 1, 1, ExpireCommand, g, "1.0.0", "Sets a key's time to live in seconds.", "O(1)"});
-  t->push_back({"pexpire", -3, kCmdWrite | kCmdFast, 1, 1, 1, PExpireCommand, g, "2.6.0", "Sets a key's time to live in milliseconds.", "O(1)"});
-  t->push_back({"expireat", -3, kCmdWrite | kCmdFast, 1, 1, 1, ExpireAtCommand, g, "1.2.0", "Sets the Unix time (seconds) at which a key expires.", "O(1)"});
-  t->push_back({"pexpireat", -3, kCmdWrite | kCmdFast, 1, 1, 1, PExpireAtCommand, g, "2.6.0", "Sets the Unix time (milliseconds) at which a key expires.", "O(1)"});
-  t->push_back({"ttl", 2, kRF, 1, 1, 1, TtlCommand, g, "1.0.0", "Seconds left before a key expires.", "O(1)"});
-  t->push_back({"pttl", 2, kRF, 1, 1, 1, PTtlCommand, g, "2.6.0", "Milliseconds left before a key expires.", "O(1)"});
-  t->push_back({"expiretime", 2, kRF, 1, 1, 1, ExpireTimeCommand, g, "7.0.0", "The Unix time (seconds) at which a key expires.", "O(1)"});
-  t->push_back({"pexpiretime", 2, kRF, 1, 1, 1, PExpireTimeCommand, g, "7.0.0", "The Unix time (milliseconds) at which a key expires.", "O(1)"});
-  t->push_back({"persist", 2, kCmdWrite | kCmdFast, 1, 1, 1, PersistCommand, g, "2.2.0", "Removes a key's expiry.", "O(1)"});
-  t->push_back({"dump", 2, kCmdReadonly, 1, 1, 1, DumpCommand, g, "2.6.0", "Serialises a value in the DUMP format.", "O(1) to access the key and additional O(N*M)"});
-  t->push_back({"restore", -4, kCmdWrite | kCmdDenyOom, 1, 1, 1, RestoreCommand, g, "2.6.0", "Creates a key from a DUMP payload.", "O(1) to create the new key and additional O(N*M)"});
-  CommandSpec object{"object", -2, 0, 0, 0, 0, nullptr, g, "2.2.3", "Looks inside stored values.", "Depends on subcommand."};
+  t->push_back({"move", 3, kCmdWrite | kCmdFast, 1, 1, 1, MoveCommand, g, "1.0.0",
+                "Transfers a key to another database.", "O(1)"});
+  t->push_back({"copy", -3, kCmdWrite | kCmdDenyOom, 1, 2, 1, CopyCommand, g, "6.2.0",
+                "Duplicates a key's value under another name.", "O(N)"});
+  t->push_back({"keys", 2, kCmdReadonly, 0, 0, 0, KeysCommand, g, "1.0.0",
+                "Lists the keys matching a glob pattern.", "O(N)"});
+  t->push_back({"scan", -2, kCmdReadonly, 0, 0, 0, ScanCommand, g, "2.8.0",
+                "Walks the keyspace a page at a time with a cursor.", "O(1) per call"});
+  t->push_back({"randomkey", 1, kCmdReadonly, 0, 0, 0, RandomKeyCommand, g, "1.0.0",
+                "Picks a key at random.", "O(1)"});
+  t->push_back({"dbsize", 1, kRF, 0, 0, 0, DbSizeCommand, "server", "1.0.0",
+                "Counts the keys of the selected database.", "O(1)"});
+  t->push_back({"flushdb", -1, kCmdWrite, 0, 0, 0, FlushDbCommand, "server", "1.0.0",
+                "Empties the selected database.", "O(N)"});
+  t->push_back({"flushall", -1, kCmdWrite, 0, 0, 0, FlushAllCommand, "server", "1.0.0",
+                "Empties every database.", "O(N)"});
+  t->push_back({"swapdb", 3, kCmdWrite | kCmdFast, 0, 0, 0, SwapDbCommand, "server", "4.0.0",
+                "Exchanges the contents of two databases.", "O(N)"});
+  t->push_back({"expire", -3, kCmdWrite | kCmdFast, 1, 1, 1, ExpireCommand, g, "1.0.0",
+                "Sets a key's time to live in seconds.", "O(1)"});
+  t->push_back({"pexpire", -3, kCmdWrite | kCmdFast, 1, 1, 1, PExpireCommand, g, "2.6.0",
+                "Sets a key's time to live in milliseconds.", "O(1)"});
+  t->push_back({"expireat", -3, kCmdWrite | kCmdFast, 1, 1, 1, ExpireAtCommand, g, "1.2.0",
+                "Sets the Unix time (seconds) at which a key expires.", "O(1)"});
+  t->push_back({"pexpireat", -3, kCmdWrite | kCmdFast, 1, 1, 1, PExpireAtCommand, g, "2.6.0",
+                "Sets the Unix time (milliseconds) at which a key expires.", "O(1)"});
+  t->push_back({"ttl", 2, kRF, 1, 1, 1, TtlCommand, g, "1.0.0",
+                "Seconds left before a key expires.", "O(1)"});
+  t->push_back({"pttl", 2, kRF, 1, 1, 1, PTtlCommand, g, "2.6.0",
+                "Milliseconds left before a key expires.", "O(1)"});
+  t->push_back({"expiretime", 2, kRF, 1, 1, 1, ExpireTimeCommand, g, "7.0.0",
+                "The Unix time (seconds) at which a key expires.", "O(1)"});
+  t->push_back({"pexpiretime", 2, kRF, 1, 1, 1, PExpireTimeCommand, g, "7.0.0",
+                "The Unix time (milliseconds) at which a key expires.", "O(1)"});
+  t->push_back({"persist", 2, kCmdWrite | kCmdFast, 1, 1, 1, PersistCommand, g, "2.2.0",
+                "Removes a key's expiry.", "O(1)"});
+  t->push_back({"dump", 2, kCmdReadonly, 1, 1, 1, DumpCommand, g, "2.6.0",
+                "Serialises a value in the DUMP format.",
+                "O(1) to access the key and additional O(N*M)"});
+  t->push_back({"restore", -4, kCmdWrite | kCmdDenyOom, 1, 1, 1, RestoreCommand, g, "2.6.0",
+                "Creates a key from a DUMP payload.",
+                "O(1) to create the new key and additional O(N*M)"});
+  CommandSpec object{"object",
+                     -2,
+                     0,
+                     0,
+                     0,
+                     0,
+                     nullptr,
+                     g,
+                     "2.2.3",
+                     "Looks inside stored values.",
+                     "Depends on subcommand."};
   object.subcommands = {
-      {"encoding", 3, kCmdReadonly, 2, 2, 1, ObjectEncoding, g, "2.2.3", "Names the internal encoding of a value.", "O(1)"},
-      {"refcount", 3, kCmdReadonly, 2, 2, 1, ObjectRefcount, g, "2.2.3", "Counts references to a value.", "O(1)"},
-      {"idletime", 3, kCmdReadonly, 2, 2, 1, ObjectIdletime, g, "2.2.3", "Seconds since a key was last accessed.", "O(1)"},
-      {"freq", 3, kCmdReadonly, 2, 2, 1, ObjectFreq, g, "4.0.0", "The logarithmic access frequency of a key.", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ObjectHelp, g, "6.2.0", "Lists the OBJECT subcommands.", "O(1)"},
+      {"encoding", 3, kCmdReadonly, 2, 2, 1, ObjectEncoding, g, "2.2.3",
+       "Names the internal encoding of a value.", "O(1)"},
+      {"refcount", 3, kCmdReadonly, 2, 2, 1, ObjectRefcount, g, "2.2.3",
+       "Counts references to a value.", "O(1)"},
+      {"idletime", 3, kCmdReadonly, 2, 2, 1, ObjectIdletime, g, "2.2.3",
+       "Seconds since a key was last accessed.", "O(1)"},
+      {"freq", 3, kCmdReadonly, 2, 2, 1, ObjectFreq, g, "4.0.0",
+       "The logarithmic access frequency of a key.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ObjectHelp, g, "6.2.0",
+       "Lists the OBJECT subcommands.", "O(1)"},
   };
   t->push_back(std::move(object));
 }

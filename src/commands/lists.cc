@@ -141,9 +141,12 @@ void LSetCommand(Client* c) {
 void LInsertCommand(Client* c) {
   auto& a = c->argv;
   bool after;
-  if (base::EqualsNoCase(a[2], "after")) after = true;
-  else if (base::EqualsNoCase(a[2], "before")) after = false;
-  else return c->R().Error(kErrSyntax);
+  if (base::EqualsNoCase(a[2], "after"))
+    after = true;
+  else if (base::EqualsNoCase(a[2], "before"))
+    after = false;
+  else
+    return c->R().Error(kErrSyntax);
   bool err;
   db::Obj* o = LookupWriteTyped(c, a[1], db::kList, &err);
   if (err) return;
@@ -170,8 +173,8 @@ void LRemCommand(Client* c) {
   db::Obj* o = LookupWriteTyped(c, c->argv[1], db::kList, &err);
   if (err) return;
   if (!o) return c->R().Int(0);
-  size_t removed = db::ListRemove(o, c->argv[3], static_cast<size_t>(count < 0 ? -count : count),
-                                  count < 0);
+  size_t removed =
+      db::ListRemove(o, c->argv[3], static_cast<size_t>(count < 0 ? -count : count), count < 0);
   if (removed) {
     Modified(c, c->argv[1], static_cast<int64_t>(removed));
     Notify(kNotifyList, "lrem", c->argv[1], c->dbid);
@@ -237,29 +240,31 @@ void LPosCommand(Client* c) {
   int64_t len = static_cast<int64_t>(db::ListLen(o));
   std::vector<int64_t> found;
   int64_t seen = 0;
-  db::ListWalk(o, reverse ? static_cast<size_t>(len - 1) : 0, reverse,
-               [&](size_t idx, std::string_view v) {
-                 if (maxlen && seen >= maxlen) return false;
-                 seen++;
-                 if (v == a[2]) {
-                   if (skip > 0) {
-                     skip--;
-                   } else {
-                     found.push_back(static_cast<int64_t>(idx));
-                     if (count != 0 && static_cast<int64_t>(found.size()) >= std::max<int64_t>(count, 1))
-                       return false;
-                   }
-                 }
-                 return true;
-               });
+  db::ListWalk(
+      o, reverse ? static_cast<size_t>(len - 1) : 0, reverse, [&](size_t idx, std::string_view v) {
+        if (maxlen && seen >= maxlen) return false;
+        seen++;
+        if (v == a[2]) {
+          if (skip > 0) {
+            skip--;
+          } else {
+            found.push_back(static_cast<int64_t>(idx));
+            if (count != 0 && static_cast<int64_t>(found.size()) >= std::max<int64_t>(count, 1))
+              return false;
+          }
+        }
+        return true;
+      });
   if (count < 0) return found.empty() ? r.Null() : r.Int(found[0]);
   r.ArrayLen(static_cast<int64_t>(found.size()));
   for (int64_t i : found) r.Int(i);
 }
 
 bool ParseWhere(Client* c, std::string_view s, bool* head) {
-  if (base::EqualsNoCase(s, "left")) *head = true;
-  else if (base::EqualsNoCase(s, "right")) *head = false;
+  if (base::EqualsNoCase(s, "left"))
+    *head = true;
+  else if (base::EqualsNoCase(s, "right"))
+    *head = false;
   else {
     c->R().Error(kErrSyntax);
     return false;
@@ -374,8 +379,8 @@ void BLMoveGeneric(Client* c, bool from, bool to, std::string_view timeout) {
   db::Obj* dst = LookupWrite(c, c->argv[2]);
   if (dst && dst->type() != db::kList) return c->R().Error(kErrWrongType);
   MoveOne(c, src, c->argv[1], c->argv[2], from, to);
-  PropagateAs(c, {"LMOVE", std::string(c->argv[1]), std::string(c->argv[2]), from ? "LEFT" : "RIGHT",
-                  to ? "LEFT" : "RIGHT"});
+  PropagateAs(c, {"LMOVE", std::string(c->argv[1]), std::string(c->argv[2]),
+                  from ? "LEFT" : "RIGHT", to ? "LEFT" : "RIGHT"});
 }
 void BLMoveCommand(Client* c) {
   bool from, to;
@@ -393,27 +398,49 @@ void RegisterListCommands(std::vector<CommandSpec>* t) {
   const char* g = "list";
   const uint32_t kW = kCmdWrite | kCmdDenyOom | kCmdFast;
   const uint32_t kB = kCmdWrite | kCmdBlocking;
-  t->push_back({"lpush", -3, kW, 1, 1, 1, LPushCommand, g, "1.0.0", "Prepends elements to a list.", "O(N)"});
-  t->push_back({"rpush", -3, kW, 1, 1, 1, RPushCommand, g, "1.0.0", "Appends elements to a list.", "O(N)"});
-  t->push_back({"lpushx", -3, kW, 1, 1, 1, LPushXCommand, g, "2.2.0", "Prepends elements to an existing list.", "O(N)"});
-  t->push_back({"rpushx", -3, kW, 1, 1, 1, RPushXCommand, g, "2.2.0", "Appends elements to an existing list.", "O(N)"});
-  t->push_back({"lpop", -2, kCmdWrite | kCmdFast, 1, 1, 1, LPopCommand, g, "1.0.0", "Takes elements from the head.", "O(N)"});
-  t->push_back({"rpop", -2, kCmdWrite | kCmdFast, 1, 1, 1, RPopCommand, g, "1.0.0", "Takes elements from the tail.", "O(N)"});
-  t->push_back({"llen", 2, kCmdReadonly | kCmdFast, 1, 1, 1, LLenCommand, g, "1.0.0", "Counts the elements of a list.", "O(1)"});
-  t->push_back({"lrange", 4, kCmdReadonly, 1, 1, 1, LRangeCommand, g, "1.0.0", "Returns a range of elements.", "O(S+N)"});
-  t->push_back({"lindex", 3, kCmdReadonly, 1, 1, 1, LIndexCommand, g, "1.0.0", "Returns the element at an index.", "O(N)"});
-  t->push_back({"lset", 4, kCmdWrite | kCmdDenyOom, 1, 1, 1, LSetCommand, g, "1.0.0", "Replaces the element at an index.", "O(N)"});
-  t->push_back({"linsert", 5, kCmdWrite | kCmdDenyOom, 1, 1, 1, LInsertCommand, g, "2.2.0", "Inserts an element next to another.", "O(N)"});
-  t->push_back({"lrem", 4, kCmdWrite, 1, 1, 1, LRemCommand, g, "1.0.0", "Removes occurrences of an element.", "O(N+M)"});
-  t->push_back({"ltrim", 4, kCmdWrite, 1, 1, 1, LTrimCommand, g, "1.0.0", "Keeps only a range of elements.", "O(N)"});
-  t->push_back({"lpos", -3, kCmdReadonly, 1, 1, 1, LPosCommand, g, "6.0.6", "Finds positions of an element.", "O(N)"});
-  t->push_back({"lmove", 5, kCmdWrite | kCmdDenyOom, 1, 2, 1, LMoveCommand, g, "6.2.0", "Moves an element between lists.", "O(1)"});
-  t->push_back({"rpoplpush", 3, kCmdWrite | kCmdDenyOom, 1, 2, 1, RPopLPushCommand, g, "1.2.0", "Moves the tail of one list to the head of another.", "O(1)"});
-  t->push_back({"lmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, LMPopCommand, g, "7.0.0", "Pops from the first non-empty list.", "O(N+M)"});
-  t->push_back({"blpop", -3, kB, 1, -2, 1, BLPopCommand, g, "2.0.0", "Pops from the head, waiting for data.", "O(N)"});
-  t->push_back({"brpop", -3, kB, 1, -2, 1, BRPopCommand, g, "2.0.0", "Pops from the tail, waiting for data.", "O(N)"});
-  t->push_back({"blmove", 6, kB | kCmdDenyOom, 1, 2, 1, BLMoveCommand, g, "6.2.0", "Moves an element, waiting for data.", "O(1)"});
-  t->push_back({"brpoplpush", 4, kB | kCmdDenyOom, 1, 2, 1, BRPopLPushCommand, g, "2.2.0", "RPOPLPUSH, waiting for data.", "O(1)"});
-  t->push_back({"blmpop", -5, kB | kCmdMovableKeys, 0, 0, 0, BLMPopCommand, g, "7.0.0", "LMPOP, waiting for data.", "O(N+M)"});
+  t->push_back(
+      {"lpush", -3, kW, 1, 1, 1, LPushCommand, g, "1.0.0", "Prepends elements to a list.", "O(N)"});
+  t->push_back(
+      {"rpush", -3, kW, 1, 1, 1, RPushCommand, g, "1.0.0", "Appends elements to a list.", "O(N)"});
+  t->push_back({"lpushx", -3, kW, 1, 1, 1, LPushXCommand, g, "2.2.0",
+                "Prepends elements to an existing list.", "O(N)"});
+  t->push_back({"rpushx", -3, kW, 1, 1, 1, RPushXCommand, g, "2.2.0",
+                "Appends elements to an existing list.", "O(N)"});
+  t->push_back({"lpop", -2, kCmdWrite | kCmdFast, 1, 1, 1, LPopCommand, g, "1.0.0",
+                "Takes elements from the head.", "O(N)"});
+  t->push_back({"rpop", -2, kCmdWrite | kCmdFast, 1, 1, 1, RPopCommand, g, "1.0.0",
+                "Takes elements from the tail.", "O(N)"});
+  t->push_back({"llen", 2, kCmdReadonly | kCmdFast, 1, 1, 1, LLenCommand, g, "1.0.0",
+                "Counts the elements of a list.", "O(1)"});
+  t->push_back({"lrange", 4, kCmdReadonly, 1, 1, 1, LRangeCommand, g, "1.0.0",
+                "Returns a range of elements.", "O(S+N)"});
+  t->push_back({"lindex", 3, kCmdReadonly, 1, 1, 1, LIndexCommand, g, "1.0.0",
+                "Returns the element at an index.", "O(N)"});
+  t->push_back({"lset", 4, kCmdWrite | kCmdDenyOom, 1, 1, 1, LSetCommand, g, "1.0.0",
+                "Replaces the element at an index.", "O(N)"});
+  t->push_back({"linsert", 5, kCmdWrite | kCmdDenyOom, 1, 1, 1, LInsertCommand, g, "2.2.0",
+                "Inserts an element next to another.", "O(N)"});
+  t->push_back({"lrem", 4, kCmdWrite, 1, 1, 1, LRemCommand, g, "1.0.0",
+                "Removes occurrences of an element.", "O(N+M)"});
+  t->push_back({"ltrim", 4, kCmdWrite, 1, 1, 1, LTrimCommand, g, "1.0.0",
+                "Keeps only a range of elements.", "O(N)"});
+  t->push_back({"lpos", -3, kCmdReadonly, 1, 1, 1, LPosCommand, g, "6.0.6",
+                "Finds positions of an element.", "O(N)"});
+  t->push_back({"lmove", 5, kCmdWrite | kCmdDenyOom, 1, 2, 1, LMoveCommand, g, "6.2.0",
+                "Moves an element between lists.", "O(1)"});
+  t->push_back({"rpoplpush", 3, kCmdWrite | kCmdDenyOom, 1, 2, 1, RPopLPushCommand, g, "1.2.0",
+                "Moves the tail of one list to the head of another.", "O(1)"});
+  t->push_back({"lmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, LMPopCommand, g, "7.0.0",
+                "Pops from the first non-empty list.", "O(N+M)"});
+  t->push_back({"blpop", -3, kB, 1, -2, 1, BLPopCommand, g, "2.0.0",
+                "Pops from the head, waiting for data.", "O(N)"});
+  t->push_back({"brpop", -3, kB, 1, -2, 1, BRPopCommand, g, "2.0.0",
+                "Pops from the tail, waiting for data.", "O(N)"});
+  t->push_back({"blmove", 6, kB | kCmdDenyOom, 1, 2, 1, BLMoveCommand, g, "6.2.0",
+                "Moves an element, waiting for data.", "O(1)"});
+  t->push_back({"brpoplpush", 4, kB | kCmdDenyOom, 1, 2, 1, BRPopLPushCommand, g, "2.2.0",
+                "RPOPLPUSH, waiting for data.", "O(1)"});
+  t->push_back({"blmpop", -5, kB | kCmdMovableKeys, 0, 0, 0, BLMPopCommand, g, "7.0.0",
+                "LMPOP, waiting for data.", "O(N+M)"});
 }
 }  // namespace server

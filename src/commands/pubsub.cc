@@ -1,9 +1,10 @@
 // Pub/Sub commands: (P|S)SUBSCRIBE, (P|S)UNSUBSCRIBE, PUBLISH, SPUBLISH and PUBSUB.
+#include "server/pubsub.h"
+
 #include "base/util.h"
 #include "commands/common.h"
 #include "server/config.h"
 #include "server/dispatch.h"
-#include "server/pubsub.h"
 
 namespace cmd {
 namespace {
@@ -72,12 +73,9 @@ void PubsubHelpCommand(Client* c) {
   ReplyHelp(c, "PUBSUB",
             {"CHANNELS [<pattern>]",
              "    Return the currently active channels matching a <pattern> (default: '*').",
-             "NUMPAT",
-             "    Return number of subscriptions to patterns.",
-             "NUMSUB [<channel> ...]",
+             "NUMPAT", "    Return number of subscriptions to patterns.", "NUMSUB [<channel> ...]",
              "    Return the number of subscribers for the specified channels, excluding",
-             "    pattern subscriptions(default: no channels).",
-             "SHARDCHANNELS [<pattern>]",
+             "    pattern subscriptions(default: no channels).", "SHARDCHANNELS [<pattern>]",
              "    Return the currently active shard level channels matching a <pattern> (default: "
              "'*').",
              "SHARDNUMSUB [<shardchannel> ...]",
@@ -111,8 +109,17 @@ void RegisterPubsubCommands(std::vector<CommandSpec>* t) {
                 "Leaves shard channels.", "O(N)"});
   t->push_back({"spublish", 3, kPub, 1, 1, 1, SPublishCommand, g, "7.0.0",
                 "Posts a message to a shard channel.", "O(N)"});
-  CommandSpec pubsub{"pubsub", -2, 0, 0, 0, 0, nullptr, g, "2.8.0",
-                     "Introspection of the publish/subscribe registry.", "Depends on subcommand."};
+  CommandSpec pubsub{"pubsub",
+                     -2,
+                     0,
+                     0,
+                     0,
+                     0,
+                     nullptr,
+                     g,
+                     "2.8.0",
+                     "Introspection of the publish/subscribe registry.",
+                     "Depends on subcommand."};
   pubsub.subcommands = {
       {"channels", -2, kIntro, 0, 0, 0, PubsubChannelsCommand, g, "2.8.0",
        "Lists channels that have subscribers.", "O(N)"},

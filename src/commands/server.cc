@@ -1,25 +1,25 @@
 // Server commands: INFO, CONFIG, COMMAND, DEBUG, TIME, LASTSAVE, SHUTDOWN.
+#include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <malloc.h>
-#include <algorithm>
 
 #include "base/log.h"
 #include "base/siphash.h"
 #include "base/time.h"
 #include "base/util.h"
 #include "commands/common.h"
+#include "persist/object_codec.h"
+#include "persist/value_codec.h"
+#include "repl/repl.h"
+#include "repl/repl_internal.h"
 #include "server/command_docs.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/info.h"
-#include "repl/repl.h"
-#include "repl/repl_internal.h"
 #include "server/persistence.h"
-#include "persist/object_codec.h"
-#include "persist/value_codec.h"
 
 namespace cmd {
 namespace {
@@ -72,11 +72,12 @@ void ConfigRewriteCmd(Client* c) {
 }
 
 void ConfigHelpCmd(Client* c) {
-  ReplyHelp(c, "CONFIG",
-            {"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
-             "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
-             "RESETSTAT", "    Reset statistics reported by the INFO command.", "REWRITE",
-             "    Rewrite the configuration file."});
+  ReplyHelp(
+      c, "CONFIG",
+      {"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+       "SET <directive> <value>", "    Set the configuration <directive> to <value>.", "RESETSTAT",
+       "    Reset statistics reported by the INFO command.", "REWRITE",
+       "    Rewrite the configuration file."});
 }
 
 // ---- COMMAND ----
@@ -155,8 +156,10 @@ void CommandInfoCmd(Client* c) {
   r.ArrayLen(static_cast<int64_t>(c->argv.size() - 2));
   for (size_t i = 2; i < c->argv.size(); i++) {
     const CommandSpec* cmd = FindByFullName(c->argv[i]);
-    if (cmd) ReplyCommandInfo(r, cmd);
-    else r.NullArray();
+    if (cmd)
+      ReplyCommandInfo(r, cmd);
+    else
+      r.NullArray();
   }
 }
 
@@ -253,10 +256,10 @@ void CommandHelpCmd(Client* c) {
   ReplyHelp(c, "COMMAND",
             {"(no subcommand)", "    Return details about all commands.", "COUNT",
              "    Return the total number of commands in this server.", "LIST",
-             "    Return a list of all commands in this server.",
-             "INFO [<command-name> ...]", "    Return details about multiple commands.",
-             "DOCS [<command-name> ...]", "    Return documentation details about multiple commands.",
-             "GETKEYS <full-command>", "    Return the keys from a full command."});
+             "    Return a list of all commands in this server.", "INFO [<command-name> ...]",
+             "    Return details about multiple commands.", "DOCS [<command-name> ...]",
+             "    Return documentation details about multiple commands.", "GETKEYS <full-command>",
+             "    Return the keys from a full command."});
 }
 
 void CommandCommand(Client* c) {
@@ -277,8 +280,8 @@ void CommandCommand(Client* c) {
 bool DebugAllowed(Client* c) {
   int mode = cfg.enable_debug_command;
   if (mode == 1) return true;
-  if (mode == 2 && (c->addr.rfind("127.", 0) == 0 || c->addr.rfind("::1", 0) == 0 ||
-                    (c->flags & kUnixSocket)))
+  if (mode == 2 &&
+      (c->addr.rfind("127.", 0) == 0 || c->addr.rfind("::1", 0) == 0 || (c->flags & kUnixSocket)))
     return true;
   c->R().Error(
       "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
@@ -292,7 +295,9 @@ bool DebugAllowed(Client* c) {
 void DigestKey(db::Obj* o, uint8_t out[20]) {
   static const uint8_t k1[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
   static const uint8_t k2[16] = {16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
-  auto h = [](const std::string& s, const uint8_t* k) { return base::SipHash13(s.data(), s.size(), k); };
+  auto h = [](const std::string& s, const uint8_t* k) {
+    return base::SipHash13(s.data(), s.size(), k);
+  };
   persist::Value v = persist::ToValue(o);
   std::string head(o->key());
   head.push_back('\0');
@@ -309,7 +314,9 @@ void DigestKey(db::Obj* o, uint8_t out[20]) {
     b ^= h(item, k2);
   };
   switch (v.kind) {
-    case persist::Kind::kString: mix_ordered(v.str); break;
+    case persist::Kind::kString:
+      mix_ordered(v.str);
+      break;
     case persist::Kind::kList:
       for (auto& x : v.elems) mix_ordered(x);
       break;
@@ -358,16 +365,19 @@ void DebugCommand(Client* c) {
   std::string sub = base::ToLower(a[1]);
   auto r = c->R();
   if (sub == "help") {
-    return ReplyHelp(c, "DEBUG",
-                     {"CHANGE-REPL-ID", "    Change the replication IDs of the instance.",
-                      "DIGEST", "    Output a hex signature representing the current DB content.",
-                      "DIGEST-VALUE <key> [<key> ...]", "    Output a hex signature of the values of all the specified keys.",
-                      "LOG <message>", "    Write <message> to the server log.",
-                      "OBJECT <key>", "    Show low level info about the <key> and associated value.",
-                      "PROTOCOL <type>", "    Reply with a test value of the specified type.",
-                      "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background.",
-                      "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
-                      "QUICKLIST-PACKED-THRESHOLD <size>", "    Sets the threshold for elements to be inserted as plain vs packed nodes."});
+    return ReplyHelp(
+        c, "DEBUG",
+        {"CHANGE-REPL-ID", "    Change the replication IDs of the instance.", "DIGEST",
+         "    Output a hex signature representing the current DB content.",
+         "DIGEST-VALUE <key> [<key> ...]",
+         "    Output a hex signature of the values of all the specified keys.", "LOG <message>",
+         "    Write <message> to the server log.", "OBJECT <key>",
+         "    Show low level info about the <key> and associated value.", "PROTOCOL <type>",
+         "    Reply with a test value of the specified type.", "SET-ACTIVE-EXPIRE <0|1>",
+         "    Setting it to 0 disables expiring keys in background.", "SLEEP <seconds>",
+         "    Stop the server for <seconds>. Decimals allowed.",
+         "QUICKLIST-PACKED-THRESHOLD <size>",
+         "    Sets the threshold for elements to be inserted as plain vs packed nodes."});
   }
   if (sub == "reload") return DebugReloadCommand(c);
   if (sub == "log" && a.size() == 3) {
@@ -477,8 +487,9 @@ void DebugCommand(Client* c) {
     if (t == "true") return r.Bool(true);
     if (t == "false") return r.Bool(false);
     if (t == "verbatim") return r.Verbatim("This is a verbatim\nstring");
-    return r.Error("Wrong protocol type name. Please use one of the following: string|integer|"
-                   "double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+    return r.Error(
+        "Wrong protocol type name. Please use one of the following: string|integer|"
+        "double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
   }
   r.Error("unknown subcommand or wrong number of arguments for '" + std::string(a[1]) +
           "'. Try DEBUG HELP.");
@@ -521,16 +532,18 @@ void MemoryStats(Client* c) {
 void MemoryDoctor(Client* c) {
   c->R().Verbatim("No memory problems detected by this node's checks.\n");
 }
-void MemoryMallocStats(Client* c) { c->R().Verbatim("Stats not supported for the current allocator\n"); }
+void MemoryMallocStats(Client* c) {
+  c->R().Verbatim("Stats not supported for the current allocator\n");
+}
 void MemoryPurge(Client* c) { c->R().Ok(); }
 void MemoryHelp(Client* c) {
-  ReplyHelp(c, "MEMORY",
-            {"DOCTOR", "    Return memory problems reports.", "MALLOC-STATS",
-             "    Return internal statistics report from the memory allocator.", "PURGE",
-             "    Attempt to purge dirty pages for reclamation by the allocator.", "STATS",
-             "    Return information about the memory usage of the server.",
-             "USAGE <key> [SAMPLES <count>]",
-             "    Return memory in bytes used by <key> and its value."});
+  ReplyHelp(
+      c, "MEMORY",
+      {"DOCTOR", "    Return memory problems reports.", "MALLOC-STATS",
+       "    Return internal statistics report from the memory allocator.", "PURGE",
+       "    Attempt to purge dirty pages for reclamation by the allocator.", "STATS",
+       "    Return information about the memory usage of the server.",
+       "USAGE <key> [SAMPLES <count>]", "    Return memory in bytes used by <key> and its value."});
 }
 
 void TimeCommand(Client* c) {
@@ -547,19 +560,26 @@ void ShutdownCommand(Client* c) {
   bool nosave = false, save = false, now = false, force = false, abort = false;
   for (size_t i = 1; i < c->argv.size(); i++) {
     std::string o = base::ToLower(c->argv[i]);
-    if (o == "nosave") nosave = true;
-    else if (o == "save") save = true;
-    else if (o == "now") now = true;
-    else if (o == "force") force = true;
-    else if (o == "abort") abort = true;
-    else return c->R().Error(kErrSyntax);
+    if (o == "nosave")
+      nosave = true;
+    else if (o == "save")
+      save = true;
+    else if (o == "now")
+      now = true;
+    else if (o == "force")
+      force = true;
+    else if (o == "abort")
+      abort = true;
+    else
+      return c->R().Error(kErrSyntax);
   }
   if ((nosave && save) || (abort && (nosave || save || now || force)))
     return c->R().Error(kErrSyntax);
   if (abort) return c->R().Error("No shutdown in progress.");
   (void)now;
   LOG_WARNING("User requested shutdown...");
-  if (!ShutdownSave(save, nosave, force)) return c->R().Error("Errors trying to SHUTDOWN. Check logs.");
+  if (!ShutdownSave(save, nosave, force))
+    return c->R().Error("Errors trying to SHUTDOWN. Check logs.");
   if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
   if (!cfg.unixsocket.empty()) unlink(cfg.unixsocket.c_str());
   LOG_WARNING("Valkey is now ready to exit, bye bye...");
@@ -574,30 +594,64 @@ void RegisterServerCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "server";
   const uint32_t kAdm = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
-  t->push_back({"info", -1, kCmdLoading | kCmdStale, 0, 0, 0, InfoCommand, g, "1.0.0", "Reports server state and statistics.", "O(1)"});
-  CommandSpec config{"config", -2, 0, 0, 0, 0, nullptr, g, "2.0.0", "Reads and changes the running configuration.", "Depends on subcommand."};
+  t->push_back({"info", -1, kCmdLoading | kCmdStale, 0, 0, 0, InfoCommand, g, "1.0.0",
+                "Reports server state and statistics.", "O(1)"});
+  CommandSpec config{"config",
+                     -2,
+                     0,
+                     0,
+                     0,
+                     0,
+                     nullptr,
+                     g,
+                     "2.0.0",
+                     "Reads and changes the running configuration.",
+                     "Depends on subcommand."};
   config.subcommands = {
       {"get", -3, kAdm, 0, 0, 0, ConfigGetCmd, g, "2.0.0", "Reads configuration values.", "O(N)"},
-      {"set", -4, kAdm, 0, 0, 0, ConfigSetCmd, g, "2.0.0", "Changes configuration values at run time.", "O(N)"},
-      {"resetstat", 2, kAdm, 0, 0, 0, ConfigResetStatCmd, g, "2.0.0", "Zeroes the statistics.", "O(1)"},
-      {"rewrite", 2, kAdm, 0, 0, 0, ConfigRewriteCmd, g, "2.8.0", "Writes the running configuration to the config file.", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ConfigHelpCmd, g, "5.0.0", "Lists the CONFIG subcommands.", "O(1)"},
+      {"set", -4, kAdm, 0, 0, 0, ConfigSetCmd, g, "2.0.0",
+       "Changes configuration values at run time.", "O(N)"},
+      {"resetstat", 2, kAdm, 0, 0, 0, ConfigResetStatCmd, g, "2.0.0", "Zeroes the statistics.",
+       "O(1)"},
+      {"rewrite", 2, kAdm, 0, 0, 0, ConfigRewriteCmd, g, "2.8.0",
+       "Writes the running configuration to the config file.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ConfigHelpCmd, g, "5.0.0",
+       "Lists the CONFIG subcommands.", "O(1)"},
   };
   t->push_back(std::move(config));
-  t->push_back({"command", -1, kCmdLoading | kCmdStale, 0, 0, 0, CommandCommand, g, "2.8.13", "Describes the commands of the server.", "O(N)"});
-  t->push_back({"debug", -2, kAdm, 0, 0, 0, DebugCommand, g, "1.0.0", "Debugging and testing helpers.", "Depends on subcommand."});
-  CommandSpec memory{"memory", -2, 0, 0, 0, 0, nullptr, g, "4.0.0", "Memory diagnostics.", "Depends on subcommand."};
+  t->push_back({"command", -1, kCmdLoading | kCmdStale, 0, 0, 0, CommandCommand, g, "2.8.13",
+                "Describes the commands of the server.", "O(N)"});
+  t->push_back({"debug", -2, kAdm, 0, 0, 0, DebugCommand, g, "1.0.0",
+                "Debugging and testing helpers.", "Depends on subcommand."});
+  CommandSpec memory{"memory",
+                     -2,
+                     0,
+                     0,
+                     0,
+                     0,
+                     nullptr,
+                     g,
+                     "4.0.0",
+                     "Memory diagnostics.",
+                     "Depends on subcommand."};
   memory.subcommands = {
-      {"usage", -3, kCmdReadonly, 2, 2, 1, MemoryUsage, g, "4.0.0", "Estimates the memory of a key and its value.", "O(N)"},
+      {"usage", -3, kCmdReadonly, 2, 2, 1, MemoryUsage, g, "4.0.0",
+       "Estimates the memory of a key and its value.", "O(N)"},
       {"stats", 2, 0, 0, 0, 0, MemoryStats, g, "4.0.0", "Memory usage figures.", "O(1)"},
       {"doctor", 2, 0, 0, 0, 0, MemoryDoctor, g, "4.0.0", "Reports memory problems.", "O(1)"},
-      {"malloc-stats", 2, 0, 0, 0, 0, MemoryMallocStats, g, "4.0.0", "Allocator statistics.", "O(1)"},
-      {"purge", 2, 0, 0, 0, 0, MemoryPurge, g, "4.0.0", "Asks the allocator to release memory.", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, MemoryHelp, g, "4.0.0", "Lists the MEMORY subcommands.", "O(1)"},
+      {"malloc-stats", 2, 0, 0, 0, 0, MemoryMallocStats, g, "4.0.0", "Allocator statistics.",
+       "O(1)"},
+      {"purge", 2, 0, 0, 0, 0, MemoryPurge, g, "4.0.0", "Asks the allocator to release memory.",
+       "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, MemoryHelp, g, "4.0.0",
+       "Lists the MEMORY subcommands.", "O(1)"},
   };
   t->push_back(std::move(memory));
-  t->push_back({"time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand, g, "2.6.0", "The server clock as seconds and microseconds.", "O(1)"});
-  t->push_back({"lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastSaveCommand, g, "1.0.0", "Unix time of the last successful save.", "O(1)"});
-  t->push_back({"shutdown", -1, kAdm | kCmdNoMulti | kCmdAllowBusy, 0, 0, 0, ShutdownCommand, g, "1.0.0", "Stops the server.", "O(N)"});
+  t->push_back({"time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand, g, "2.6.0",
+                "The server clock as seconds and microseconds.", "O(1)"});
+  t->push_back({"lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastSaveCommand, g,
+                "1.0.0", "Unix time of the last successful save.", "O(1)"});
+  t->push_back({"shutdown", -1, kAdm | kCmdNoMulti | kCmdAllowBusy, 0, 0, 0, ShutdownCommand, g,
+                "1.0.0", "Stops the server.", "O(N)"});
 }
 }  // namespace server

@@ -17,8 +17,8 @@ using namespace server;  // flags
 constexpr int64_t kNoExpire = -1;
 
 // Stores a string value. expire: absolute ms, or -1; keep_ttl carries the old expire over.
-void SetString(Client* c, db::Obj* old, std::string_view key, std::string_view val,
-               int64_t expire, bool keep_ttl) {
+void SetString(Client* c, db::Obj* old, std::string_view key, std::string_view val, int64_t expire,
+               bool keep_ttl) {
   if (keep_ttl && old) expire = old->expire();
   StoreKey(c, old, db::NewString(key, val, expire));
   Modified(c, key);
@@ -59,10 +59,14 @@ void SetCommand(Client* c) {
   for (size_t i = 3; i < a.size(); i++) {
     std::string_view o = a[i];
     bool has_next = i + 1 < a.size();
-    if (base::EqualsNoCase(o, "nx") && !xx) nx = true;
-    else if (base::EqualsNoCase(o, "xx") && !nx) xx = true;
-    else if (base::EqualsNoCase(o, "get")) get = true;
-    else if (base::EqualsNoCase(o, "keepttl") && expire_kind.empty()) keepttl = true;
+    if (base::EqualsNoCase(o, "nx") && !xx)
+      nx = true;
+    else if (base::EqualsNoCase(o, "xx") && !nx)
+      xx = true;
+    else if (base::EqualsNoCase(o, "get"))
+      get = true;
+    else if (base::EqualsNoCase(o, "keepttl") && expire_kind.empty())
+      keepttl = true;
     else if (!keepttl && has_next &&
              (base::EqualsNoCase(o, "ex") || base::EqualsNoCase(o, "px") ||
               base::EqualsNoCase(o, "exat") || base::EqualsNoCase(o, "pxat")) &&
@@ -83,16 +87,20 @@ void SetCommand(Client* c) {
   bool exists = old != nullptr;
   if ((nx && exists) || (xx && !exists)) {
     if (get) {
-      if (old) ReplyString(c, old);
-      else c->R().Null();
+      if (old)
+        ReplyString(c, old);
+      else
+        c->R().Null();
     } else {
       c->R().Null();
     }
     return;
   }
   if (get) {
-    if (old) ReplyString(c, old);
-    else c->R().Null();
+    if (old)
+      ReplyString(c, old);
+    else
+      c->R().Null();
   }
   if (when != kNoExpire && DeleteIfPastExpire(c, a[1], when)) {  // no "set" event, as Valkey
     if (!get) c->R().Ok();
@@ -134,8 +142,10 @@ void GetSetCommand(Client* c) {
   db::Obj* old = LookupWrite(c, c->argv[1]);
   if (!CheckType(c, old, db::kString)) return;
   if (!old) Notify(kNotifyKeyMiss, "keymiss", c->argv[1], c->dbid);
-  if (old) ReplyString(c, old);
-  else c->R().Null();
+  if (old)
+    ReplyString(c, old);
+  else
+    c->R().Null();
   SetString(c, old, c->argv[1], c->argv[2], kNoExpire, false);
 }
 
@@ -199,8 +209,10 @@ void MGetCommand(Client* c) {
   r.ArrayLen(static_cast<int64_t>(c->argv.size() - 1));
   for (size_t i = 1; i < c->argv.size(); i++) {
     db::Obj* o = LookupRead(c, c->argv[i]);
-    if (!o || o->type() != db::kString) r.Null();
-    else ReplyString(c, o);
+    if (!o || o->type() != db::kString)
+      r.Null();
+    else
+      ReplyString(c, o);
   }
 }
 
@@ -215,8 +227,10 @@ void MSetGeneric(Client* c, bool nx) {
     db::Obj* old = LookupWrite(c, a[i]);
     SetString(c, old, a[i], a[i + 1], kNoExpire, false);
   }
-  if (nx) c->R().Int(1);
-  else c->R().Ok();
+  if (nx)
+    c->R().Int(1);
+  else
+    c->R().Ok();
 }
 void MSetCommand(Client* c) { MSetGeneric(c, false); }
 void MSetNxCommand(Client* c) { MSetGeneric(c, true); }
@@ -387,8 +401,7 @@ void RegisterStringCommands(std::vector<CommandSpec>* t) {
   t->push_back({"psetex", 4, kW, 1, 1, 1, PSetExCommand, g, "2.6.0",
                 "Writes a string value with a time to live in milliseconds.", "O(1)"});
   t->push_back({"getset", 3, kW | kCmdFast, 1, 1, 1, GetSetCommand, g, "1.0.0",
-                "Replaces a string value and returns the old one.",
-                "O(1)"});
+                "Replaces a string value and returns the old one.", "O(1)"});
   t->push_back({"getdel", 2, kCmdWrite | kCmdFast, 1, 1, 1, GetDelCommand, g, "6.2.0",
                 "Reads a string value and removes the key.", "O(1)"});
   t->push_back({"getex", -2, kCmdWrite | kCmdFast, 1, 1, 1, GetExCommand, g, "6.2.0",
@@ -400,8 +413,7 @@ void RegisterStringCommands(std::vector<CommandSpec>* t) {
   t->push_back({"msetnx", -3, kW, 1, -1, 2, MSetNxCommand, g, "1.0.1",
                 "Writes several string values only if none of the keys exists.", "O(N)"});
   t->push_back({"append", 3, kW | kCmdFast, 1, 1, 1, AppendCommand, g, "2.0.0",
-                "Adds bytes to the end of a string value (an absent key starts empty).",
-                "O(1)"});
+                "Adds bytes to the end of a string value (an absent key starts empty).", "O(1)"});
   t->push_back({"strlen", 2, kCmdReadonly | kCmdFast, 1, 1, 1, StrlenCommand, g, "2.2.0",
                 "Byte length of a string value.", "O(1)"});
   t->push_back({"getrange", 4, kCmdReadonly, 1, 1, 1, GetRangeCommand, g, "2.4.0",
@@ -409,7 +421,8 @@ void RegisterStringCommands(std::vector<CommandSpec>* t) {
   t->push_back({"substr", 4, kCmdReadonly, 1, 1, 1, GetRangeCommand, g, "1.0.0",
                 "Reads a byte range of a string value (old name of GETRANGE).", "O(N)"});
   t->push_back({"setrange", 4, kW, 1, 1, 1, SetRangeCommand, g, "2.2.0",
-                "Overwrites bytes of a string value from an offset, padding with zero bytes.", "O(1)"});
+                "Overwrites bytes of a string value from an offset, padding with zero bytes.",
+                "O(1)"});
   t->push_back({"incr", 2, kW | kCmdFast, 1, 1, 1, IncrCommand, g, "1.0.0",
                 "Adds one to an integer string (absent keys count as 0).", "O(1)"});
   t->push_back({"decr", 2, kW | kCmdFast, 1, 1, 1, DecrCommand, g, "1.0.0",

@@ -117,13 +117,20 @@ void ZAddGeneric(Client* c, bool incr_cmd) {
   size_t i = 2;
   if (!incr_cmd) {
     for (; i < a.size(); i++) {
-      if (base::EqualsNoCase(a[i], "nx")) nx = true;
-      else if (base::EqualsNoCase(a[i], "xx")) xx = true;
-      else if (base::EqualsNoCase(a[i], "gt")) gt = true;
-      else if (base::EqualsNoCase(a[i], "lt")) lt = true;
-      else if (base::EqualsNoCase(a[i], "ch")) ch = true;
-      else if (base::EqualsNoCase(a[i], "incr")) incr = true;
-      else break;
+      if (base::EqualsNoCase(a[i], "nx"))
+        nx = true;
+      else if (base::EqualsNoCase(a[i], "xx"))
+        xx = true;
+      else if (base::EqualsNoCase(a[i], "gt"))
+        gt = true;
+      else if (base::EqualsNoCase(a[i], "lt"))
+        lt = true;
+      else if (base::EqualsNoCase(a[i], "ch"))
+        ch = true;
+      else if (base::EqualsNoCase(a[i], "incr"))
+        incr = true;
+      else
+        break;
     }
   }
   size_t pairs_left = a.size() - i;
@@ -248,8 +255,10 @@ void ZMScoreCommand(Client* c) {
   r.ArrayLen(static_cast<int64_t>(c->argv.size() - 2));
   for (size_t i = 2; i < c->argv.size(); i++) {
     double s;
-    if (o && db::ZScore(o, c->argv[i], &s)) r.Double(s);
-    else r.Null();
+    if (o && db::ZScore(o, c->argv[i], &s))
+      r.Double(s);
+    else
+      r.Null();
   }
 }
 
@@ -638,8 +647,10 @@ double Combine(double acc, double v, Aggregate ag) {
       double r = acc + v;
       return std::isnan(r) ? 0.0 : r;  // inf + -inf is defined as 0
     }
-    case kMin: return std::min(acc, v);
-    default: return std::max(acc, v);
+    case kMin:
+      return std::min(acc, v);
+    default:
+      return std::max(acc, v);
   }
 }
 
@@ -662,8 +673,7 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
   size_t j = numkeys_idx + 1;
   for (int64_t i = 0; i < setnum; i++, j++) {
     db::Obj* o = store ? LookupWrite(c, a[j]) : LookupRead(c, a[j]);
-    if (o && o->type() != db::kZSet && o->type() != db::kSet)
-      return c->R().Error(kErrWrongType);
+    if (o && o->type() != db::kZSet && o->type() != db::kSet) return c->R().Error(kErrWrongType);
     src.push_back({o, 1.0});
   }
   Aggregate ag = kSum;
@@ -681,10 +691,14 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
     } else if (op != kDiff && !card_only && remaining >= 2 &&
                base::EqualsNoCase(a[j], "aggregate")) {
       std::string_view v = a[j + 1];
-      if (base::EqualsNoCase(v, "sum")) ag = kSum;
-      else if (base::EqualsNoCase(v, "min")) ag = kMin;
-      else if (base::EqualsNoCase(v, "max")) ag = kMax;
-      else return c->R().Error(kErrSyntax);
+      if (base::EqualsNoCase(v, "sum"))
+        ag = kSum;
+      else if (base::EqualsNoCase(v, "min"))
+        ag = kMin;
+      else if (base::EqualsNoCase(v, "max"))
+        ag = kMax;
+      else
+        return c->R().Error(kErrSyntax);
       j += 2;
     } else if (!store && !card_only && base::EqualsNoCase(a[j], "withscores")) {
       withscores = true;
@@ -704,8 +718,10 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
       s.ForEach([&](std::string_view m, double sc) {
         double v = Weighted(sc, s.weight);
         auto it = acc.find(std::string(m));
-        if (it == acc.end()) acc.emplace(std::string(m), v);
-        else it->second = Combine(it->second, v, ag);
+        if (it == acc.end())
+          acc.emplace(std::string(m), v);
+        else
+          it->second = Combine(it->second, v, ag);
       });
     for (auto& [m, v] : acc) result.emplace_back(m, v);
   } else if (op == kInter) {
@@ -714,7 +730,8 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
     bool any_empty = false;
     for (auto& s : src) any_empty |= s.Len() == 0;
     if (!any_empty) {
-      std::sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return src[x].Len() < src[y].Len(); });
+      std::sort(idx.begin(), idx.end(),
+                [&](size_t x, size_t y) { return src[x].Len() < src[y].Len(); });
       const Source& first = src[idx[0]];
       first.ForEach([&](std::string_view m, double sc) {
         if (card_only && limit && static_cast<int64_t>(result.size()) >= limit) return;
@@ -784,40 +801,75 @@ void RegisterZSetCommands(std::vector<CommandSpec>* t) {
   const char* g = "sorted_set";
   const uint32_t kR = kCmdReadonly;
   const uint32_t kW = kCmdWrite | kCmdDenyOom;
-  t->push_back({"zadd", -4, kW | kCmdFast, 1, 1, 1, ZAddCommand, g, "1.2.0", "Adds members with scores, or updates scores.", "O(log(N))"});
-  t->push_back({"zincrby", 4, kW | kCmdFast, 1, 1, 1, ZIncrByCommand, g, "1.2.0", "Adds to a member's score.", "O(log(N))"});
-  t->push_back({"zrem", -3, kCmdWrite | kCmdFast, 1, 1, 1, ZRemCommand, g, "1.2.0", "Removes members.", "O(M*log(N))"});
-  t->push_back({"zcard", 2, kR | kCmdFast, 1, 1, 1, ZCardCommand, g, "1.2.0", "Counts the members.", "O(1)"});
-  t->push_back({"zscore", 3, kR | kCmdFast, 1, 1, 1, ZScoreCommand, g, "1.2.0", "The score of a member.", "O(1)"});
-  t->push_back({"zmscore", -3, kR | kCmdFast, 1, 1, 1, ZMScoreCommand, g, "6.2.0", "The scores of several members.", "O(N)"});
-  t->push_back({"zcount", 4, kR | kCmdFast, 1, 1, 1, ZCountCommand, g, "2.0.0", "Counts members within a score range.", "O(log(N))"});
-  t->push_back({"zlexcount", 4, kR | kCmdFast, 1, 1, 1, ZLexCountCommand, g, "2.8.9", "Counts members within a lexical range.", "O(log(N))"});
-  t->push_back({"zrank", -3, kR | kCmdFast, 1, 1, 1, ZRankCommand, g, "2.0.0", "The ascending rank of a member.", "O(log(N))"});
-  t->push_back({"zrevrank", -3, kR | kCmdFast, 1, 1, 1, ZRevRankCommand, g, "2.0.0", "The descending rank of a member.", "O(log(N))"});
-  t->push_back({"zrange", -4, kR, 1, 1, 1, ZRangeCommand, g, "1.2.0", "Members in a range of ranks, scores or names.", "O(log(N)+M)"});
-  t->push_back({"zrangestore", -5, kW, 1, 2, 1, ZRangeStoreCommand, g, "6.2.0", "Stores a ZRANGE result.", "O(log(N)+M)"});
-  t->push_back({"zrevrange", -4, kR, 1, 1, 1, ZRevRangeCommand, g, "1.2.0", "Members in a range of ranks, highest first.", "O(log(N)+M)"});
-  t->push_back({"zrangebyscore", -4, kR, 1, 1, 1, ZRangeByScoreCommand, g, "1.0.5", "Members within a score range.", "O(log(N)+M)"});
-  t->push_back({"zrevrangebyscore", -4, kR, 1, 1, 1, ZRevRangeByScoreCommand, g, "2.2.0", "Members within a score range, highest first.", "O(log(N)+M)"});
-  t->push_back({"zrangebylex", -4, kR, 1, 1, 1, ZRangeByLexCommand, g, "2.8.9", "Members within a lexical range.", "O(log(N)+M)"});
-  t->push_back({"zrevrangebylex", -4, kR, 1, 1, 1, ZRevRangeByLexCommand, g, "2.8.9", "Members within a lexical range, reversed.", "O(log(N)+M)"});
-  t->push_back({"zremrangebyrank", 4, kCmdWrite, 1, 1, 1, ZRemRangeByRankCommand, g, "2.0.0", "Removes members within a rank range.", "O(log(N)+M)"});
-  t->push_back({"zremrangebyscore", 4, kCmdWrite, 1, 1, 1, ZRemRangeByScoreCommand, g, "1.2.0", "Removes members within a score range.", "O(log(N)+M)"});
-  t->push_back({"zremrangebylex", 4, kCmdWrite, 1, 1, 1, ZRemRangeByLexCommand, g, "2.8.9", "Removes members within a lexical range.", "O(log(N)+M)"});
-  t->push_back({"zpopmin", -2, kCmdWrite | kCmdFast, 1, 1, 1, ZPopMinCommand, g, "5.0.0", "Removes and returns the lowest members.", "O(log(N)*M)"});
-  t->push_back({"zpopmax", -2, kCmdWrite | kCmdFast, 1, 1, 1, ZPopMaxCommand, g, "5.0.0", "Removes and returns the highest members.", "O(log(N)*M)"});
-  t->push_back({"bzpopmin", -3, kCmdWrite | kCmdBlocking | kCmdFast, 1, -2, 1, BZPopMinCommand, g, "5.0.0", "ZPOPMIN, waiting for data.", "O(log(N))"});
-  t->push_back({"bzpopmax", -3, kCmdWrite | kCmdBlocking | kCmdFast, 1, -2, 1, BZPopMaxCommand, g, "5.0.0", "ZPOPMAX, waiting for data.", "O(log(N))"});
-  t->push_back({"zmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, ZMPopCommand, g, "7.0.0", "Pops from the first non-empty sorted set.", "O(K)+O(M*log(N))"});
-  t->push_back({"bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, BZMPopCommand, g, "7.0.0", "ZMPOP, waiting for data.", "O(K)+O(M*log(N))"});
-  t->push_back({"zrandmember", -2, kR, 1, 1, 1, ZRandMemberCommand, g, "6.2.0", "Random members.", "O(N)"});
-  t->push_back({"zunion", -3, kR | kCmdMovableKeys, 0, 0, 0, ZUnionCommand, g, "6.2.0", "Union of sorted sets.", "O(N)+O(M*log(M))"});
-  t->push_back({"zinter", -3, kR | kCmdMovableKeys, 0, 0, 0, ZInterCommand, g, "6.2.0", "Intersection of sorted sets.", "O(N*K)+O(M*log(M))"});
-  t->push_back({"zdiff", -3, kR | kCmdMovableKeys, 0, 0, 0, ZDiffCommand, g, "6.2.0", "Difference of sorted sets.", "O(L + (N-K)log(N))"});
-  t->push_back({"zunionstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZUnionStoreCommand, g, "2.0.0", "Stores a union of sorted sets.", "O(N)+O(M log(M))"});
-  t->push_back({"zinterstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZInterStoreCommand, g, "2.0.0", "Stores an intersection of sorted sets.", "O(N*K)+O(M*log(M))"});
-  t->push_back({"zdiffstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZDiffStoreCommand, g, "6.2.0", "Stores a difference of sorted sets.", "O(L + (N-K)log(N))"});
-  t->push_back({"zintercard", -3, kR | kCmdMovableKeys, 0, 0, 0, ZInterCardCommand, g, "7.0.0", "Counts the intersection of sorted sets.", "O(N*K)"});
-  t->push_back({"zscan", -3, kR, 1, 1, 1, ZScanCommand, g, "2.8.0", "Walks a sorted set with a cursor.", "O(1) per call"});
+  t->push_back({"zadd", -4, kW | kCmdFast, 1, 1, 1, ZAddCommand, g, "1.2.0",
+                "Adds members with scores, or updates scores.", "O(log(N))"});
+  t->push_back({"zincrby", 4, kW | kCmdFast, 1, 1, 1, ZIncrByCommand, g, "1.2.0",
+                "Adds to a member's score.", "O(log(N))"});
+  t->push_back({"zrem", -3, kCmdWrite | kCmdFast, 1, 1, 1, ZRemCommand, g, "1.2.0",
+                "Removes members.", "O(M*log(N))"});
+  t->push_back({"zcard", 2, kR | kCmdFast, 1, 1, 1, ZCardCommand, g, "1.2.0", "Counts the members.",
+                "O(1)"});
+  t->push_back({"zscore", 3, kR | kCmdFast, 1, 1, 1, ZScoreCommand, g, "1.2.0",
+                "The score of a member.", "O(1)"});
+  t->push_back({"zmscore", -3, kR | kCmdFast, 1, 1, 1, ZMScoreCommand, g, "6.2.0",
+                "The scores of several members.", "O(N)"});
+  t->push_back({"zcount", 4, kR | kCmdFast, 1, 1, 1, ZCountCommand, g, "2.0.0",
+                "Counts members within a score range.", "O(log(N))"});
+  t->push_back({"zlexcount", 4, kR | kCmdFast, 1, 1, 1, ZLexCountCommand, g, "2.8.9",
+                "Counts members within a lexical range.", "O(log(N))"});
+  t->push_back({"zrank", -3, kR | kCmdFast, 1, 1, 1, ZRankCommand, g, "2.0.0",
+                "The ascending rank of a member.", "O(log(N))"});
+  t->push_back({"zrevrank", -3, kR | kCmdFast, 1, 1, 1, ZRevRankCommand, g, "2.0.0",
+                "The descending rank of a member.", "O(log(N))"});
+  t->push_back({"zrange", -4, kR, 1, 1, 1, ZRangeCommand, g, "1.2.0",
+                "Members in a range of ranks, scores or names.", "O(log(N)+M)"});
+  t->push_back({"zrangestore", -5, kW, 1, 2, 1, ZRangeStoreCommand, g, "6.2.0",
+                "Stores a ZRANGE result.", "O(log(N)+M)"});
+  t->push_back({"zrevrange", -4, kR, 1, 1, 1, ZRevRangeCommand, g, "1.2.0",
+                "Members in a range of ranks, highest first.", "O(log(N)+M)"});
+  t->push_back({"zrangebyscore", -4, kR, 1, 1, 1, ZRangeByScoreCommand, g, "1.0.5",
+                "Members within a score range.", "O(log(N)+M)"});
+  t->push_back({"zrevrangebyscore", -4, kR, 1, 1, 1, ZRevRangeByScoreCommand, g, "2.2.0",
+                "Members within a score range, highest first.", "O(log(N)+M)"});
+  t->push_back({"zrangebylex", -4, kR, 1, 1, 1, ZRangeByLexCommand, g, "2.8.9",
+                "Members within a lexical range.", "O(log(N)+M)"});
+  t->push_back({"zrevrangebylex", -4, kR, 1, 1, 1, ZRevRangeByLexCommand, g, "2.8.9",
+                "Members within a lexical range, reversed.", "O(log(N)+M)"});
+  t->push_back({"zremrangebyrank", 4, kCmdWrite, 1, 1, 1, ZRemRangeByRankCommand, g, "2.0.0",
+                "Removes members within a rank range.", "O(log(N)+M)"});
+  t->push_back({"zremrangebyscore", 4, kCmdWrite, 1, 1, 1, ZRemRangeByScoreCommand, g, "1.2.0",
+                "Removes members within a score range.", "O(log(N)+M)"});
+  t->push_back({"zremrangebylex", 4, kCmdWrite, 1, 1, 1, ZRemRangeByLexCommand, g, "2.8.9",
+                "Removes members within a lexical range.", "O(log(N)+M)"});
+  t->push_back({"zpopmin", -2, kCmdWrite | kCmdFast, 1, 1, 1, ZPopMinCommand, g, "5.0.0",
+                "Removes and returns the lowest members.", "O(log(N)*M)"});
+  t->push_back({"zpopmax", -2, kCmdWrite | kCmdFast, 1, 1, 1, ZPopMaxCommand, g, "5.0.0",
+                "Removes and returns the highest members.", "O(log(N)*M)"});
+  t->push_back({"bzpopmin", -3, kCmdWrite | kCmdBlocking | kCmdFast, 1, -2, 1, BZPopMinCommand, g,
+                "5.0.0", "ZPOPMIN, waiting for data.", "O(log(N))"});
+  t->push_back({"bzpopmax", -3, kCmdWrite | kCmdBlocking | kCmdFast, 1, -2, 1, BZPopMaxCommand, g,
+                "5.0.0", "ZPOPMAX, waiting for data.", "O(log(N))"});
+  t->push_back({"zmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, ZMPopCommand, g, "7.0.0",
+                "Pops from the first non-empty sorted set.", "O(K)+O(M*log(N))"});
+  t->push_back({"bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, BZMPopCommand, g,
+                "7.0.0", "ZMPOP, waiting for data.", "O(K)+O(M*log(N))"});
+  t->push_back(
+      {"zrandmember", -2, kR, 1, 1, 1, ZRandMemberCommand, g, "6.2.0", "Random members.", "O(N)"});
+  t->push_back({"zunion", -3, kR | kCmdMovableKeys, 0, 0, 0, ZUnionCommand, g, "6.2.0",
+                "Union of sorted sets.", "O(N)+O(M*log(M))"});
+  t->push_back({"zinter", -3, kR | kCmdMovableKeys, 0, 0, 0, ZInterCommand, g, "6.2.0",
+                "Intersection of sorted sets.", "O(N*K)+O(M*log(M))"});
+  t->push_back({"zdiff", -3, kR | kCmdMovableKeys, 0, 0, 0, ZDiffCommand, g, "6.2.0",
+                "Difference of sorted sets.", "O(L + (N-K)log(N))"});
+  t->push_back({"zunionstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZUnionStoreCommand, g, "2.0.0",
+                "Stores a union of sorted sets.", "O(N)+O(M log(M))"});
+  t->push_back({"zinterstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZInterStoreCommand, g, "2.0.0",
+                "Stores an intersection of sorted sets.", "O(N*K)+O(M*log(M))"});
+  t->push_back({"zdiffstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZDiffStoreCommand, g, "6.2.0",
+                "Stores a difference of sorted sets.", "O(L + (N-K)log(N))"});
+  t->push_back({"zintercard", -3, kR | kCmdMovableKeys, 0, 0, 0, ZInterCardCommand, g, "7.0.0",
+                "Counts the intersection of sorted sets.", "O(N*K)"});
+  t->push_back({"zscan", -3, kR, 1, 1, 1, ZScanCommand, g, "2.8.0",
+                "Walks a sorted set with a cursor.", "O(1) per call"});
 }
 }  // namespace server

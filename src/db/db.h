@@ -32,11 +32,11 @@ inline constexpr int kSlots = 16384;
 
 // Process-wide keyspace environment set by the server layer (the narrow interface down).
 struct Env {
-  int64_t now_ms = 0;        // the command's clock: fixed for a command / transaction
-  bool replica = false;      // replicas hide expired keys but never delete them on their own
+  int64_t now_ms = 0;         // the command's clock: fixed for a command / transaction
+  bool replica = false;       // replicas hide expired keys but never delete them on their own
   bool from_primary = false;  // applying the primary's stream: expired keys are still there
-  bool cluster = false;      // db 0 split per slot
-  bool lfu = false;          // maxmemory-policy is an LFU one: objects count accesses
+  bool cluster = false;       // db 0 split per slot
+  bool lfu = false;           // maxmemory-policy is an LFU one: objects count accesses
   int lfu_log_factor = 10;
   int lfu_decay_time = 1;
   // Called when a key is deleted because it expired (propagation, notifications, stats).

@@ -106,8 +106,7 @@ bool HashExists(Obj* o, std::string_view field) {
 
 bool HashSet(Obj* o, std::string_view field, std::string_view value) {
   const HashLimits& lim = GetHashLimits();
-  if (o->enc() == kEncListpack &&
-      (field.size() > lim.max_value || value.size() > lim.max_value))
+  if (o->enc() == kEncListpack && (field.size() > lim.max_value || value.size() > lim.max_value))
     ToHashtable(o);
   if (o->enc() == kEncListpack) {
     uint8_t* lp = Lp(o);

@@ -49,8 +49,10 @@ void WithQuicklist(Obj* o, const std::function<void(ds::Quicklist*)>& op) {
 }
 
 void FreeList(void* ptr, Enc e) {
-  if (e == kEncListpack) ds::lp::Free(static_cast<uint8_t*>(ptr));
-  else delete static_cast<ds::Quicklist*>(ptr);
+  if (e == kEncListpack)
+    ds::lp::Free(static_cast<uint8_t*>(ptr));
+  else
+    delete static_cast<ds::Quicklist*>(ptr);
 }
 
 void* DupList(const void* ptr, Enc e) {

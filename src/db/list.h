@@ -11,7 +11,7 @@
 namespace db {
 
 struct ListLimits {
-  int fill = -2;          // list-max-listpack-size
+  int fill = -2;           // list-max-listpack-size
   int compress_depth = 0;  // list-compress-depth (kept; nodes are not compressed yet)
 };
 ListLimits& GetListLimits();

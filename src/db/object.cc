@@ -13,7 +13,6 @@ namespace db {
 namespace {
 TypeOps g_ops[16];
 
-
 size_t VarintLen(size_t v) {
   size_t n = 1;
   while (v >= 0x80) {
@@ -74,26 +73,40 @@ bool IntCandidate(std::string_view v, int64_t* out) {
 
 const char* TypeName(Type t) {
   switch (t) {
-    case kString: return "string";
-    case kList: return "list";
-    case kSet: return "set";
-    case kZSet: return "zset";
-    case kHash: return "hash";
-    case kStream: return "stream";
+    case kString:
+      return "string";
+    case kList:
+      return "list";
+    case kSet:
+      return "set";
+    case kZSet:
+      return "zset";
+    case kHash:
+      return "hash";
+    case kStream:
+      return "stream";
   }
   return "unknown";
 }
 
 const char* EncodingName(Enc e) {
   switch (e) {
-    case kEncRaw: return "raw";
-    case kEncInt: return "int";
-    case kEncHashtable: return "hashtable";
-    case kEncIntset: return "intset";
-    case kEncSkiplist: return "skiplist";
-    case kEncEmbstr: return "embstr";
-    case kEncQuicklist: return "quicklist";
-    case kEncListpack: return "listpack";
+    case kEncRaw:
+      return "raw";
+    case kEncInt:
+      return "int";
+    case kEncHashtable:
+      return "hashtable";
+    case kEncIntset:
+      return "intset";
+    case kEncSkiplist:
+      return "skiplist";
+    case kEncEmbstr:
+      return "embstr";
+    case kEncQuicklist:
+      return "quicklist";
+    case kEncListpack:
+      return "listpack";
   }
   return "unknown";
 }
@@ -112,13 +125,15 @@ char* Obj::value_ptr() {
 
 std::string_view Obj::str(char* buf) const {
   switch (enc()) {
-    case kEncInt: return std::string_view(buf, base::FormatInt64(int_value(), buf));
+    case kEncInt:
+      return std::string_view(buf, base::FormatInt64(int_value(), buf));
     case kEncEmbstr: {
       size_t len;
       const char* p = GetVarint(value_ptr(), &len);
       return std::string_view(p, len);
     }
-    default: return *raw();
+    default:
+      return *raw();
   }
 }
 

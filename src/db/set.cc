@@ -28,8 +28,10 @@ void ToHashtable(Obj* o, size_t reserve) {
   auto* t = new SetTableT();
   t->Reserve(std::max(reserve, SetLen(o)));
   SetForEach(o, [&](std::string_view m) { t->Insert(NewNode(m)); });
-  if (o->enc() == kEncIntset) ds::intset::Free(Raw(o));
-  else ds::lp::Free(Raw(o));
+  if (o->enc() == kEncIntset)
+    ds::intset::Free(Raw(o));
+  else
+    ds::lp::Free(Raw(o));
   o->set_ptr(t);
   SetObjEncoding(o, kEncHashtable);
 }
@@ -45,8 +47,10 @@ void IntsetToListpack(Obj* o) {
 }
 
 void FreeSet(void* ptr, Enc e) {
-  if (e == kEncIntset) ds::intset::Free(static_cast<uint8_t*>(ptr));
-  else if (e == kEncListpack) ds::lp::Free(static_cast<uint8_t*>(ptr));
+  if (e == kEncIntset)
+    ds::intset::Free(static_cast<uint8_t*>(ptr));
+  else if (e == kEncListpack)
+    ds::lp::Free(static_cast<uint8_t*>(ptr));
   else {
     auto* t = static_cast<SetTableT*>(ptr);
     t->Clear([](SetNode* n) { free(n); });
@@ -98,9 +102,12 @@ Obj* NewSet(std::string_view key, std::string_view hint, size_t size_hint) {
 
 size_t SetLen(const Obj* o) {
   switch (o->enc()) {
-    case kEncIntset: return ds::intset::Length(Raw(o));
-    case kEncListpack: return ds::lp::Length(Raw(o));
-    default: return Table(o)->Size();
+    case kEncIntset:
+      return ds::intset::Length(Raw(o));
+    case kEncListpack:
+      return ds::lp::Length(Raw(o));
+    default:
+      return Table(o)->Size();
   }
 }
 
@@ -171,12 +178,14 @@ bool SetRemove(Obj* o, std::string_view m) {
 bool SetContains(Obj* o, std::string_view m) {
   int64_t v;
   switch (o->enc()) {
-    case kEncIntset: return AsInt(m, &v) && ds::intset::Find(Raw(o), v);
+    case kEncIntset:
+      return AsInt(m, &v) && ds::intset::Find(Raw(o), v);
     case kEncListpack: {
       uint8_t* lp = Raw(o);
       return ds::lp::Find(lp, ds::lp::First(lp), m, 0) != nullptr;
     }
-    default: return Table(o)->Find(m) != nullptr;
+    default:
+      return Table(o)->Find(m) != nullptr;
   }
 }
 
@@ -196,7 +205,8 @@ void SetForEach(Obj* o, const std::function<void(std::string_view)>& fn) {
       for (uint8_t* p = ds::lp::First(lp); p; p = ds::lp::Next(lp, p)) fn(ds::lp::Get(p).View(buf));
       return;
     }
-    default: Table(o)->ForEach([&](SetNode* n) { fn(n->member()); });
+    default:
+      Table(o)->ForEach([&](SetNode* n) { fn(n->member()); });
   }
 }
 
@@ -212,13 +222,16 @@ std::string SetRandom(Obj* o) {
   size_t n = SetLen(o);
   switch (o->enc()) {
     case kEncIntset:
-      return base::Int64ToString(ds::intset::Get(Raw(o), static_cast<uint32_t>(ds::RandomU64() % n)));
+      return base::Int64ToString(
+          ds::intset::Get(Raw(o), static_cast<uint32_t>(ds::RandomU64() % n)));
     case kEncListpack: {
       char buf[24];
       uint8_t* lp = Raw(o);
-      return std::string(ds::lp::Get(ds::lp::Seek(lp, static_cast<long>(ds::RandomU64() % n))).View(buf));
+      return std::string(
+          ds::lp::Get(ds::lp::Seek(lp, static_cast<long>(ds::RandomU64() % n))).View(buf));
     }
-    default: return std::string(Table(o)->Random()->member());
+    default:
+      return std::string(Table(o)->Random()->member());
   }
 }
 
@@ -230,7 +243,8 @@ std::string SetPop(Obj* o) {
 
 void SetReserve(Obj* o, size_t expected) {
   const SetLimits& lim = GetSetLimits();
-  if (o->enc() == kEncListpack && expected > lim.max_listpack_entries) ToHashtable(o, expected);
+  if (o->enc() == kEncListpack && expected > lim.max_listpack_entries)
+    ToHashtable(o, expected);
   else if (o->enc() == kEncIntset && expected > lim.max_intset_entries &&
            expected > lim.max_listpack_entries)
     ToHashtable(o, expected);

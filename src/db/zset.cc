@@ -79,9 +79,7 @@ struct Skiplist {
     dict.Clear([](ZNode*) {});
   }
 
-  ZNode* Insert(double score, std::string_view m) {
-    return Link(NewNode(RandomLevel(), score, m));
-  }
+  ZNode* Insert(double score, std::string_view m) { return Link(NewNode(RandomLevel(), score, m)); }
 
   // Links a node (not in the list) at the place its score and member give it.
   ZNode* Link(ZNode* node) {
@@ -116,8 +114,10 @@ struct Skiplist {
     }
     for (int i = lvl; i < level; i++) update[i]->lv[i].span++;
     x->backward = update[0] == header ? nullptr : update[0];
-    if (x->lv[0].forward) x->lv[0].forward->backward = x;
-    else tail = x;
+    if (x->lv[0].forward)
+      x->lv[0].forward->backward = x;
+    else
+      tail = x;
     length++;
     return x;
   }
@@ -139,8 +139,10 @@ struct Skiplist {
         update[i]->lv[i].span -= 1;
       }
     }
-    if (target->lv[0].forward) target->lv[0].forward->backward = target->backward;
-    else tail = target->backward;
+    if (target->lv[0].forward)
+      target->lv[0].forward->backward = target->backward;
+    else
+      tail = target->backward;
     while (level > 1 && header->lv[level - 1].forward == nullptr) level--;
     length--;
   }
@@ -260,8 +262,10 @@ void ToListpack(Obj* o) {
 }
 
 void FreeZSet(void* ptr, Enc e) {
-  if (e == kEncListpack) ds::lp::Free(static_cast<uint8_t*>(ptr));
-  else delete static_cast<Skiplist*>(ptr);
+  if (e == kEncListpack)
+    ds::lp::Free(static_cast<uint8_t*>(ptr));
+  else
+    delete static_cast<Skiplist*>(ptr);
 }
 
 void* DupZSet(const void* ptr, Enc e) {
@@ -526,6 +530,8 @@ uint64_t ZScan(Obj* o, uint64_t cursor, const std::function<void(std::string_vie
 
 void RegisterZSetType() { RegisterTypeOps(kZSet, {FreeZSet, DupZSet, ZSetBytes}); }
 
-void ZSetSetResizeAllowed(bool allowed) { ds::HashTable<ZNode, ZNodeTraits>::SetResizeAllowed(allowed); }
+void ZSetSetResizeAllowed(bool allowed) {
+  ds::HashTable<ZNode, ZNodeTraits>::SetResizeAllowed(allowed);
+}
 
 }  // namespace db

@@ -1,9 +1,10 @@
 // Intset: sorted integer array with width upgrades, binary search and validation.
-#include "base/endian.h"
 #include "ds/intset.h"
 
 #include <cstdlib>
 #include <cstring>
+
+#include "base/endian.h"
 
 namespace ds::intset {
 namespace {

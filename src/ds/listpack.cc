@@ -1,10 +1,10 @@
 // Listpack: encoding, navigation, mutation and validation of the byte format.
-#include "base/endian.h"
 #include "ds/listpack.h"
 
 #include <cstdlib>
 #include <cstring>
 
+#include "base/endian.h"
 #include "base/util.h"
 
 namespace ds::lp {

@@ -206,8 +206,10 @@ void Quicklist::InsertAt(size_t index, std::string_view s, bool after) {
   }
   uint8_t* mid = lp::Append(lp::New(), s);
   std::vector<QuicklistNode> add{{mid, 1}};
-  if (moved) add.push_back({right, moved});
-  else lp::Free(right);
+  if (moved)
+    add.push_back({right, moved});
+  else
+    lp::Free(right);
   nodes_.insert(nodes_.begin() + ni + 1, add.begin(), add.end());
   count_++;
   if (n.count == 0) DropNodeIfEmpty(ni);
@@ -272,8 +274,10 @@ size_t Quicklist::Remove(std::string_view s, size_t limit, bool from_tail) {
           p = lp::Next(n.lp, p);
         }
       }
-      if (n.count == 0) DropNodeIfEmpty(ni);
-      else ni++;
+      if (n.count == 0)
+        DropNodeIfEmpty(ni);
+      else
+        ni++;
     }
   } else {
     for (size_t ni = nodes_.size(); ni-- > 0 && (!limit || removed < limit);) {

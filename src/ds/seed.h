@@ -5,9 +5,9 @@
 #include <string_view>
 
 namespace ds {
-const uint8_t* HashSeed();            // 16 bytes
+const uint8_t* HashSeed();  // 16 bytes
 void SetHashSeed(const uint8_t seed[16]);
-void RandomizeHashSeed();             // at process start
-uint64_t Hash(std::string_view s);    // SipHash-1-3 with the seed
+void RandomizeHashSeed();           // at process start
+uint64_t Hash(std::string_view s);  // SipHash-1-3 with the seed
 uint64_t HashNoCase(std::string_view s);
 }  // namespace ds

@@ -76,13 +76,15 @@ void EventLoop::Run() {
     }
     if (max_wait_ms_ >= 0 && (wait < 0 || wait > max_wait_ms_)) wait = max_wait_ms_;
     max_wait_ms_ = -1;
-    int n = epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
+    int n =
+        epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
     for (int i = 0; i < n; i++) {
       int fd = events[i].data.fd;
       uint32_t ev = events[i].events;
       if (fd >= static_cast<int>(files_.size())) continue;
       File& f = files_[fd];
-      if ((f.mask & kReadable) && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) f.rproc(fd, f.rdata, kReadable);
+      if ((f.mask & kReadable) && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+        f.rproc(fd, f.rdata, kReadable);
       // The read handler may have closed and even reused fd: re-read the slot.
       File& g = files_[fd];
       if ((g.mask & kWritable) && (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {

@@ -55,19 +55,25 @@ void Reply::BulkInt(int64_t v) {
 }
 
 void Reply::Null() {
-  if (resp_ >= 3) out_->append("_\r\n", 3);
-  else out_->append("$-1\r\n", 5);
+  if (resp_ >= 3)
+    out_->append("_\r\n", 3);
+  else
+    out_->append("$-1\r\n", 5);
 }
 
 void Reply::NullArray() {
-  if (resp_ >= 3) out_->append("_\r\n", 3);
-  else out_->append("*-1\r\n", 5);
+  if (resp_ >= 3)
+    out_->append("_\r\n", 3);
+  else
+    out_->append("*-1\r\n", 5);
 }
 
 void Reply::ArrayLen(int64_t n) { Header('*', n); }
 void Reply::MapLen(int64_t n) {
-  if (resp_ >= 3) Header('%', n);
-  else Header('*', n * 2);
+  if (resp_ >= 3)
+    Header('%', n);
+  else
+    Header('*', n * 2);
 }
 void Reply::SetLen(int64_t n) { Header(resp_ >= 3 ? '~' : '*', n); }
 void Reply::PushLen(int64_t n) { Header(resp_ >= 3 ? '>' : '*', n); }
@@ -85,8 +91,10 @@ void Reply::Double(double d) {
 }
 
 void Reply::Bool(bool b) {
-  if (resp_ >= 3) out_->append(b ? "#t\r\n" : "#f\r\n", 4);
-  else out_->append(b ? ":1\r\n" : ":0\r\n", 4);
+  if (resp_ >= 3)
+    out_->append(b ? "#t\r\n" : "#f\r\n", 4);
+  else
+    out_->append(b ? ":1\r\n" : ":0\r\n", 4);
 }
 
 void Reply::BigNum(std::string_view digits) {

@@ -25,8 +25,8 @@ class Reply {
   void Null();              // $-1 / _
   void NullArray();         // *-1 / _
   void ArrayLen(int64_t n);
-  void MapLen(int64_t n);  // *2n in RESP2
-  void SetLen(int64_t n);  // * in RESP2
+  void MapLen(int64_t n);   // *2n in RESP2
+  void SetLen(int64_t n);   // * in RESP2
   void PushLen(int64_t n);  // > in RESP3, * in RESP2
   void AttrLen(int64_t n);  // | in RESP3 (caller skips in RESP2)
   void Double(double d);    // , in RESP3, bulk in RESP2 (shortest round-trip text)
@@ -38,10 +38,14 @@ class Reply {
   size_t DeferLen();
   void SetDeferredArrayLen(size_t handle, int64_t n) { SetDeferred(handle, '*', n); }
   void SetDeferredMapLen(size_t handle, int64_t n) {
-    if (resp_ >= 3) SetDeferred(handle, '%', n);
-    else SetDeferred(handle, '*', n * 2);
+    if (resp_ >= 3)
+      SetDeferred(handle, '%', n);
+    else
+      SetDeferred(handle, '*', n * 2);
   }
-  void SetDeferredSetLen(size_t handle, int64_t n) { SetDeferred(handle, resp_ >= 3 ? '~' : '*', n); }
+  void SetDeferredSetLen(size_t handle, int64_t n) {
+    SetDeferred(handle, resp_ >= 3 ? '~' : '*', n);
+  }
 
  private:
   void Header(char c, int64_t n);

@@ -147,12 +147,24 @@ bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
           i++;
           char e = line[i];
           switch (e) {
-            case 'n': cur.push_back('\n'); break;
-            case 'r': cur.push_back('\r'); break;
-            case 't': cur.push_back('\t'); break;
-            case 'b': cur.push_back('\b'); break;
-            case 'a': cur.push_back('\a'); break;
-            default: cur.push_back(e); break;
+            case 'n':
+              cur.push_back('\n');
+              break;
+            case 'r':
+              cur.push_back('\r');
+              break;
+            case 't':
+              cur.push_back('\t');
+              break;
+            case 'b':
+              cur.push_back('\b');
+              break;
+            case 'a':
+              cur.push_back('\a');
+              break;
+            default:
+              cur.push_back(e);
+              break;
           }
         } else if (c == '"') {
           // A closing quote must be followed by a space or the end.
@@ -180,10 +192,22 @@ bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
         }
         char c = line[i];
         switch (c) {
-          case ' ': case '\n': case '\r': case '\t': case '\0': done = true; break;
-          case '"': inq = true; break;
-          case '\'': insq = true; break;
-          default: cur.push_back(c); break;
+          case ' ':
+          case '\n':
+          case '\r':
+          case '\t':
+          case '\0':
+            done = true;
+            break;
+          case '"':
+            inq = true;
+            break;
+          case '\'':
+            insq = true;
+            break;
+          default:
+            cur.push_back(c);
+            break;
         }
       }
       if (i < n) i++;

@@ -56,7 +56,7 @@ class RequestParser {
   int64_t bulk_len_ = -1;
   size_t cmd_start_ = 0;  // offset of the current multibulk command (its '*')
   size_t last_start_ = 0;
-  size_t cur_ = 0;        // parse position within the current multibulk command
+  size_t cur_ = 0;  // parse position within the current multibulk command
   std::string error_;
 };
 

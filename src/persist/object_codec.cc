@@ -43,9 +43,11 @@ Value ToValue(db::Obj* o) {
     case db::kHash:
       v.kind = Kind::kHash;
       v.pairs.reserve(db::HashLen(o));
-      db::HashForEach(o, [&](std::string_view f, std::string_view val) { v.pairs.emplace_back(f, val); });
+      db::HashForEach(
+          o, [&](std::string_view f, std::string_view val) { v.pairs.emplace_back(f, val); });
       break;
-    default: break;
+    default:
+      break;
   }
   return v;
 }
@@ -53,7 +55,8 @@ Value ToValue(db::Obj* o) {
 db::Obj* FromValue(std::string_view key, const Value& v, int64_t expire) {
   db::Obj* o = nullptr;
   switch (v.kind) {
-    case Kind::kString: return db::NewString(key, v.str, expire);
+    case Kind::kString:
+      return db::NewString(key, v.str, expire);
     case Kind::kList:
       o = db::NewList(key);
       for (auto& e : v.elems) db::ListPush(o, e, false);

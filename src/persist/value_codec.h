@@ -22,9 +22,9 @@ enum class Kind { kString, kList, kSet, kZSet, kHash };
 
 struct Value {
   Kind kind = Kind::kString;
-  std::string str;                                        // kString
-  std::vector<std::string> elems;                         // kList (in order), kSet
-  std::vector<std::pair<std::string, double>> zelems;     // kZSet (any order)
+  std::string str;                                         // kString
+  std::vector<std::string> elems;                          // kList (in order), kSet
+  std::vector<std::pair<std::string, double>> zelems;      // kZSet (any order)
   std::vector<std::pair<std::string, std::string>> pairs;  // kHash
 };
 

@@ -1,7 +1,7 @@
 // Ziplist validation and iteration (read only).
-#include "base/endian.h"
 #include "persist/ziplist_reader.h"
 
+#include "base/endian.h"
 #include "base/util.h"
 
 namespace persist {
@@ -10,7 +10,6 @@ namespace {
 constexpr size_t kHdr = 10;
 constexpr uint8_t kEnd = 0xFF;
 constexpr uint8_t kBigPrevlen = 254;
-
 
 struct ZlEntry {
   size_t prevlen;

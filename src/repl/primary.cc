@@ -15,8 +15,8 @@
 #include "base/util.h"
 #include "persist/snapshot.h"
 #include "repl/backlog.h"
-#include "repl/repl.h"
 #include "repl/propagate.h"
+#include "repl/repl.h"
 #include "repl/repl_internal.h"
 #include "server/blocking.h"
 #include "server/command.h"
@@ -52,8 +52,8 @@ void WriteDirect(Client* c, std::string_view s) {
 void EnsureBacklog() {
   State& st = GetState();
   if (!st.backlog) {
-    st.backlog = std::make_unique<Backlog>(static_cast<size_t>(
-        std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size)));
+    st.backlog = std::make_unique<Backlog>(
+        static_cast<size_t>(std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size)));
     // A fresh backlog starts a new history: stream offsets continue from here.
     st.backlog->Append("", st.offset);
   }
@@ -71,9 +71,10 @@ bool TryPartial(Client* c, std::string_view replid, int64_t from) {
   WriteDirect(c, Link(c)->capa_psync2 ? "+CONTINUE " + st.replid + "\r\n" : "+CONTINUE\r\n");
   c->out.append(data);
   g.stats.sync_partial_ok++;
-  LOG_NOTICE("Partial resynchronization request from %s accepted. Sending %zu bytes of backlog "
-             "starting from offset %lld.",
-             c->addr.c_str(), data.size(), static_cast<long long>(from));
+  LOG_NOTICE(
+      "Partial resynchronization request from %s accepted. Sending %zu bytes of backlog "
+      "starting from offset %lld.",
+      c->addr.c_str(), data.size(), static_cast<long long>(from));
   return true;
 }
 
@@ -103,8 +104,9 @@ void MaybeStartFullSync() {
     if (l->state != ReplicaLink::kWaitBgsaveStart) continue;
     l->state = ReplicaLink::kWaitBgsaveEnd;
     l->diskless = diskless;
-    WriteDirect(c, l->old_sync ? std::string()
-                               : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
+    WriteDirect(c, l->old_sync
+                       ? std::string()
+                       : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
   }
   ResetStreamDb();
   if (diskless) {
@@ -167,7 +169,8 @@ void StartDisklessChild() {
     opts.for_replication = true;
     persist::SnapshotWriter w(fds[1], opts);
     bool ok = persist::WriteSnapshot(w, dbs, now, mem);
-    if (ok && write(fds[1], mark.data(), mark.size()) != static_cast<ssize_t>(mark.size())) ok = false;
+    if (ok && write(fds[1], mark.data(), mark.size()) != static_cast<ssize_t>(mark.size()))
+      ok = false;
     _exit(ok ? 0 : 1);
   }
   close(fds[1]);
@@ -358,9 +361,9 @@ bool ReplicaWantsWrite(Client* c) {
 bool ReplicaHasPending(Client* c) { return c->repl && ReplicaWantsWrite(c); }
 
 void ClientFreed(Client* c) {
-  g_waiters.erase(std::remove_if(g_waiters.begin(), g_waiters.end(),
-                                 [c](const Waiter& w) { return w.c == c; }),
-                  g_waiters.end());
+  g_waiters.erase(
+      std::remove_if(g_waiters.begin(), g_waiters.end(), [c](const Waiter& w) { return w.c == c; }),
+      g_waiters.end());
   if (c->flags & server::kPrimary) PrimaryLinkFreed(c);
   if (c->flags & server::kReplica) {
     g_replicas.erase(std::remove(g_replicas.begin(), g_replicas.end(), c), g_replicas.end());
@@ -386,7 +389,8 @@ int ConnectedReplicas() { return static_cast<int>(g_replicas.size()); }
 const std::vector<Client*>& Replicas() { return g_replicas; }
 
 bool NotEnoughReplicas() {
-  return server::cfg.min_replicas_to_write > 0 && GoodReplicas() < server::cfg.min_replicas_to_write;
+  return server::cfg.min_replicas_to_write > 0 &&
+         GoodReplicas() < server::cfg.min_replicas_to_write;
 }
 
 void PrimaryCron() {
@@ -454,13 +458,16 @@ void ReplconfCommand(Client* c) {
     if (!c->repl) c->repl = new ReplicaLink();
     if (opt == "listening-port") {
       int64_t port;
-      if (!base::ParseInt64(v, &port)) return c->R().Error("value is not an integer or out of range");
+      if (!base::ParseInt64(v, &port))
+        return c->R().Error("value is not an integer or out of range");
       c->repl->listening_port = static_cast<int>(port);
     } else if (opt == "ip-address") {
       c->repl->announced_ip = std::string(v);
     } else if (opt == "capa") {
-      if (base::EqualsNoCase(v, "eof")) c->repl->capa_eof = true;
-      else if (base::EqualsNoCase(v, "psync2")) c->repl->capa_psync2 = true;
+      if (base::EqualsNoCase(v, "eof"))
+        c->repl->capa_eof = true;
+      else if (base::EqualsNoCase(v, "psync2"))
+        c->repl->capa_psync2 = true;
     } else if (opt == "version") {
       c->repl->version = std::string(v);
     } else if (opt == "rdb-only" || opt == "rdb-filter-only" || opt == "rdb-channel" ||

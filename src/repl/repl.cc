@@ -124,9 +124,10 @@ void ShiftReplicationId() {
   st.replid2 = st.replid;
   st.second_offset = st.offset + 1;
   st.replid = RandomId();
-  LOG_NOTICE("Setting secondary replication ID to %s, valid up to offset: %lld. New replication "
-             "ID is %s",
-             st.replid2.c_str(), static_cast<long long>(st.second_offset), st.replid.c_str());
+  LOG_NOTICE(
+      "Setting secondary replication ID to %s, valid up to offset: %lld. New replication "
+      "ID is %s",
+      st.replid2.c_str(), static_cast<long long>(st.second_offset), st.replid.c_str());
 }
 
 void Cron() {
@@ -149,12 +150,14 @@ void AppendInfo(std::string* s) {
   int64_t now = base::MsTime();
   for (Client* c : Replicas()) {
     ReplicaLink* l = c->repl;
-    std::string ip = l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
-    const char* state = l->state == ReplicaLink::kOnline ? "online"
+    std::string ip =
+        l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
+    const char* state = l->state == ReplicaLink::kOnline    ? "online"
                         : l->state == ReplicaLink::kSendRdb ? "send_bulk"
                                                             : "wait_bgsave";
-    line("slave" + std::to_string(i++) + ":ip=" + ip + ",port=" + std::to_string(l->listening_port) +
-         ",state=" + state + ",offset=" + std::to_string(l->ack_offset) +
+    line("slave" + std::to_string(i++) + ":ip=" + ip +
+         ",port=" + std::to_string(l->listening_port) + ",state=" + state +
+         ",offset=" + std::to_string(l->ack_offset) +
          ",lag=" + std::to_string((now - l->ack_time_ms) / 1000) + ",type=main-replica");
   }
   line("replicas_waiting_psync:0");
@@ -191,7 +194,8 @@ void RoleCommand(Client* c) {
   for (Client* x : Replicas()) {
     if (x->repl->state != ReplicaLink::kOnline) continue;
     r.ArrayLen(3);
-    r.Bulk(x->repl->announced_ip.empty() ? x->addr.substr(0, x->addr.rfind(':')) : x->repl->announced_ip);
+    r.Bulk(x->repl->announced_ip.empty() ? x->addr.substr(0, x->addr.rfind(':'))
+                                         : x->repl->announced_ip);
     r.Bulk(std::to_string(x->repl->listening_port));
     r.Bulk(std::to_string(x->repl->ack_offset));
   }
@@ -201,13 +205,21 @@ void RegisterCommands(std::vector<server::CommandSpec>* t) {
   using namespace server;
   const char* g = "server";
   const uint32_t kAdm = kCmdAdmin | kCmdNoScript | kCmdStale;
-  t->push_back({"replicaof", 3, kAdm | kCmdNoMulti, 0, 0, 0, ReplicaofCommand, g, "5.0.0", "Makes this node a replica of another, or a primary again.", "O(1)"});
-  t->push_back({"slaveof", 3, kAdm | kCmdNoMulti, 0, 0, 0, ReplicaofCommand, g, "1.0.0", "Old name of REPLICAOF.", "O(1)"});
-  t->push_back({"role", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, RoleCommand, g, "2.8.12", "Tells whether this node is a primary or a replica, with details.", "O(1)"});
-  t->push_back({"replconf", -1, kAdm | kCmdLoading | kCmdAllowBusy, 0, 0, 0, ReplconfCommand, g, "3.0.0", "Replication handshake and acknowledgements (internal).", "O(1)"});
-  t->push_back({"psync", -3, kAdm | kCmdNoMulti, 0, 0, 0, PsyncCommand, g, "2.8.0", "Starts or resumes replication from this node (internal).", "O(1)"});
-  t->push_back({"sync", 1, kAdm | kCmdNoMulti, 0, 0, 0, SyncCommand, g, "1.0.0", "Starts replication from this node (internal, old form).", "O(1)"});
-  t->push_back({"wait", 3, kCmdBlocking, 0, 0, 0, WaitCommand, "generic", "3.0.0", "Waits until replicas acknowledged the writes of this connection.", "O(1)"});
+  t->push_back({"replicaof", 3, kAdm | kCmdNoMulti, 0, 0, 0, ReplicaofCommand, g, "5.0.0",
+                "Makes this node a replica of another, or a primary again.", "O(1)"});
+  t->push_back({"slaveof", 3, kAdm | kCmdNoMulti, 0, 0, 0, ReplicaofCommand, g, "1.0.0",
+                "Old name of REPLICAOF.", "O(1)"});
+  t->push_back({"role", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, RoleCommand,
+                g, "2.8.12", "Tells whether this node is a primary or a replica, with details.",
+                "O(1)"});
+  t->push_back({"replconf", -1, kAdm | kCmdLoading | kCmdAllowBusy, 0, 0, 0, ReplconfCommand, g,
+                "3.0.0", "Replication handshake and acknowledgements (internal).", "O(1)"});
+  t->push_back({"psync", -3, kAdm | kCmdNoMulti, 0, 0, 0, PsyncCommand, g, "2.8.0",
+                "Starts or resumes replication from this node (internal).", "O(1)"});
+  t->push_back({"sync", 1, kAdm | kCmdNoMulti, 0, 0, 0, SyncCommand, g, "1.0.0",
+                "Starts replication from this node (internal, old form).", "O(1)"});
+  t->push_back({"wait", 3, kCmdBlocking, 0, 0, 0, WaitCommand, "generic", "3.0.0",
+                "Waits until replicas acknowledged the writes of this connection.", "O(1)"});
 }
 
 }  // namespace repl

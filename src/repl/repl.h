@@ -16,8 +16,8 @@ class Backlog;
 
 struct State {
   std::string replid, replid2;
-  int64_t offset = 0;              // master_repl_offset: stream bytes produced or applied
-  int64_t second_offset = -1;      // replid2 valid up to this offset
+  int64_t offset = 0;          // master_repl_offset: stream bytes produced or applied
+  int64_t second_offset = -1;  // replid2 valid up to this offset
   std::unique_ptr<Backlog> backlog;
   int64_t no_replicas_since_ms = 0;
   // replica side

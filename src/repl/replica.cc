@@ -37,15 +37,15 @@ enum LinkState { kNone, kConnect, kConnecting, kHandshake, kTransfer, kConnected
 struct Side {
   LinkState state = kNone;
   int fd = -1;
-  std::string in;                // bytes received before the link becomes a client
-  std::vector<std::string> expect;  // handshake replies still expected (command names)
+  std::string in;                    // bytes received before the link becomes a client
+  std::vector<std::string> expect;   // handshake replies still expected (command names)
   std::vector<std::string> to_send;  // handshake commands not sent yet (one at a time:
                                      // primaries refuse PSYNC while replies are pending)
   std::string full_replid;
   int64_t full_offset = 0;
-  int64_t transfer_size = -1;    // "$<len>" form
-  std::string eof_mark;          // "$EOF:<mark>" form
-  size_t payload_start = 0;      // where the snapshot bytes start in `in`
+  int64_t transfer_size = -1;  // "$<len>" form
+  std::string eof_mark;        // "$EOF:<mark>" form
+  size_t payload_start = 0;    // where the snapshot bytes start in `in`
   int64_t last_io_ms = 0;
   int64_t link_down_since_ms = 0;
   int64_t last_ack_ms = 0;
@@ -185,7 +185,8 @@ void StartStreaming(std::string rest) {
   Client* c = server::AdoptConnection(fd, st.primary_host + ":" + std::to_string(st.primary_port));
   if (!c) return Drop("cannot create the primary client");
   c->flags |= server::kPrimary | server::kReplyOff;
-  if (g_side.stream_db >= 0 && g_side.stream_db < server::NumDbs()) server::SelectDb(c, g_side.stream_db);
+  if (g_side.stream_db >= 0 && g_side.stream_db < server::NumDbs())
+    server::SelectDb(c, g_side.stream_db);
   c->authenticated = true;
   g_side.primary = c;
   g_side.state = kConnected;
@@ -238,9 +239,10 @@ bool LoadPayload(const char* data, size_t n) {
   if (!r.ok) {
     staging.clear();  // built with the new seed: free before restoring the old one
     ds::SetHashSeed(old_seed);
-    LOG_WARNING("Failed trying to load the PRIMARY synchronization DB: %s (offset %llu). "
-                "Keeping the old data; retrying.",
-                r.error.c_str(), static_cast<unsigned long long>(r.error_offset));
+    LOG_WARNING(
+        "Failed trying to load the PRIMARY synchronization DB: %s (offset %llu). "
+        "Keeping the old data; retrying.",
+        r.error.c_str(), static_cast<unsigned long long>(r.error_offset));
     return false;
   }
   for (int i = 0; i < server::NumDbs(); i++) g.dbs[i]->Swap(*staging[i]);
@@ -260,9 +262,10 @@ bool LoadTempFile() {
   }
   g_side.tmp_fd = -1;
   if (rename(path.c_str(), server::cfg.dbfilename.c_str()) != 0) {
-    LOG_WARNING("Failed trying to rename the temp DB into %s in PRIMARY <-> REPLICA "
-                "synchronization: %s",
-                server::cfg.dbfilename.c_str(), strerror(errno));
+    LOG_WARNING(
+        "Failed trying to rename the temp DB into %s in PRIMARY <-> REPLICA "
+        "synchronization: %s",
+        server::cfg.dbfilename.c_str(), strerror(errno));
     CloseTempFile(true);
     return false;
   }
@@ -272,8 +275,9 @@ bool LoadTempFile() {
   memcpy(old_seed, ds::HashSeed(), 16);
   if (!server::LoadReplacingAll(server::cfg.dbfilename, /*from_replication=*/true)) {
     ds::SetHashSeed(old_seed);
-    LOG_WARNING("Failed trying to load the PRIMARY synchronization DB from disk. Keeping the "
-                "old data; retrying.");
+    LOG_WARNING(
+        "Failed trying to load the PRIMARY synchronization DB from disk. Keeping the "
+        "old data; retrying.");
     return false;
   }
   AfterFullSync(0);
@@ -285,7 +289,8 @@ bool LoadTempFile() {
 void ProcessTransferToDisk(size_t start) {
   std::string& in = g_side.in;
   if (g_side.tmp_fd < 0) {
-    g_side.tmp_path = "temp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime()) + ".rdb";
+    g_side.tmp_path =
+        "temp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime()) + ".rdb";
     g_side.tmp_fd = open(g_side.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (g_side.tmp_fd < 0) {
       LOG_WARNING("Opening the temp file needed for PRIMARY <-> REPLICA synchronization: %s",
@@ -348,7 +353,8 @@ void ProcessTransfer() {
     }
     std::string line = in.substr(0, nl);
     if (line.empty() || line[0] != '$') {
-      if (!line.empty() && line[0] == '-') LOG_WARNING("Primary aborted replication: %s", line.c_str());
+      if (!line.empty() && line[0] == '-')
+        LOG_WARNING("Primary aborted replication: %s", line.c_str());
       return Drop("bad snapshot preamble");
     }
     if (line.rfind("$EOF:", 0) == 0 && line.size() == 45) {
@@ -361,9 +367,10 @@ void ProcessTransfer() {
       g_side.eof_mark.clear();
     }
     g_side.payload_start = nl + 2;
-    LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving %s", g_side.transfer_size >= 0
-                                                             ? (std::to_string(g_side.transfer_size) + " bytes from primary to disk").c_str()
-                                                             : "streamed RDB from primary with EOF to parser");
+    LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving %s",
+               g_side.transfer_size >= 0
+                   ? (std::to_string(g_side.transfer_size) + " bytes from primary to disk").c_str()
+                   : "streamed RDB from primary with EOF to parser");
   }
   size_t start = g_side.payload_start;
   if (server::cfg.repl_diskless_load == 0) return ProcessTransferToDisk(start);
@@ -403,7 +410,8 @@ void HandleHandshakeLine(const std::string& line) {
     return;
   }
   if (what == "REPLCONF") {
-    if (line[0] == '-') LOG_NOTICE("(Non critical) Primary does not understand REPLCONF: %s", line.c_str());
+    if (line[0] == '-')
+      LOG_NOTICE("(Non critical) Primary does not understand REPLCONF: %s", line.c_str());
     return;
   }
   // PSYNC
@@ -471,7 +479,9 @@ int CurrentStreamDb() { return g_side.primary ? g_side.primary->dbid : -1; }
 void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
 bool RefuseWrites() { return IsReplica() && server::cfg.replica_read_only; }
-bool StaleDataRefused() { return IsReplica() && !PrimaryLinkUp() && !server::cfg.replica_serve_stale_data; }
+bool StaleDataRefused() {
+  return IsReplica() && !PrimaryLinkUp() && !server::cfg.replica_serve_stale_data;
+}
 const char* ReplicaLinkStateName() { return kStateNames[g_side.state]; }
 
 void SendAckToPrimary(bool now) {
@@ -519,8 +529,10 @@ void ReplicaCron() {
   if (now - g_side.last_io_ms > server::cfg.repl_timeout * 1000) {
     LOG_WARNING("Timeout connecting to / receiving from the PRIMARY (state %s).",
                 kStateNames[g_side.state]);
-    if (g_side.primary) server::CloseAsync(g_side.primary);
-    else Drop(nullptr);
+    if (g_side.primary)
+      server::CloseAsync(g_side.primary);
+    else
+      Drop(nullptr);
     return;
   }
   if (g_side.state == kConnected) SendAckToPrimary(false);
@@ -600,8 +612,7 @@ void BecomePrimary() {
 
 void ReplicaofCommand(Client* c) {
   auto& a = c->argv;
-  if (server::cfg.cluster_enabled)
-    return c->R().Error("REPLICAOF not allowed in cluster mode.");
+  if (server::cfg.cluster_enabled) return c->R().Error("REPLICAOF not allowed in cluster mode.");
   if (base::EqualsNoCase(a[1], "no") && base::EqualsNoCase(a[2], "one")) {
     if (IsReplica()) {
       BecomePrimary();
@@ -617,8 +628,9 @@ void ReplicaofCommand(Client* c) {
   State& st = GetState();
   std::string host(a[1]);
   if (IsReplica() && st.primary_host == host && st.primary_port == port) {
-    LOG_NOTICE("REPLICAOF would result into synchronization with the primary we are already "
-               "connected with. No operation performed.");
+    LOG_NOTICE(
+        "REPLICAOF would result into synchronization with the primary we are already "
+        "connected with. No operation performed.");
     return c->R().Simple("OK Already connected to specified master");
   }
   BecomeReplica(host, static_cast<int>(port));

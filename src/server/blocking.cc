@@ -22,9 +22,9 @@ struct KeyId {
   bool operator<(const KeyId& o) const { return dbid != o.dbid ? dbid < o.dbid : key < o.key; }
 };
 
-std::map<KeyId, std::deque<Client*>> g_waiting;           // key -> clients in arrival order
-std::unordered_map<Client*, BlockState> g_blocked;         // client -> its block
-std::vector<KeyId> g_ready;                                 // keys signalled this command
+std::map<KeyId, std::deque<Client*>> g_waiting;     // key -> clients in arrival order
+std::unordered_map<Client*, BlockState> g_blocked;  // client -> its block
+std::vector<KeyId> g_ready;                         // keys signalled this command
 std::set<KeyId> g_ready_set;
 bool g_handling = false;
 
@@ -69,8 +69,10 @@ void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
   BlockState st{{}, c->dbid, deadline_ms, type, null_array_on_timeout};
   if (g.in_exec || (c->flags & kMulti)) {
     // Inside a transaction nothing blocks: the "no data" reply of the command is sent now.
-    if (null_array_on_timeout) c->R().NullArray();
-    else c->R().Null();
+    if (null_array_on_timeout)
+      c->R().NullArray();
+    else
+      c->R().Null();
     return;
   }
   if (g_blocked.count(c)) return;  // re-executed while still blocked: keep its place
@@ -150,8 +152,10 @@ int64_t HandleBlockedTimeouts() {
   std::vector<Client*> expired;
   for (auto& [c, st] : g_blocked) {
     if (!st.deadline_ms) continue;
-    if (st.deadline_ms <= now) expired.push_back(c);
-    else if (next < 0 || st.deadline_ms - now < next) next = st.deadline_ms - now;
+    if (st.deadline_ms <= now)
+      expired.push_back(c);
+    else if (next < 0 || st.deadline_ms - now < next)
+      next = st.deadline_ms - now;
   }
   for (Client* c : expired) {
     BlockState st = g_blocked[c];
@@ -169,8 +173,10 @@ bool UnblockByRequest(Client* c, bool with_error) {
   BlockState st = it->second;
   Unblock(c);
   c->held_argv.clear();
-  if (with_error) c->R().Error("-UNBLOCKED client unblocked via CLIENT UNBLOCK");
-  else ReplyTimeout(c, st);
+  if (with_error)
+    c->R().Error("-UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  else
+    ReplyTimeout(c, st);
   QueueWriteAndResume(c);
   return true;
 }

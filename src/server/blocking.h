@@ -15,8 +15,8 @@ namespace server {
 struct BlockState {
   std::vector<std::string> keys;
   int dbid = 0;
-  int64_t deadline_ms = 0;  // 0: forever
-  db::Type type = db::kList;  // the type whose arrival wakes the client
+  int64_t deadline_ms = 0;            // 0: forever
+  db::Type type = db::kList;          // the type whose arrival wakes the client
   bool null_array_on_timeout = true;  // reply inside MULTI: BLPOP-style *-1, BLMOVE-style $-1
 };
 

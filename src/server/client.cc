@@ -96,8 +96,8 @@ void AcceptHandler(int lfd, void* data, int) {
   for (int i = 0; i < 1000; i++) {
     struct sockaddr_storage sa;
     socklen_t len = sizeof(sa);
-    int fd = accept4(lfd, reinterpret_cast<struct sockaddr*>(&sa), &len,
-                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd =
+        accept4(lfd, reinterpret_cast<struct sockaddr*>(&sa), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
         LOG_WARNING("Accepting client connection: %s", strerror(errno));
@@ -197,8 +197,10 @@ bool WriteSome(Client* c) {
     g.stats.net_output_bytes += n;
     g.stats.io_writes++;
   }
-  if (c->out.capacity() > 1024 * 1024) std::string().swap(c->out);
-  else c->out.clear();
+  if (c->out.capacity() > 1024 * 1024)
+    std::string().swap(c->out);
+  else
+    c->out.clear();
   c->out_sent = 0;
   c->obuf_soft_since_ms = 0;
   return true;
@@ -236,7 +238,8 @@ int ListenTcp(const std::string& addr, int port, bool optional, std::string* err
     auto* s = reinterpret_cast<struct sockaddr_in6*>(&ss);
     s->sin6_family = AF_INET6;
     s->sin6_port = htons(port);
-    if (addr == "*" || addr == "::*") s->sin6_addr = in6addr_any;
+    if (addr == "*" || addr == "::*")
+      s->sin6_addr = in6addr_any;
     else if (inet_pton(AF_INET6, addr.c_str(), &s->sin6_addr) != 1) {
       close(fd);
       *err = "Invalid bind address '" + addr + "'";
@@ -247,7 +250,8 @@ int ListenTcp(const std::string& addr, int port, bool optional, std::string* err
     auto* s = reinterpret_cast<struct sockaddr_in*>(&ss);
     s->sin_family = AF_INET;
     s->sin_port = htons(port);
-    if (addr == "*" || addr == "0.0.0.0") s->sin_addr.s_addr = htonl(INADDR_ANY);
+    if (addr == "*" || addr == "0.0.0.0")
+      s->sin_addr.s_addr = htonl(INADDR_ANY);
     else if (inet_pton(AF_INET, addr.c_str(), &s->sin_addr) != 1) {
       close(fd);
       *err = "Invalid bind address '" + addr + "'";
@@ -337,7 +341,9 @@ void Destroy(Client* c) {
   close(c->fd);
   g.clients.remove(c);
   g.clients_by_id.erase(c->id);
-  auto drop = [c](std::vector<Client*>& v) { v.erase(std::remove(v.begin(), v.end(), c), v.end()); };
+  auto drop = [c](std::vector<Client*>& v) {
+    v.erase(std::remove(v.begin(), v.end(), c), v.end());
+  };
   drop(g.pending_writes);
   drop(g.paused_clients);
   drop(g.unblocked);
@@ -382,8 +388,10 @@ bool CheckOutputLimits(Client* c) {
   bool soft = false;
   if (lim.soft && used >= lim.soft) {
     int64_t now = base::MsTime();
-    if (!c->obuf_soft_since_ms) c->obuf_soft_since_ms = now;
-    else if (now - c->obuf_soft_since_ms > lim.soft_seconds * 1000) soft = true;
+    if (!c->obuf_soft_since_ms)
+      c->obuf_soft_since_ms = now;
+    else if (now - c->obuf_soft_since_ms > lim.soft_seconds * 1000)
+      soft = true;
   } else {
     c->obuf_soft_since_ms = 0;
   }

@@ -29,14 +29,14 @@ enum ClientFlag : uint64_t {
   kCloseAsap = 1 << 1,
   kPendingWrite = 1 << 2,
   kMulti = 1 << 3,
-  kDirtyCas = 1 << 4,    // a WATCHed key changed
-  kDirtyExec = 1 << 5,   // an error while queueing
+  kDirtyCas = 1 << 4,   // a WATCHed key changed
+  kDirtyExec = 1 << 5,  // an error while queueing
   kReplyOff = 1 << 6,
-  kReplySkip = 1 << 7,   // skip the reply of this command
+  kReplySkip = 1 << 7,  // skip the reply of this command
   kReplySkipNext = 1 << 8,
-  kPaused = 1 << 9,      // waiting for CLIENT UNPAUSE
+  kPaused = 1 << 9,  // waiting for CLIENT UNPAUSE
   kUnixSocket = 1 << 10,
-  kReadonly = 1 << 11,   // READONLY (cluster)
+  kReadonly = 1 << 11,  // READONLY (cluster)
   kAsking = 1 << 12,
   kNoEvict = 1 << 13,
   kProtected = 1 << 14,  // freeing is deferred (executing)
@@ -82,9 +82,7 @@ struct Client {
   // replication: per-replica state when this client is a replica of ours
   repl::ReplicaLink* repl = nullptr;
 
-  net::Reply R() {
-    return net::Reply((flags & (kReplyOff | kReplySkip)) ? &discard : &out, resp);
-  }
+  net::Reply R() { return net::Reply((flags & (kReplyOff | kReplySkip)) ? &discard : &out, resp); }
   size_t PendingOutput() const { return out.size() - out_sent; }
   bool InMulti() const { return flags & kMulti; }
 };

@@ -80,20 +80,30 @@ void GetKeyPositions(const CommandSpec* cmd, const std::vector<std::string_view>
   if (cmd->first_key <= 0) return;
   int argc = static_cast<int>(argv.size());
   int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-  for (int i = cmd->first_key; i <= last && i < argc; i += std::max(1, cmd->step)) out->push_back(i);
+  for (int i = cmd->first_key; i <= last && i < argc; i += std::max(1, cmd->step))
+    out->push_back(i);
 }
 
 std::string FlagNames(uint32_t flags, std::vector<std::string>* out) {
   static const std::pair<uint32_t, const char*> kNames[] = {
-      {kCmdWrite, "write"},         {kCmdReadonly, "readonly"},
-      {kCmdDenyOom, "denyoom"},     {kCmdAdmin, "admin"},
-      {kCmdPubsub, "pubsub"},       {kCmdNoScript, "noscript"},
-      {kCmdBlocking, "blocking"},   {kCmdLoading, "loading"},
-      {kCmdStale, "stale"},         {kCmdSkipMonitor, "skip_monitor"},
-      {kCmdSkipSlowlog, "skip_slowlog"}, {kCmdAsking, "asking"},
-      {kCmdFast, "fast"},           {kCmdNoAuth, "no_auth"},
-      {kCmdMayReplicate, "may_replicate"}, {kCmdNoMandatoryKeys, "no_mandatory_keys"},
-      {kCmdNoMulti, "no_multi"},    {kCmdMovableKeys, "movablekeys"},
+      {kCmdWrite, "write"},
+      {kCmdReadonly, "readonly"},
+      {kCmdDenyOom, "denyoom"},
+      {kCmdAdmin, "admin"},
+      {kCmdPubsub, "pubsub"},
+      {kCmdNoScript, "noscript"},
+      {kCmdBlocking, "blocking"},
+      {kCmdLoading, "loading"},
+      {kCmdStale, "stale"},
+      {kCmdSkipMonitor, "skip_monitor"},
+      {kCmdSkipSlowlog, "skip_slowlog"},
+      {kCmdAsking, "asking"},
+      {kCmdFast, "fast"},
+      {kCmdNoAuth, "no_auth"},
+      {kCmdMayReplicate, "may_replicate"},
+      {kCmdNoMandatoryKeys, "no_mandatory_keys"},
+      {kCmdNoMulti, "no_multi"},
+      {kCmdMovableKeys, "movablekeys"},
       {kCmdAllowBusy, "allow_busy"},
   };
   for (auto& [bit, name] : kNames)
@@ -105,21 +115,32 @@ void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
   if (cmd->flags & kCmdWrite) out->push_back("@write");
   if (cmd->flags & kCmdReadonly) out->push_back("@read");
   std::string g = cmd->group ? cmd->group : "";
-  if (g == "string") out->push_back("@string");
-  else if (g == "generic") out->push_back("@keyspace");
-  else if (g == "hash") out->push_back("@hash");
-  else if (g == "list") out->push_back("@list");
-  else if (g == "set") out->push_back("@set");
-  else if (g == "sorted_set") out->push_back("@sortedset");
-  else if (g == "connection") out->push_back("@connection");
-  else if (g == "transactions") out->push_back("@transaction");
-  else if (g == "pubsub") out->push_back("@pubsub");
+  if (g == "string")
+    out->push_back("@string");
+  else if (g == "generic")
+    out->push_back("@keyspace");
+  else if (g == "hash")
+    out->push_back("@hash");
+  else if (g == "list")
+    out->push_back("@list");
+  else if (g == "set")
+    out->push_back("@set");
+  else if (g == "sorted_set")
+    out->push_back("@sortedset");
+  else if (g == "connection")
+    out->push_back("@connection");
+  else if (g == "transactions")
+    out->push_back("@transaction");
+  else if (g == "pubsub")
+    out->push_back("@pubsub");
   if (cmd->flags & kCmdAdmin) {
     out->push_back("@admin");
     out->push_back("@dangerous");
   }
-  if (cmd->flags & kCmdFast) out->push_back("@fast");
-  else out->push_back("@slow");
+  if (cmd->flags & kCmdFast)
+    out->push_back("@fast");
+  else
+    out->push_back("@slow");
   if (cmd->flags & kCmdBlocking) out->push_back("@blocking");
 }
 

@@ -11,13 +11,13 @@
 #include <sstream>
 
 #include "base/log.h"
-#include "repl/repl.h"
+#include "base/util.h"
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
 #include "db/zset.h"
-#include "base/util.h"
 #include "net/resp_parser.h"
+#include "repl/repl.h"
 #include "server/notify.h"
 
 namespace server {
@@ -98,10 +98,14 @@ std::string GetBind() {
 
 bool ParseLimitClass(const std::string& name, OutputLimit** out) {
   std::string n = base::ToLower(name);
-  if (n == "normal") *out = &cfg.obuf_normal;
-  else if (n == "replica" || n == "slave") *out = &cfg.obuf_replica;
-  else if (n == "pubsub") *out = &cfg.obuf_pubsub;
-  else return false;
+  if (n == "normal")
+    *out = &cfg.obuf_normal;
+  else if (n == "replica" || n == "slave")
+    *out = &cfg.obuf_replica;
+  else if (n == "pubsub")
+    *out = &cfg.obuf_pubsub;
+  else
+    return false;
   return true;
 }
 bool SetObufLimit(const std::vector<std::string>& raw, std::string* err) {
@@ -224,14 +228,28 @@ bool ApplyHz(std::string*) {
   return true;
 }
 
-#define BOOL(n, field, dflt, fl) {n, nullptr, kBool, fl, &cfg.field, 0, 0, nullptr, {}, nullptr, dflt}
-#define INT(n, field, lo, hi, dflt, fl) {n, nullptr, kInt, fl, &cfg.field, lo, hi, nullptr, {}, nullptr, dflt}
-#define MEM(n, field, lo, hi, dflt, fl) {n, nullptr, kMem, fl, &cfg.field, lo, hi, nullptr, {}, nullptr, dflt}
-#define STR(n, field, dflt, fl) {n, nullptr, kStr, fl, &cfg.field, 0, 0, nullptr, {}, nullptr, dflt}
+#define BOOL(n, field, dflt, fl) \
+  { n, nullptr, kBool, fl, &cfg.field, 0, 0, nullptr, {}, nullptr, dflt }
+#define INT(n, field, lo, hi, dflt, fl) \
+  { n, nullptr, kInt, fl, &cfg.field, lo, hi, nullptr, {}, nullptr, dflt }
+#define MEM(n, field, lo, hi, dflt, fl) \
+  { n, nullptr, kMem, fl, &cfg.field, lo, hi, nullptr, {}, nullptr, dflt }
+#define STR(n, field, dflt, fl) \
+  { n, nullptr, kStr, fl, &cfg.field, 0, 0, nullptr, {}, nullptr, dflt }
 
 std::vector<Def>& Table() {
   static std::vector<Def> t = {
-      {"bind", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetBind, GetBind}, nullptr, "127.0.0.1 -::1"},
+      {"bind",
+       nullptr,
+       kSpecial,
+       0,
+       nullptr,
+       0,
+       0,
+       nullptr,
+       {SetBind, GetBind},
+       nullptr,
+       "127.0.0.1 -::1"},
       INT("port", port, 0, 65535, "6379", kImmutable),
       STR("unixsocket", unixsocket, "", kImmutable),
       INT("unixsocketperm", unixsocketperm, 0, 0777, "0", kImmutable),
@@ -249,10 +267,29 @@ std::vector<Def>& Table() {
       INT("databases", databases, 1, INT_MAX, "16", kImmutable),
       {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
       BOOL("dynamic-hz", dynamic_hz, "yes", 0),
-      {"enable-debug-command", nullptr, kEnum, kImmutable, &cfg.enable_debug_command, 0, 0, kDebugCmd, {}, nullptr, "no"},
+      {"enable-debug-command",
+       nullptr,
+       kEnum,
+       kImmutable,
+       &cfg.enable_debug_command,
+       0,
+       0,
+       kDebugCmd,
+       {},
+       nullptr,
+       "no"},
       MEM("proto-max-bulk-len", proto_max_bulk_len, 1024 * 1024, INT64_MAX, "512mb", 0),
       MEM("client-query-buffer-limit", client_query_buffer_limit, 1024 * 1024, INT64_MAX, "1gb", 0),
-      {"client-output-buffer-limit", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetObufLimit, GetObufLimit}, nullptr,
+      {"client-output-buffer-limit",
+       nullptr,
+       kSpecial,
+       0,
+       nullptr,
+       0,
+       0,
+       nullptr,
+       {SetObufLimit, GetObufLimit},
+       nullptr,
        "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60"},
       STR("requirepass", requirepass, "", 0),
       INT("client-default-resp", client_default_resp, 2, 3, "2", 0),
@@ -260,37 +297,247 @@ std::vector<Def>& Table() {
       BOOL("activerehashing", activerehashing, "yes", 0),
       MEM("maxmemory", maxmemory, 0, INT64_MAX, "0", 0),
       BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
-      {"repl-backlog-size", nullptr, kMem, 0, &cfg.repl_backlog_size, 1, INT64_MAX, nullptr, {}, ApplyBacklogSize, "10mb"},
-      {"repl-backlog-ttl", nullptr, kInt, 0, &cfg.repl_backlog_ttl, 0, INT64_MAX, nullptr, {}, nullptr, "3600"},
+      {"repl-backlog-size",
+       nullptr,
+       kMem,
+       0,
+       &cfg.repl_backlog_size,
+       1,
+       INT64_MAX,
+       nullptr,
+       {},
+       ApplyBacklogSize,
+       "10mb"},
+      {"repl-backlog-ttl",
+       nullptr,
+       kInt,
+       0,
+       &cfg.repl_backlog_ttl,
+       0,
+       INT64_MAX,
+       nullptr,
+       {},
+       nullptr,
+       "3600"},
       BOOL("repl-diskless-sync", repl_diskless_sync, "yes", 0),
-      {"repl-diskless-sync-delay", nullptr, kInt, 0, &cfg.repl_diskless_sync_delay, 0, INT_MAX, nullptr, {}, nullptr, "5"},
-      {"repl-diskless-load", nullptr, kEnum, 0, &cfg.repl_diskless_load, 0, 0, kDisklessLoad, {}, nullptr, "disabled"},
-      {"replica-read-only", "slave-read-only", kBool, 0, &cfg.replica_read_only, 0, 0, nullptr, {}, nullptr, "yes"},
-      {"replica-serve-stale-data", "slave-serve-stale-data", kBool, 0, &cfg.replica_serve_stale_data, 0, 0, nullptr, {}, nullptr, "yes"},
-      {"min-replicas-to-write", "min-slaves-to-write", kInt, 0, &cfg.min_replicas_to_write, 0, INT_MAX, nullptr, {}, nullptr, "0"},
-      {"min-replicas-max-lag", "min-slaves-max-lag", kInt, 0, &cfg.min_replicas_max_lag, 0, INT_MAX, nullptr, {}, nullptr, "10"},
+      {"repl-diskless-sync-delay",
+       nullptr,
+       kInt,
+       0,
+       &cfg.repl_diskless_sync_delay,
+       0,
+       INT_MAX,
+       nullptr,
+       {},
+       nullptr,
+       "5"},
+      {"repl-diskless-load",
+       nullptr,
+       kEnum,
+       0,
+       &cfg.repl_diskless_load,
+       0,
+       0,
+       kDisklessLoad,
+       {},
+       nullptr,
+       "disabled"},
+      {"replica-read-only",
+       "slave-read-only",
+       kBool,
+       0,
+       &cfg.replica_read_only,
+       0,
+       0,
+       nullptr,
+       {},
+       nullptr,
+       "yes"},
+      {"replica-serve-stale-data",
+       "slave-serve-stale-data",
+       kBool,
+       0,
+       &cfg.replica_serve_stale_data,
+       0,
+       0,
+       nullptr,
+       {},
+       nullptr,
+       "yes"},
+      {"min-replicas-to-write",
+       "min-slaves-to-write",
+       kInt,
+       0,
+       &cfg.min_replicas_to_write,
+       0,
+       INT_MAX,
+       nullptr,
+       {},
+       nullptr,
+       "0"},
+      {"min-replicas-max-lag",
+       "min-slaves-max-lag",
+       kInt,
+       0,
+       &cfg.min_replicas_max_lag,
+       0,
+       INT_MAX,
+       nullptr,
+       {},
+       nullptr,
+       "10"},
       {"repl-timeout", nullptr, kInt, 0, &cfg.repl_timeout, 1, INT_MAX, nullptr, {}, nullptr, "60"},
-      {"repl-ping-replica-period", "repl-ping-slave-period", kInt, 0, &cfg.repl_ping_replica_period, 1, INT_MAX, nullptr, {}, nullptr, "10"},
+      {"repl-ping-replica-period",
+       "repl-ping-slave-period",
+       kInt,
+       0,
+       &cfg.repl_ping_replica_period,
+       1,
+       INT_MAX,
+       nullptr,
+       {},
+       nullptr,
+       "10"},
       {"primaryauth", "masterauth", kStr, 0, &cfg.primaryauth, 0, 0, nullptr, {}, nullptr, ""},
       {"primaryuser", "masteruser", kStr, 0, &cfg.primaryuser, 0, 0, nullptr, {}, nullptr, ""},
-      {"replicaof", "slaveof", kSpecial, kImmutable, nullptr, 0, 0, nullptr, {SetReplicaof, GetReplicaof}, nullptr, ""},
-      {"hash-max-listpack-entries", "hash-max-ziplist-entries", kInt, 0, &cfg.hash_max_listpack_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "512"},
-      {"hash-max-listpack-value", "hash-max-ziplist-value", kInt, 0, &cfg.hash_max_listpack_value, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "64"},
-      {"set-max-intset-entries", nullptr, kInt, 0, &cfg.set_max_intset_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "512"},
-      {"set-max-listpack-entries", nullptr, kInt, 0, &cfg.set_max_listpack_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "128"},
-      {"set-max-listpack-value", nullptr, kInt, 0, &cfg.set_max_listpack_value, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "64"},
-      {"zset-max-listpack-entries", "zset-max-ziplist-entries", kInt, 0, &cfg.zset_max_listpack_entries, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "128"},
-      {"zset-max-listpack-value", "zset-max-ziplist-value", kInt, 0, &cfg.zset_max_listpack_value, 0, INT64_MAX, nullptr, {}, ApplyTypeLimits, "64"},
-      {"list-max-listpack-size", "list-max-ziplist-size", kInt, 0, &cfg.list_max_listpack_size, INT_MIN, INT_MAX, nullptr, {}, ApplyTypeLimits, "-2"},
-      {"list-compress-depth", nullptr, kInt, 0, &cfg.list_compress_depth, 0, INT_MAX, nullptr, {}, ApplyTypeLimits, "0"},
+      {"replicaof",
+       "slaveof",
+       kSpecial,
+       kImmutable,
+       nullptr,
+       0,
+       0,
+       nullptr,
+       {SetReplicaof, GetReplicaof},
+       nullptr,
+       ""},
+      {"hash-max-listpack-entries",
+       "hash-max-ziplist-entries",
+       kInt,
+       0,
+       &cfg.hash_max_listpack_entries,
+       0,
+       INT64_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "512"},
+      {"hash-max-listpack-value",
+       "hash-max-ziplist-value",
+       kInt,
+       0,
+       &cfg.hash_max_listpack_value,
+       0,
+       INT64_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "64"},
+      {"set-max-intset-entries",
+       nullptr,
+       kInt,
+       0,
+       &cfg.set_max_intset_entries,
+       0,
+       INT64_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "512"},
+      {"set-max-listpack-entries",
+       nullptr,
+       kInt,
+       0,
+       &cfg.set_max_listpack_entries,
+       0,
+       INT64_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "128"},
+      {"set-max-listpack-value",
+       nullptr,
+       kInt,
+       0,
+       &cfg.set_max_listpack_value,
+       0,
+       INT64_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "64"},
+      {"zset-max-listpack-entries",
+       "zset-max-ziplist-entries",
+       kInt,
+       0,
+       &cfg.zset_max_listpack_entries,
+       0,
+       INT64_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "128"},
+      {"zset-max-listpack-value",
+       "zset-max-ziplist-value",
+       kInt,
+       0,
+       &cfg.zset_max_listpack_value,
+       0,
+       INT64_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "64"},
+      {"list-max-listpack-size",
+       "list-max-ziplist-size",
+       kInt,
+       0,
+       &cfg.list_max_listpack_size,
+       INT_MIN,
+       INT_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "-2"},
+      {"list-compress-depth",
+       nullptr,
+       kInt,
+       0,
+       &cfg.list_compress_depth,
+       0,
+       INT_MAX,
+       nullptr,
+       {},
+       ApplyTypeLimits,
+       "0"},
       STR("dbfilename", dbfilename, "dump.rdb", 0),
-      {"save", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetSave, GetSave}, nullptr, "3600 1 300 100 60 10000"},
+      {"save",
+       nullptr,
+       kSpecial,
+       0,
+       nullptr,
+       0,
+       0,
+       nullptr,
+       {SetSave, GetSave},
+       nullptr,
+       "3600 1 300 100 60 10000"},
       BOOL("rdbcompression", rdbcompression, "yes", 0),
       BOOL("rdbchecksum", rdbchecksum, "yes", 0),
       BOOL("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, "yes", 0),
       BOOL("rdb-save-incremental-fsync", rdb_save_incremental_fsync, "yes", 0),
       INT("rdb-key-save-delay", rdb_key_save_delay, INT_MIN, INT_MAX, "0", 0),
-      {"notify-keyspace-events", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetNotifyEvents, GetNotifyEvents}, nullptr, ""},
+      {"notify-keyspace-events",
+       nullptr,
+       kSpecial,
+       0,
+       nullptr,
+       0,
+       0,
+       nullptr,
+       {SetNotifyEvents, GetNotifyEvents},
+       nullptr,
+       ""},
   };
   return t;
 }
@@ -363,7 +610,8 @@ std::string Join(const std::vector<std::string>& v) {
 
 std::string GetValue(const Def& d) {
   switch (d.kind) {
-    case kBool: return *static_cast<bool*>(d.ptr) ? "yes" : "no";
+    case kBool:
+      return *static_cast<bool*>(d.ptr) ? "yes" : "no";
     case kInt:
     case kMem:
       if (d.ptr == &cfg.unixsocketperm) {
@@ -372,9 +620,12 @@ std::string GetValue(const Def& d) {
         return buf;
       }
       return std::to_string(*static_cast<int64_t*>(d.ptr));
-    case kStr: return *static_cast<std::string*>(d.ptr);
-    case kEnum: return d.enums[*static_cast<int*>(d.ptr)];
-    case kSpecial: return d.special.get();
+    case kStr:
+      return *static_cast<std::string*>(d.ptr);
+    case kEnum:
+      return d.enums[*static_cast<int*>(d.ptr)];
+    case kSpecial:
+      return d.special.get();
   }
   return "";
 }
@@ -431,7 +682,9 @@ bool SetValue(Def& d, const std::vector<std::string>& args, std::string* err) {
       *static_cast<int64_t*>(d.ptr) = n;
       return true;
     }
-    case kStr: *static_cast<std::string*>(d.ptr) = v; return true;
+    case kStr:
+      *static_cast<std::string*>(d.ptr) = v;
+      return true;
     case kEnum: {
       for (int i = 0; d.enums[i]; i++)
         if (base::EqualsNoCase(v, d.enums[i])) {
@@ -443,7 +696,8 @@ bool SetValue(Def& d, const std::vector<std::string>& args, std::string* err) {
       *err = "argument(s) must be one of the following: " + list;
       return false;
     }
-    case kSpecial: break;
+    case kSpecial:
+      break;
   }
   return false;
 }
@@ -458,7 +712,10 @@ std::vector<std::string> CliToLines(const std::vector<std::string>& cli) {
       std::string q = "\"";
       for (char c : a) {
         if (c == '"' || c == '\\') q.push_back('\\');
-        if (c == '\n') { q += "\\n"; continue; }
+        if (c == '\n') {
+          q += "\\n";
+          continue;
+        }
         q.push_back(c);
       }
       lines.back() += " " + q + "\"";
@@ -485,7 +742,8 @@ bool ApplyLine(const std::string& raw, int lineno, int depth) {
   while (i < line.size() && isspace(static_cast<unsigned char>(line[i]))) i++;
   if (i == line.size() || line[i] == '#') return true;
   std::vector<std::string> argv;
-  if (!net::SplitArgs(line, &argv)) return Fatal(lineno, line, "Unbalanced quotes in configuration line");
+  if (!net::SplitArgs(line, &argv))
+    return Fatal(lineno, line, "Unbalanced quotes in configuration line");
   if (argv.empty()) return true;
   std::string name = base::ToLower(argv[0]);
   std::vector<std::string> args(argv.begin() + 1, argv.end());
@@ -571,9 +829,10 @@ bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_arg
 
 void WarnUnimplementedDirectives() {
   for (auto& n : g_unimpl_seen)
-    LOG_WARNING("Config directive '%s' is recognised but not implemented by this server yet; "
-                "its value is kept for CONFIG GET and otherwise ignored.",
-                n.c_str());
+    LOG_WARNING(
+        "Config directive '%s' is recognised but not implemented by this server yet; "
+        "its value is kept for CONFIG GET and otherwise ignored.",
+        n.c_str());
 }
 
 void ConfigGet(const std::vector<std::string>& patterns,
@@ -585,8 +844,10 @@ void ConfigGet(const std::vector<std::string>& patterns,
   for (auto& p : patterns) {
     bool glob = p.find_first_of("*?[") != std::string::npos;
     if (!glob) {  // an exact name is echoed as the client typed it
-      if (Def* d = FindDef(p)) add(p, GetValue(*d));
-      else if (const Unimpl* u = FindUnimpl(p)) add(p, UnimplValues()[u->name]);
+      if (Def* d = FindDef(p))
+        add(p, GetValue(*d));
+      else if (const Unimpl* u = FindUnimpl(p))
+        add(p, UnimplValues()[u->name]);
       continue;
     }
     for (auto& d : Table()) {

@@ -122,7 +122,8 @@ void SecMemory(std::string* s) {
   if (used > g.stat_peak_memory) g.stat_peak_memory = used;
   uint64_t rss = RssBytes();
   uint64_t clients_mem = 0;
-  for (Client* c : g.clients) clients_mem += c->qbuf.capacity() + c->out.capacity() + sizeof(Client);
+  for (Client* c : g.clients)
+    clients_mem += c->qbuf.capacity() + c->out.capacity() + sizeof(Client);
   Line(s, "# Memory");
   Line(s, "used_memory:%llu", static_cast<ull>(used));
   Line(s, "used_memory_human:%s", base::BytesToHuman(used).c_str());
@@ -134,12 +135,14 @@ void SecMemory(std::string* s) {
        g.stat_peak_memory ? used * 100.0 / g.stat_peak_memory : 0.0);
   Line(s, "used_memory_overhead:%llu", static_cast<ull>(clients_mem));
   Line(s, "used_memory_startup:0");
-  Line(s, "used_memory_dataset:%llu", static_cast<ull>(used > clients_mem ? used - clients_mem : 0));
+  Line(s, "used_memory_dataset:%llu",
+       static_cast<ull>(used > clients_mem ? used - clients_mem : 0));
   Line(s, "allocator_allocated:%llu", static_cast<ull>(used));
   Line(s, "total_system_memory:%llu",
        static_cast<ull>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
   Line(s, "total_system_memory_human:%s",
-       base::BytesToHuman(static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE)).c_str());
+       base::BytesToHuman(static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE))
+           .c_str());
   Line(s, "used_memory_lua:0");
   Line(s, "used_memory_scripts:0");
   Line(s, "maxmemory:%lld", static_cast<ll>(cfg.maxmemory));
@@ -247,7 +250,8 @@ void SecCpu(std::string* s) {
 void OneCommandStats(std::string* s, const CommandSpec* c) {
   const auto& st = c->stats;
   if (st.calls || st.rejected || st.failed) {
-    Line(s, "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,failed_calls=%llu",
+    Line(s,
+         "cmdstat_%s:calls=%llu,usec=%llu,usec_per_call=%.2f,rejected_calls=%llu,failed_calls=%llu",
          c->fullname.c_str(), static_cast<ull>(st.calls), static_cast<ull>(st.usec),
          st.calls ? static_cast<double>(st.usec) / st.calls : 0.0, static_cast<ull>(st.rejected),
          static_cast<ull>(st.failed));
@@ -296,13 +300,19 @@ struct Section {
   bool in_default;
 };
 const Section kSections[] = {
-    {"server", SecServer, true},       {"clients", SecClients, true},
-    {"memory", SecMemory, true},       {"persistence", SecPersistence, true},
-    {"stats", SecStats, true},         {"replication", SecReplication, true},
-    {"cpu", SecCpu, true},             {"modules", nullptr, true},
-    {"commandstats", SecCommandStats, false}, {"errorstats", SecErrorStats, true},
+    {"server", SecServer, true},
+    {"clients", SecClients, true},
+    {"memory", SecMemory, true},
+    {"persistence", SecPersistence, true},
+    {"stats", SecStats, true},
+    {"replication", SecReplication, true},
+    {"cpu", SecCpu, true},
+    {"modules", nullptr, true},
+    {"commandstats", SecCommandStats, false},
+    {"errorstats", SecErrorStats, true},
     {"latencystats", SecLatencyStats, false},
-    {"cluster", nullptr, true},        {"keyspace", SecKeyspace, true},
+    {"cluster", nullptr, true},
+    {"keyspace", SecKeyspace, true},
 };
 }  // namespace
 
@@ -310,10 +320,14 @@ std::string GenInfo(const std::vector<std::string>& sections) {
   std::set<std::string> want;
   bool all = false, everything = false, dflt = sections.empty();
   for (auto& s : sections) {
-    if (s == "all") all = true;
-    else if (s == "everything") everything = true;
-    else if (s == "default") dflt = true;
-    else want.insert(s);
+    if (s == "all")
+      all = true;
+    else if (s == "everything")
+      everything = true;
+    else if (s == "default")
+      dflt = true;
+    else
+      want.insert(s);
   }
   std::string out;
   for (auto& sec : kSections) {
@@ -321,7 +335,8 @@ std::string GenInfo(const std::vector<std::string>& sections) {
     if (!on) continue;
     std::string part;
     if (std::string(sec.name) == "cluster") {
-      part = "# Cluster\r\ncluster_enabled:" + std::string(cfg.cluster_enabled ? "1" : "0") + "\r\n";
+      part =
+          "# Cluster\r\ncluster_enabled:" + std::string(cfg.cluster_enabled ? "1" : "0") + "\r\n";
     } else if (std::string(sec.name) == "modules") {
       part = "# Modules\r\n";
     } else {

@@ -16,22 +16,53 @@ int ParseNotifyFlags(std::string_view s) {
   int f = 0;
   for (char c : s) {
     switch (c) {
-      case 'A': f |= kAll; break;
-      case 'g': f |= kNotifyGeneric; break;
-      case '$': f |= kNotifyString; break;
-      case 'l': f |= kNotifyList; break;
-      case 's': f |= kNotifySet; break;
-      case 'h': f |= kNotifyHash; break;
-      case 'z': f |= kNotifyZset; break;
-      case 'x': f |= kNotifyExpired; break;
-      case 'e': f |= kNotifyEvicted; break;
-      case 'K': f |= kNotifyKeyspace; break;
-      case 'E': f |= kNotifyKeyevent; break;
-      case 't': f |= kNotifyStream; break;
-      case 'm': f |= kNotifyKeyMiss; break;
-      case 'd': f |= kNotifyModule; break;
-      case 'n': f |= kNotifyNew; break;
-      default: return -1;
+      case 'A':
+        f |= kAll;
+        break;
+      case 'g':
+        f |= kNotifyGeneric;
+        break;
+      case '$':
+        f |= kNotifyString;
+        break;
+      case 'l':
+        f |= kNotifyList;
+        break;
+      case 's':
+        f |= kNotifySet;
+        break;
+      case 'h':
+        f |= kNotifyHash;
+        break;
+      case 'z':
+        f |= kNotifyZset;
+        break;
+      case 'x':
+        f |= kNotifyExpired;
+        break;
+      case 'e':
+        f |= kNotifyEvicted;
+        break;
+      case 'K':
+        f |= kNotifyKeyspace;
+        break;
+      case 'E':
+        f |= kNotifyKeyevent;
+        break;
+      case 't':
+        f |= kNotifyStream;
+        break;
+      case 'm':
+        f |= kNotifyKeyMiss;
+        break;
+      case 'd':
+        f |= kNotifyModule;
+        break;
+      case 'n':
+        f |= kNotifyNew;
+        break;
+      default:
+        return -1;
     }
   }
   return f;

@@ -88,8 +88,10 @@ void ReplySubscription(Client* c, const char* word, const std::string_view* name
   net::Reply r(&c->out, c->resp);
   r.PushLen(3);
   r.Bulk(word);
-  if (name) r.Bulk(*name);
-  else r.Null();
+  if (name)
+    r.Bulk(*name);
+  else
+    r.Null();
   r.Int(n);
 }
 

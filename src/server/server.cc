@@ -2,6 +2,7 @@
 #include "server/server.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -9,7 +10,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <malloc.h>
 
 #ifdef USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -138,8 +138,9 @@ void Cron() {
   if (g.shutdown_asap) {
     LOG_WARNING("User requested shutdown...");
     if (!ShutdownSave(false, false, false)) {
-      LOG_WARNING("SIGTERM received but errors trying to shut down the server, check the logs for "
-                  "more information");
+      LOG_WARNING(
+          "SIGTERM received but errors trying to shut down the server, check the logs for "
+          "more information");
       g.shutdown_asap = false;
     }
   }
@@ -265,8 +266,10 @@ int Main(int argc, char** argv) {
   LOG_NOTICE("Valkey version=%s, bits=64, commit=00000000, modified=0, pid=%d, just started",
              kValkeyVersion, static_cast<int>(getpid()));
   if (config_path.empty())
-    LOG_WARNING("Warning: no config file specified, using the default config. In order to "
-                "specify a config file use %s /path/to/valkey.conf", argv[0]);
+    LOG_WARNING(
+        "Warning: no config file specified, using the default config. In order to "
+        "specify a config file use %s /path/to/valkey.conf",
+        argv[0]);
   else
     LOG_NOTICE("Configuration loaded");
   WarnUnimplementedDirectives();

@@ -78,10 +78,10 @@ struct Server {
   int unix_fd = -1;
   Client* current_client = nullptr;
 
-  std::string run_id;        // 40 hex chars
+  std::string run_id;  // 40 hex chars
   int64_t start_time_ms = 0;
-  int64_t dirty = 0;         // changes since last save
-  int64_t lastsave = 0;      // unix seconds
+  int64_t dirty = 0;     // changes since last save
+  int64_t lastsave = 0;  // unix seconds
   uint64_t cron_loops = 0;
   bool shutdown_asap = false;
   bool in_exec = false;

@@ -18,30 +18,30 @@ struct Registrar {
 };
 }  // namespace check
 
-#define TEST_CASE(name)                                            \
-  static void name();                                              \
-  static check::Registrar name##_registrar(#name, name);           \
+#define TEST_CASE(name)                                  \
+  static void name();                                    \
+  static check::Registrar name##_registrar(#name, name); \
   static void name()
 
-#define CHECK(cond)                                                                    \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      fprintf(stderr, "  %s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
-      check::failures++;                                                               \
-      return;                                                                          \
-    }                                                                                  \
+#define CHECK(cond)                                                              \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      fprintf(stderr, "  %s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      check::failures++;                                                         \
+      return;                                                                    \
+    }                                                                            \
   } while (0)
 
-#define CHECK_EQ(a, b)                                                                 \
-  do {                                                                                 \
-    auto va = (a);                                                                     \
-    auto vb = (b);                                                                     \
-    if (!(va == vb)) {                                                                 \
-      std::ostringstream os;                                                           \
-      os << va << " != " << vb;                                                        \
-      fprintf(stderr, "  %s:%d: CHECK_EQ(%s, %s) failed: %s\n", __FILE__, __LINE__, #a, \
-              #b, os.str().c_str());                                                   \
-      check::failures++;                                                               \
-      return;                                                                          \
-    }                                                                                  \
+#define CHECK_EQ(a, b)                                                                      \
+  do {                                                                                      \
+    auto va = (a);                                                                          \
+    auto vb = (b);                                                                          \
+    if (!(va == vb)) {                                                                      \
+      std::ostringstream os;                                                                \
+      os << va << " != " << vb;                                                             \
+      fprintf(stderr, "  %s:%d: CHECK_EQ(%s, %s) failed: %s\n", __FILE__, __LINE__, #a, #b, \
+              os.str().c_str());                                                            \
+      check::failures++;                                                                    \
+      return;                                                                               \
+    }                                                                                       \
   } while (0)

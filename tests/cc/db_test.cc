@@ -1,10 +1,11 @@
 // Keyspace: per-slot tables in cluster mode, slot counts, and SCAN across slots.
+#include "db/db.h"
+
 #include <set>
 #include <string>
 
 #include "base/crc16.h"
 #include "check.h"
-#include "db/db.h"
 
 TEST_CASE(DbPerSlotCountsAndScan) {
   db::Db d(0, /*per_slot=*/true);

@@ -1,11 +1,12 @@
 // Hash table: basic operations, incremental rehash, and the scan guarantee across resizes.
+#include "ds/hashtable.h"
+
 #include <cstring>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "check.h"
-#include "ds/hashtable.h"
 
 namespace {
 struct Node {
@@ -36,8 +37,7 @@ TEST_CASE(HashTableInsertFindRemove) {
   CHECK(t.Find("nope") == nullptr);
   for (int i = 0; i < 5000; i += 2) delete t.Unlink("k" + std::to_string(i));
   CHECK_EQ(t.Size(), 2500u);
-  for (int i = 0; i < 5000; i++)
-    CHECK_EQ(t.Find("k" + std::to_string(i)) != nullptr, i % 2 == 1);
+  for (int i = 0; i < 5000; i++) CHECK_EQ(t.Find("k" + std::to_string(i)) != nullptr, i % 2 == 1);
   FreeAll(t);
   CHECK_EQ(t.Size(), 0u);
 }
@@ -98,7 +98,8 @@ TEST_CASE(HashTableScanSurvivesGrowthAndShrink) {
         for (int j = 0; j < 500; j++) t.Insert(Make(extra++));
       } else {
         // Shrink: remove transient elements (never the stable ones).
-        for (int j = 0; j < 500 && extra > 1000000; j++) delete t.Unlink("k" + std::to_string(--extra));
+        for (int j = 0; j < 500 && extra > 1000000; j++)
+          delete t.Unlink("k" + std::to_string(--extra));
       }
       t.RehashSteps(step % 3);  // leave the table mid-rehash at times
     } while (cursor != 0);
@@ -120,7 +121,8 @@ TEST_CASE(HashTableScanOfShrinkingTable) {
   int next_del = 100;  // k0..k99 stay
   do {
     cursor = t.Scan(cursor, [&](Node* n) { seen.insert(n->key); });
-    for (int j = 0; j < 300 && next_del < 20000; j++) delete t.Unlink("k" + std::to_string(next_del++));
+    for (int j = 0; j < 300 && next_del < 20000; j++)
+      delete t.Unlink("k" + std::to_string(next_del++));
   } while (cursor != 0);
   for (int i = 0; i < 100; i++) CHECK(seen.count("k" + std::to_string(i)) == 1);
   FreeAll(t);

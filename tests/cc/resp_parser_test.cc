@@ -1,9 +1,10 @@
 // RESP request parser: every split point of a pipelined stream parses the same; errors.
+#include "net/resp_parser.h"
+
 #include <string>
 #include <vector>
 
 #include "check.h"
-#include "net/resp_parser.h"
 
 namespace {
 using Cmds = std::vector<std::vector<std::string>>;
@@ -87,13 +88,17 @@ TEST_CASE(RespProtocolErrors) {
   CHECK_EQ(Parse1("*1\r\n$x\r\n", &c), std::string("Protocol error: invalid bulk length"));
   CHECK_EQ(Parse1("*1\r\n$-1\r\n", &c), std::string("Protocol error: invalid bulk length"));
   CHECK_EQ(Parse1("*1\r\nfoo\r\n", &c), std::string("Protocol error: expected '$', got 'f'"));
-  CHECK_EQ(Parse1("*1\r\n$999999999999\r\n", &c), std::string("Protocol error: invalid bulk length"));
+  CHECK_EQ(Parse1("*1\r\n$999999999999\r\n", &c),
+           std::string("Protocol error: invalid bulk length"));
   CHECK_EQ(Parse1("*3000000000\r\n", &c), std::string("Protocol error: invalid multibulk length"));
   CHECK_EQ(Parse1("set \"abc\n", &c), std::string("Protocol error: unbalanced quotes in request"));
   CHECK_EQ(Parse1("set \"a\"b\n", &c), std::string("Protocol error: unbalanced quotes in request"));
-  CHECK_EQ(Parse1(std::string(70000, 'a'), &c), std::string("Protocol error: too big inline request"));
-  CHECK_EQ(Parse1("*" + std::string(70000, '1'), &c), std::string("Protocol error: too big mbulk count string"));
-  CHECK_EQ(Parse1("*1\r\n$" + std::string(70000, '1'), &c), std::string("Protocol error: too big bulk count string"));
+  CHECK_EQ(Parse1(std::string(70000, 'a'), &c),
+           std::string("Protocol error: too big inline request"));
+  CHECK_EQ(Parse1("*" + std::string(70000, '1'), &c),
+           std::string("Protocol error: too big mbulk count string"));
+  CHECK_EQ(Parse1("*1\r\n$" + std::string(70000, '1'), &c),
+           std::string("Protocol error: too big bulk count string"));
 }
 
 TEST_CASE(RespUnauthenticatedLimits) {
@@ -120,4 +125,3 @@ TEST_CASE(RespInlineEscapes) {
   CHECK(out.empty());
   CHECK(!net::SplitArgs("'abc", &out));
 }
-

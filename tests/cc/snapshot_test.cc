@@ -534,11 +534,13 @@ TEST_CASE(SnapshotReplicationOnlyAuxField) {
   db::Db target(0, false);
   std::vector<db::Db*> t{&target};
   // A disk load ignores the field...
-  CHECK(persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(repl.data()), repl.size(), lo, t).ok);
+  CHECK(
+      persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(repl.data()), repl.size(), lo, t).ok);
   CHECK(seen.empty());
   // ...a replica's load applies it.
   lo.from_replication = true;
-  CHECK(persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(repl.data()), repl.size(), lo, t).ok);
+  CHECK(
+      persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(repl.data()), repl.size(), lo, t).ok);
   CHECK_EQ(seen, std::string("609<abc,"));
   persist::UnregisterAuxField("test-repl-only");
 }
