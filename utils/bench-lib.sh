@@ -16,6 +16,10 @@
 #   bl_pipe_load NAME FILE N     feed FILE through redis-cli --pipe, verify N replies
 #   bl_ratio A B                 A/B with 2 decimals ("n/a" if either is missing)
 #   bl_stop_all                  stop every server started with bl_start
+#   bl_spawn NAME BIN [ARGS..]   like bl_start but returns at once (no PING wait)
+#   bl_stop NAME                 stop one server started with bl_start/bl_spawn
+#   bl_now                       wall clock in seconds with microseconds
+#   bl_since T0                  seconds elapsed since T0 (from bl_now), 3 decimals
 
 BL_CLI=${BL_CLI:-redis-cli}
 BL_BENCH=${BL_BENCH:-redis-benchmark}
@@ -167,4 +171,45 @@ bl_pipe_load() {
 bl_ratio() {
     [[ "$1" =~ ^[0-9.]+$ && "$2" =~ ^[0-9.]+$ ]] || { echo n/a; return; }
     awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f\n", a / b }'
+}
+
+# bl_spawn NAME BIN [extra server args...]
+# Same command line, directory and bookkeeping as bl_start, but does not wait
+# for the server to answer (for timing start-up/loading from the caller).
+bl_spawn() {
+    local name=$1 bin=$2; shift 2
+    local dir="$BL_TMP/srv-$name" port
+    mkdir -p "$dir"
+    [ -x "$bin" ] || { bl_log "[$name] binary not found or not executable: $bin"; return 1; }
+    port=$(bl_free_port) || { bl_log "no free port"; return 1; }
+    ( cd "$dir" && exec "$bin" --port "$port" --bind 127.0.0.1 \
+        --save "" --appendonly no --dir "$dir" "$@" ) >"$dir/server.log" 2>&1 &
+    printf -v "BL_PORT_$name" '%s' "$port"
+    printf -v "BL_PID_$name" '%s' "$!"
+    BL_SERVERS+=("$name")
+}
+
+# bl_stop NAME: SIGTERM (then SIGKILL after 5 s) one server and forget it.
+bl_stop() {
+    local name=$1 pid n keep=()
+    pid=$(bl_pid "$name")
+    if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+        for _ in $(seq 1 50); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    fi
+    for n in "${BL_SERVERS[@]}"; do [ "$n" = "$name" ] || keep+=("$n"); done
+    BL_SERVERS=("${keep[@]}")
+    printf -v "BL_PID_$name" '%s' ""
+}
+
+bl_now() {
+    if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else date +%s.%N; fi
+}
+
+bl_since() {
+    awk -v a="$1" -v b="$(bl_now)" 'BEGIN { printf "%.3f\n", b - a }'
 }

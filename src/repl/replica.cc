@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -55,6 +56,7 @@ struct Side {
   std::string tmp_path;
   int64_t written = 0;
   std::string tail;  // last bytes written (EOF-mark search across reads)
+  size_t searched = 0;  // in-memory transfer: bytes of `in` already searched for the mark
   // The db the primary's stream currently writes to: kept across reconnections (the stream
   // only says SELECT when it changes) and taken from the snapshot's repl-stream-db field.
   int stream_db = 0;
@@ -75,6 +77,8 @@ void CloseTempFile(bool remove) {
 void Drop(const char* why) {
   if (why) LOG_WARNING("Primary link: %s", why);
   CloseTempFile(true);
+  g_side.searched = 0;
+  g_side.payload_start = 0;
   if (g_side.fd != -1 && !g_side.primary) {
     g.loop->DelFile(g_side.fd, net::kReadable | net::kWritable);
     close(g_side.fd);
@@ -384,13 +388,18 @@ void ProcessTransfer() {
   } else {
     if (have < 40) return;
     // The mark ends the payload; data after it is already stream (rare, but allowed).
-    size_t pos = in.find(g_side.eof_mark, start);
+    // Search only what is new (plus a mark's length of overlap): a rescan from the start on
+    // every read would make a big transfer quadratic.
+    size_t from = std::max(start, g_side.searched > 40 ? g_side.searched - 40 : start);
+    size_t pos = in.find(g_side.eof_mark, from);
+    g_side.searched = in.size();
     if (pos == std::string::npos) return;
     payload_len = pos - start;
     rest = in.substr(pos + 40);
   }
   bool ok = LoadPayload(in.data() + start, payload_len);
   g_side.payload_start = 0;
+  g_side.searched = 0;
   in.clear();
   if (!ok) return Drop(nullptr);
   StartStreaming(std::move(rest));
