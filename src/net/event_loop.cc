@@ -78,6 +78,7 @@ void EventLoop::Run() {
     max_wait_ms_ = -1;
     int n =
         epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
+    if (after_sleep_) after_sleep_();
     for (int i = 0; i < n; i++) {
       int fd = events[i].data.fd;
       uint32_t ev = events[i].events;

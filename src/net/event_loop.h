@@ -21,6 +21,7 @@ class EventLoop {
   // Calls fn every period_ms (first call after period_ms). Returns timer id.
   int AddTimer(int64_t period_ms, std::function<void()> fn);
   void SetBeforeSleep(std::function<void()> fn) { before_sleep_ = std::move(fn); }
+  void SetAfterSleep(std::function<void()> fn) { after_sleep_ = std::move(fn); }
   void Run();
   void Stop() { stop_ = true; }
   // Wakes a blocked epoll_wait at most this many ms later (0: poll immediately).
@@ -45,7 +46,7 @@ class EventLoop {
   std::vector<File> files_;
   std::vector<Timer> timers_;
   int next_timer_id_ = 1;
-  std::function<void()> before_sleep_;
+  std::function<void()> before_sleep_, after_sleep_;
   bool stop_ = false;
   int max_wait_ms_ = -1;
 };

@@ -171,7 +171,7 @@ void ReadHandler(int fd, void* data, int) {
   c->qbuf.append(scratch.data(), static_cast<size_t>(n));
   g.stats.net_input_bytes += n;
   g.stats.io_reads++;
-  c->last_interaction_ms = base::MsTime();
+  c->last_interaction_ms = g.loop_time_ms;
   if (c->qbuf.size() > c->qbuf_peak) c->qbuf_peak = c->qbuf.size();
   if (static_cast<int64_t>(c->qbuf.size()) > cfg.client_query_buffer_limit) {
     LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: ...)",

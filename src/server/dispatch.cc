@@ -72,7 +72,6 @@ void Call(Client* c, const CommandSpec* cmd) {
     c->flags &= ~kReplySkipNext;
     c->flags |= kReplySkip;
   }
-  if (!g.in_exec) UpdateCommandTime();  // a transaction runs at one instant
   int64_t dirty_before = g.dirty;
   uint64_t errors_before = g.stats.error_seq;
   g_has_override = false;
@@ -83,7 +82,10 @@ void Call(Client* c, const CommandSpec* cmd) {
   c->last_cmd = cmd->fullname;
   bool prev_from_primary = db::GetEnv().from_primary;
   db::GetEnv().from_primary = c->flags & kPrimary;
+  // One clock read gives both the command's time (expiry decisions) and the start of its
+  // duration; a transaction runs at one instant.
   int64_t start = base::UsTime();
+  if (!g.in_exec) db::GetEnv().now_ms = start / 1000;
   cmd->proc(c);
   db::GetEnv().from_primary = prev_from_primary;
   int64_t dur = base::UsTime() - start;

@@ -326,6 +326,7 @@ int Main(int argc, char** argv) {
   }
   if (!cfg.unixsocket.empty()) LOG_NOTICE("Ready to accept connections unix");
   loop.SetBeforeSleep(BeforeSleep);
+  loop.SetAfterSleep([] { g.loop_time_ms = base::MsTime(); });
   loop.AddTimer(1000 / cfg.hz, Cron);
   loop.Run();
   return 0;

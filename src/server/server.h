@@ -85,6 +85,7 @@ struct Server {
   uint64_t cron_loops = 0;
   bool shutdown_asap = false;
   bool in_exec = false;
+  int64_t loop_time_ms = 0;  // wall clock at the last event-loop wake-up
   bool active_expire_enabled = true;
   std::string executable, config_file;
   std::vector<std::string> exec_argv;
