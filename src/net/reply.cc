@@ -2,6 +2,7 @@
 #include "net/reply.h"
 
 #include <charconv>
+#include <cstring>
 
 #include "base/util.h"
 
@@ -44,6 +45,21 @@ void Reply::Error(std::string_view msg) {
 void Reply::Int(int64_t v) { Header(':', v); }
 
 void Reply::Bulk(std::string_view s) {
+  // Small strings (the common case) go out in one append: header, bytes and CRLF.
+  if (s.size() <= 256) {
+    char buf[256 + 32];
+    buf[0] = '$';
+    auto r = std::to_chars(buf + 1, buf + 24, s.size());
+    char* p = r.ptr;
+    *p++ = '\r';
+    *p++ = '\n';
+    memcpy(p, s.data(), s.size());
+    p += s.size();
+    *p++ = '\r';
+    *p++ = '\n';
+    out_->append(buf, p - buf);
+    return;
+  }
   Header('$', static_cast<int64_t>(s.size()));
   out_->append(s);
   out_->append("\r\n", 2);
