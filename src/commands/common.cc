@@ -151,6 +151,13 @@ bool ParseMPopArgs(Client* c, size_t first, const char* where0, const char* wher
   return true;
 }
 
+bool CheckRandomPicks(Client* c, int64_t count) {
+  if (count >= -kMaxRandomPicks) return true;
+  c->R().Error("value is out of range, value must between " + std::to_string(-kMaxRandomPicks) +
+               " and " + std::to_string(INT64_MAX));
+  return false;
+}
+
 bool ParseScanCursor(Client* c, std::string_view s, uint64_t* cursor) {
   if (base::ParseUint64(s, cursor)) return true;
   c->R().Error("invalid cursor");

@@ -51,6 +51,12 @@ struct MPopArgs {
 };
 bool ParseMPopArgs(Client* c, size_t first, const char* where0, const char* where1, MPopArgs* out);
 
+// HRANDFIELD / SRANDMEMBER / ZRANDMEMBER with a negative count answer |count| picks, which a
+// client could make absurd (-9223372036854775807): beyond this many the request is refused
+// instead of building a reply that cannot fit in memory.
+inline constexpr int64_t kMaxRandomPicks = int64_t{1} << 28;
+bool CheckRandomPicks(Client* c, int64_t count);
+
 // HSCAN / SSCAN / ZSCAN: `step` walks one step from a cursor, calling emit(element, value)
 // (value empty for sets) and returning the next cursor; compact encodings return everything
 // at once with cursor 0.

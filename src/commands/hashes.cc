@@ -201,7 +201,7 @@ void HRandFieldCommand(Client* c) {
     return c->R().Bulk(f);
   }
   int64_t l;
-  if (!ArgRange(c, a[2], -INT64_MAX, INT64_MAX, &l)) return;
+  if (!ArgRange(c, a[2], -INT64_MAX, INT64_MAX, &l) || !CheckRandomPicks(c, l)) return;
   bool withvalues = false;
   if (a.size() > 4 || (a.size() == 4 && !base::EqualsNoCase(a[3], "withvalues")))
     return c->R().Error(kErrSyntax);

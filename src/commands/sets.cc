@@ -136,7 +136,7 @@ void SRandMemberCommand(Client* c) {
     return c->R().Bulk(db::SetRandom(o));
   }
   int64_t l;
-  if (!ArgRange(c, a[2], -INT64_MAX, INT64_MAX, &l)) return;
+  if (!ArgRange(c, a[2], -INT64_MAX, INT64_MAX, &l) || !CheckRandomPicks(c, l)) return;
   db::Obj* o = LookupSetRead(c, a[1], &err);
   if (err) return;
   auto r = c->R();

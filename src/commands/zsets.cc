@@ -579,7 +579,7 @@ void ZRandMemberCommand(Client* c) {
     return c->R().Bulk(m);
   }
   int64_t l;
-  if (!ArgRange(c, a[2], -INT64_MAX, INT64_MAX, &l)) return;
+  if (!ArgRange(c, a[2], -INT64_MAX, INT64_MAX, &l) || !CheckRandomPicks(c, l)) return;
   bool withscores = false;
   if (a.size() > 4 || (a.size() == 4 && !base::EqualsNoCase(a[3], "withscores")))
     return c->R().Error(kErrSyntax);
