@@ -14,7 +14,7 @@ uint8_t* Lp(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
 ds::Quicklist* Ql(const Obj* o) { return static_cast<ds::Quicklist*>(o->ptr()); }
 
 void ToQuicklist(Obj* o) {
-  auto* ql = new ds::Quicklist(GetListLimits().fill);
+  auto* ql = new ds::Quicklist(GetListLimits().fill, GetListLimits().compress_depth);
   ql->AppendListpack(Lp(o));
   o->set_ptr(ql);
   SetObjEncoding(o, kEncQuicklist);
@@ -42,7 +42,7 @@ void WithQuicklist(Obj* o, const std::function<void(ds::Quicklist*)>& op) {
     return;
   }
   // The list outgrew one node: keep the quicklist.
-  auto* ql = new ds::Quicklist(GetListLimits().fill);
+  auto* ql = new ds::Quicklist(GetListLimits().fill, GetListLimits().compress_depth);
   tmp.MoveNodesTo(ql);
   o->set_ptr(ql);
   SetObjEncoding(o, kEncQuicklist);
@@ -57,10 +57,7 @@ void FreeList(void* ptr, Enc e) {
 
 void* DupList(const void* ptr, Enc e) {
   if (e == kEncListpack) return ds::lp::Dup(static_cast<const uint8_t*>(ptr));
-  auto* src = static_cast<const ds::Quicklist*>(ptr);
-  auto* ql = new ds::Quicklist(GetListLimits().fill);
-  for (auto& n : src->nodes()) ql->AppendListpack(ds::lp::Dup(n.lp));
-  return ql;
+  return static_cast<const ds::Quicklist*>(ptr)->Clone();
 }
 
 size_t ListBytes(const void* ptr, Enc e) {
@@ -97,7 +94,7 @@ void ListMaybeShrink(Obj* o) {
   if (ql->NodeCount() > 1) return;
   size_t bl, cl;
   ds::Quicklist::Limits(GetListLimits().fill, &bl, &cl);
-  size_t bytes = ql->NodeCount() ? ds::lp::Bytes(ql->nodes()[0].lp) : 0;
+  size_t bytes = ql->FirstNodeBytes();
   if ((bl != SIZE_MAX && bytes > bl / 2) || ql->Count() > cl / 2) return;
   uint8_t* lp = ql->TakeSingleListpack();
   delete ql;

@@ -12,7 +12,7 @@ namespace db {
 
 struct ListLimits {
   int fill = -2;           // list-max-listpack-size
-  int compress_depth = 0;  // list-compress-depth (kept; nodes are not compressed yet)
+  int compress_depth = 0;  // list-compress-depth: plain nodes at each end, the rest LZF
 };
 ListLimits& GetListLimits();
 

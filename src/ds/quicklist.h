@@ -1,11 +1,14 @@
 // Quicklist: a list stored as a sequence of listpack nodes, each bounded by the
 // list-max-listpack-size rule (a byte budget when negative, an entry count when positive).
 // Nodes never hold zero entries. Indexing walks node counts, so operations near either end are
-// cheap and the rest is O(nodes + entries of one node).
+// cheap and the rest is O(nodes + entries of one node). With a compress depth d > 0
+// (list-compress-depth), every node but the d at each end is kept LZF-compressed; a node is
+// opened while an operation uses it and closed again afterwards.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,13 +16,15 @@
 namespace ds {
 
 struct QuicklistNode {
-  uint8_t* lp;
+  uint8_t* lp;  // a listpack, or its LZF form when csize > 0
   uint32_t count;
+  uint32_t csize = 0;    // compressed bytes (0: lp is a plain listpack)
+  uint32_t rawsize = 0;  // listpack bytes while compressed
 };
 
 class Quicklist {
  public:
-  explicit Quicklist(int fill) : fill_(fill) {}
+  explicit Quicklist(int fill, int compress_depth = 0) : fill_(fill), depth_(compress_depth) {}
   ~Quicklist();
   Quicklist(const Quicklist&) = delete;
   Quicklist& operator=(const Quicklist&) = delete;
@@ -30,11 +35,15 @@ class Quicklist {
   uint8_t* TakeSingleListpack();
   // Moves all nodes to another quicklist (no entry is copied).
   void MoveNodesTo(Quicklist* other);
+  // A deep copy (compressed nodes stay compressed).
+  Quicklist* Clone() const;
+  size_t CompressedNodes() const;
 
   size_t Count() const { return count_; }
   size_t NodeCount() const { return nodes_.size(); }
   size_t Bytes() const;
-  const std::vector<QuicklistNode>& nodes() const { return nodes_; }
+  // Bytes of the first node's listpack (0 when empty).
+  size_t FirstNodeBytes() const;
   void set_fill(int fill) { fill_ = fill; }
 
   void PushHead(std::string_view s);
@@ -62,12 +71,22 @@ class Quicklist {
  private:
   // Node holding index; *offset gets the position inside it.
   size_t Locate(size_t index, size_t* offset) const;
-  bool NodeAllows(const QuicklistNode& n, size_t add_bytes) const;
+  bool NodeAllows(size_t ni, size_t add_bytes) const;
   void DropNodeIfEmpty(size_t ni);
+  // The node's plain listpack (decompressing it in place when needed).
+  uint8_t* Open(size_t ni) const;
+  // Compresses the node if it is an inner one (beyond depth_ from both ends), opens it if not.
+  void Settle(size_t ni) const;
+  // Settles the nodes whose inner/end role may change after nodes came or went at the ends,
+  // plus `touched`.
+  void Rebalance(std::initializer_list<size_t> touched = {}) const;
+  void RebalanceAll() const;
 
-  std::vector<QuicklistNode> nodes_;
+  // Compression state changes inside logically const reads.
+  mutable std::vector<QuicklistNode> nodes_;
   size_t count_ = 0;
   int fill_;
+  int depth_ = 0;
 };
 
 }  // namespace ds

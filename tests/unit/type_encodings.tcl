@@ -369,3 +369,30 @@ start_server {tags {encodings}} {
         assert_error "ERR syntax error" {r memory usage str foo}
     }
 }
+
+start_server {tags {types}} {
+    test "list-compress-depth compresses inner quicklist nodes: same contents, less memory" {
+        r config set list-max-listpack-size 16
+        r config set list-compress-depth 0
+        for {set i 0} {$i < 3000} {incr i} { r rpush plain "element-[expr {$i % 50}]-[string repeat x 30]" }
+        r config set list-compress-depth 1
+        for {set i 0} {$i < 3000} {incr i} { r rpush packed "element-[expr {$i % 50}]-[string repeat x 30]" }
+        assert_equal quicklist [r object encoding packed]
+        assert_equal [r lrange plain 0 -1] [r lrange packed 0 -1]
+        assert_equal [r lindex plain 1500] [r lindex packed 1500]
+        set plain_mem [r memory usage plain]
+        set packed_mem [r memory usage packed]
+        assert {$packed_mem * 2 < $plain_mem}
+        # Edits in the middle of a compressed list.
+        r lset packed 1500 changed
+        r linsert packed before changed inserted
+        assert_equal {inserted changed} [r lrange packed 1500 1501]
+        assert_equal 1 [r lrem packed 1 changed]
+        r ltrim packed 100 -100
+        assert_equal 2801 [r llen packed]
+        assert_equal [r lrange plain 100 1499] [r lrange packed 0 1399]
+        r debug reload
+        assert_equal 2801 [r llen packed]
+        assert_equal inserted [r lindex packed 1400]
+    }
+}
