@@ -44,7 +44,7 @@ const char* GetVarint(const char* p, size_t* v) {
 
 uint32_t InitialLru();
 size_t ValuePartSize(Enc e, size_t embstr_len) {
-  if (e == kEncEmbstr) return VarintLen(embstr_len) + embstr_len;
+  if (e == kEncEmbstr || e == kEncRawInline) return VarintLen(embstr_len) + embstr_len;
   return 8;  // int64 or pointer
 }
 
@@ -92,6 +92,7 @@ const char* TypeName(Type t) {
 const char* EncodingName(Enc e) {
   switch (e) {
     case kEncRaw:
+    case kEncRawInline:
       return "raw";
     case kEncInt:
       return "int";
@@ -127,7 +128,8 @@ std::string_view Obj::str(char* buf) const {
   switch (enc()) {
     case kEncInt:
       return std::string_view(buf, base::FormatInt64(int_value(), buf));
-    case kEncEmbstr: {
+    case kEncEmbstr:
+    case kEncRawInline: {
       size_t len;
       const char* p = GetVarint(value_ptr(), &len);
       return std::string_view(p, len);
@@ -145,8 +147,8 @@ size_t Obj::str_len() const {
 Obj* NewString(std::string_view key, std::string_view val, int64_t expire, bool try_int) {
   int64_t iv;
   if (try_int && IntCandidate(val, &iv)) return NewInt(key, iv, expire);
-  if (val.size() > kEmbstrMaxLen) return NewRaw(key, std::string(val), expire);
-  Obj* o = Alloc(key, kString, kEncEmbstr, expire, ValuePartSize(kEncEmbstr, val.size()));
+  Enc e = val.size() > kEmbstrMaxLen ? kEncRawInline : kEncEmbstr;
+  Obj* o = Alloc(key, kString, e, expire, ValuePartSize(e, val.size()));
   char* p = PutVarint(o->value_ptr(), val.size());
   memcpy(p, val.data(), val.size());
   return o;
@@ -173,7 +175,7 @@ Obj* NewContainer(std::string_view key, Type t, Enc e, void* ptr, int64_t expire
 Obj* Rekey(Obj* o, std::string_view key, int64_t expire, bool steal) {
   Enc e = o->enc();
   size_t vsize;
-  if (e == kEncEmbstr) {
+  if (e == kEncEmbstr || e == kEncRawInline) {
     char buf[24];
     vsize = ValuePartSize(e, o->str(buf).size());
   } else {
@@ -181,7 +183,7 @@ Obj* Rekey(Obj* o, std::string_view key, int64_t expire, bool steal) {
   }
   Obj* n = Alloc(key, o->type(), e, expire, vsize);
   n->meta = o->meta;
-  if (e == kEncEmbstr || e == kEncInt) {
+  if (e == kEncEmbstr || e == kEncInt || e == kEncRawInline) {
     memcpy(n->value_ptr(), o->value_ptr(), vsize);
   } else if (steal) {
     n->set_ptr(o->ptr());

@@ -22,6 +22,9 @@ enum Enc : uint8_t {
   kEncEmbstr = 8,
   kEncQuicklist = 9,
   kEncListpack = 11,
+  // Internal: a string longer than an embstr kept inside the object (one allocation) until
+  // something edits it in place (APPEND, SETRANGE make it kEncRaw). Reported as "raw".
+  kEncRawInline = 15,
 };
 inline constexpr size_t kEmbstrMaxLen = 44;
 inline constexpr uint32_t kLruMax = (1u << 24) - 1;
