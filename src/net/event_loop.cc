@@ -63,11 +63,6 @@ int EventLoop::AddTimer(int64_t period_ms, std::function<void()> fn) {
   return id;
 }
 
-// How long to keep looking for new events after a busy iteration before blocking. Sleeping
-// and being woken for each batch costs more than this on a loaded machine (measured: about a
-// tenth of the throughput at -P 1 with 50 clients); an idle node never spins.
-constexpr int64_t kSpinBeforeSleepUs = 60;
-
 void EventLoop::Run() {
   std::vector<struct epoll_event> events(1024);
   while (!stop_) {
@@ -81,18 +76,8 @@ void EventLoop::Run() {
     }
     if (max_wait_ms_ >= 0 && (wait < 0 || wait > max_wait_ms_)) wait = max_wait_ms_;
     max_wait_ms_ = -1;
-    // Under load the next requests arrive within microseconds: look for them for a short
-    // while before sleeping, so the CPU is not handed back (and woken) for every batch.
-    int n = 0;
-    if (busy_) {
-      int64_t until = base::MonotonicUs() + kSpinBeforeSleepUs;
-      do {
-        n = epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), 0);
-      } while (n == 0 && base::MonotonicUs() < until);
-    }
-    if (n == 0)
-      n = epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
-    busy_ = n > 0;
+    int n =
+        epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
     if (after_sleep_) after_sleep_();
     for (int i = 0; i < n; i++) {
       int fd = events[i].data.fd;

@@ -49,7 +49,6 @@ class EventLoop {
   std::function<void()> before_sleep_, after_sleep_;
   bool stop_ = false;
   int max_wait_ms_ = -1;
-  bool busy_ = false;  // the last wait returned events
 };
 
 }  // namespace net
