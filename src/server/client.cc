@@ -20,6 +20,7 @@
 #include "base/util.h"
 #include "repl/repl.h"
 #include "server/blocking.h"
+#include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/pubsub.h"
@@ -503,7 +504,8 @@ std::string ClientInfoLine(const Client* c) {
            c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), size_t{0},
            c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), c->out.capacity(),
            c->qbuf.capacity() + c->out.capacity() + sizeof(Client), events.c_str(),
-           c->last_cmd.c_str(), c->resp, c->lib_name.c_str(), c->lib_ver.c_str());
+           c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL", c->resp, c->lib_name.c_str(),
+           c->lib_ver.c_str());
   return buf;
 }
 

@@ -55,7 +55,7 @@ struct Client {
   uint64_t flags = 0;
   bool authenticated = true;
   int64_t ctime_ms = 0, last_interaction_ms = 0;
-  std::string last_cmd = "NULL";
+  const CommandSpec* last_cmd = nullptr;  // CLIENT LIST cmd= (no copy per command)
 
   // input
   std::string qbuf;

@@ -79,7 +79,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   Client* prev = g.current_client;
   g.current_client = c;
   c->flags |= kProtected;
-  c->last_cmd = cmd->fullname;
+  c->last_cmd = cmd;
   bool prev_from_primary = db::GetEnv().from_primary;
   db::GetEnv().from_primary = c->flags & kPrimary;
   // One clock read gives both the command's time (expiry decisions) and the start of its
