@@ -1,10 +1,13 @@
 // epoll-based loop; timers are few (cron), so a vector scan is the right structure.
 #include "net/event_loop.h"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 
 #include "base/time.h"
 
@@ -14,6 +17,7 @@ EventLoop::EventLoop(int setsize) : files_(setsize) { epfd_ = epoll_create1(EPOL
 
 EventLoop::~EventLoop() {
   if (epfd_ >= 0) close(epfd_);
+  if (schedstat_fd_ >= 0) close(schedstat_fd_);
 }
 
 bool EventLoop::AddFile(int fd, int mask, FileProc proc, void* data) {
@@ -63,8 +67,56 @@ int EventLoop::AddTimer(int64_t period_ms, std::function<void()> fn) {
   return id;
 }
 
+// Nanoseconds this thread has spent runnable but waiting for a CPU; -1 if unknown.
+int64_t EventLoop::RunDelayNs() const {
+  if (schedstat_fd_ < 0) return -1;
+  char buf[96];
+  ssize_t n = pread(schedstat_fd_, buf, sizeof(buf) - 1, 0);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  unsigned long long cpu = 0, delay = 0;
+  if (sscanf(buf, "%llu %llu", &cpu, &delay) != 2) return -1;
+  return static_cast<int64_t>(delay);
+}
+
+void EventLoop::EndWindowIfDue(int64_t now_us) {
+  if (now_us - window_start_us_ < SpinGovernor::kWindowUs) return;
+  int64_t delay_ns = RunDelayNs();
+  if (delay_ns >= 0) {
+    governor_.EndWindow(now_us, now_us - window_start_us_, (delay_ns - window_delay_ns_) / 1000,
+                        window_spun_us_);
+    window_delay_ns_ = delay_ns;
+  }
+  window_start_us_ = now_us;
+  window_spun_us_ = 0;
+}
+
+// epoll_wait, preceded by a short poll while the loop is hot (see SetSpinUs).
+int EventLoop::Wait(::epoll_event* events, int max, int timeout_ms) {
+  // Without schedstat (an old or restricted /proc) contention cannot be seen: never poll.
+  if (hot_ && spin_us_ > 0 && schedstat_fd_ >= 0 && governor_.enabled() && timeout_ms != 0) {
+    int64_t start = base::MonotonicUs(), now = start;
+    int n;
+    do {
+      n = epoll_wait(epfd_, events, max, 0);
+    } while (n == 0 && (now = base::MonotonicUs()) - start < spin_us_);
+    window_spun_us_ += now - start;
+    if (n != 0) return n;  // still hot
+  }
+  int64_t before = base::MonotonicUs();
+  int n = epoll_wait(epfd_, events, max, timeout_ms);
+  // Polling pays under load: many clients ready at once, or requests arriving back to back
+  // (a short sleep). A lone client or light traffic is neither, and polling would only burn
+  // CPU.
+  hot_ = n >= kHotBatch || (n > 0 && base::MonotonicUs() - before < kHotGapUs);
+  return n;
+}
+
 void EventLoop::Run() {
   std::vector<struct epoll_event> events(1024);
+  schedstat_fd_ = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  window_start_us_ = base::MonotonicUs();
+  window_delay_ns_ = std::max<int64_t>(RunDelayNs(), 0);
   while (!stop_) {
     if (before_sleep_) before_sleep_();
     int64_t now = base::MonotonicUs() / 1000;
@@ -76,8 +128,7 @@ void EventLoop::Run() {
     }
     if (max_wait_ms_ >= 0 && (wait < 0 || wait > max_wait_ms_)) wait = max_wait_ms_;
     max_wait_ms_ = -1;
-    int n =
-        epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
+    int n = Wait(events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
     if (after_sleep_) after_sleep_();
     for (int i = 0; i < n; i++) {
       int fd = events[i].data.fd;
@@ -93,7 +144,9 @@ void EventLoop::Run() {
       }
     }
     if (n == -1 && errno != EINTR) break;
-    now = base::MonotonicUs() / 1000;
+    int64_t now_us = base::MonotonicUs();
+    if (spin_us_ > 0) EndWindowIfDue(now_us);
+    now = now_us / 1000;
     for (size_t i = 0; i < timers_.size(); i++) {
       if (timers_[i].next_ms <= now) {
         timers_[i].next_ms = now + timers_[i].period_ms;

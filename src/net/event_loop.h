@@ -4,6 +4,10 @@
 #include <functional>
 #include <vector>
 
+#include "net/spin_governor.h"
+
+struct epoll_event;
+
 namespace net {
 
 enum : int { kReadable = 1, kWritable = 2 };
@@ -24,6 +28,9 @@ class EventLoop {
   void SetAfterSleep(std::function<void()> fn) { after_sleep_ = std::move(fn); }
   void Run();
   void Stop() { stop_ = true; }
+  // After an iteration that handled events, poll up to us microseconds for more before
+  // blocking, while the spin governor allows it (0: never poll).
+  void SetSpinUs(int64_t us) { spin_us_ = us; }
   // Wakes a blocked epoll_wait at most this many ms later (0: poll immediately).
   void SetMaxWaitMs(int ms) {
     if (max_wait_ms_ < 0 || ms < max_wait_ms_) max_wait_ms_ = ms;
@@ -49,6 +56,19 @@ class EventLoop {
   std::function<void()> before_sleep_, after_sleep_;
   bool stop_ = false;
   int max_wait_ms_ = -1;
+  // Polling starts when a blocking wait returns this many ready files or slept less than
+  // kHotGapUs, and goes on while polls keep finding events.
+  static constexpr int kHotBatch = 4;
+  static constexpr int64_t kHotGapUs = 40;
+  bool hot_ = false;
+  int64_t spin_us_ = 0;
+  SpinGovernor governor_;
+  int schedstat_fd_ = -1;  // this thread's /proc schedstat, for its run delay
+  int64_t window_start_us_ = 0, window_delay_ns_ = 0, window_spun_us_ = 0;
+
+  int Wait(::epoll_event* events, int max, int timeout_ms);
+  void EndWindowIfDue(int64_t now_us);
+  int64_t RunDelayNs() const;
 };
 
 }  // namespace net

@@ -19,6 +19,7 @@
 #include "net/resp_parser.h"
 #include "repl/repl.h"
 #include "server/notify.h"
+#include "server/server.h"
 
 namespace server {
 
@@ -222,6 +223,11 @@ bool ApplyBacklogSize(std::string*) {
   return true;
 }
 
+bool ApplyBusyPoll(std::string*) {
+  if (g.loop) g.loop->SetSpinUs(cfg.busy_poll_us);
+  return true;
+}
+
 bool ApplyHz(std::string*) {
   if (cfg.hz < 1) cfg.hz = 1;
   if (cfg.hz > 500) cfg.hz = 500;
@@ -267,6 +273,8 @@ std::vector<Def>& Table() {
       INT("databases", databases, 1, INT_MAX, "16", kImmutable),
       {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
       BOOL("dynamic-hz", dynamic_hz, "yes", 0),
+      {"busy-poll-us", nullptr, kInt, 0, &cfg.busy_poll_us, 0, 1000, nullptr, {}, ApplyBusyPoll,
+       "60"},
       {"enable-debug-command",
        nullptr,
        kEnum,

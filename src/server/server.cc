@@ -328,6 +328,7 @@ int Main(int argc, char** argv) {
   loop.SetBeforeSleep(BeforeSleep);
   loop.SetAfterSleep([] { g.loop_time_ms = base::MsTime(); });
   loop.AddTimer(1000 / cfg.hz, Cron);
+  loop.SetSpinUs(cfg.busy_poll_us);
   loop.Run();
   return 0;
 }
