@@ -42,7 +42,9 @@ bl_port_in_use() {
 bl_free_port() {
     local p
     for _ in $(seq 1 200); do
-        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+        # Below Linux's ephemeral range (32768+), so that no client socket of an earlier
+        # row holds the port when the server binds it.
+        p=$(( 20000 + RANDOM % 12000 ))
         if ! bl_port_in_use "$p"; then
             echo "$p"
             return 0

@@ -178,7 +178,7 @@ void Connect() {
   g_side.state = kConnecting;
   g_side.last_io_ms = base::MsTime();
   g.loop->AddFile(fd, net::kWritable, OnConnected, nullptr);
-  LOG_NOTICE("Connecting to PRIMARY %s:%d", st.primary_host.c_str(), st.primary_port);
+  LOG_NOTICE("PRIMARY <-> REPLICA sync started");
 }
 
 // Turns the link into a client whose commands are applied; `rest` is stream data already read.
@@ -204,7 +204,7 @@ void StartStreaming(std::string rest) {
 }
 
 // Takes over replication ids and offsets from the primary after a successful full sync.
-void AfterFullSync(uint64_t keys) {
+void AfterFullSync() {
   State& st = GetState();
   server::TouchAllWatched(-1);
   st.replid = g_side.full_replid;
@@ -214,8 +214,7 @@ void AfterFullSync(uint64_t keys) {
   st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
   st.backlog->Append("", st.offset);
   ResetStreamDb();
-  LOG_NOTICE("PRIMARY <-> REPLICA sync: Finished with success (%llu keys)",
-             static_cast<unsigned long long>(keys));
+  LOG_NOTICE("PRIMARY <-> REPLICA sync: Finished with success");
 }
 
 // In-memory load (repl-diskless-load on-empty-db / swapdb): staging databases swapped in.
@@ -251,7 +250,7 @@ bool LoadPayload(const char* data, size_t n) {
   }
   for (int i = 0; i < server::NumDbs(); i++) g.dbs[i]->Swap(*staging[i]);
   staging.clear();  // frees the previous data
-  AfterFullSync(r.keys_loaded);
+  AfterFullSync();
   return true;
 }
 
@@ -284,7 +283,7 @@ bool LoadTempFile() {
         "old data; retrying.");
     return false;
   }
-  AfterFullSync(0);
+  AfterFullSync();
   return true;
 }
 

@@ -274,7 +274,7 @@ std::vector<Def>& Table() {
       {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
       BOOL("dynamic-hz", dynamic_hz, "yes", 0),
       {"busy-poll-us", nullptr, kInt, 0, &cfg.busy_poll_us, 0, 1000, nullptr, {}, ApplyBusyPoll,
-       "60"},
+       "200"},
       {"enable-debug-command",
        nullptr,
        kEnum,

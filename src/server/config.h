@@ -19,7 +19,7 @@ struct Config {
   int64_t maxclients = 10000;
   int64_t timeout = 0;
   int64_t tcp_keepalive = 300;
-  int64_t busy_poll_us = 60;
+  int64_t busy_poll_us = 200;
   int64_t tcp_backlog = 511;
   // process
   bool daemonize = false;

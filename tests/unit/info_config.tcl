@@ -256,13 +256,13 @@ start_server {tags {info}} {
     }
 
     test "busy-poll-us: default, range and CONFIG SET" {
-        assert_equal {busy-poll-us 60} [r config get busy-poll-us]
+        assert_equal {busy-poll-us 200} [r config get busy-poll-us]
         assert_equal OK [r config set busy-poll-us 0]
         assert_equal {busy-poll-us 0} [r config get busy-poll-us]
         assert_error "ERR CONFIG SET failed (possibly related to argument 'busy-poll-us') - argument must be between 0 and 1000 inclusive" {r config set busy-poll-us 1001}
         # Served normally with polling off and on again.
         assert_equal PONG [r ping]
-        assert_equal OK [r config set busy-poll-us 60]
+        assert_equal OK [r config set busy-poll-us 200]
         assert_equal PONG [r ping]
     }
 
