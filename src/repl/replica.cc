@@ -505,7 +505,7 @@ void SendAckToPrimary(bool now) {
 
 void PrimaryStreamApplied(Client* c, std::string_view raw) {
   (void)c;
-  g_side.last_io_ms = base::MsTime();
+  g_side.last_io_ms = g.loop_time_ms;  // the wake-up's clock: repl-timeout counts seconds
   State& st = GetState();
   if (!st.backlog) {
     st.offset += static_cast<int64_t>(raw.size());

@@ -2,7 +2,6 @@
 #include "server/command.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "base/util.h"
 #include "repl/repl.h"
@@ -13,9 +12,37 @@ std::vector<CommandSpec>& Storage() {
   static std::vector<CommandSpec> t;
   return t;
 }
-std::unordered_map<std::string, CommandSpec*>& Index() {
-  static std::unordered_map<std::string, CommandSpec*> m;
-  return m;
+// Command names, case-folded, in an open-addressing table: every request looks one up, and
+// hashing while folding case avoids building a std::string per command.
+constexpr size_t kIndexSize = 1024;  // power of two, well above twice the command count
+std::vector<CommandSpec*>& Index() {
+  static std::vector<CommandSpec*> slots(kIndexSize);
+  return slots;
+}
+
+// FNV-1a over the lower-cased name; writes the folded name to out (size >= name.size()).
+uint32_t FoldAndHash(std::string_view name, char* out) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < name.size(); i++) {
+    char ch = name[i];
+    ch = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch + 32) : ch;
+    out[i] = ch;
+    h = (h ^ static_cast<uint8_t>(ch)) * 16777619u;
+  }
+  return h;
+}
+
+void IndexAdd(CommandSpec* c) {
+  std::string_view name = c->name;
+  std::string folded(name.size(), 0);
+  uint32_t h = FoldAndHash(name, folded.data());
+  auto& slots = Index();
+  for (size_t i = h & (kIndexSize - 1);; i = (i + 1) & (kIndexSize - 1)) {
+    if (!slots[i] || slots[i]->fullname == folded) {
+      slots[i] = c;
+      return;
+    }
+  }
 }
 std::vector<CommandSpec*>& Sorted() {
   static std::vector<CommandSpec*> v;
@@ -46,7 +73,7 @@ void BuildCommandTable() {
       if (!s.group) s.group = c.group;
       if (!s.since) s.since = c.since;
     }
-    Index()[c.name] = &c;
+    IndexAdd(&c);
     Sorted().push_back(&c);
   }
   std::sort(Sorted().begin(), Sorted().end(),
@@ -56,12 +83,12 @@ void BuildCommandTable() {
 const CommandSpec* LookupCommand(std::string_view name) {
   char buf[64];
   if (name.size() >= sizeof(buf)) return nullptr;
-  for (size_t i = 0; i < name.size(); i++) {
-    char ch = name[i];
-    buf[i] = (ch >= 'A' && ch <= 'Z') ? ch + 32 : ch;
-  }
-  auto it = Index().find(std::string(buf, name.size()));
-  return it == Index().end() ? nullptr : it->second;
+  uint32_t h = FoldAndHash(name, buf);
+  std::string_view folded(buf, name.size());
+  const auto& slots = Index();
+  for (size_t i = h & (kIndexSize - 1); slots[i]; i = (i + 1) & (kIndexSize - 1))
+    if (slots[i]->fullname == folded) return slots[i];
+  return nullptr;
 }
 
 const CommandSpec* LookupCommandArgv(const std::vector<std::string_view>& argv) {
