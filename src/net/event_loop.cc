@@ -145,7 +145,7 @@ void EventLoop::Run() {
     }
     if (n == -1 && errno != EINTR) break;
     int64_t now_us = base::MonotonicUs();
-    if (spin_us_ > 0) EndWindowIfDue(now_us);
+    EndWindowIfDue(now_us);  // also while polling is off, so a later CONFIG SET starts clean
     now = now_us / 1000;
     for (size_t i = 0; i < timers_.size(); i++) {
       if (timers_[i].next_ms <= now) {

@@ -28,8 +28,8 @@ class EventLoop {
   void SetAfterSleep(std::function<void()> fn) { after_sleep_ = std::move(fn); }
   void Run();
   void Stop() { stop_ = true; }
-  // After an iteration that handled events, poll up to us microseconds for more before
-  // blocking, while the spin governor allows it (0: never poll).
+  // Under load (see kHotBatch), poll up to us microseconds for more events before blocking,
+  // while the spin governor allows it (0: never poll).
   void SetSpinUs(int64_t us) { spin_us_ = us; }
   // Wakes a blocked epoll_wait at most this many ms later (0: poll immediately).
   void SetMaxWaitMs(int ms) {

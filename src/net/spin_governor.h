@@ -2,7 +2,7 @@
 //
 // Under load from many clients, sleeping in epoll_wait and being woken for every small batch
 // costs the clients a wake-up per request they send; polling for a few microseconds instead
-// keeps batches together (about +15% throughput at -P 1 with 50 clients). Polling is only a
+// keeps batches together (about +10% throughput at -P 1 with 50 clients). Polling is only a
 // win while this thread has a CPU to itself: when other runnable threads (a co-located replica,
 // the client itself) wait for our CPU, polling takes time from them. The kernel tells us that
 // directly: the time this thread spent runnable but waiting for a CPU (schedstat run delay).
