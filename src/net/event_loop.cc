@@ -106,8 +106,7 @@ int EventLoop::Wait(::epoll_event* events, int max, int timeout_ms) {
   int64_t before = base::MonotonicUs();
   int n = epoll_wait(epfd_, events, max, timeout_ms);
   // Polling pays under load: many clients ready at once, or requests arriving back to back
-  // (a short sleep). A lone client or light traffic is neither, and polling would only burn
-  // CPU.
+  // (a short sleep). Light traffic is neither, and polling would only burn CPU.
   hot_ = n >= kHotBatch || (n > 0 && base::MonotonicUs() - before < kHotGapUs);
   return n;
 }
