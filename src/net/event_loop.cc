@@ -68,14 +68,19 @@ int EventLoop::AddTimer(int64_t period_ms, std::function<void()> fn) {
 }
 
 // Nanoseconds this thread has spent runnable but waiting for a CPU; -1 if unknown.
-int64_t EventLoop::RunDelayNs() const {
+int64_t EventLoop::RunDelayNs() {
   if (schedstat_fd_ < 0) return -1;
   char buf[96];
   ssize_t n = pread(schedstat_fd_, buf, sizeof(buf) - 1, 0);
-  if (n <= 0) return -1;
-  buf[n] = 0;
+  buf[n > 0 ? n : 0] = 0;
   unsigned long long cpu = 0, delay = 0;
-  if (sscanf(buf, "%llu %llu", &cpu, &delay) != 2) return -1;
+  // A kernel without run-delay accounting (no schedstats or delay accounting) reports 0
+  // forever; after a second of CPU a live counter has moved. Either way: stop trusting it.
+  if (sscanf(buf, "%llu %llu", &cpu, &delay) != 2 || (delay == 0 && cpu > 1'000'000'000ull)) {
+    close(schedstat_fd_);
+    schedstat_fd_ = -1;  // Wait() never polls without it
+    return -1;
+  }
   return static_cast<int64_t>(delay);
 }
 

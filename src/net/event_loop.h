@@ -68,7 +68,7 @@ class EventLoop {
 
   int Wait(::epoll_event* events, int max, int timeout_ms);
   void EndWindowIfDue(int64_t now_us);
-  int64_t RunDelayNs() const;
+  int64_t RunDelayNs();
 };
 
 }  // namespace net
