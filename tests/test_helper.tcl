@@ -14,6 +14,8 @@ array set ::cfg {
     server {} jobs 2 verbose 0 only {} allow_tags {} deny_tags {} worker {} slot 0
     port_base 21000 port_span 200 file {} file_timeout 600
 }
+# Several checkouts on one machine may run suites at once: each picks its own port range.
+if {[info exists ::env(TEST_PORT_BASE)]} { set ::cfg(port_base) $::env(TEST_PORT_BASE) }
 set singles {}
 set tagspec {}
 for {set i 0} {$i < [llength $argv]} {incr i} {
