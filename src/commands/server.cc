@@ -50,7 +50,7 @@ void ConfigSetCmd(Client* c) {
   std::vector<std::pair<std::string, std::string>> kv;
   for (size_t i = 2; i + 1 < c->argv.size(); i += 2)
     kv.emplace_back(std::string(c->argv[i]), std::string(c->argv[i + 1]));
-  std::string err = ConfigSet(kv);
+  std::string err = ConfigSet(kv, IsLocalClient(c));
   if (!err.empty()) return c->R().Error(err);
   RefreshDerivedConfig();
   c->R().Ok();
@@ -280,9 +280,7 @@ void CommandCommand(Client* c) {
 bool DebugAllowed(Client* c) {
   int mode = cfg.enable_debug_command;
   if (mode == 1) return true;
-  if (mode == 2 &&
-      (c->addr.rfind("127.", 0) == 0 || c->addr.rfind("::1", 0) == 0 || (c->flags & kUnixSocket)))
-    return true;
+  if (mode == 2 && IsLocalClient(c)) return true;
   c->R().Error(
       "DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
       "can run it from a local connection, otherwise you need to set this option in the "

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -271,34 +272,96 @@ int ListenTcp(const std::string& addr, int port, bool optional, std::string* err
 
 }  // namespace
 
-bool ListenAll(std::string* err) {
-  if (cfg.port != 0) {
-    for (auto b : cfg.bind) {
-      bool optional = !b.empty() && b[0] == '-';
-      if (optional) b = b.substr(1);
-      if (b == "*" && cfg.bind.size() == 1) {
-        // "*" alone: IPv4 any (IPv6 any is "::*").
-      }
-      std::string e;
-      int fd = ListenTcp(b, cfg.port, optional, &e);
-      if (fd == -2) {
-        LOG_WARNING("Warning: Could not create server TCP listening socket %s:%d: %s", b.c_str(),
-                    cfg.port, e.c_str());
-        continue;
-      }
-      if (fd < 0) {
-        *err = "Could not create server TCP listening socket " + b + ":" +
-               std::to_string(cfg.port) + ": " + e;
-        return false;
-      }
-      g.listen_fds.push_back(fd);
-      g.loop->AddFile(fd, net::kReadable, AcceptHandler, nullptr);
+namespace {
+// Opens a listener per bind address of cfg on cfg.port (none when the port is 0).
+bool OpenTcpListeners(std::vector<int>* fds, std::string* err) {
+  if (cfg.port == 0) return true;
+  int port = static_cast<int>(cfg.port);
+  for (auto b : cfg.bind) {
+    bool optional = !b.empty() && b[0] == '-';
+    if (optional) b = b.substr(1);
+    std::string e;
+    int fd = ListenTcp(b, port, optional, &e);
+    if (fd == -2) {
+      LOG_WARNING("Warning: Could not create server TCP listening socket %s:%d: %s", b.c_str(),
+                  port, e.c_str());
+      continue;
     }
-    if (g.listen_fds.empty()) {
-      *err = "Failed listening on port " + std::to_string(cfg.port) + " (tcp), aborting.";
+    if (fd < 0) {
+      *err = "Could not create server TCP listening socket " + b + ":" + std::to_string(port) +
+             ": " + e;
+      for (int f : *fds) close(f);
+      fds->clear();
       return false;
     }
+    fds->push_back(fd);
   }
+  if (fds->empty()) {
+    *err = "Failed listening on port " + std::to_string(port) + " (tcp), aborting.";
+    return false;
+  }
+  return true;
+}
+
+void WatchListeners() {
+  for (int fd : g.listen_fds) g.loop->AddFile(fd, net::kReadable, AcceptHandler, nullptr);
+}
+
+void CloseListeners() {
+  for (int fd : g.listen_fds) {
+    g.loop->DelFile(fd, net::kReadable | net::kWritable);
+    close(fd);
+  }
+  g.listen_fds.clear();
+}
+
+// unixsocketgroup: a group name or number.
+bool SetSocketGroup(const std::string& path, std::string* err) {
+  if (cfg.unixsocketgroup.empty()) return true;
+  gid_t gid;
+  if (struct group* gr = getgrnam(cfg.unixsocketgroup.c_str())) {
+    gid = gr->gr_gid;
+  } else {
+    int64_t n;
+    if (!base::ParseInt64(cfg.unixsocketgroup, &n) || n < 0) {
+      *err = "Failed to set the group of the unix socket: no group '" + cfg.unixsocketgroup + "'";
+      return false;
+    }
+    gid = static_cast<gid_t>(n);
+  }
+  if (chown(path.c_str(), static_cast<uid_t>(-1), gid) == -1) {
+    *err = "Failed to set the group of the unix socket: " + std::string(strerror(errno));
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool RebindTcp(std::string* err) {
+  // The old sockets go first: the new set may reuse their address and port.
+  std::vector<int> fresh;
+  CloseListeners();
+  if (!OpenTcpListeners(&fresh, err)) {
+    LOG_WARNING("%s", err->c_str());
+    *err = "Failed to bind to specified addresses.";
+    return false;  // CONFIG SET rolls back and calls this again with the old addresses
+  }
+  g.listen_fds = std::move(fresh);
+  WatchListeners();
+  return true;
+}
+
+bool IsLocalClient(const Client* c) {
+  if (c->flags & kUnixSocket) return true;
+  std::string_view ip(c->addr);
+  size_t colon = ip.rfind(':');
+  if (colon != std::string_view::npos) ip = ip.substr(0, colon);
+  return ip.substr(0, 4) == "127." || ip == "::1";
+}
+
+bool ListenAll(std::string* err) {
+  if (!OpenTcpListeners(&g.listen_fds, err)) return false;
+  WatchListeners();
   if (!cfg.unixsocket.empty()) {
     unlink(cfg.unixsocket.c_str());
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -314,6 +377,7 @@ bool ListenAll(std::string* err) {
       *err = "Failed opening Unix socket: " + std::string(strerror(errno));
       return false;
     }
+    if (!SetSocketGroup(cfg.unixsocket, err)) return false;
     if (cfg.unixsocketperm) chmod(cfg.unixsocket.c_str(), static_cast<mode_t>(cfg.unixsocketperm));
     g.unix_fd = fd;
     g.loop->AddFile(fd, net::kReadable, AcceptHandler, reinterpret_cast<void*>(1));

@@ -89,6 +89,10 @@ struct Client {
 
 // Networking (client.cc).
 bool ListenAll(std::string* err);
+// Replaces the TCP listeners by ones for the current bind/port (CONFIG SET).
+bool RebindTcp(std::string* err);
+// A unix socket or loopback peer (enable-protected-configs / enable-debug-command local).
+bool IsLocalClient(const Client* c);
 void FreeClient(Client* c);
 void CloseAsync(Client* c);
 // Wraps an already connected socket (our link to a primary) as a client.

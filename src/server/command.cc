@@ -2,6 +2,7 @@
 #include "server/command.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "base/util.h"
 #include "repl/repl.h"
@@ -12,13 +13,29 @@ std::vector<CommandSpec>& Storage() {
   static std::vector<CommandSpec> t;
   return t;
 }
-// Command names, case-folded, in an open-addressing table: every request looks one up, and
-// hashing while folding case avoids building a std::string per command.
+// Command names, case-folded, in open-addressing tables: every request looks one up, and
+// hashing while folding case avoids building a std::string per command. Two tables: the names
+// clients use (rename-command edits it) and the real names (the primary link and propagation
+// always speak real names).
 constexpr size_t kIndexSize = 1024;  // power of two, well above twice the command count
-std::vector<CommandSpec*>& Index() {
-  static std::vector<CommandSpec*> slots(kIndexSize);
+struct Slot {
+  std::string_view key;  // lower case; points at fullname or at a RenamedNames() entry
+  CommandSpec* cmd = nullptr;
+};
+using NameIndex = std::vector<Slot>;
+NameIndex& Index() {
+  static NameIndex slots(kIndexSize);
   return slots;
 }
+NameIndex& RealIndex() {
+  static NameIndex slots(kIndexSize);
+  return slots;
+}
+std::vector<std::unique_ptr<std::string>>& RenamedNames() {
+  static std::vector<std::unique_ptr<std::string>> v;
+  return v;
+}
+bool g_renamed = false;
 
 // FNV-1a over the lower-cased name; writes the folded name to out (size >= name.size()).
 uint32_t FoldAndHash(std::string_view name, char* out) {
@@ -32,18 +49,27 @@ uint32_t FoldAndHash(std::string_view name, char* out) {
   return h;
 }
 
-void IndexAdd(CommandSpec* c) {
-  std::string_view name = c->name;
-  std::string folded(name.size(), 0);
-  uint32_t h = FoldAndHash(name, folded.data());
-  auto& slots = Index();
+void IndexAdd(NameIndex& slots, std::string_view key, CommandSpec* c) {
+  std::string folded(key.size(), 0);
+  uint32_t h = FoldAndHash(key, folded.data());
   for (size_t i = h & (kIndexSize - 1);; i = (i + 1) & (kIndexSize - 1)) {
-    if (!slots[i] || slots[i]->fullname == folded) {
-      slots[i] = c;
+    if (!slots[i].cmd || slots[i].key == folded) {
+      slots[i] = {key, c};
       return;
     }
   }
 }
+
+CommandSpec* IndexFind(const NameIndex& slots, std::string_view name) {
+  char buf[64];
+  if (name.size() >= sizeof(buf)) return nullptr;
+  uint32_t h = FoldAndHash(name, buf);
+  std::string_view folded(buf, name.size());
+  for (size_t i = h & (kIndexSize - 1); slots[i].cmd; i = (i + 1) & (kIndexSize - 1))
+    if (slots[i].key == folded) return slots[i].cmd;
+  return nullptr;
+}
+
 std::vector<CommandSpec*>& Sorted() {
   static std::vector<CommandSpec*> v;
   return v;
@@ -73,22 +99,47 @@ void BuildCommandTable() {
       if (!s.group) s.group = c.group;
       if (!s.since) s.since = c.since;
     }
-    IndexAdd(&c);
+    IndexAdd(Index(), c.fullname, &c);
+    IndexAdd(RealIndex(), c.fullname, &c);
     Sorted().push_back(&c);
   }
   std::sort(Sorted().begin(), Sorted().end(),
             [](const CommandSpec* a, const CommandSpec* b) { return a->fullname < b->fullname; });
 }
 
-const CommandSpec* LookupCommand(std::string_view name) {
-  char buf[64];
-  if (name.size() >= sizeof(buf)) return nullptr;
-  uint32_t h = FoldAndHash(name, buf);
-  std::string_view folded(buf, name.size());
-  const auto& slots = Index();
-  for (size_t i = h & (kIndexSize - 1); slots[i]; i = (i + 1) & (kIndexSize - 1))
-    if (slots[i]->fullname == folded) return slots[i];
-  return nullptr;
+const CommandSpec* LookupCommand(std::string_view name) { return IndexFind(Index(), name); }
+
+const CommandSpec* LookupRealCommand(std::string_view name) { return IndexFind(RealIndex(), name); }
+
+bool CommandsRenamed() { return g_renamed; }
+
+bool RenameInCommandTable(std::string_view from, std::string_view to, std::string* err) {
+  CommandSpec* cmd = IndexFind(Index(), from);
+  if (!cmd) {
+    *err = "No such command in rename-command";
+    return false;
+  }
+  // Rebuild the client-facing index without `from` (open addressing has no cheap delete).
+  std::vector<Slot> keep;
+  for (auto& s : Index())
+    if (s.cmd && s.cmd != cmd) keep.push_back(s);
+  if (!to.empty()) {
+    if (IndexFind(Index(), to) && IndexFind(Index(), to) != cmd) {
+      *err = "Target command name already exists";
+      return false;
+    }
+    std::string lower(to);
+    for (auto& ch : lower) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+    RenamedNames().push_back(std::make_unique<std::string>(std::move(lower)));
+    keep.push_back({*RenamedNames().back(), cmd});
+  } else {
+    auto& v = Sorted();
+    v.erase(std::remove(v.begin(), v.end(), cmd), v.end());
+  }
+  Index().assign(kIndexSize, Slot{});
+  for (auto& s : keep) IndexAdd(Index(), s.key, s.cmd);
+  g_renamed = true;
+  return true;
 }
 
 const CommandSpec* LookupCommandArgv(const std::vector<std::string_view>& argv) {

@@ -77,7 +77,13 @@ void BuildCommandTable();
 const CommandSpec* LookupCommand(std::string_view name);
 // Resolves container commands: returns the subcommand spec or the command itself.
 const CommandSpec* LookupCommandArgv(const std::vector<std::string_view>& argv);
-const std::vector<CommandSpec*>& AllCommands();  // top-level, sorted by name
+// By the name clients use (after rename-command).
+const std::vector<CommandSpec*>& AllCommands();  // top-level, sorted by name, minus disabled
+// By the real name, whatever rename-command did: for the primary link and internal calls.
+const CommandSpec* LookupRealCommand(std::string_view name);
+// rename-command: `to` empty disables the command. Returns false with Valkey's error text.
+bool RenameInCommandTable(std::string_view from, std::string_view to, std::string* err);
+bool CommandsRenamed();  // some rename-command took effect
 // Keys of a call by the key spec (positions into argv).
 void GetKeyPositions(const CommandSpec* cmd, const std::vector<std::string_view>& argv,
                      std::vector<int>* out);

@@ -18,6 +18,7 @@
 #include "db/zset.h"
 #include "net/resp_parser.h"
 #include "repl/repl.h"
+#include "server/command.h"
 #include "server/notify.h"
 #include "server/server.h"
 
@@ -28,7 +29,9 @@ Config cfg;
 namespace {
 
 enum Kind { kBool, kInt, kMem, kStr, kEnum, kSpecial };
-enum Flags : unsigned { kImmutable = 1 };
+// kImmutable: CONFIG SET refuses it. kProtectedConfig: CONFIG SET refuses it unless
+// enable-protected-configs allows the client. kHidden: CONFIG GET patterns skip it.
+enum Flags : unsigned { kImmutable = 1, kProtectedConfig = 2, kHidden = 4 };
 
 struct Special {
   bool (*set)(const std::vector<std::string>& args, std::string* err);
@@ -46,10 +49,12 @@ struct Def {
   Special special;
   bool (*apply)(std::string* err);
   const char* deflt;  // documented default (valkey.conf text)
+  // Checks a string value before it is stored (file and CONFIG SET alike).
+  bool (*validate)(const std::string& v, std::string* err) = nullptr;
 };
 
 const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "nothing", nullptr};
-const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};
+const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};  // also protected configs
 const char* const kDisklessLoad[] = {"disabled", "on-empty-db", "swapdb", nullptr};
 
 bool SetReplicaof(const std::vector<std::string>& raw, std::string* err) {
@@ -228,20 +233,41 @@ bool ApplyBusyPoll(std::string*) {
   return true;
 }
 
+// CONFIG SET bind/port: listen on the new addresses now, so the node never listens on more
+// than the operator last asked for.
+bool ApplyListen(std::string* err) {
+  if (!g.loop) return true;
+  return RebindTcp(err);
+}
+
+// dbfilename is a name inside dir, never a path (else CONFIG SET could write anywhere).
+bool ValidDbFilename(const std::string& v, std::string* err) {
+  if (v.empty()) {
+    *err = "dbfilename can't be empty";
+    return false;
+  }
+  if (v.find_first_of("/\\") != std::string::npos) {
+    *err = "dbfilename can't be a path, just a filename";
+    return false;
+  }
+  return true;
+}
+
 bool ApplyHz(std::string*) {
   if (cfg.hz < 1) cfg.hz = 1;
   if (cfg.hz > 500) cfg.hz = 500;
   return true;
 }
 
+// The casts make a field of the wrong type a compile error (the table stores void*).
 #define BOOL(n, field, dflt, fl) \
-  { n, nullptr, kBool, fl, &cfg.field, 0, 0, nullptr, {}, nullptr, dflt }
+  { n, nullptr, kBool, fl, static_cast<bool*>(&cfg.field), 0, 0, nullptr, {}, nullptr, dflt }
 #define INT(n, field, lo, hi, dflt, fl) \
-  { n, nullptr, kInt, fl, &cfg.field, lo, hi, nullptr, {}, nullptr, dflt }
+  { n, nullptr, kInt, fl, static_cast<int64_t*>(&cfg.field), lo, hi, nullptr, {}, nullptr, dflt }
 #define MEM(n, field, lo, hi, dflt, fl) \
-  { n, nullptr, kMem, fl, &cfg.field, lo, hi, nullptr, {}, nullptr, dflt }
+  { n, nullptr, kMem, fl, static_cast<int64_t*>(&cfg.field), lo, hi, nullptr, {}, nullptr, dflt }
 #define STR(n, field, dflt, fl) \
-  { n, nullptr, kStr, fl, &cfg.field, 0, 0, nullptr, {}, nullptr, dflt }
+  { n, nullptr, kStr, fl, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {}, nullptr, dflt }
 
 std::vector<Def>& Table() {
   static std::vector<Def> t = {
@@ -254,11 +280,12 @@ std::vector<Def>& Table() {
        0,
        nullptr,
        {SetBind, GetBind},
-       nullptr,
+       ApplyListen,
        "127.0.0.1 -::1"},
-      INT("port", port, 0, 65535, "6379", kImmutable),
+      {"port", nullptr, kInt, 0, &cfg.port, 0, 65535, nullptr, {}, ApplyListen, "6379"},
       STR("unixsocket", unixsocket, "", kImmutable),
       INT("unixsocketperm", unixsocketperm, 0, 0777, "0", kImmutable),
+      STR("unixsocketgroup", unixsocketgroup, "", kImmutable),
       BOOL("protected-mode", protected_mode, "yes", 0),
       INT("maxclients", maxclients, 1, UINT32_MAX, "10000", 0),
       INT("timeout", timeout, 0, INT_MAX, "0", 0),
@@ -268,18 +295,48 @@ std::vector<Def>& Table() {
       STR("pidfile", pidfile, "", kImmutable),
       STR("logfile", logfile, "", kImmutable),
       {"loglevel", nullptr, kEnum, 0, &cfg.loglevel, 0, 0, kLogLevels, {}, ApplyLogLevel, "notice"},
-      {"dir", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetDir, GetDir}, nullptr, "./"},
+      {"dir",
+       nullptr,
+       kSpecial,
+       kProtectedConfig,
+       nullptr,
+       0,
+       0,
+       nullptr,
+       {SetDir, GetDir},
+       nullptr,
+       "./"},
       BOOL("always-show-logo", always_show_logo, "no", kImmutable),
       INT("databases", databases, 1, INT_MAX, "16", kImmutable),
       {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
       BOOL("dynamic-hz", dynamic_hz, "yes", 0),
-      {"busy-poll-us", nullptr, kInt, 0, &cfg.busy_poll_us, 0, 1000, nullptr, {}, ApplyBusyPoll,
+      {"busy-poll-us",
+       nullptr,
+       kInt,
+       0,
+       &cfg.busy_poll_us,
+       0,
+       1000,
+       nullptr,
+       {},
+       ApplyBusyPoll,
        "200"},
       {"enable-debug-command",
        nullptr,
        kEnum,
        kImmutable,
        &cfg.enable_debug_command,
+       0,
+       0,
+       kDebugCmd,
+       {},
+       nullptr,
+       "no"},
+      {"enable-protected-configs",
+       nullptr,
+       kEnum,
+       kImmutable,
+       &cfg.enable_protected_configs,
        0,
        0,
        kDebugCmd,
@@ -300,7 +357,7 @@ std::vector<Def>& Table() {
        nullptr,
        "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60"},
       STR("requirepass", requirepass, "", 0),
-      INT("client-default-resp", client_default_resp, 2, 3, "2", 0),
+      INT("client-default-resp", client_default_resp, 2, 3, "2", kImmutable | kHidden),
       INT("active-expire-effort", active_expire_effort, 1, 10, "1", 0),
       BOOL("activerehashing", activerehashing, "yes", 0),
       MEM("maxmemory", maxmemory, 0, INT64_MAX, "0", 0),
@@ -518,7 +575,18 @@ std::vector<Def>& Table() {
        {},
        ApplyTypeLimits,
        "0"},
-      STR("dbfilename", dbfilename, "dump.rdb", 0),
+      {"dbfilename",
+       nullptr,
+       kStr,
+       kProtectedConfig,
+       &cfg.dbfilename,
+       0,
+       0,
+       nullptr,
+       {},
+       nullptr,
+       "dump.rdb",
+       ValidDbFilename},
       {"save",
        nullptr,
        kSpecial,
@@ -531,10 +599,10 @@ std::vector<Def>& Table() {
        nullptr,
        "3600 1 300 100 60 10000"},
       BOOL("rdbcompression", rdbcompression, "yes", 0),
-      BOOL("rdbchecksum", rdbchecksum, "yes", 0),
+      BOOL("rdbchecksum", rdbchecksum, "yes", kImmutable),
       BOOL("stop-writes-on-bgsave-error", stop_writes_on_bgsave_error, "yes", 0),
       BOOL("rdb-save-incremental-fsync", rdb_save_incremental_fsync, "yes", 0),
-      INT("rdb-key-save-delay", rdb_key_save_delay, INT_MIN, INT_MAX, "0", 0),
+      INT("rdb-key-save-delay", rdb_key_save_delay, INT_MIN, INT_MAX, "0", kHidden),
       {"notify-keyspace-events",
        nullptr,
        kSpecial,
@@ -557,6 +625,7 @@ struct Unimpl {
   const char* deflt;
   UnimplKind kind;
   const char* choices;  // kUEnum: "a, b, c"
+  unsigned flags;       // kImmutable, kHidden as in Valkey
 };
 // Values of recognised-only directives are still checked for their kind.
 bool CheckUnimplValue(const Unimpl& u, const std::string& v, std::string* err) {
@@ -574,7 +643,10 @@ bool CheckUnimplValue(const Unimpl& u, const std::string& v, std::string* err) {
     }
   } else if (u.kind == kUNumber) {
     int64_t n;
-    if (!base::ParseInt64(v, &n) && !base::ParseMemory(v)) {
+    // maxmemory-clients may also be a percentage of maxmemory.
+    bool percent = std::string_view(u.name) == "maxmemory-clients" && v.size() > 1 &&
+                   v.back() == '%' && base::ParseInt64(v.substr(0, v.size() - 1), &n) && n >= 0;
+    if (!percent && !base::ParseInt64(v, &n) && !base::ParseMemory(v)) {
       *err = "argument couldn't be parsed into an integer";
       return false;
     }
@@ -593,17 +665,57 @@ std::map<std::string, std::string>& UnimplValues() {
   return m;
 }
 std::set<std::string> g_unimpl_seen;
-// Directives in the file that are not config values at all (handled or ignored on purpose).
-const char* const kIgnoredDirectives[] = {"rename-command", "user", "loadmodule", "sentinel",
-                                          nullptr};
 
-Def* FindDef(const std::string& name) {
+// Fail closed: values of directives the node cannot honour yet, where ignoring them would leave
+// it more open or less durable than asked. They stop the start and CONFIG SET refuses them.
+bool IsYes(const std::string& v) { return base::EqualsNoCase(v, "yes"); }
+// A value that does not parse is left to the directive's own check (and its error text).
+bool NotZero(const std::string& v) {
+  int64_t pct;
+  if (v.size() > 1 && v.back() == '%' && base::ParseInt64(v.substr(0, v.size() - 1), &pct))
+    return pct != 0;
+  auto m = base::ParseMemory(v);
+  return m && *m != 0;
+}
+bool NotEmpty(const std::string& v) { return !v.empty(); }
+struct FailClosed {
+  const char* name;
+  bool (*refuses)(const std::string& v);
+  const char* why;
+};
+const FailClosed kFailClosed[] = {
+    {"appendonly", IsYes,
+     "there is no append-only file yet, so writes since the last snapshot would be lost in a "
+     "crash"},
+    {"maxmemory", NotZero, "the memory limit is not enforced yet"},
+    {"maxmemory-clients", NotZero, "the client memory limit is not enforced yet"},
+    {"aclfile", NotEmpty,
+     "ACL users are not implemented yet, so the node would start without the users of that "
+     "file"},
+    {"tls-port", NotZero, "TLS is not implemented yet"},
+    {"tls-replication", IsYes,
+     "TLS is not implemented yet, so replication would travel in clear text"},
+    {"tls-cluster", IsYes,
+     "TLS is not implemented yet, so the cluster bus would travel in clear text"},
+    {"syslog-enabled", IsYes, "logging to syslog is not implemented yet"},
+    {"rdb-del-sync-files", IsYes,
+     "deleting the snapshot files made for replication is not implemented yet"},
+};
+// "" when the value is fine, else the reason it is refused.
+std::string RefusedValue(const std::string& canon, const std::string& value) {
+  for (auto& f : kFailClosed)
+    if (canon == f.name && f.refuses(value))
+      return "'" + canon + " " + value + "' is not supported yet by this server: " + f.why;
+  return "";
+}
+
+Def* FindDef(std::string_view name) {
   for (auto& d : Table())
     if (base::EqualsNoCase(name, d.name) || (d.alias && base::EqualsNoCase(name, d.alias)))
       return &d;
   return nullptr;
 }
-const Unimpl* FindUnimpl(const std::string& name) {
+const Unimpl* FindUnimpl(std::string_view name) {
   for (auto& u : kUnimplemented)
     if (base::EqualsNoCase(name, u.name) || (u.alias && base::EqualsNoCase(name, u.alias)))
       return &u;
@@ -691,6 +803,7 @@ bool SetValue(Def& d, const std::vector<std::string>& args, std::string* err) {
       return true;
     }
     case kStr:
+      if (d.validate && !d.validate(v, err)) return false;
       *static_cast<std::string*>(d.ptr) = v;
       return true;
     case kEnum: {
@@ -764,19 +877,31 @@ bool ApplyLine(const std::string& raw, int lineno, int depth) {
     for (std::string l; std::getline(f, l);) inc.push_back(l);
     return LoadLines(inc, depth + 1);
   }
-  for (int k = 0; kIgnoredDirectives[k]; k++)
-    if (name == kIgnoredDirectives[k]) {
-      g_unimpl_seen.insert(name);
-      return true;
-    }
+  if (name == "rename-command") {
+    if (args.size() != 2) return Fatal(lineno, line, "Bad directive or wrong number of arguments");
+    std::string err;
+    if (!RenameInCommandTable(args[0], args[1], &err)) return Fatal(lineno, line, err);
+    return true;
+  }
+  if (name == "user")
+    return Fatal(lineno, line,
+                 "'user' is not supported yet by this server: ACL users are not implemented, so "
+                 "the node would start without the users and passwords this line asks for");
+  if (name == "loadmodule")
+    return Fatal(lineno, line, "'loadmodule' is not supported: this server has no module API");
+  if (name == "sentinel")
+    return Fatal(lineno, line, "sentinel directive while not in sentinel mode");
   if (Def* d = FindDef(name)) {
     // Multi-argument directives keep every argument; "save" and "bind" may also repeat.
     std::vector<std::string> vals = args;
     if (d->kind != kSpecial && vals.size() != 1)
       return Fatal(lineno, line, "wrong number of arguments");
+    if (d->kind == kSpecial && vals.empty() && std::string(d->name) == "save")
+      vals.push_back("");  // "save" alone disables snapshots, as save ""
     if (d->kind == kSpecial && vals.empty())
       return Fatal(lineno, line, "wrong number of arguments");
-    std::string err;
+    std::string err = RefusedValue(d->name, Join(vals));
+    if (!err.empty()) return Fatal(lineno, line, err);
     if (d->ptr == nullptr && std::string(d->name) == "save" && vals.size() >= 1) {
       // Consecutive save lines add points: "save 900 1" then "save 300 10".
       static bool first_save = true;
@@ -795,8 +920,10 @@ bool ApplyLine(const std::string& raw, int lineno, int depth) {
     if (args.empty()) return Fatal(lineno, line, "wrong number of arguments");
     std::string err;
     if (args.size() == 1 && !CheckUnimplValue(*u, args[0], &err)) return Fatal(lineno, line, err);
+    err = RefusedValue(u->name, Join(args));
+    if (!err.empty()) return Fatal(lineno, line, err);
     UnimplValues()[u->name] = Join(args);
-    g_unimpl_seen.insert(u->name);
+    if (Join(args) != u->deflt) g_unimpl_seen.insert(u->name);  // the default asks for nothing
     return true;
   }
   return Fatal(lineno, line, "Bad directive or wrong number of arguments");
@@ -859,10 +986,12 @@ void ConfigGet(const std::vector<std::string>& patterns,
       continue;
     }
     for (auto& d : Table()) {
+      if (d.flags & kHidden) continue;
       if (base::GlobMatch(p, d.name, true)) add(d.name, GetValue(d));
       if (d.alias && base::GlobMatch(p, d.alias, true)) add(d.alias, GetValue(d));
     }
     for (auto& u : kUnimplemented) {
+      if (u.flags & kHidden) continue;
       if (base::GlobMatch(p, u.name, true)) add(u.name, UnimplValues()[u.name]);
       if (u.alias && base::GlobMatch(p, u.alias, true)) add(u.alias, UnimplValues()[u.name]);
     }
@@ -875,22 +1004,29 @@ std::string ConfigValue(const std::string& name) {
   return "";
 }
 
-std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pairs) {
-  // Validate names and duplicates first, then apply in order with rollback on failure.
+std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pairs,
+                      bool local_client) {
+  // Validate names, mutability, duplicates and values first (Valkey's order), then apply in
+  // order with rollback on failure.
+  auto failed = [](const std::string& n, const std::string& why) {
+    return "CONFIG SET failed (possibly related to argument '" + n + "') - " + why;
+  };
+  bool protected_ok =
+      cfg.enable_protected_configs == 1 || (cfg.enable_protected_configs == 2 && local_client);
   std::set<std::string> names;
   for (auto& [n, v] : pairs) {
     Def* d = FindDef(n);
     const Unimpl* u = d ? nullptr : FindUnimpl(n);
     if (!d && !u) return "Unknown option or number of arguments for CONFIG SET - '" + n + "'";
     std::string canon = d ? d->name : u->name;
-    if (!names.insert(canon).second)
-      return "CONFIG SET failed (possibly related to argument '" + n + "') - duplicate parameter";
-    if (d && (d->flags & kImmutable))
-      return "CONFIG SET failed (possibly related to argument '" + n +
-             "') - can't set immutable config";
+    unsigned flags = d ? d->flags : u->flags;
+    if (flags & kImmutable) return failed(n, "can't set immutable config");
+    if ((flags & kProtectedConfig) && !protected_ok) return failed(n, "can't set protected config");
+    if (!names.insert(canon).second) return failed(n, "duplicate parameter");
     std::string err;
-    if (u && !CheckUnimplValue(*u, v, &err))
-      return "CONFIG SET failed (possibly related to argument '" + n + "') - " + err;
+    if (u && !CheckUnimplValue(*u, v, &err)) return failed(n, err);
+    err = RefusedValue(canon, v);
+    if (!err.empty()) return failed(n, err);
   }
   std::vector<std::pair<Def*, std::string>> old;
   std::string err;
@@ -918,6 +1054,7 @@ std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pa
       std::string ignored;
       std::vector<std::string> back{prev};
       SetValue(*d, back, &ignored);
+      if (d->apply) d->apply(&ignored);  // e.g. listen on the old addresses again
       for (auto it = old.rbegin(); it != old.rend(); ++it) {
         std::vector<std::string> b;
         if (it->first->kind == kSpecial && std::string(it->first->name) != "save" &&

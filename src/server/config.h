@@ -12,9 +12,10 @@ namespace server {
 struct Config {
   // network
   std::vector<std::string> bind{"127.0.0.1", "-::1"};
-  int port = 6379;
+  int64_t port = 6379;
   std::string unixsocket;
   int64_t unixsocketperm = 0;
+  std::string unixsocketgroup;  // group name or number given to the socket file
   bool protected_mode = true;
   int64_t maxclients = 10000;
   int64_t timeout = 0;
@@ -31,7 +32,8 @@ struct Config {
   int64_t databases = 16;
   int64_t hz = 10;
   bool dynamic_hz = true;
-  int enable_debug_command = 0;  // 0 no, 1 yes, 2 local
+  int enable_debug_command = 0;      // 0 no, 1 yes, 2 local
+  int enable_protected_configs = 0;  // 0 no, 1 yes, 2 local: may CONFIG SET change dir etc.
   // protocol and clients
   int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   int64_t client_query_buffer_limit = 1024LL * 1024 * 1024;
@@ -81,7 +83,8 @@ struct Config {
 extern Config cfg;
 
 // Reads a config file plus command-line "--name value" pairs; on error prints the fatal
-// message (naming the line) to stderr and returns false.
+// message (naming the line) to stderr and returns false. Needs the command table
+// (rename-command edits it).
 bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_args);
 // Logs one warning per directive that was set but is not implemented yet.
 void WarnUnimplementedDirectives();
@@ -89,7 +92,10 @@ void WarnUnimplementedDirectives();
 void ConfigGet(const std::vector<std::string>& patterns,
                std::vector<std::pair<std::string, std::string>>* out);
 // CONFIG SET name value [name value ...]: all or nothing. Returns "" or the error text.
-std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pairs);
+// local_client: whether the caller may change protected configs under
+// enable-protected-configs local.
+std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pairs,
+                      bool local_client);
 // CONFIG REWRITE: returns "" or the error text.
 std::string ConfigRewrite();
 // Value of a directive as CONFIG GET shows it ("" if unknown).

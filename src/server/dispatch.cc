@@ -31,6 +31,8 @@ std::string UnknownCommandText(const Client* c) {
          "', with args beginning with: " + args;
 }
 
+const CommandSpec* TopLevel(const CommandSpec* cmd) { return cmd->parent ? cmd->parent : cmd; }
+
 bool IsTxControl(const CommandSpec* cmd) {
   std::string_view n = cmd->name;
   return n == "exec" || n == "discard" || n == "multi" || n == "watch" || n == "quit" ||
@@ -101,6 +103,11 @@ void Call(Client* c, const CommandSpec* cmd) {
     if (g_has_override) {
       std::vector<std::string_view> v(g_prop_override.begin(), g_prop_override.end());
       repl::Propagate(c->dbid, v);
+    } else if (CommandsRenamed() && !base::EqualsNoCase(c->argv[0], TopLevel(cmd)->name)) {
+      // A renamed command travels under its real name: replicas need not share the renames.
+      std::vector<std::string_view> v(c->argv.begin(), c->argv.end());
+      v[0] = TopLevel(cmd)->name;
+      repl::Propagate(c->dbid, v);
     } else {
       repl::Propagate(c->dbid, c->argv);
     }
@@ -118,6 +125,9 @@ void Call(Client* c, const CommandSpec* cmd) {
 
 void ProcessCommand(Client* c) {
   const CommandSpec* cmd = LookupCommand(c->argv[0]);
+  // The primary link may speak real names of commands renamed here (our primaries propagate
+  // them so).
+  if (!cmd && (c->flags & kPrimary)) cmd = LookupRealCommand(c->argv[0]);
   if (!cmd) return Reject(c, nullptr, UnknownCommandText(c));
   if (!cmd->subcommands.empty()) {
     if (c->argv.size() < 2) return Reject(c, cmd, ArityText(cmd));

@@ -61,7 +61,7 @@ void SecServer(std::string* s) {
   Line(s, "process_id:%d", static_cast<int>(getpid()));
   Line(s, "process_supervised:no");
   Line(s, "run_id:%s", g.run_id.c_str());
-  Line(s, "tcp_port:%d", cfg.port);
+  Line(s, "tcp_port:%lld", static_cast<long long>(cfg.port));
   Line(s, "server_time_usec:%lld", static_cast<ll>(base::UsTime()));
   Line(s, "uptime_in_seconds:%lld", static_cast<ll>(up));
   Line(s, "uptime_in_days:%lld", static_cast<ll>(up / 86400));

@@ -175,7 +175,7 @@ void BeforeSleep() {
 void PrintBanner() {
   const char* mode = cfg.cluster_enabled ? "cluster" : "standalone";
   if (!cfg.always_show_logo && (!cfg.logfile.empty() || !isatty(STDOUT_FILENO))) {
-    LOG_NOTICE("Running mode=%s, port=%d.", mode, cfg.port);
+    LOG_NOTICE("Running mode=%s, port=%d.", mode, static_cast<int>(cfg.port));
     return;
   }
   char buf[1024];
@@ -186,7 +186,7 @@ void PrintBanner() {
            " |  |  ||  ||  |  |  Running in %s mode\n"
            " |  |__||__||__|  |  Port: %d\n"
            "  \\______________/   PID: %ld\n\n",
-           kValkeyVersion, mode, cfg.port, static_cast<long>(getpid()));
+           kValkeyVersion, mode, static_cast<int>(cfg.port), static_cast<long>(getpid()));
   base::LogRaw(base::kLogNotice, buf);
 }
 
@@ -255,6 +255,7 @@ int Main(int argc, char** argv) {
     g.config_file = realpath(config_path.c_str(), abs) ? std::string(abs) : config_path;
   }
   base::SetLogRoleChar('C');
+  BuildCommandTable();  // before the config: rename-command edits it
   if (!LoadConfig(config_path, cli)) return 1;
   if (!cfg.logfile.empty() && !base::SetLogFile(cfg.logfile)) {
     fprintf(stderr, "Can't open the log file: %s\n", strerror(errno));
@@ -306,7 +307,6 @@ int Main(int argc, char** argv) {
   db::RegisterSetType();
   db::RegisterListType();
   db::RegisterZSetType();
-  BuildCommandTable();
   repl::Init();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;

@@ -220,25 +220,25 @@ start_server {tags {info}} {
     }
 
     test "CONFIG SET and GET round trip" {
-        assert_equal OK [r config set maxmemory 10mb]
-        assert_equal {maxmemory 10485760} [r config get maxmemory]
+        assert_equal OK [r config set proto-max-bulk-len 10mb]
+        assert_equal {proto-max-bulk-len 10485760} [r config get proto-max-bulk-len]
         assert_equal OK [r config set maxmemory-policy allkeys-lru hz 20]
         assert_equal {hz 20 maxmemory-policy allkeys-lru} [lsort -stride 2 [r config get maxmemory-policy hz]]
-        assert_equal OK [r config set maxmemory 0 maxmemory-policy noeviction hz 10]
+        assert_equal OK [r config set proto-max-bulk-len 512mb maxmemory-policy noeviction hz 10]
     }
 
     test "CONFIG SET multiple pairs is atomic" {
         assert_error "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer" {
-            r config set maxmemory 5mb hz 20 timeout x
+            r config set proto-max-bulk-len 5mb hz 20 timeout x
         }
-        assert_equal {maxmemory 0} [r config get maxmemory]
+        assert_equal {proto-max-bulk-len 536870912} [r config get proto-max-bulk-len]
         assert_equal {hz 10} [r config get hz]
         assert_error "ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'" {
-            r config set maxmemory 5mb nosuch 1
+            r config set proto-max-bulk-len 5mb nosuch 1
         }
-        assert_equal {maxmemory 0} [r config get maxmemory]
-        assert_error "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - duplicate parameter" {
-            r config set maxmemory 1 maxmemory 2
+        assert_equal {proto-max-bulk-len 536870912} [r config get proto-max-bulk-len]
+        assert_error "ERR CONFIG SET failed (possibly related to argument 'hz') - duplicate parameter" {
+            r config set hz 1 hz 2
         }
     }
 
@@ -267,16 +267,16 @@ start_server {tags {info}} {
     }
 
     test "CONFIG REWRITE writes changed directives to the config file" {
-        r config set maxmemory 12mb
+        r config set proto-max-bulk-len 12mb
         r config set maxmemory-policy allkeys-lfu
         assert_equal OK [r config rewrite]
         set f [open [srv config_file]]
         set text [read $f]
         close $f
-        assert_match "*\nmaxmemory 12mb\n*" "\n$text"
+        assert_match "*\nproto-max-bulk-len 12mb\n*" "\n$text"
         assert_match "*\nmaxmemory-policy allkeys-lfu\n*" "\n$text"
         assert_match "*\nport [srv port]\n*" "\n$text"
-        r config set maxmemory 0
+        r config set proto-max-bulk-len 512mb
         r config set maxmemory-policy noeviction
         r config rewrite
     }
