@@ -240,17 +240,21 @@ bool ApplyListen(std::string* err) {
   return RebindTcp(err);
 }
 
-// dbfilename is a name inside dir, never a path (else CONFIG SET could write anywhere).
-bool ValidDbFilename(const std::string& v, std::string* err) {
+// File names inside dir are never paths (else CONFIG SET could write anywhere).
+bool ValidBaseName(std::string_view directive, const std::string& v, const char* what,
+                   std::string* err) {
   if (v.empty()) {
-    *err = "dbfilename can't be empty";
+    *err = std::string(directive) + " can't be empty";
     return false;
   }
   if (v.find_first_of("/\\") != std::string::npos) {
-    *err = "dbfilename can't be a path, just a filename";
+    *err = std::string(directive) + " can't be a path, just a " + what;
     return false;
   }
   return true;
+}
+bool ValidDbFilename(const std::string& v, std::string* err) {
+  return ValidBaseName("dbfilename", v, "filename", err);
 }
 
 bool ApplyHz(std::string*) {
@@ -629,6 +633,9 @@ struct Unimpl {
 };
 // Values of recognised-only directives are still checked for their kind.
 bool CheckUnimplValue(const Unimpl& u, const std::string& v, std::string* err) {
+  std::string_view name = u.name;
+  if (name == "appendfilename" && !ValidBaseName(name, v, "filename", err)) return false;
+  if (name == "appenddirname" && !ValidBaseName(name, v, "dirname", err)) return false;
   if (u.kind == kUBool) {
     std::string l = base::ToLower(v);
     if (l != "yes" && l != "no") {

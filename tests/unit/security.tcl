@@ -262,6 +262,8 @@ tags {security} {
             {rename-command config|get x} "No such command in rename-command"
             {rename-command get set} "Target command name already exists"
             {dbfilename ../dump.rdb} "dbfilename can't be a path, just a filename"
+            {appendfilename ../x.aof} "appendfilename can't be a path, just a filename"
+            {appenddirname /tmp} "appenddirname can't be a path, just a dirname"
         } {
             assert_refused_line [refused_start [list $line]] 3 $line $why
         }
