@@ -81,34 +81,70 @@ void ConfigHelpCmd(Client* c) {
 }
 
 // ---- COMMAND ----
+void ReplyKeyFlags(net::Reply& r, uint32_t flags) {
+  std::vector<const char*> names;
+  KeyFlagNames(flags, &names);
+  r.SetLen(static_cast<int64_t>(names.size()));
+  for (auto* n : names) r.Simple(n);
+}
+
 void ReplyKeySpecs(net::Reply& r, const CommandSpec* c) {
-  if (c->first_key <= 0) return r.ArrayLen(0);
-  r.ArrayLen(1);
-  r.MapLen(3);
-  r.Bulk("flags");
-  r.SetLen(c->flags & kCmdWrite ? 2 : 2);
-  r.Simple(c->flags & kCmdWrite ? "RW" : "RO");
-  r.Simple(c->flags & kCmdWrite ? "update" : "access");
-  r.Bulk("begin_search");
-  r.MapLen(2);
-  r.Bulk("type");
-  r.Bulk("index");
-  r.Bulk("spec");
-  r.MapLen(1);
-  r.Bulk("index");
-  r.Int(c->first_key);
-  r.Bulk("find_keys");
-  r.MapLen(2);
-  r.Bulk("type");
-  r.Bulk("range");
-  r.Bulk("spec");
-  r.MapLen(3);
-  r.Bulk("lastkey");
-  r.Int(c->last_key < 0 ? c->last_key : c->last_key - c->first_key);
-  r.Bulk("keystep");
-  r.Int(c->step);
-  r.Bulk("limit");
-  r.Int(0);
+  r.SetLen(static_cast<int64_t>(c->key_specs.size()));
+  for (const KeySpec& ks : c->key_specs) {
+    r.MapLen(3);
+    r.Bulk("flags");
+    ReplyKeyFlags(r, ks.flags);
+    r.Bulk("begin_search");
+    r.MapLen(2);
+    r.Bulk("type");
+    if (ks.begin == KeySpec::kIndex) {
+      r.Bulk("index");
+      r.Bulk("spec");
+      r.MapLen(1);
+      r.Bulk("index");
+      r.Int(ks.index);
+    } else if (ks.begin == KeySpec::kKeyword) {
+      r.Bulk("keyword");
+      r.Bulk("spec");
+      r.MapLen(2);
+      r.Bulk("keyword");
+      r.Bulk(ks.keyword);
+      r.Bulk("startfrom");
+      r.Int(ks.startfrom);
+    } else {
+      r.Bulk("unknown");
+      r.Bulk("spec");
+      r.MapLen(0);
+    }
+    r.Bulk("find_keys");
+    r.MapLen(2);
+    r.Bulk("type");
+    if (ks.find == KeySpec::kRange) {
+      r.Bulk("range");
+      r.Bulk("spec");
+      r.MapLen(3);
+      r.Bulk("lastkey");
+      r.Int(ks.lastkey);
+      r.Bulk("keystep");
+      r.Int(ks.keystep);
+      r.Bulk("limit");
+      r.Int(ks.limit);
+    } else if (ks.find == KeySpec::kKeynum) {
+      r.Bulk("keynum");
+      r.Bulk("spec");
+      r.MapLen(3);
+      r.Bulk("keynumidx");
+      r.Int(ks.keynumidx);
+      r.Bulk("firstkey");
+      r.Int(ks.firstkey);
+      r.Bulk("keystep");
+      r.Int(ks.keystep);
+    } else {
+      r.Bulk("unknown");
+      r.Bulk("spec");
+      r.MapLen(0);
+    }
+  }
 }
 
 void ReplyCommandInfo(net::Reply& r, const CommandSpec* c) {
@@ -205,19 +241,27 @@ void CommandDocsCmd(Client* c) {
   }
 }
 
-void CommandGetKeysCmd(Client* c) {
+// COMMAND GETKEYS / GETKEYSANDFLAGS <command> <args...>, with Valkey's checks and errors.
+void CommandGetKeysCmd(Client* c, bool with_flags) {
   std::vector<std::string_view> argv(c->argv.begin() + 2, c->argv.end());
   const CommandSpec* cmd = LookupCommandArgv(argv);
   if (!cmd) return c->R().Error("Invalid command specified");
+  if (!CommandHasKeys(cmd)) return c->R().Error("The command has no key arguments");
   int argc = static_cast<int>(argv.size());
   if ((cmd->arity > 0 && argc != cmd->arity) || argc < -cmd->arity)
     return c->R().Error("Invalid number of arguments specified for command");
-  std::vector<int> pos;
-  GetKeyPositions(cmd, argv, &pos);
-  if (pos.empty()) return c->R().Error("The command has no key arguments");
+  std::vector<KeyRef> keys;
+  if (!FindKeys(cmd, argv, &keys) || keys.empty()) {
+    if (cmd->flags & kCmdNoMandatoryKeys) return c->R().ArrayLen(0);
+    return c->R().Error("Invalid arguments specified for command");
+  }
   auto r = c->R();
-  r.ArrayLen(static_cast<int64_t>(pos.size()));
-  for (int p : pos) r.Bulk(argv[p]);
+  r.ArrayLen(static_cast<int64_t>(keys.size()));
+  for (const KeyRef& k : keys) {
+    if (with_flags) r.ArrayLen(2);
+    r.Bulk(argv[k.pos]);
+    if (with_flags) ReplyKeyFlags(r, k.flags);
+  }
 }
 
 void CommandListCmd(Client* c) {
@@ -259,7 +303,8 @@ void CommandHelpCmd(Client* c) {
              "    Return a list of all commands in this server.", "INFO [<command-name> ...]",
              "    Return details about multiple commands.", "DOCS [<command-name> ...]",
              "    Return documentation details about multiple commands.", "GETKEYS <full-command>",
-             "    Return the keys from a full command."});
+             "    Return the keys from a full command.", "GETKEYSANDFLAGS <full-command>",
+             "    Return the keys and the access flags from a full command."});
 }
 
 void CommandCommand(Client* c) {
@@ -268,10 +313,11 @@ void CommandCommand(Client* c) {
   if (sub == "count" && c->argv.size() == 2) return CommandCount(c);
   if (sub == "info") return CommandInfoCmd(c);
   if (sub == "docs") return CommandDocsCmd(c);
-  if (sub == "getkeys" && c->argv.size() >= 3) return CommandGetKeysCmd(c);
+  if (sub == "getkeys" && c->argv.size() >= 3) return CommandGetKeysCmd(c, false);
+  if (sub == "getkeysandflags" && c->argv.size() >= 3) return CommandGetKeysCmd(c, true);
   if (sub == "list") return CommandListCmd(c);
   if (sub == "help" && c->argv.size() == 2) return CommandHelpCmd(c);
-  if (sub == "count" || sub == "getkeys" || sub == "help")
+  if (sub == "count" || sub == "getkeys" || sub == "getkeysandflags" || sub == "help")
     return c->R().Error("wrong number of arguments for 'command|" + sub + "' command");
   ReplyUnknownSubcommand(c, c->argv[1], "COMMAND");
 }

@@ -93,11 +93,13 @@ void BuildCommandTable() {
   RegisterPersistenceCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
+    AttachKeySpecs(&c);
     for (auto& s : c.subcommands) {
       s.parent = &c;
       s.fullname = std::string(c.name) + "|" + s.name;
       if (!s.group) s.group = c.group;
       if (!s.since) s.since = c.since;
+      AttachKeySpecs(&s);
     }
     IndexAdd(Index(), c.fullname, &c);
     IndexAdd(RealIndex(), c.fullname, &c);
@@ -151,16 +153,6 @@ const CommandSpec* LookupCommandArgv(const std::vector<std::string_view>& argv) 
 }
 
 const std::vector<CommandSpec*>& AllCommands() { return Sorted(); }
-
-void GetKeyPositions(const CommandSpec* cmd, const std::vector<std::string_view>& argv,
-                     std::vector<int>* out) {
-  out->clear();
-  if (cmd->first_key <= 0) return;
-  int argc = static_cast<int>(argv.size());
-  int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-  for (int i = cmd->first_key; i <= last && i < argc; i += std::max(1, cmd->step))
-    out->push_back(i);
-}
 
 std::string FlagNames(uint32_t flags, std::vector<std::string>* out) {
   static const std::pair<uint32_t, const char*> kNames[] = {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "server/client.h"
+#include "server/command_keys.h"
 
 namespace server {
 
@@ -47,7 +48,7 @@ struct CommandSpec {
   const char* name;
   int arity;  // > 0 exact, < 0 at least -arity
   uint32_t flags;
-  int first_key, last_key, step;  // last < 0 counts from the end
+  int first_key, last_key, step;  // legacy triple: derived from key_specs at start
   Handler proc;
   const char* group;  // "string", "generic", "server", "connection", "transactions", ...
   const char* since;
@@ -58,6 +59,8 @@ struct CommandSpec {
   std::string fullname;  // "config|get"
   const CommandSpec* parent = nullptr;
   mutable CommandStats stats;
+  std::vector<KeySpec> key_specs;  // where the keys are (command_keys.h)
+  KeysProc keys_proc = nullptr;    // for specs that cannot say it all
 };
 
 // Every command family adds its entries here (commands/*.cc).
@@ -84,9 +87,6 @@ const CommandSpec* LookupRealCommand(std::string_view name);
 // rename-command: `to` empty disables the command. Returns false with Valkey's error text.
 bool RenameInCommandTable(std::string_view from, std::string_view to, std::string* err);
 bool CommandsRenamed();  // some rename-command took effect
-// Keys of a call by the key spec (positions into argv).
-void GetKeyPositions(const CommandSpec* cmd, const std::vector<std::string_view>& argv,
-                     std::vector<int>* out);
 // Name as the client typed it, lower case ("config|get" for subcommands).
 std::string FlagNames(uint32_t flags, std::vector<std::string>* out);
 void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out);
