@@ -256,36 +256,11 @@ int GoodReplicas() {
 }
 
 // ---- WAIT ----
-struct Waiter {
-  Client* c;
-  int64_t target;
-  int64_t numreplicas;
-  int64_t deadline_ms;
-};
-std::vector<Waiter> g_waiters;
-
 int64_t AckedAtLeast(int64_t off) {
   int64_t n = 0;
   for (Client* c : g_replicas)
     if (Link(c)->state == ReplicaLink::kOnline && Link(c)->ack_offset >= off) n++;
   return n;
-}
-
-void ServeWaiters() {
-  int64_t now = base::MsTime();
-  for (size_t i = 0; i < g_waiters.size();) {
-    Waiter& w = g_waiters[i];
-    int64_t n = AckedAtLeast(w.target);
-    if (n >= w.numreplicas || (w.deadline_ms && now >= w.deadline_ms)) {
-      w.c->flags &= ~server::kBlocked;
-      w.c->R().Int(n);
-      server::QueueWrite(w.c);
-      g.unblocked.push_back(w.c);
-      g_waiters.erase(g_waiters.begin() + i);
-    } else {
-      i++;
-    }
-  }
 }
 
 void SendGetAck() {
@@ -361,9 +336,6 @@ bool ReplicaWantsWrite(Client* c) {
 bool ReplicaHasPending(Client* c) { return c->repl && ReplicaWantsWrite(c); }
 
 void ClientFreed(Client* c) {
-  g_waiters.erase(
-      std::remove_if(g_waiters.begin(), g_waiters.end(), [c](const Waiter& w) { return w.c == c; }),
-      g_waiters.end());
   if (c->flags & server::kPrimary) PrimaryLinkFreed(c);
   if (c->flags & server::kReplica) {
     g_replicas.erase(std::remove(g_replicas.begin(), g_replicas.end(), c), g_replicas.end());
@@ -406,7 +378,7 @@ void PrimaryCron() {
     }
   }
   MaybeStartFullSync();
-  ServeWaiters();
+  server::HandleReplicaAcks();
   State& st = GetState();
   // Free the backlog after repl-backlog-ttl without replicas (never on a replica: PSYNC2).
   if (st.backlog && g_replicas.empty() && !IsReplica() && server::cfg.repl_backlog_ttl > 0 &&
@@ -425,7 +397,7 @@ void PrimaryCron() {
   }
 }
 
-void PrimaryBeforeSleep() { ServeWaiters(); }
+void PrimaryBeforeSleep() { server::HandleReplicaAcks(); }
 
 void InitPrimary() {
   server::AddBgsaveDoneHook(OnBgsaveDone);
@@ -447,7 +419,7 @@ void ReplconfCommand(Client* c) {
       if (c->repl && base::ParseInt64(v, &off)) {
         if (off > c->repl->ack_offset) c->repl->ack_offset = off;
         c->repl->ack_time_ms = base::MsTime();
-        ServeWaiters();
+        server::HandleReplicaAcks();
       }
       return;
     }
@@ -514,8 +486,7 @@ void WaitCommand(Client* c) {
   int64_t target = c->woff;
   int64_t acked = AckedAtLeast(target);
   if (acked >= num || g.in_exec || c->InMulti()) return c->R().Int(acked);
-  g_waiters.push_back({c, target, num, timeout ? base::MsTime() + timeout : 0});
-  c->flags |= server::kBlocked;
+  server::BlockForReplicas(c, target, num, timeout ? base::MsTime() + timeout : 0, AckedAtLeast);
   SendGetAck();
 }
 

@@ -20,6 +20,7 @@
 #include "repl/backlog.h"
 #include "repl/propagate.h"
 #include "repl/repl_internal.h"
+#include "server/blocking.h"
 #include "server/config.h"
 #include "server/persistence.h"
 #include "server/server.h"
@@ -584,6 +585,8 @@ void BecomeReplica(const std::string& host, int port) {
   g_side.link_down_since_ms = base::MsTime();
   db::GetEnv().replica = true;
   base::SetLogRoleChar('S');
+  // Blocked commands were accepted by a primary; here they would diverge from the new one.
+  server::DisconnectAllBlockedClients();
   // Our replicas must learn the new history: let them reconnect (they continue by PSYNC).
   if (was_primary) {
     std::vector<Client*> reps = Replicas();

@@ -28,8 +28,16 @@ std::vector<KeyId> g_ready;                         // keys signalled this comma
 std::set<KeyId> g_ready_set;
 bool g_handling = false;
 
-// Every blocked list/zset command answers a timeout with a null array.
-void ReplyTimeout(Client* c, const BlockState&) { c->R().NullArray(); }
+std::vector<Client*> g_wait_clients;  // the kReplicas blocks, in arrival order
+
+// What a block answers when it ends without its condition (timeout, CLIENT UNBLOCK): blocked
+// list/zset commands a null array, WAIT the replicas acknowledged so far.
+void ReplyTimeout(Client* c, const BlockState& st) {
+  if (st.kind == BlockState::kReplicas)
+    c->R().Int(st.acked(st.offset));
+  else
+    c->R().NullArray();
+}
 
 void QueueWriteAndResume(Client* c) {
   if (!(c->flags & kPendingWrite)) {
@@ -66,7 +74,11 @@ bool ParseBlockTimeout(Client* c, std::string_view arg, int64_t* deadline_ms) {
 
 void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t deadline_ms,
                   db::Type type, bool null_array_on_timeout) {
-  BlockState st{{}, c->dbid, deadline_ms, type, null_array_on_timeout};
+  BlockState st;
+  st.deadline_ms = deadline_ms;
+  st.dbid = c->dbid;
+  st.type = type;
+  st.null_array_on_timeout = null_array_on_timeout;
   if (g.in_exec || (c->flags & kMulti)) {
     // Inside a transaction nothing blocks: the "no data" reply of the command is sent now.
     if (null_array_on_timeout)
@@ -87,6 +99,48 @@ void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
   g_blocked[c] = std::move(st);
 }
 
+void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t deadline_ms,
+                      AckCounter acked) {
+  BlockState st;
+  st.kind = BlockState::kReplicas;
+  st.deadline_ms = deadline_ms;
+  st.offset = offset;
+  st.numreplicas = numreplicas;
+  st.acked = acked;
+  c->flags |= kBlocked;
+  g_blocked[c] = std::move(st);
+  g_wait_clients.push_back(c);
+}
+
+void HandleReplicaAcks() {
+  if (g_wait_clients.empty()) return;
+  std::vector<Client*> done;
+  for (Client* c : g_wait_clients) {
+    const BlockState& st = g_blocked[c];
+    if (st.acked(st.offset) >= st.numreplicas) done.push_back(c);
+  }
+  for (Client* c : done) {
+    BlockState st = g_blocked[c];
+    Unblock(c);
+    ReplyTimeout(c, st);  // the count, as on timeout
+    QueueWriteAndResume(c);
+  }
+}
+
+void DisconnectAllBlockedClients() {
+  std::vector<Client*> all;
+  for (auto& [c, st] : g_blocked) all.push_back(c);
+  for (Client* c : all) {
+    Unblock(c);
+    c->held_argv.clear();
+    c->R().Error(
+        "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+        "replica?)");
+    c->flags |= kCloseAfterReply;
+    QueueWriteAndResume(c);
+  }
+}
+
 void KeyReady(int dbid, std::string_view key) {
   if (g_waiting.empty()) return;
   KeyId id{dbid, std::string(key)};
@@ -105,6 +159,9 @@ void Unblock(Client* c) {
     q.erase(std::remove(q.begin(), q.end(), c), q.end());
     if (q.empty()) g_waiting.erase(w);
   }
+  if (it->second.kind == BlockState::kReplicas)
+    g_wait_clients.erase(std::remove(g_wait_clients.begin(), g_wait_clients.end(), c),
+                         g_wait_clients.end());
   g_blocked.erase(it);
   c->flags &= ~kBlocked;
 }
@@ -132,10 +189,11 @@ void HandleReadyKeys() {
         std::vector<std::string> argv = std::move(c->held_argv);
         c->held_argv.clear();
         c->argv.assign(argv.begin(), argv.end());
-        const CommandSpec* cmd = LookupCommandArgv(c->argv);
+        const CommandSpec* cmd = c->last_cmd;  // the command that blocked
         int saved_db = c->dbid;
         SelectDb(c, id.dbid);
-        Call(c, cmd);
+        // The world may have changed while it waited: the same checks as a fresh command.
+        if (PassesGate(c, cmd)) Call(c, cmd);
         SelectDb(c, saved_db);
         c->argv.clear();
         QueueWriteAndResume(c);

@@ -1,6 +1,7 @@
-// Clients blocked on keys (BLPOP and friends): registry in arrival order, wake-up when a key
-// becomes ready, timeouts, CLIENT UNBLOCK. Each block records its keys and db so that cluster
-// mode can re-check and redirect blocked clients when a slot moves (spec §2.7).
+// Blocked clients, one registry for every kind of wait: on keys (BLPOP and friends) and on
+// replica acknowledgements (WAIT). Wake-up, timeouts, CLIENT UNBLOCK and the forced unblock of
+// a role change all go through here. Each block records its keys and db so that cluster mode
+// can re-check and redirect blocked clients when a slot moves (spec §2.7).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,12 +13,21 @@
 
 namespace server {
 
+// Counts the replicas that acknowledged at least `offset` (supplied by the replication
+// module, so this registry needs nothing of it).
+using AckCounter = int64_t (*)(int64_t offset);
+
 struct BlockState {
+  enum Kind : uint8_t { kKeys, kReplicas } kind = kKeys;
+  int64_t deadline_ms = 0;  // 0: forever
+  // kKeys
   std::vector<std::string> keys;
   int dbid = 0;
-  int64_t deadline_ms = 0;            // 0: forever
   db::Type type = db::kList;          // the type whose arrival wakes the client
   bool null_array_on_timeout = true;  // reply inside MULTI: BLPOP-style *-1, BLMOVE-style $-1
+  // kReplicas (WAIT): numreplicas must have acknowledged offset
+  int64_t offset = 0, numreplicas = 0;
+  AckCounter acked = nullptr;
 };
 
 // Parses a timeout in seconds (float allowed); replies the error and returns false if invalid.
@@ -27,9 +37,18 @@ bool ParseBlockTimeout(Client* c, std::string_view arg, int64_t* deadline_ms);
 // MULTI/EXEC nothing blocks: the timeout reply is sent at once.
 void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t deadline_ms,
                   db::Type type, bool null_array_on_timeout);
+// WAIT: blocks c until `acked(offset) >= numreplicas` or the deadline; the reply is the count.
+void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t deadline_ms,
+                      AckCounter acked);
+// Replicas acknowledged: answers the WAIT clients now satisfied.
+void HandleReplicaAcks();
+// The node became a replica: every blocked client gets Valkey's -UNBLOCKED error and is
+// closed after it (their commands no longer make sense here). Paused clients stay.
+void DisconnectAllBlockedClients();
 // A key received data (push, add...): blocked clients are served after the command.
 void KeyReady(int dbid, std::string_view key);
-// Serves blocked clients of keys signalled ready (called after each top-level command).
+// Serves blocked clients of keys signalled ready (called after each top-level command). A
+// woken command passes the execution gate again before it runs.
 void HandleReadyKeys();
 // Times out expired blocks; returns ms until the next deadline (-1: none).
 int64_t HandleBlockedTimeouts();

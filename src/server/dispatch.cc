@@ -123,6 +123,53 @@ void Call(Client* c, const CommandSpec* cmd) {
   if (!prev) PubsubFlushPending(c);  // messages to c follow its complete reply
 }
 
+// The execution gate: the checks every command passes before it runs, whatever brought it here
+// (a request, EXEC, a blocked client woken up, a paused client released). On failure the error
+// is replied (EXEC's as EXECABORT) and false returned.
+bool PassesGate(Client* c, const CommandSpec* cmd) {
+  // EXEC is judged by what it queued (Valkey's rule): a write inside makes it a write, a
+  // command that may not run on stale data makes it one too.
+  uint32_t flags = cmd->flags;
+  bool deny_stale = !(flags & kCmdStale);
+  if (c->InMulti() && std::string_view(cmd->name) == "exec")
+    for (auto& q : c->mstate) {
+      flags |= q.cmd->flags & (kCmdWrite | kCmdDenyOom | kCmdMayReplicate);
+      deny_stale |= !(q.cmd->flags & kCmdStale);
+    }
+  auto reject = [&](std::string_view err) {
+    Reject(c, cmd, err);
+    return false;
+  };
+  if (!c->authenticated && !(cmd->flags & kCmdNoAuth))
+    return reject("-NOAUTH Authentication required.");
+  if (cmd->flags & kCmdPubsub) {
+    std::string_view n = cmd->name;
+    if (!c->pubsub && (n == "unsubscribe" || n == "punsubscribe" || n == "sunsubscribe"))
+      return reject("-NOSUB '" + cmd->fullname + "' command executed not in subscribed mode");
+  }
+  if (c->pubsub && c->resp == 2 && !AllowedInSubscriberMode(cmd))
+    return reject("Can't execute '" + cmd->fullname +
+                  "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                  "allowed in this context");
+  if (c->InMulti() && (cmd->flags & kCmdNoMulti))  // e.g. MULTI or WATCH inside MULTI
+    return reject("Command not allowed inside a transaction");
+  if (!(c->flags & kPrimary) && WritesDeniedByDiskError() &&
+      ((flags & kCmdWrite) || std::string_view(cmd->name) == "ping"))
+    return reject(kErrMisconf);
+  if (!(c->flags & kPrimary)) {
+    bool write = flags & kCmdWrite;
+    if (write && repl::RefuseWrites())
+      return reject("-READONLY You can't write against a read only replica.");
+    if (deny_stale && repl::StaleDataRefused())
+      return reject(
+          "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to "
+          "'no'.");
+    if (write && !repl::IsReplica() && repl::NotEnoughReplicas())
+      return reject("-NOREPLICAS Not enough good replicas to write.");
+  }
+  return true;
+}
+
 void ProcessCommand(Client* c) {
   const CommandSpec* cmd = LookupCommand(c->argv[0]);
   // The primary link may speak real names of commands renamed here (our primaries propagate
@@ -140,35 +187,7 @@ void ProcessCommand(Client* c) {
   int argc = static_cast<int>(c->argv.size());
   if ((cmd->arity > 0 && argc != cmd->arity) || (cmd->arity < 0 && argc < -cmd->arity))
     return Reject(c, cmd, ArityText(cmd));
-  if (!c->authenticated && !(cmd->flags & kCmdNoAuth))
-    return Reject(c, cmd, "-NOAUTH Authentication required.");
-  if (cmd->flags & kCmdPubsub) {
-    std::string_view n = cmd->name;
-    if (!c->pubsub && (n == "unsubscribe" || n == "punsubscribe" || n == "sunsubscribe"))
-      return Reject(c, cmd,
-                    "-NOSUB '" + cmd->fullname + "' command executed not in subscribed mode");
-  }
-  if (c->pubsub && c->resp == 2 && !AllowedInSubscriberMode(cmd))
-    return Reject(c, cmd,
-                  "Can't execute '" + cmd->fullname +
-                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
-                      "allowed in this context");
-  if (c->InMulti() && (cmd->flags & kCmdNoMulti))  // e.g. MULTI or WATCH inside MULTI
-    return Reject(c, cmd, "Command not allowed inside a transaction");
-  if (!(c->flags & kPrimary) && WritesDeniedByDiskError() &&
-      ((cmd->flags & kCmdWrite) || std::string_view(cmd->name) == "ping"))
-    return Reject(c, cmd, kErrMisconf);
-  if (!(c->flags & kPrimary)) {
-    bool write = cmd->flags & kCmdWrite;
-    if (write && repl::RefuseWrites())
-      return Reject(c, cmd, "-READONLY You can't write against a read only replica.");
-    if (!(cmd->flags & kCmdStale) && repl::StaleDataRefused())
-      return Reject(c, cmd,
-                    "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to "
-                    "'no'.");
-    if (write && !repl::IsReplica() && repl::NotEnoughReplicas())
-      return Reject(c, cmd, "-NOREPLICAS Not enough good replicas to write.");
-  }
+  if (!PassesGate(c, cmd)) return;
   if (c->InMulti() && !IsTxControl(cmd)) return QueueCommand(c, cmd);
   if (g.pause_end_ms && base::MsTime() < g.pause_end_ms &&
       (g.pause_all || (cmd->flags & (kCmdWrite | kCmdMayReplicate)))) {

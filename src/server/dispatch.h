@@ -5,6 +5,11 @@
 
 namespace server {
 void ProcessCommand(Client* c);
+// The checks of the dispatch path after lookup and arity (auth, subscriber context, MULTI,
+// MISCONF, READONLY, MASTERDOWN, NOREPLICAS; cluster routing next): every command passes them
+// before it runs, including a woken blocked command. EXEC is judged by what it queued. On
+// failure the error is already replied.
+bool PassesGate(Client* c, const CommandSpec* cmd);
 // Executes one command with stats, timing and propagation (also used by EXEC).
 void Call(Client* c, const CommandSpec* cmd);
 // Replace what is propagated for the running command (e.g. SET EX -> SET PXAT).
