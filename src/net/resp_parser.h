@@ -60,7 +60,8 @@ class RequestParser {
   std::string error_;
 };
 
-// Splits an inline line as the server does (quotes, escapes); false on unbalanced quotes.
+// Splits an inline line as the server does (quotes, escapes; a NUL byte ends the line); false
+// on unbalanced quotes.
 bool SplitArgs(std::string_view line, std::vector<std::string>* out);
 
 }  // namespace net
