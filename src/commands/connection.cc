@@ -322,7 +322,7 @@ void ClientPause(Client* c) {
 void ClientUnpause(Client* c) {
   g.pause_end_ms = 0;
   g.pause_all = false;
-  UnpauseClientsIfDue();
+  ResumePausedClients();
   c->R().Ok();
 }
 

@@ -15,6 +15,13 @@ void RequestParser::Reset() {
   cur_ = cmd_start_ = 0;
 }
 
+size_t RequestParser::PartialArgsBytes() const {
+  size_t n = 0;
+  if (multibulk_left_ > 0)
+    for (auto& o : offs_) n += o.second;
+  return n;
+}
+
 void RequestParser::Shift(size_t n) {
   if (multibulk_left_ == 0) return;
   cmd_start_ -= n;

@@ -278,6 +278,8 @@ void ServeWaiters() {
     int64_t n = AckedAtLeast(w.target);
     if (n >= w.numreplicas || (w.deadline_ms && now >= w.deadline_ms)) {
       w.c->flags &= ~server::kBlocked;
+      w.c->commands_processed++;  // a blocked WAIT counts when it completes
+      w.c->argv_len_sum = 0;
       w.c->R().Int(n);
       server::QueueWrite(w.c);
       g.unblocked.push_back(w.c);
@@ -311,6 +313,7 @@ bool ReplicaWriteReady(Client* c) {
       return false;
     }
     c->out_sent += n;
+    c->net_output_bytes += n;
   }
   if (l->state == ReplicaLink::kWaitBgsaveEnd) return false;
   // ...then the snapshot, then the stream buffered meanwhile.

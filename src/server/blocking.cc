@@ -31,6 +31,13 @@ bool g_handling = false;
 // Every blocked list/zset command answers a timeout with a null array.
 void ReplyTimeout(Client* c, const BlockState&) { c->R().NullArray(); }
 
+// A blocking command counts once for tot-cmds, when it completes (served, timed out or
+// unblocked), and its arguments leave argv-mem.
+void Completed(Client* c) {
+  c->commands_processed++;
+  c->argv_len_sum = 0;
+}
+
 void QueueWriteAndResume(Client* c) {
   if (!(c->flags & kPendingWrite)) {
     c->flags |= kPendingWrite;
@@ -138,6 +145,7 @@ void HandleReadyKeys() {
         Call(c, cmd);
         SelectDb(c, saved_db);
         c->argv.clear();
+        if (!(c->flags & kBlocked)) Completed(c);
         QueueWriteAndResume(c);
       }
     }
@@ -162,6 +170,7 @@ int64_t HandleBlockedTimeouts() {
     Unblock(c);
     c->held_argv.clear();
     ReplyTimeout(c, st);
+    Completed(c);
     QueueWriteAndResume(c);
   }
   return next;
@@ -177,6 +186,7 @@ bool UnblockByRequest(Client* c, bool with_error) {
     c->R().Error("-UNBLOCKED client unblocked via CLIENT UNBLOCK");
   else
     ReplyTimeout(c, st);
+  Completed(c);
   QueueWriteAndResume(c);
   return true;
 }

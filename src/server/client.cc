@@ -67,6 +67,17 @@ bool IsLoopback(const struct sockaddr_storage& sa) {
 void ReadHandler(int fd, void* data, int mask);
 void WriteHandler(int fd, void* data, int mask);
 
+// After ProcessCommand: a command that ran (Call sets last_cmd) counts for tot-cmds unless it
+// blocked (then it counts when it completes); a refused or held one keeps the previous cmd=.
+// The arguments stay in argv-mem while the command is blocked or held.
+void AfterProcessCommand(Client* c, const CommandSpec* prev_cmd) {
+  if (!c->last_cmd)
+    c->last_cmd = prev_cmd;
+  else if (!(c->flags & kBlocked))
+    c->commands_processed++;
+  if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
+}
+
 void RejectAndClose(int fd, const char* msg) {
   ssize_t r = write(fd, msg, strlen(msg));
   (void)r;
@@ -170,6 +181,7 @@ void ReadHandler(int fd, void* data, int) {
     return;
   }
   c->qbuf.append(scratch.data(), static_cast<size_t>(n));
+  c->net_input_bytes += n;
   g.stats.net_input_bytes += n;
   g.stats.io_reads++;
   c->last_interaction_ms = g.loop_time_ms;
@@ -195,6 +207,7 @@ bool WriteSome(Client* c) {
       return false;
     }
     c->out_sent += n;
+    c->net_output_bytes += n;
     g.stats.net_output_bytes += n;
     g.stats.io_writes++;
   }
@@ -430,8 +443,14 @@ void ProcessInput(Client* c) {
       break;
     }
     c->argv = c->parser.args();
+    size_t argv_bytes = 0;
+    for (auto a : c->argv) argv_bytes += a.size();
+    c->argv_len_sum = argv_bytes;
     std::string_view raw(c->qbuf.data() + c->parser.LastStart(), c->qpos - c->parser.LastStart());
+    const CommandSpec* prev_cmd = c->last_cmd;
+    c->last_cmd = nullptr;  // set again by Call(): tells whether the command ran
     ProcessCommand(c);
+    AfterProcessCommand(c, prev_cmd);
     c->argv.clear();
     if (c->flags & kPrimary) repl::PrimaryStreamApplied(c, raw);
     if (!(c->flags & kPendingWrite) && (!c->out.empty())) {
@@ -451,6 +470,24 @@ void ProcessInput(Client* c) {
     c->qpos = 0;
   }
   if (c->qbuf.empty() && c->qbuf.capacity() > 64 * 1024) std::string().swap(c->qbuf);
+}
+
+void ResumePausedClients() {
+  if (g.paused_clients.empty()) return UnpauseClientsIfDue();
+  std::vector<std::pair<Client*, const CommandSpec*>> held;
+  held.reserve(g.paused_clients.size());
+  for (Client* c : g.paused_clients) {
+    held.emplace_back(c, c->last_cmd);
+    c->last_cmd = nullptr;
+  }
+  // Running a held command frees no client (closing is deferred), so the pointers stay valid.
+  UnpauseClientsIfDue();
+  for (auto [c, prev_cmd] : held) {
+    if (c->flags & kPaused)  // still held
+      c->last_cmd = prev_cmd;
+    else
+      AfterProcessCommand(c, prev_cmd);
+  }
 }
 
 void HandleClientsBeforeSleep() {
@@ -489,24 +526,40 @@ std::string ClientInfoLine(const Client* c) {
   if (flags.empty()) flags = "N";
   std::string events = "r";
   if (g.loop && (g.loop->FileMask(c->fd) & net::kWritable)) events += "w";
+  // argv-mem: the command being executed or held, or the arguments of an unfinished one.
+  size_t argv_mem = c->argv_len_sum + c->parser.PartialArgsBytes();
+  // oll: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer is
+  // full). Our output is one contiguous buffer (obl), so there is no reply list: always 0.
+  const size_t oll = 0;
+  auto fmt = [&](char* buf, size_t size) {
+    return snprintf(
+        buf, size,
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
+        "psub=%zu ssub=%zu multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
+        "rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s "
+        "redir=-1 resp=%d lib-name=%s lib-ver=%s tot-net-in=%llu tot-net-out=%llu tot-cmds=%llu",
+        static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->fd,
+        c->name.c_str(), static_cast<long long>((now - c->ctime_ms) / 1000),
+        static_cast<long long>((now - c->last_interaction_ms) / 1000), flags.c_str(), c->dbid,
+        c->pubsub ? c->pubsub->channels.size() : 0, c->pubsub ? c->pubsub->patterns.size() : 0,
+        c->pubsub ? c->pubsub->shard_channels.size() : 0,
+        (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
+        c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), argv_mem, c->multi_argv_mem,
+        c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->out.capacity(),
+        c->qbuf.capacity() + c->out.capacity() + sizeof(Client), events.c_str(),
+        c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL", "default", c->resp,
+        c->lib_name.c_str(), c->lib_ver.c_str(),
+        static_cast<unsigned long long>(c->net_input_bytes),
+        static_cast<unsigned long long>(c->net_output_bytes),
+        static_cast<unsigned long long>(c->commands_processed));
+  };
   char buf[1024];
-  snprintf(buf, sizeof(buf),
-           "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
-           "psub=%zu ssub=%zu multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
-           "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
-           "redir=-1 resp=%d lib-name=%s lib-ver=%s tot-net-in=0 tot-net-out=0 tot-cmds=0",
-           static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->fd,
-           c->name.c_str(), static_cast<long long>((now - c->ctime_ms) / 1000),
-           static_cast<long long>((now - c->last_interaction_ms) / 1000), flags.c_str(), c->dbid,
-           c->pubsub ? c->pubsub->channels.size() : 0, c->pubsub ? c->pubsub->patterns.size() : 0,
-           c->pubsub ? c->pubsub->shard_channels.size() : 0,
-           (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
-           c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), size_t{0},
-           c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), c->out.capacity(),
-           c->qbuf.capacity() + c->out.capacity() + sizeof(Client), events.c_str(),
-           c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL", c->resp, c->lib_name.c_str(),
-           c->lib_ver.c_str());
-  return buf;
+  int n = fmt(buf, sizeof(buf));
+  if (n < static_cast<int>(sizeof(buf))) return std::string(buf, n > 0 ? n : 0);
+  std::string out(static_cast<size_t>(n) + 1, '\0');  // long names or library names
+  fmt(out.data(), out.size());
+  out.resize(static_cast<size_t>(n));
+  return out;
 }
 
 void ClientsCron() {

@@ -56,6 +56,15 @@ struct Client {
   bool authenticated = true;
   int64_t ctime_ms = 0, last_interaction_ms = 0;
   const CommandSpec* last_cmd = nullptr;  // CLIENT LIST cmd= (no copy per command)
+  // CLIENT LIST tot-net-in / tot-net-out / tot-cmds: bytes read from and written to the socket,
+  // commands executed (as Valkey counts them: not those refused before execution, each command
+  // of an EXEC, a blocking command once when it completes).
+  uint64_t net_input_bytes = 0, net_output_bytes = 0, commands_processed = 0;
+  // CLIENT LIST argv-mem: bytes of the arguments of the command being executed or held
+  // (blocked, paused); 0 between commands.
+  size_t argv_len_sum = 0;
+  // CLIENT LIST multi-mem: queued commands' argument bytes plus a pointer per argument.
+  size_t multi_argv_mem = 0;
 
   // input
   std::string qbuf;
@@ -100,6 +109,9 @@ void HandleClientsBeforeSleep();
 void ProcessInput(Client* c);
 // Formats "id=... addr=..." as CLIENT LIST / CLIENT INFO print it.
 std::string ClientInfoLine(const Client* c);
+// Runs the commands held by CLIENT PAUSE once the pause is over (UnpauseClientsIfDue) and
+// keeps the per-client counters of CLIENT LIST for them.
+void ResumePausedClients();
 void SelectDb(Client* c, int id);
 // Checks output limits after a reply was appended; may schedule the client's close.
 bool CheckOutputLimits(Client* c);

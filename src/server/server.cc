@@ -155,7 +155,7 @@ void Cron() {
     for (auto& d : g.dbs) d->RehashSome(100);
   ClientsCron();
   PersistenceCron();
-  UnpauseClientsIfDue();
+  ResumePausedClients();
   uint64_t mem = UsedMemory();
   if (mem > g.stat_peak_memory) g.stat_peak_memory = mem;
 }
@@ -168,7 +168,7 @@ void BeforeSleep() {
   if (!g.paused_clients.empty()) {
     int64_t left = g.pause_end_ms - base::MsTime();
     g.loop->SetMaxWaitMs(left > 0 ? static_cast<int>(left) : 0);
-    if (left <= 0) UnpauseClientsIfDue();
+    if (left <= 0) ResumePausedClients();
   }
 }
 

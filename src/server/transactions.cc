@@ -83,11 +83,13 @@ void ExecCommand(Client* c) {
   for (auto& q : queue) {
     c->argv.assign(q.argv.begin(), q.argv.end());
     Call(c, q.cmd);
+    c->commands_processed++;  // each command of the transaction counts, as does EXEC
   }
   repl::EndTransaction();
   c->woff = repl::GetState().offset;  // the transaction's writes left at EXEC
   g.in_exec = false;
   c->argv = saved;
+  c->multi_argv_mem = 0;
 }
 
 void WatchCommand(Client* c) {
@@ -107,11 +109,14 @@ void QueueCommand(Client* c, const CommandSpec* cmd) {
   q.cmd = cmd;
   q.argv.assign(c->argv.begin(), c->argv.end());
   c->mstate.push_back(std::move(q));
+  // multi-mem as Valkey counts it: argument bytes plus one object pointer per argument.
+  for (auto a : c->argv) c->multi_argv_mem += a.size() + sizeof(void*);
   c->R().Simple("QUEUED");
 }
 
 void DiscardTransaction(Client* c) {
   c->mstate.clear();
+  c->multi_argv_mem = 0;
   c->flags &= ~(kMulti | kDirtyCas | kDirtyExec);
   UnwatchAll(c);
 }

@@ -186,3 +186,16 @@ TEST_CASE(RespSplitArgsStopsAtNul) {
   CHECK(net::SplitArgs(S("set \"ab\"\0zz", 11), &out));
   CHECK(out == std::vector<std::string>({"set", "ab"}));
 }
+
+TEST_CASE(RespPartialArgsBytes) {
+  net::RequestParser p;
+  net::ParserLimits lim;
+  std::string s = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nva";
+  size_t pos = 0;
+  CHECK_EQ(p.PartialArgsBytes(), 0u);
+  CHECK(p.Parse(s.data(), s.size(), &pos, lim) == net::RequestParser::kNeedMore);
+  CHECK_EQ(p.PartialArgsBytes(), 4u);  // SET and k are complete, the value is not
+  s += "lue\r\n";
+  CHECK(p.Parse(s.data(), s.size(), &pos, lim) == net::RequestParser::kCommand);
+  CHECK_EQ(p.PartialArgsBytes(), 0u);
+}
