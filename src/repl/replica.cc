@@ -624,7 +624,8 @@ void ReplicaofCommand(Client* c) {
   if (base::EqualsNoCase(a[1], "no") && base::EqualsNoCase(a[2], "one")) {
     if (IsReplica()) {
       BecomePrimary();
-      LOG_NOTICE("MASTER MODE enabled (user request from '%s')", server::ClientInfoLine(c).c_str());
+      LOG_NOTICE("MASTER MODE enabled (user request from '%s')",
+                 server::ClientInfoForLog(c).c_str());
     }
     return c->R().Ok();
   }
@@ -643,7 +644,7 @@ void ReplicaofCommand(Client* c) {
   }
   BecomeReplica(host, static_cast<int>(port));
   LOG_NOTICE("REPLICAOF %s:%d enabled (user request from '%s')", host.c_str(),
-             static_cast<int>(port), server::ClientInfoLine(c).c_str());
+             static_cast<int>(port), server::ClientInfoForLog(c).c_str());
   c->R().Ok();
 }
 

@@ -107,8 +107,11 @@ void QueueWrite(Client* c);
 // Writes pending replies (called before the loop sleeps), closes queued clients.
 void HandleClientsBeforeSleep();
 void ProcessInput(Client* c);
-// Formats "id=... addr=..." as CLIENT LIST / CLIENT INFO print it.
-std::string ClientInfoLine(const Client* c);
+// Formats "id=... addr=..." as CLIENT LIST / CLIENT INFO print it. hide_user_data prints
+// name= and user= as *redacted* (Valkey's form for the log).
+std::string ClientInfoLine(const Client* c, bool hide_user_data = false);
+// ClientInfoLine for a log line: redacted when hide-user-data-from-log is yes.
+std::string ClientInfoForLog(const Client* c);
 // Runs the commands held by CLIENT PAUSE once the pause is over (UnpauseClientsIfDue) and
 // keeps the per-client counters of CLIENT LIST for them.
 void ResumePausedClients();

@@ -270,6 +270,7 @@ std::vector<Def>& Table() {
       {"loglevel", nullptr, kEnum, 0, &cfg.loglevel, 0, 0, kLogLevels, {}, ApplyLogLevel, "notice"},
       {"dir", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr, {SetDir, GetDir}, nullptr, "./"},
       BOOL("always-show-logo", always_show_logo, "no", kImmutable),
+      BOOL("hide-user-data-from-log", hide_user_data_from_log, "yes", 0),
       INT("databases", databases, 1, INT_MAX, "16", kImmutable),
       {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
       BOOL("dynamic-hz", dynamic_hz, "yes", 0),

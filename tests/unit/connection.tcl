@@ -613,3 +613,114 @@ start_server {tags {connection} config {maxclients 3}} {
         $c1 close; $c2 close; $c5 close
     }
 }
+
+# The last line of the server log that contains `literal`, or {}.
+proc log_line {literal {level 0}} {
+    set found {}
+    foreach l [split [::srv::file_tail [srv $level log] 100000] \n] {
+        if {[string first $literal $l] >= 0} { set found $l }
+    }
+    return $found
+}
+
+proc wait_for_log_line {literal {tries 100}} {
+    wait_for_condition $tries 20 {[log_line $literal] ne {}} else {
+        ::testutil::fail "no log line with '$literal'"
+    }
+    return [log_line $literal]
+}
+
+start_server {tags {connection log} config {loglevel verbose}} {
+    test "hide-user-data-from-log is yes by default" {
+        assert_equal {hide-user-data-from-log yes} [r config get hide-user-data-from-log]
+    }
+
+    foreach {hide name} {yes secret-name-1 no visible-name-2} {
+        test "hide-user-data-from-log $hide: a closed connection logs the client with its counters" {
+            r config set hide-user-data-from-log $hide
+            set c [valkey_client]
+            set id [$c client id]
+            $c client setname $name
+            $c set k v
+            set in 0
+            foreach cmd {{client id} {client setname NAME} {set k v}} {
+                set cmd [string map [list NAME $name] $cmd]
+                incr in [string length [::resp::encode_command {*}$cmd]]
+            }
+            set out [string length ":$id\r\n+OK\r\n+OK\r\n"]
+            $c close
+            set line [wait_for_log_line "Client closed connection id=$id "]
+            assert_equal $in [client_field $line tot-net-in] $line
+            assert_equal $out [client_field $line tot-net-out] $line
+            assert_equal 3 [client_field $line tot-cmds] $line
+            if {$hide eq "yes"} {
+                assert_equal "*redacted*" [client_field $line name] $line
+                assert_equal "*redacted*" [client_field $line user] $line
+                assert_equal 0 [log_contains "*$name*"] "the name reached the log"
+            } else {
+                assert_equal $name [client_field $line name] $line
+                assert_equal default [client_field $line user] $line
+            }
+        }
+
+        test "hide-user-data-from-log $hide: the protocol error line and its query sample" {
+            r config set hide-user-data-from-log $hide
+            set c [valkey_client]
+            set id [$c client id]
+            $c client setname $name
+            $c write_raw "*2\r\n\$3\r\nGET\r\n\$x-payload-$hide\r\n"
+            assert_error "ERR Protocol error: invalid bulk length" {$c read}
+            $c close
+            set line [wait_for_log_line "Protocol error (invalid bulk length) from client: id=$id "]
+            if {$hide eq "yes"} {
+                assert_equal "*redacted*" [client_field $line name] $line
+                assert_equal "*redacted*" [client_field $line user] $line
+                assert_match "*tot-cmds=2. Query buffer during protocol error: \\*redacted\\*" $line
+                assert_equal 0 [log_contains "*x-payload-yes*"] "the query reached the log"
+            } else {
+                assert_equal $name [client_field $line name] $line
+                assert_match "*tot-cmds=2. Query buffer during protocol error: '*\$x-payload-no..'" $line
+            }
+        }
+
+        test "hide-user-data-from-log $hide: the query buffer limit line" {
+            r config set hide-user-data-from-log $hide
+            r config set client-query-buffer-limit 1mb
+            set c [valkey_client]
+            set id [$c client id]
+            $c client setname $name
+            catch {
+                $c write_raw "*2\r\n\$3\r\nset\r\n\$67108864\r\n"
+                for {set i 0} {$i < 64} {incr i} { $c write_raw [string repeat z 65536] }
+            }
+            $c close
+            set line [wait_for_log_line "max query buffer length: id=$id "]
+            if {$hide eq "yes"} {
+                assert_equal "*redacted*" [client_field $line name] $line
+                assert_match "*tot-cmds=2 (qbuf initial bytes: \\*redacted\\*)" $line
+            } else {
+                assert_equal $name [client_field $line name] $line
+                # sdscatrepr of the first 64 bytes
+                set repr "\"*2\\r\\n\$3\\r\\nset\\r\\n\$67108864\\r\\n[string repeat z 40]\""
+                assert_equal "(qbuf initial bytes: $repr)" \
+                    [string range $line [string first "(qbuf" $line] end]
+            }
+            r config set client-query-buffer-limit 1gb
+        }
+    }
+
+    test "the idle-timeout close line shows the client, redacted" {
+        r config set hide-user-data-from-log yes
+        set c [valkey_client]
+        set id [$c client id]
+        $c client setname idle-name
+        r config set timeout 1
+        set line [wait_for_log_line "Closing idle client id=$id " 250]
+        reconnect  ;# the cached client was idle too
+        r config set timeout 0
+        assert_equal "*redacted*" [client_field $line name] $line
+        assert_equal 2 [client_field $line tot-cmds] $line
+        assert_equal 1 [$c eof]
+        $c close
+    }
+}
