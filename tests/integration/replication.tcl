@@ -767,3 +767,28 @@ foreach mode {disabled swapdb} {
         }
     }
 }
+
+# ---------------------------------------------------------------- the diskless child of a dead node
+
+start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "The diskless sync child stops when its node is killed with SIGKILL" {
+            for {set i 0} {$i < 3} {incr i} { r -1 set k$i $i }
+            # 10 s per key: a child that lost its reader only notices on its next write
+            r -1 config set rdb-key-save-delay 10000000
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_log "*Starting BGSAVE for SYNC with target: replicas sockets*" 100 50 -1
+            set pid [srv -1 pid]
+            set f [open /proc/$pid/task/$pid/children r]
+            set child [string trim [read $f]]
+            close $f
+            assert_equal 1 [llength $child] "one child: '$child'"
+            kill_server -1
+            # Without the parent-death signal it would sleep on until its next write.
+            wait_for_condition 100 50 {![::srv::alive $child]} else {
+                ::testutil::fail "the diskless child $child still runs 5 s after its node died"
+            }
+            r replicaof no one
+        }
+    }
+}
