@@ -393,6 +393,16 @@ start_server {tags {connection}} {
         $c close
     }
 
+    test "CLIENT INFO shows a long client name whole" {
+        set c [valkey_client]
+        set name [string repeat n 3000]
+        $c client setname $name
+        set info [$c client info]
+        assert_equal $name [client_field $info name]
+        assert_equal 1 [client_field $info tot-cmds] "the line goes on to its last field"
+        $c close
+    }
+
     test "CLIENT LIST filters" {
         set c [valkey_client]
         set id [$c client id]
