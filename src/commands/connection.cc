@@ -16,7 +16,7 @@ namespace {
 using namespace server;
 
 void PingCommand(Client* c) {
-  if (c->argv.size() > 2) return ReplyArity(c, c->last_cmd);
+  if (c->argv.size() > 2) return ReplyArity(c, c->cmd);
   if (c->pubsub && c->resp == 2) {  // RESP2 subscriber mode: ["pong", message]
     auto r = c->R();
     r.ArrayLen(2);

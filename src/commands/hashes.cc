@@ -31,7 +31,7 @@ db::Obj* HashForWrite(Client* c, std::string_view key, bool* err) {
 
 void HSetGeneric(Client* c, bool hmset) {
   auto& a = c->argv;
-  if (a.size() % 2 != 0) return ReplyArity(c, c->last_cmd);
+  if (a.size() % 2 != 0) return ReplyArity(c, c->cmd);
   bool err;
   db::Obj* o = HashForWrite(c, a[1], &err);
   if (err) return;

@@ -71,7 +71,7 @@ void PopAndReply(Client* c, db::Obj* o, std::string_view key, bool head, int64_t
 
 void PopGeneric(Client* c, bool head) {
   auto& a = c->argv;
-  if (a.size() > 3) return ReplyArity(c, c->last_cmd);
+  if (a.size() > 3) return ReplyArity(c, c->cmd);
   int64_t count = -1;
   if (a.size() == 3 && !ArgPositive(c, a[2], &count)) return;
   bool err;

@@ -218,7 +218,7 @@ void MGetCommand(Client* c) {
 
 void MSetGeneric(Client* c, bool nx) {
   auto& a = c->argv;
-  if (a.size() % 2 == 0) return ReplyArity(c, c->last_cmd);
+  if (a.size() % 2 == 0) return ReplyArity(c, c->cmd);
   if (nx) {
     for (size_t i = 1; i < a.size(); i += 2)
       if (LookupWrite(c, a[i])) return c->R().Int(0);

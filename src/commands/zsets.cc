@@ -286,7 +286,7 @@ void ZLexCountCommand(Client* c) {
 
 void ZRankGeneric(Client* c, bool reverse) {
   auto& a = c->argv;
-  if (a.size() > 4) return ReplyArity(c, c->last_cmd);
+  if (a.size() > 4) return ReplyArity(c, c->cmd);
   bool withscore = false;
   if (a.size() == 4) {
     if (!base::EqualsNoCase(a[3], "withscore")) return c->R().Error(kErrSyntax);
@@ -664,7 +664,7 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
   int64_t setnum;
   if (!ArgInt(c, a[numkeys_idx], &setnum)) return;
   if (setnum < 1) {
-    return c->R().Error("at least 1 input key is needed for '" + c->last_cmd->fullname +
+    return c->R().Error("at least 1 input key is needed for '" + c->cmd->fullname +
                         "' command");
   }
   if (setnum > static_cast<int64_t>(a.size() - numkeys_idx - 1)) return c->R().Error(kErrSyntax);

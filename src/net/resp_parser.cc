@@ -15,6 +15,13 @@ void RequestParser::Reset() {
   cur_ = cmd_start_ = 0;
 }
 
+size_t RequestParser::PartialArgsBytes() const {
+  size_t n = 0;
+  if (multibulk_left_ > 0)
+    for (auto& o : offs_) n += o.second;
+  return n;
+}
+
 void RequestParser::Shift(size_t n) {
   if (multibulk_left_ == 0) return;
   cmd_start_ -= n;
@@ -35,6 +42,9 @@ RequestParser::Status RequestParser::ParseInline(const char* buf, size_t len, si
                                                  const ParserLimits& lim) {
   const char* start = buf + *pos;
   const char* nl = static_cast<const char*>(memchr(start, '\n', len - *pos));
+  // Valkey looks for the newline with strchr: a NUL byte before it hides it, so the line
+  // never completes and waits for more input until it is too big.
+  if (nl && memchr(start, '\0', nl - start)) nl = nullptr;
   if (!nl) {
     if (len - *pos > lim.max_inline) return Fail("Protocol error: too big inline request");
     return kNeedMore;
@@ -53,11 +63,14 @@ RequestParser::Status RequestParser::ParseInline(const char* buf, size_t len, si
 
 namespace {
 // Finds "\r\n" ending a length line starting at p; returns offset of '\r' or npos.
-// Mirrors the server: the line ends at the first '\r', which must be followed by '\n'.
+// Mirrors the server: the line ends at the first '\r', which must be followed by '\n', and
+// (strchr) a NUL byte before that '\r' hides it.
 size_t FindLineEnd(const char* buf, size_t from, size_t len) {
   const void* r = memchr(buf + from, '\r', len - from);
   if (!r) return std::string::npos;
-  return static_cast<const char*>(r) - buf;
+  size_t cr = static_cast<const char*>(r) - buf;
+  if (memchr(buf + from, '\0', cr - from)) return std::string::npos;
+  return cr;
 }
 }  // namespace
 
@@ -123,6 +136,9 @@ RequestParser::Status RequestParser::ParseMultibulk(const char* buf, size_t len,
 
 bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
   out->clear();
+  // The server splits a C string: nothing after a NUL byte exists for it (a NUL inside quotes
+  // leaves them unterminated).
+  if (size_t z = line.find('\0'); z != std::string_view::npos) line = line.substr(0, z);
   size_t i = 0, n = line.size();
   auto is_hex = [](char c) { return isxdigit(static_cast<unsigned char>(c)); };
   auto hex_val = [](char c) -> int {
@@ -196,7 +212,6 @@ bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
           case '\n':
           case '\r':
           case '\t':
-          case '\0':
             done = true;
             break;
           case '"':

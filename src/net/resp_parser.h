@@ -36,6 +36,8 @@ class RequestParser {
   // Bytes the unfinished command still needs, when known (to pre-size the buffer).
   size_t PendingBulkLen() const { return bulk_len_ > 0 ? static_cast<size_t>(bulk_len_) : 0; }
   bool InMultibulk() const { return multibulk_left_ > 0; }
+  // Bytes of the arguments of an unfinished multibulk command received so far (argv-mem).
+  size_t PartialArgsBytes() const;
   // Where the command just returned (kCommand/kEmpty) began in the buffer, header included:
   // [LastStart(), *pos) are its raw bytes (the replication stream is proxied byte for byte).
   size_t LastStart() const { return last_start_; }
@@ -60,7 +62,8 @@ class RequestParser {
   std::string error_;
 };
 
-// Splits an inline line as the server does (quotes, escapes); false on unbalanced quotes.
+// Splits an inline line as the server does (quotes, escapes; a NUL byte ends the line); false
+// on unbalanced quotes.
 bool SplitArgs(std::string_view line, std::vector<std::string>* out);
 
 }  // namespace net

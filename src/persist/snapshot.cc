@@ -235,7 +235,10 @@ bool WriteSnapshot(SnapshotWriter& w, const std::vector<db::Db*>& dbs, int64_t n
     if (!d || d->Size() == 0) continue;
     w.SelectDb(d->id(), d->Size(), d->ExpiresSize());
     d->ForEach([&](db::Obj* o) {
-      if (w.ok()) w.Object(o);
+      if (!w.ok()) return;
+      w.Object(o);
+      if (w.options().key_save_delay_us > 0)
+        usleep(static_cast<useconds_t>(w.options().key_save_delay_us));
     });
     if (!w.ok()) break;
   }

@@ -41,6 +41,8 @@ struct SaveOptions {
   // fd output: fdatasync every this many bytes (rdb-save-incremental-fsync); 0 never.
   uint64_t autosync_bytes = 0;
   bool for_replication = false;  // includes the replication-only aux fields
+  // rdb-key-save-delay: microseconds WriteSnapshot sleeps after each key (tests slow a save).
+  int64_t key_save_delay_us = 0;
 };
 
 // Extra aux fields: a small registry used by replication (hash seed, slot states...).
@@ -83,6 +85,7 @@ class SnapshotWriter {
   int error() const { return err_; }
   uint64_t bytes() const { return total_ + buf_.size(); }
   uint64_t keys() const { return keys_; }
+  const SaveOptions& options() const { return opts_; }
 
  private:
   void MaybeFlush() {

@@ -159,14 +159,17 @@ void StartDisklessChild() {
   uint64_t mem = server::UsedMemory();
   int64_t now = time(nullptr);
   server::SetResizeAllowed(false);  // keep copy-on-write pages shared while it runs
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
     base::SetLogRoleChar('C');
+    server::StopWithParent(parent, "");  // no reader left: nothing to stream to
     std::string head = "$EOF:" + mark + "\r\n";
     if (write(fds[1], head.data(), head.size()) != static_cast<ssize_t>(head.size())) _exit(1);
     persist::SaveOptions opts;
     opts.for_replication = true;
+    opts.key_save_delay_us = server::cfg.rdb_key_save_delay;
     persist::SnapshotWriter w(fds[1], opts);
     bool ok = persist::WriteSnapshot(w, dbs, now, mem);
     if (ok && write(fds[1], mark.data(), mark.size()) != static_cast<ssize_t>(mark.size()))
@@ -286,6 +289,7 @@ bool ReplicaWriteReady(Client* c) {
       return false;
     }
     c->out_sent += n;
+    c->net_output_bytes += n;
   }
   if (l->state == ReplicaLink::kWaitBgsaveEnd) return false;
   // ...then the snapshot, then the stream buffered meanwhile.

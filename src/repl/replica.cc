@@ -48,6 +48,12 @@ struct Side {
   int64_t transfer_size = -1;  // "$<len>" form
   std::string eof_mark;        // "$EOF:<mark>" form
   size_t payload_start = 0;    // where the snapshot bytes start in `in`
+  // INFO master_sync_*: the announced size (-1 before the "$" line, 0 for the EOF-mark form,
+  // as Valkey reports them) and the payload bytes received so far (`counted`: how much of `in`
+  // is already in `transfer_read`).
+  int64_t info_total = -1;
+  int64_t transfer_read = 0;
+  size_t counted = 0;
   int64_t last_io_ms = 0;
   int64_t link_down_since_ms = 0;
   int64_t last_ack_ms = 0;
@@ -56,7 +62,7 @@ struct Side {
   int tmp_fd = -1;
   std::string tmp_path;
   int64_t written = 0;
-  std::string tail;  // last bytes written (EOF-mark search across reads)
+  std::string tail;     // last bytes written (EOF-mark search across reads)
   size_t searched = 0;  // in-memory transfer: bytes of `in` already searched for the mark
   // The db the primary's stream currently writes to: kept across reconnections (the stream
   // only says SELECT when it changes) and taken from the snapshot's repl-stream-db field.
@@ -371,13 +377,24 @@ void ProcessTransfer() {
       g_side.eof_mark.clear();
     }
     g_side.payload_start = nl + 2;
-    LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving %s",
-               g_side.transfer_size >= 0
-                   ? (std::to_string(g_side.transfer_size) + " bytes from primary to disk").c_str()
-                   : "streamed RDB from primary with EOF to parser");
+    g_side.info_total = g_side.transfer_size >= 0 ? g_side.transfer_size : 0;
+    g_side.counted = g_side.payload_start;
+    const char* to = server::cfg.repl_diskless_load == 0 ? "to disk" : "to parser";
+    if (g_side.transfer_size >= 0)
+      LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving %lld bytes from primary %s",
+                 static_cast<long long>(g_side.transfer_size), to);
+    else
+      LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving streamed RDB from primary with EOF %s", to);
   }
   size_t start = g_side.payload_start;
-  if (server::cfg.repl_diskless_load == 0) return ProcessTransferToDisk(start);
+  g_side.transfer_read += static_cast<int64_t>(in.size() - g_side.counted);
+  g_side.counted = in.size();
+  if (g_side.transfer_size >= 0)  // bytes past the payload are already the stream
+    g_side.transfer_read = std::min(g_side.transfer_read, g_side.transfer_size);
+  if (server::cfg.repl_diskless_load == 0) {
+    g_side.counted = start;  // the bytes go to the file and leave `in`
+    return ProcessTransferToDisk(start);
+  }
   size_t have = in.size() - start;
   size_t payload_len;
   std::string rest;
@@ -436,6 +453,8 @@ void HandleHandshakeLine(const std::string& line) {
     g_side.stream_db = 0;  // unless the snapshot says otherwise (repl-stream-db)
     g_side.state = kTransfer;
     g_side.payload_start = 0;
+    g_side.info_total = -1;
+    g_side.transfer_read = 0;
     LOG_NOTICE("Full resync from primary: %s:%lld", parts[1].c_str(), static_cast<long long>(off));
     return;
   }
@@ -556,10 +575,25 @@ void AppendReplicaInfo(std::string* s) {
   line(std::string("master_link_status:") + (PrimaryLinkUp() ? "up" : "down"));
   line("master_last_io_seconds_ago:" +
        std::to_string(PrimaryLinkUp() ? (now - g_side.last_io_ms) / 1000 : -1));
-  bool syncing = g_side.state == kTransfer || g_side.state == kHandshake;
+  // As in Valkey, "in progress" is the snapshot transfer (after +FULLRESYNC), not the handshake.
+  bool syncing = g_side.state == kTransfer;
   line(std::string("master_sync_in_progress:") + (syncing ? "1" : "0"));
   line("slave_read_repl_offset:" + std::to_string(st.offset));
   line("slave_repl_offset:" + std::to_string(st.offset));
+  line("replicas_repl_buffer_size:0");  // dual-channel replication buffer: not implemented
+  line("replicas_repl_buffer_peak:0");
+  if (syncing) {
+    int64_t total = g_side.info_total, read = g_side.transfer_read;
+    // Valkey's formula, also for total -1 before the "$" line (-0.00).
+    double perc = total ? static_cast<double>(read) / static_cast<double>(total) * 100 : 0;
+    char p[32];
+    snprintf(p, sizeof(p), "%.2f", perc);
+    line("master_sync_total_bytes:" + std::to_string(total));
+    line("master_sync_read_bytes:" + std::to_string(read));
+    line("master_sync_left_bytes:" + std::to_string(total - read));
+    line(std::string("master_sync_perc:") + p);
+    line("master_sync_last_io_seconds_ago:" + std::to_string((now - g_side.last_io_ms) / 1000));
+  }
   if (!PrimaryLinkUp())
     line("master_link_down_since_seconds:" +
          std::to_string(g_side.link_down_since_ms ? (now - g_side.link_down_since_ms) / 1000 : -1));
@@ -627,7 +661,8 @@ void ReplicaofCommand(Client* c) {
   if (base::EqualsNoCase(a[1], "no") && base::EqualsNoCase(a[2], "one")) {
     if (IsReplica()) {
       BecomePrimary();
-      LOG_NOTICE("MASTER MODE enabled (user request from '%s')", server::ClientInfoLine(c).c_str());
+      LOG_NOTICE("MASTER MODE enabled (user request from '%s')",
+                 server::ClientInfoForLog(c).c_str());
     }
     return c->R().Ok();
   }
@@ -646,7 +681,7 @@ void ReplicaofCommand(Client* c) {
   }
   BecomeReplica(host, static_cast<int>(port));
   LOG_NOTICE("REPLICAOF %s:%d enabled (user request from '%s')", host.c_str(),
-             static_cast<int>(port), server::ClientInfoLine(c).c_str());
+             static_cast<int>(port), server::ClientInfoForLog(c).c_str());
   c->R().Ok();
 }
 

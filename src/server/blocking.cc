@@ -39,6 +39,16 @@ void ReplyTimeout(Client* c, const BlockState& st) {
     c->R().NullArray();
 }
 
+// A block that ends without running its command again (timeout, CLIENT UNBLOCK, WAIT
+// satisfied, forced unblock) completes the command here: it counts once, as Call counts a
+// command that did not block, and its arguments leave argv-mem.
+void Completed(Client* c) {
+  c->cmd->stats.calls++;
+  g.stats.total_commands_processed++;
+  c->commands_processed++;
+  c->argv_len_sum = 0;
+}
+
 void QueueWriteAndResume(Client* c) {
   if (!(c->flags & kPendingWrite)) {
     c->flags |= kPendingWrite;
@@ -123,6 +133,7 @@ void HandleReplicaAcks() {
     BlockState st = g_blocked[c];
     Unblock(c);
     ReplyTimeout(c, st);  // the count, as on timeout
+    Completed(c);
     QueueWriteAndResume(c);
   }
 }
@@ -137,6 +148,7 @@ void DisconnectAllBlockedClients() {
         "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
         "replica?)");
     c->flags |= kCloseAfterReply;
+    Completed(c);
     QueueWriteAndResume(c);
   }
 }
@@ -189,13 +201,14 @@ void HandleReadyKeys() {
         std::vector<std::string> argv = std::move(c->held_argv);
         c->held_argv.clear();
         c->argv.assign(argv.begin(), argv.end());
-        const CommandSpec* cmd = c->last_cmd;  // the command that blocked
+        const CommandSpec* cmd = c->cmd;  // the command that blocked
         int saved_db = c->dbid;
         SelectDb(c, id.dbid);
         // The world may have changed while it waited: the same checks as a fresh command.
         if (PassesGate(c, cmd)) Call(c, cmd);
         SelectDb(c, saved_db);
         c->argv.clear();
+        if (!(c->flags & kBlocked)) c->argv_len_sum = 0;
         QueueWriteAndResume(c);
       }
     }
@@ -220,6 +233,7 @@ int64_t HandleBlockedTimeouts() {
     Unblock(c);
     c->held_argv.clear();
     ReplyTimeout(c, st);
+    Completed(c);
     QueueWriteAndResume(c);
   }
   return next;
@@ -235,6 +249,7 @@ bool UnblockByRequest(Client* c, bool with_error) {
     c->R().Error("-UNBLOCKED client unblocked via CLIENT UNBLOCK");
   else
     ReplyTimeout(c, st);
+  Completed(c);
   QueueWriteAndResume(c);
   return true;
 }

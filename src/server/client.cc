@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -67,6 +68,87 @@ bool IsLoopback(const struct sockaddr_storage& sa) {
 
 void ReadHandler(int fd, void* data, int mask);
 void WriteHandler(int fd, void* data, int mask);
+
+constexpr const char* kRedacted = "*redacted*";
+
+// Bytes as Valkey's sdscatrepr quotes them: "..." with C escapes, \xHH for other bytes.
+std::string Repr(std::string_view s, size_t max) {
+  std::string out = "\"";
+  for (unsigned char ch : s.substr(0, max)) {
+    switch (ch) {
+      case '\\':
+      case '"':
+        out += '\\';
+        out += static_cast<char>(ch);
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      default:
+        if (isprint(ch)) {
+          out += static_cast<char>(ch);
+        } else {
+          char hex[8];
+          snprintf(hex, sizeof(hex), "\\x%02x", ch);
+          out += hex;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// The short reason Valkey's protocol-error log line gives for each error reply.
+const char* ProtocolErrorReason(const std::string& reply) {
+  static const std::pair<const char*, const char*> kReasons[] = {
+      {"Protocol error: too big inline request", "too big inline request"},
+      {"Protocol error: too big mbulk count string", "too big mbulk count string"},
+      {"Protocol error: invalid multibulk length", "invalid mbulk count"},
+      {"Protocol error: unauthenticated multibulk length", "unauth mbulk count"},
+      {"Protocol error: unauthenticated bulk length", "unauth bulk length"},
+      {"Protocol error: too big bulk count string", "too big bulk count string"},
+      {"Protocol error: expected '$'", "expected $ but got something else"},
+      {"Protocol error: invalid bulk length", "invalid bulk length"},
+      {"Protocol error: unbalanced quotes in request", "unbalanced quotes in inline request"},
+      {"Protocol error: inline command from primary", "Master using the inline protocol. Desync?"},
+  };
+  for (auto& [prefix, reason] : kReasons)
+    if (reply.rfind(prefix, 0) == 0) return reason;
+  return reply.c_str();
+}
+
+// "Query buffer during protocol error: '...'" as Valkey logs it: the unparsed input (up to a
+// NUL byte), its first and last 64 bytes when longer than 128, non-printable bytes as '.'.
+// User data, so only a placeholder when hide-user-data-from-log is yes.
+std::string ProtocolErrorSample(const Client* c) {
+  std::string out = "Query buffer during protocol error: ";
+  if (cfg.hide_user_data_from_log) return out + kRedacted;
+  std::string_view q(c->qbuf);
+  q.remove_prefix(std::min(c->qpos, q.size()));
+  auto cstr = [](std::string_view v) { return v.substr(0, std::min(v.size(), v.find('\0'))); };
+  std::string sample;
+  if (q.size() < 128) {
+    sample = "'" + std::string(cstr(q)) + "'";
+  } else {
+    sample = "'" + std::string(cstr(q.substr(0, 64))) + "' (... more " +
+             std::to_string(q.size() - 128) + " bytes ...) '" +
+             std::string(cstr(q.substr(q.size() - 64))) + "'";
+  }
+  for (char& ch : sample)
+    if (!isprint(static_cast<unsigned char>(ch))) ch = '.';
+  return out + sample;
+}
 
 void RejectAndClose(int fd, const char* msg) {
   ssize_t r = write(fd, msg, strlen(msg));
@@ -165,19 +247,26 @@ void ReadHandler(int fd, void* data, int) {
   if (scratch.size() < want) scratch.resize(want);
   ssize_t n = read(fd, scratch.data(), want);
   if (n <= 0) {
-    if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    if (n == 0) {
+      if (base::GetLogLevel() <= base::kLogVerbose)
+        LOG_VERBOSE("Client closed connection %s", ClientInfoForLog(c).c_str());
+      FreeClient(c);
+    } else if (errno != EAGAIN && errno != EINTR) {
+      LOG_VERBOSE("Reading from client: %s", strerror(errno));
       FreeClient(c);
     }
     return;
   }
   c->qbuf.append(scratch.data(), static_cast<size_t>(n));
+  c->net_input_bytes += n;
   g.stats.net_input_bytes += n;
   g.stats.io_reads++;
   c->last_interaction_ms = g.loop_time_ms;
   if (c->qbuf.size() > c->qbuf_peak) c->qbuf_peak = c->qbuf.size();
   if (static_cast<int64_t>(c->qbuf.size()) > cfg.client_query_buffer_limit) {
-    LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: ...)",
-                ClientInfoLine(c).c_str());
+    LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)",
+                ClientInfoForLog(c).c_str(),
+                cfg.hide_user_data_from_log ? kRedacted : Repr(c->qbuf, 64).c_str());
     g.stats.client_qbuf_limit_disconnections++;
     FreeClient(c);
     return;
@@ -192,10 +281,12 @@ bool WriteSome(Client* c) {
     ssize_t n = write(c->fd, c->out.data() + c->out_sent, c->out.size() - c->out_sent);
     if (n <= 0) {
       if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+      LOG_VERBOSE("Error writing to client: %s", n < 0 ? strerror(errno) : "nothing written");
       CloseAsync(c);
       return false;
     }
     c->out_sent += n;
+    c->net_output_bytes += n;
     g.stats.net_output_bytes += n;
     g.stats.io_writes++;
   }
@@ -462,7 +553,7 @@ bool CheckOutputLimits(Client* c) {
   }
   if (hard || soft) {
     LOG_WARNING("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
-                ClientInfoLine(c).c_str());
+                ClientInfoForLog(c).c_str());
     g.stats.client_outbuf_limit_disconnections++;
     c->out.clear();
     c->out_sent = 0;
@@ -485,8 +576,10 @@ void ProcessInput(Client* c) {
       std::string err = c->parser.error();
       c->R().Error(err);
       // Garbage from our primary is worth an operator's attention; from clients it is noise.
-      base::Log((c->flags & kPrimary) ? base::kLogWarning : base::kLogVerbose,
-                "Protocol error (%s) from client: %s", err.c_str(), ClientInfoLine(c).c_str());
+      int level = (c->flags & kPrimary) ? base::kLogWarning : base::kLogVerbose;
+      if (level >= base::GetLogLevel())
+        base::Log(level, "Protocol error (%s) from client: %s. %s", ProtocolErrorReason(err),
+                  ClientInfoForLog(c).c_str(), ProtocolErrorSample(c).c_str());
       c->flags |= kCloseAfterReply;
       c->parser.Reset();
       c->qbuf.clear();
@@ -494,9 +587,14 @@ void ProcessInput(Client* c) {
       break;
     }
     c->argv = c->parser.args();
+    size_t argv_bytes = 0;
+    for (auto a : c->argv) argv_bytes += a.size();
+    c->argv_len_sum = argv_bytes;
     std::string_view raw(c->qbuf.data() + c->parser.LastStart(), c->qpos - c->parser.LastStart());
     ProcessCommand(c);
     c->argv.clear();
+    // A blocked or held command keeps its arguments (argv-mem) until it completes.
+    if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
     if (c->flags & kPrimary) repl::PrimaryStreamApplied(c, raw);
     if (!(c->flags & kPendingWrite) && (!c->out.empty())) {
       c->flags |= kPendingWrite;
@@ -537,7 +635,7 @@ void HandleClientsBeforeSleep() {
   }
 }
 
-std::string ClientInfoLine(const Client* c) {
+std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   int64_t now = base::MsTime();
   std::string flags;
   if (c->pubsub) flags += "P";
@@ -553,24 +651,45 @@ std::string ClientInfoLine(const Client* c) {
   if (flags.empty()) flags = "N";
   std::string events = "r";
   if (g.loop && (g.loop->FileMask(c->fd) & net::kWritable)) events += "w";
+  // argv-mem: the command being executed or held, or the arguments of an unfinished one.
+  size_t argv_mem = c->argv_len_sum + c->parser.PartialArgsBytes();
+  // oll: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer is
+  // full). Our output is one contiguous buffer (obl), so there is no reply list: always 0.
+  const size_t oll = 0;
+  auto fmt = [&](char* buf, size_t size) {
+    return snprintf(
+        buf, size,
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
+        "psub=%zu ssub=%zu multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
+        "rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s "
+        "redir=-1 resp=%d lib-name=%s lib-ver=%s tot-net-in=%llu tot-net-out=%llu tot-cmds=%llu",
+        static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->fd,
+        hide_user_data ? kRedacted : c->name.c_str(),
+        static_cast<long long>((now - c->ctime_ms) / 1000),
+        static_cast<long long>((now - c->last_interaction_ms) / 1000), flags.c_str(), c->dbid,
+        c->pubsub ? c->pubsub->channels.size() : 0, c->pubsub ? c->pubsub->patterns.size() : 0,
+        c->pubsub ? c->pubsub->shard_channels.size() : 0,
+        (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
+        c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), argv_mem, c->multi_argv_mem,
+        c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->out.capacity(),
+        c->qbuf.capacity() + c->out.capacity() + sizeof(Client), events.c_str(),
+        c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL",
+        hide_user_data ? kRedacted : "default", c->resp, c->lib_name.c_str(), c->lib_ver.c_str(),
+        static_cast<unsigned long long>(c->net_input_bytes),
+        static_cast<unsigned long long>(c->net_output_bytes),
+        static_cast<unsigned long long>(c->commands_processed));
+  };
   char buf[1024];
-  snprintf(buf, sizeof(buf),
-           "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
-           "psub=%zu ssub=%zu multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 "
-           "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu events=%s cmd=%s user=default "
-           "redir=-1 resp=%d lib-name=%s lib-ver=%s tot-net-in=0 tot-net-out=0 tot-cmds=0",
-           static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->fd,
-           c->name.c_str(), static_cast<long long>((now - c->ctime_ms) / 1000),
-           static_cast<long long>((now - c->last_interaction_ms) / 1000), flags.c_str(), c->dbid,
-           c->pubsub ? c->pubsub->channels.size() : 0, c->pubsub ? c->pubsub->patterns.size() : 0,
-           c->pubsub ? c->pubsub->shard_channels.size() : 0,
-           (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
-           c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), size_t{0},
-           c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), c->out.capacity(),
-           c->qbuf.capacity() + c->out.capacity() + sizeof(Client), events.c_str(),
-           c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL", c->resp, c->lib_name.c_str(),
-           c->lib_ver.c_str());
-  return buf;
+  int n = fmt(buf, sizeof(buf));
+  if (n < static_cast<int>(sizeof(buf))) return std::string(buf, n > 0 ? n : 0);
+  std::string out(static_cast<size_t>(n) + 1, '\0');  // long names or library names
+  fmt(out.data(), out.size());
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+std::string ClientInfoForLog(const Client* c) {
+  return ClientInfoLine(c, cfg.hide_user_data_from_log);
 }
 
 void ClientsCron() {
@@ -583,7 +702,8 @@ void ClientsCron() {
     if (now - c->last_interaction_ms > cfg.timeout * 1000) idle.push_back(c);
   }
   for (Client* c : idle) {
-    LOG_VERBOSE("Closing idle client");
+    if (base::GetLogLevel() <= base::kLogVerbose)
+      LOG_VERBOSE("Closing idle client %s", ClientInfoForLog(c).c_str());
     CloseAsync(c);
   }
 }

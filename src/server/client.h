@@ -55,7 +55,17 @@ struct Client {
   uint64_t flags = 0;
   bool authenticated = true;
   int64_t ctime_ms = 0, last_interaction_ms = 0;
-  const CommandSpec* last_cmd = nullptr;  // CLIENT LIST cmd= (no copy per command)
+  const CommandSpec* last_cmd = nullptr;  // CLIENT LIST cmd=: the last command looked up
+  const CommandSpec* cmd = nullptr;       // the command running (or blocked) now
+  // CLIENT LIST tot-net-in / tot-net-out / tot-cmds: bytes read from and written to the socket,
+  // commands executed (as Valkey counts them: not those refused before execution, each command
+  // of an EXEC, a blocking command once when it completes).
+  uint64_t net_input_bytes = 0, net_output_bytes = 0, commands_processed = 0;
+  // CLIENT LIST argv-mem: bytes of the arguments of the command being executed or held
+  // (blocked, paused); 0 between commands.
+  size_t argv_len_sum = 0;
+  // CLIENT LIST multi-mem: queued commands' argument bytes plus a pointer per argument.
+  size_t multi_argv_mem = 0;
 
   // input
   std::string qbuf;
@@ -102,8 +112,11 @@ void QueueWrite(Client* c);
 // Writes pending replies (called before the loop sleeps), closes queued clients.
 void HandleClientsBeforeSleep();
 void ProcessInput(Client* c);
-// Formats "id=... addr=..." as CLIENT LIST / CLIENT INFO print it.
-std::string ClientInfoLine(const Client* c);
+// Formats "id=... addr=..." as CLIENT LIST / CLIENT INFO print it. hide_user_data prints
+// name= and user= as *redacted* (Valkey's form for the log).
+std::string ClientInfoLine(const Client* c, bool hide_user_data = false);
+// ClientInfoLine for a log line: redacted when hide-user-data-from-log is yes.
+std::string ClientInfoForLog(const Client* c);
 void SelectDb(Client* c, int id);
 // Checks output limits after a reply was appended; may schedule the client's close.
 bool CheckOutputLimits(Client* c);

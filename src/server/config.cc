@@ -311,6 +311,7 @@ std::vector<Def>& Table() {
        nullptr,
        "./"},
       BOOL("always-show-logo", always_show_logo, "no", kImmutable),
+      BOOL("hide-user-data-from-log", hide_user_data_from_log, "yes", 0),
       INT("databases", databases, 1, INT_MAX, "16", kImmutable),
       {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
       BOOL("dynamic-hz", dynamic_hz, "yes", 0),

@@ -29,6 +29,7 @@ struct Config {
   int loglevel = 2;
   std::string dir;
   bool always_show_logo = false;
+  bool hide_user_data_from_log = true;
   int64_t databases = 16;
   int64_t hz = 10;
   bool dynamic_hz = true;

@@ -81,7 +81,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   Client* prev = g.current_client;
   g.current_client = c;
   c->flags |= kProtected;
-  c->last_cmd = cmd;
+  c->cmd = cmd;
   bool prev_from_primary = db::GetEnv().from_primary;
   db::GetEnv().from_primary = c->flags & kPrimary;
   // One clock read gives both the command's time (expiry decisions) and the start of its
@@ -93,11 +93,15 @@ void Call(Client* c, const CommandSpec* cmd) {
   int64_t dur = base::UsTime() - start;
   c->flags &= ~kProtected;
   g.current_client = prev;
-  cmd->stats.calls++;
-  cmd->stats.usec += dur;
-  cmd->stats.Record(static_cast<uint64_t>(dur));
-  if (g.stats.error_seq != errors_before) cmd->stats.failed++;
-  g.stats.total_commands_processed++;
+  // A command that blocked counts when it completes (served, timed out or unblocked).
+  if (!(c->flags & kBlocked)) {
+    cmd->stats.calls++;
+    cmd->stats.usec += dur;
+    cmd->stats.Record(static_cast<uint64_t>(dur));
+    if (g.stats.error_seq != errors_before) cmd->stats.failed++;
+    g.stats.total_commands_processed++;
+    c->commands_processed++;
+  }
   // A replica applies its primary's stream: those bytes are passed on verbatim elsewhere.
   if ((g.dirty != dirty_before || g_force_prop) && !(c->flags & kPrimary)) {
     if (g_has_override) {
@@ -175,12 +179,14 @@ void ProcessCommand(Client* c) {
   // The primary link may speak real names of commands renamed here (our primaries propagate
   // them so).
   if (!cmd && (c->flags & kPrimary)) cmd = LookupRealCommand(c->argv[0]);
+  c->last_cmd = cmd;
   if (!cmd) return Reject(c, nullptr, UnknownCommandText(c));
   if (!cmd->subcommands.empty()) {
     if (c->argv.size() < 2) return Reject(c, cmd, ArityText(cmd));
     const CommandSpec* sub = nullptr;
     for (auto& s : cmd->subcommands)
       if (base::EqualsNoCase(c->argv[1], s.name)) sub = &s;
+    c->last_cmd = sub;
     if (!sub) return Reject(c, cmd, UnknownSubcommandText(c->argv[1], cmd->name));
     cmd = sub;
   }
@@ -213,6 +219,7 @@ void UnpauseClientsIfDue() {
     c->argv.assign(argv.begin(), argv.end());
     ProcessCommand(c);
     c->argv.clear();
+    if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
     if (!(c->flags & kPendingWrite)) {
       c->flags |= kPendingWrite;
       g.pending_writes.push_back(c);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +34,17 @@ PersistenceState st;
 std::vector<std::function<void(bool)>> g_done_hooks;
 std::vector<std::function<bool()>> g_other_children;
 int g_child_pipe = -1;  // parent's read end of the child's progress pipe
+// In a child: the process that forked it (0 in the node itself), and the temp file the signal
+// handler removes when that process dies.
+pid_t g_parent_pid = 0;
+char g_child_tmp[64] = "";
+
+void OnParentDeath(int sig) {
+  // Async-signal-safe only: remove the partial file, then die of the signal.
+  if (g_child_tmp[0]) unlink(g_child_tmp);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 constexpr int64_t kBgsaveRetryDelay = 5;                  // seconds after a failed BGSAVE
 constexpr uint64_t kAutosyncBytes = 32ULL * 1024 * 1024;  // rdb-save-incremental-fsync
@@ -165,6 +177,13 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
     unlink(tmp.c_str());
     return false;
   }
+  // The death signal covers most of the save; this covers a parent that died before the
+  // child asked for it, or while the signal is on its way.
+  if (g_parent_pid && getppid() != g_parent_pid) {
+    LOG_WARNING("The node that started this save is gone: %s is not replaced.", filename.c_str());
+    unlink(tmp.c_str());
+    return false;
+  }
   if (rename(tmp.c_str(), filename.c_str()) != 0) {
     LOG_WARNING(
         "Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
@@ -179,11 +198,11 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
   return true;
 }
 
-[[noreturn]] void RunChild(int progress_fd, uint64_t used_mem, bool for_replication) {
+[[noreturn]] void RunChild(pid_t parent, int progress_fd, uint64_t used_mem, bool for_replication) {
   base::SetLogRoleChar('C');
-  signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);
   signal(SIGUSR1, SIG_DFL);
+  StopWithParent(parent, TempFileName(getpid()).c_str());
   // The child never serves: drop the listeners so a dying parent frees its ports.
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);
@@ -441,10 +460,11 @@ bool StartBgsave(bool for_replication) {
   uint64_t keys = 0;
   for (int i = 0; i < NumDbs(); i++) keys += GetDb(i)->Size();
   int64_t start = base::UsTime();
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
     if (pfd[0] >= 0) close(pfd[0]);
-    RunChild(pfd[1], used, for_replication);
+    RunChild(parent, pfd[1], used, for_replication);
   }
   st.latest_fork_usec = base::UsTime() - start;
   if (pfd[1] >= 0) close(pfd[1]);
@@ -478,6 +498,17 @@ void KillSnapshotChild() {
   }
   DrainChildPipe();
   BgsaveDone(-1, SIGUSR1);
+}
+
+void StopWithParent(pid_t parent, const char* tmp_path) {
+  g_parent_pid = parent;
+  snprintf(g_child_tmp, sizeof(g_child_tmp), "%s", tmp_path);
+  struct sigaction sa = {};
+  sa.sa_handler = OnParentDeath;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) _exit(1);  // died before the request: nobody will signal us
 }
 
 void AddBgsaveDoneHook(std::function<void(bool)> fn) { g_done_hooks.push_back(std::move(fn)); }

@@ -88,6 +88,7 @@ void ExecCommand(Client* c) {
   c->woff = repl::GetState().offset;  // the transaction's writes left at EXEC
   g.in_exec = false;
   c->argv = saved;
+  c->multi_argv_mem = 0;
 }
 
 void WatchCommand(Client* c) {
@@ -107,11 +108,14 @@ void QueueCommand(Client* c, const CommandSpec* cmd) {
   q.cmd = cmd;
   q.argv.assign(c->argv.begin(), c->argv.end());
   c->mstate.push_back(std::move(q));
+  // multi-mem as Valkey counts it: argument bytes plus one object pointer per argument.
+  for (auto a : c->argv) c->multi_argv_mem += a.size() + sizeof(void*);
   c->R().Simple("QUEUED");
 }
 
 void DiscardTransaction(Client* c) {
   c->mstate.clear();
+  c->multi_argv_mem = 0;
   c->flags &= ~(kMulti | kDirtyCas | kDirtyExec);
   UnwatchAll(c);
 }

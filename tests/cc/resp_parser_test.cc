@@ -125,3 +125,77 @@ TEST_CASE(RespInlineEscapes) {
   CHECK(out.empty());
   CHECK(!net::SplitArgs("'abc", &out));
 }
+
+namespace {
+std::string S(const char* p, size_t n) { return std::string(p, n); }
+}  // namespace
+
+// Valkey 8 finds the end of an inline line and of a multibulk length line with strchr, so a
+// NUL byte before the newline (or '\r') hides it: the request never completes and waits for
+// more input until the pending bytes pass 64 KB, then it is a "too big" protocol error.
+TEST_CASE(RespNulByteHidesTheEndOfLine) {
+  Cmds c;
+  std::string err;
+  // Inline: nothing is executed, not even what follows the line.
+  c = FeedSplit(S("SET a b\0c\r\nPING\r\n", 17), {}, &err);
+  CHECK(err.empty());
+  CHECK(c.empty());
+  c = FeedSplit(S("\0\r\n", 3), {}, &err);
+  CHECK(err.empty());
+  CHECK(c.empty());
+  // A NUL after the newline belongs to the next request.
+  c = FeedSplit(S("PING\r\n\0", 7), {}, &err);
+  CHECK(err.empty());
+  CHECK_EQ(c.size(), 1u);
+  CHECK_EQ(c[0][0], std::string("PING"));
+  // The stuck line turns into the inline size error once more than 64 KB are pending.
+  std::string stuck = S("SET a b\0c\r\n", 11);
+  CHECK_EQ(Parse1(stuck + std::string(65536 - stuck.size(), 'x'), &c), std::string());
+  CHECK_EQ(Parse1(stuck + std::string(65537 - stuck.size(), 'x'), &c),
+           std::string("Protocol error: too big inline request"));
+  // Multibulk count and bulk length lines.
+  c = FeedSplit(S("*1\0\r\n$4\r\nPING\r\n", 15), {}, &err);
+  CHECK(err.empty());
+  CHECK(c.empty());
+  c = FeedSplit(S("*1\r\n$4\0\r\nPING\r\n", 15), {}, &err);
+  CHECK(err.empty());
+  CHECK(c.empty());
+  CHECK_EQ(Parse1(S("*1\0\r\n", 5) + std::string(70000, 'x'), &c),
+           std::string("Protocol error: too big mbulk count string"));
+  CHECK_EQ(Parse1(S("*1\r\n$4\0\r\n", 9) + std::string(70000, 'x'), &c),
+           std::string("Protocol error: too big bulk count string"));
+  // Bulk payloads are binary safe.
+  c = FeedSplit(S("*2\r\n$4\r\nECHO\r\n$3\r\na\0b\r\n", 23), {}, &err);
+  CHECK(err.empty());
+  CHECK_EQ(c.size(), 1u);
+  CHECK_EQ(c[0][1], S("a\0b", 3));
+}
+
+// sdssplitargs reads a C string: a NUL ends the line, also inside quotes (then unterminated).
+TEST_CASE(RespSplitArgsStopsAtNul) {
+  std::vector<std::string> out;
+  CHECK(net::SplitArgs(S("set a b\0c", 9), &out));
+  CHECK(out == std::vector<std::string>({"set", "a", "b"}));
+  CHECK(net::SplitArgs(S("set a \0 c", 9), &out));
+  CHECK(out == std::vector<std::string>({"set", "a"}));
+  CHECK(net::SplitArgs(S("\0set a", 6), &out));
+  CHECK(out.empty());
+  CHECK(!net::SplitArgs(S("set \"a\0b\"", 9), &out));
+  CHECK(!net::SplitArgs(S("set 'a\0'", 8), &out));
+  CHECK(!net::SplitArgs(S("set \"a\\\0\"", 9), &out));
+  CHECK(net::SplitArgs(S("set \"ab\"\0zz", 11), &out));
+  CHECK(out == std::vector<std::string>({"set", "ab"}));
+}
+
+TEST_CASE(RespPartialArgsBytes) {
+  net::RequestParser p;
+  net::ParserLimits lim;
+  std::string s = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nva";
+  size_t pos = 0;
+  CHECK_EQ(p.PartialArgsBytes(), 0u);
+  CHECK(p.Parse(s.data(), s.size(), &pos, lim) == net::RequestParser::kNeedMore);
+  CHECK_EQ(p.PartialArgsBytes(), 4u);  // SET and k are complete, the value is not
+  s += "lue\r\n";
+  CHECK(p.Parse(s.data(), s.size(), &pos, lim) == net::RequestParser::kCommand);
+  CHECK_EQ(p.PartialArgsBytes(), 0u);
+}

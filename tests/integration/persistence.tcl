@@ -421,6 +421,49 @@ start_server {tags {persistence} overrides {rdbchecksum no}} {
     }
 }
 
+# The processes a server forked (its snapshot child), from /proc.
+proc pers_children {pid} {
+    if {[catch {open /proc/$pid/task/$pid/children r} f]} { return {} }
+    set l [string trim [read $f]]
+    close $f
+    return $l
+}
+
+start_server {tags {persistence}} {
+    test "A BGSAVE child whose node is killed with SIGKILL stops and never replaces dump.rdb" {
+        for {set i 0} {$i < 100} {incr i} { r set k$i $i }
+        r save
+        set dump [file join [srv dir] dump.rdb]
+        set before [pers_read_file $dump]
+        file stat $dump st
+        set ino $st(ino)
+        set mtime $st(mtime)
+        r set extra 1  ;# a snapshot taken now differs from the file
+        r config set rdb-key-save-delay 100000  ;# 0.1 s per key: about 10 s for the save
+        assert_equal "Background saving started" [r bgsave]
+        set child [pers_children [srv pid]]
+        assert_equal 1 [llength $child] "one snapshot child: '$child'"
+        set tmp [file join [srv dir] temp-$child.rdb]
+        wait_for_condition 100 20 {[file exists $tmp]} else {
+            ::testutil::fail "the child never created $tmp"
+        }
+        kill_server
+        # Without the parent-death signal the child would save for ~10 s, then rename.
+        wait_for_condition 100 50 {![::srv::alive $child]} else {
+            ::testutil::fail "the snapshot child $child still runs 5 s after its node died"
+        }
+        assert_equal $before [pers_read_file $dump] "dump.rdb content changed"
+        file stat $dump st
+        assert_equal $ino $st(ino) "dump.rdb was replaced"
+        assert_equal $mtime $st(mtime)
+        # As when the node itself stops a child: its temp file is removed.
+        assert_equal {} [glob -nocomplain -directory [srv dir] temp-*.rdb]
+        restart_server
+        assert_equal 100 [r dbsize]
+        assert_equal {} [r get extra]
+    }
+}
+
 start_server {tags {persistence}} {
     test "Truncated or damaged dump.rdb: the node refuses to start with a clear message" {
         r flushall

@@ -767,3 +767,59 @@ foreach mode {disabled swapdb} {
         }
     }
 }
+
+# ---------------------------------------------------------------- a full sync in progress
+
+start_server {tags {repl} overrides {repl-diskless-sync no}} {
+    start_server {} {
+        test "INFO replication during a disk-based full sync, and after it" {
+            for {set i 0} {$i < 20} {incr i} { r -1 set k$i $i }
+            r -1 config set rdb-key-save-delay 100000  ;# 0.1 s per key: about 2 s of BGSAVE
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 200 10 {[rinfo 0 master_sync_in_progress] == 1}
+            set ri [r info replication]
+            # Taken while the primary still writes its snapshot: no "$<length>" line yet.
+            assert_equal 1 [rinfo -1 rdb_bgsave_in_progress] "the snapshot ended too early"
+            assert_equal -1 [info_field $ri master_sync_total_bytes]
+            assert_equal 0 [info_field $ri master_sync_read_bytes]
+            assert_equal -1 [info_field $ri master_sync_left_bytes]
+            assert_equal -0.00 [info_field $ri master_sync_perc]
+            assert_range [info_field $ri master_sync_last_io_seconds_ago] 0 2
+            assert_equal down [info_field $ri master_link_status]
+            r -1 config set rdb-key-save-delay 0
+            repl_wait_synced -1 0
+            # Once synced the transfer fields are gone, as in Valkey.
+            set ri [r info replication]
+            assert_equal 0 [info_field $ri master_sync_in_progress]
+            foreach f {total_bytes read_bytes left_bytes perc last_io_seconds_ago} {
+                assert_equal {} [info_field $ri master_sync_$f] "master_sync_$f still shown"
+            }
+            assert_equal 20 [r dbsize]
+        }
+    }
+}
+
+# ---------------------------------------------------------------- the diskless child of a dead node
+
+start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "The diskless sync child stops when its node is killed with SIGKILL" {
+            for {set i 0} {$i < 3} {incr i} { r -1 set k$i $i }
+            # 10 s per key: a child that lost its reader only notices on its next write
+            r -1 config set rdb-key-save-delay 10000000
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_log "*Starting BGSAVE for SYNC with target: replicas sockets*" 100 50 -1
+            set pid [srv -1 pid]
+            set f [open /proc/$pid/task/$pid/children r]
+            set child [string trim [read $f]]
+            close $f
+            assert_equal 1 [llength $child] "one child: '$child'"
+            kill_server -1
+            # Without the parent-death signal it would sleep on until its next write.
+            wait_for_condition 100 50 {![::srv::alive $child]} else {
+                ::testutil::fail "the diskless child $child still runs 5 s after its node died"
+            }
+            r replicaof no one
+        }
+    }
+}

@@ -108,6 +108,15 @@ set ::rf_fake_src {
                 after 100
                 drop $fd
             }
+            hold {
+                # nothing after +FULLRESYNC: the snapshot's "$" line has not come yet
+            }
+            partial {
+                send $fd "\$1000\r\n[string repeat x 300]"
+            }
+            partial_eof {
+                send $fd "\$EOF:[string repeat 0123456789 4]\r\n[string repeat x 100]"
+            }
             garbage {
                 send $fd "\$$len\r\n$p"
                 send $fd "*3\r\n\$3\r\nSET\r\n\$6\r\nfake:$n\r\n\$2\r\nok\r\n"
@@ -360,6 +369,57 @@ start_server {tags {repl faults} overrides {repl-diskless-sync-delay 0 repl-time
                 exec kill -CONT $rpid
             }
             wait_for_condition 200 50 {[status r master_link_status] eq "up"}
+        }
+    }
+}
+
+# ---------------------------------------------------------------- INFO during a transfer
+
+# INFO replication of a replica in the middle of a full sync, from a fake primary that stops
+# at a known point: the master_sync_* fields Valkey 8 prints while the transfer runs, with
+# its values (total -1 before the "$" line, 0 for the EOF-marked form, perc by its formula).
+start_server {tags {repl faults}} {
+    foreach {mode total read perc} {
+        hold        -1   0   -0.00
+        partial     1000 300 30.00
+        partial_eof 0    100 0.00
+    } {
+        test "INFO replication while a full sync is received ($mode): master_sync_* fields" {
+            set fake [rf_fake_start $mode $::rf_snapshot_file]
+            try {
+                r replicaof 127.0.0.1 [lindex $fake 1]
+                wait_for_condition 200 10 {
+                    [status r master_sync_in_progress] == 1 &&
+                    [status r master_sync_read_bytes] == $read
+                } else {
+                    ::testutil::fail "no transfer state; fake primary saw:\n[rf_fake_log $fake]"
+                }
+                set ri [r info replication]
+                assert_equal $total [info_field $ri master_sync_total_bytes]
+                assert_equal $read [info_field $ri master_sync_read_bytes]
+                assert_equal [expr {$total - $read}] [info_field $ri master_sync_left_bytes]
+                assert_equal $perc [info_field $ri master_sync_perc]
+                assert_range [info_field $ri master_sync_last_io_seconds_ago] 0 1
+                # Valkey 8's order: after the offsets and the (dual channel) buffer fields,
+                # before master_link_down_since_seconds.
+                set names {}
+                foreach l [split $ri \r\n] {
+                    if {[regexp {^([a-z_]+):} $l -> n]} { lappend names $n }
+                }
+                set from [lsearch $names master_sync_in_progress]
+                set valkey8 {master_sync_in_progress slave_read_repl_offset slave_repl_offset
+                    replicas_repl_buffer_size replicas_repl_buffer_peak master_sync_total_bytes
+                    master_sync_read_bytes master_sync_left_bytes master_sync_perc
+                    master_sync_last_io_seconds_ago master_link_down_since_seconds
+                    slave_priority}
+                assert_equal [join $valkey8 " "] [join [lrange $names $from $from+11] " "]
+            } finally {
+                catch {r replicaof no one}
+                rf_fake_stop $fake
+            }
+            set ri [r info replication]
+            assert_equal {} [info_field $ri master_sync_total_bytes]
+            assert_equal {} [info_field $ri master_sync_in_progress]
         }
     }
 }

@@ -214,6 +214,12 @@ proc s {args} {
 
 proc debug_sleep {seconds} { r debug sleep $seconds }
 
+# The value of field `f` in a CLIENT LIST / CLIENT INFO line (or a log line quoting one).
+proc client_field {line f} {
+    if {![regexp "(?:^| )$f=(\\S*)" $line -> v]} { error "no field $f in: $line" }
+    return $v
+}
+
 # ---- log helpers ----
 
 proc log_contains {pattern {level 0}} {

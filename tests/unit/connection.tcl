@@ -20,6 +20,12 @@ proc raw_reply {c} {
     return [join $out " "]
 }
 
+# Bytes of a RESP2 bulk string reply carrying `s`: $<len>\r\n<s>\r\n.
+proc bulk_reply_size {s} {
+    set n [string length $s]
+    return [expr {1 + [string length $n] + 2 + $n + 2}]
+}
+
 # A client in readraw + deferred mode: commands only send, `$c read` returns one line.
 proc raw_client {} {
     set c [valkey_client]
@@ -251,12 +257,150 @@ start_server {tags {connection}} {
         foreach kv [split [string trim $line] " "] {
             lappend names [lindex [split $kv =] 0]
         }
-        foreach f {id addr laddr fd name age idle flags db sub psub multi qbuf qbuf-free
-                   obl oll omem events cmd user resp} {
-            assert {$f in $names} "CLIENT LIST field '$f' missing in: $line"
-        }
+        # Valkey 8's fields, in its order.
+        set valkey8 {id addr laddr fd name age idle flags db sub psub ssub multi watch qbuf
+            qbuf-free argv-mem multi-mem rbs rbp obl oll omem tot-mem events cmd user redir resp
+            lib-name lib-ver tot-net-in tot-net-out tot-cmds}
+        assert_equal [join $valkey8 " "] [join $names " "]
         assert_match {id=* addr=127.0.0.1:* laddr=127.0.0.1:* fd=* name=* age=* idle=* flags=N db=0 *cmd=client|list user=default *resp=2*} $line
         assert_equal "\n" [string index [r client list] end]
+    }
+
+    test "CLIENT INFO counts the bytes read and written and the commands run, exactly" {
+        set c [valkey_client]
+        set ping [::resp::encode_command PING]
+        set ci [::resp::encode_command CLIENT INFO]
+        $c write_raw $ping
+        assert_equal PONG [$c read]
+        set in [string length $ping]
+        set out [string length "+PONG\r\n"]
+        set cmds 1
+        foreach round {1 2 3} {
+            $c write_raw $ci
+            set info [$c read]
+            incr in [string length $ci]
+            # The reply is built while CLIENT INFO runs: its request is read, its reply is not
+            # written yet and it is not counted yet.
+            assert_equal $in [client_field $info tot-net-in] "round $round: $info"
+            assert_equal $out [client_field $info tot-net-out] "round $round: $info"
+            assert_equal $cmds [client_field $info tot-cmds] "round $round: $info"
+            # argv-mem: the arguments of the command being run, CLIENT and INFO
+            assert_equal 10 [client_field $info argv-mem]
+            incr out [bulk_reply_size $info]
+            incr cmds
+        }
+        # Seen from another client, between commands: no arguments held.
+        set line [r client list id [client_field $info id]]
+        assert_equal $in [client_field $line tot-net-in]
+        assert_equal $out [client_field $line tot-net-out]
+        assert_equal $cmds [client_field $line tot-cmds]
+        assert_equal 0 [client_field $line argv-mem]
+        # oll counts the blocks of Valkey's reply list, used once its 16 KB reply buffer is
+        # full. Our output buffer is one contiguous buffer (obl), with no reply list: oll is
+        # always 0, also with a reply bigger than 16 KB waiting.
+        assert_equal 0 [client_field $line oll]
+        $c close
+    }
+
+    test "tot-cmds: refused commands do not count, each command of a transaction does" {
+        set c [valkey_client]
+        set id [$c client id]
+        catch {$c nosuchcommand}
+        catch {$c get}
+        assert_equal 1 [client_field [r client list id $id] tot-cmds]
+        $c set tk v
+        assert_error "ERR value is not an integer*" {$c incr tk}
+        assert_equal 3 [client_field [r client list id $id] tot-cmds] "a failing command ran"
+        $c multi
+        $c set tk 1
+        $c incr tk
+        assert_equal {OK 2} [$c exec]
+        assert_equal 7 [client_field [r client list id $id] tot-cmds] "MULTI, SET, INCR, EXEC"
+        $c multi
+        catch {$c nosuchcommand}
+        assert_error "EXECABORT*" {$c exec}
+        assert_equal 9 [client_field [r client list id $id] tot-cmds] "MULTI and EXEC only"
+        $c close
+    }
+
+    test "multi-mem counts queued arguments plus a pointer each, as Valkey and Redis 7 do" {
+        set c [valkey_client]
+        set id [$c client id]
+        $c multi
+        $c set mk v
+        $c get mk
+        # (3 + 2 + 1 + 3 * 8) + (3 + 2 + 2 * 8)
+        assert_equal 51 [client_field [r client list id $id] multi-mem]
+        $c exec
+        assert_equal 0 [client_field [r client list id $id] multi-mem]
+        $c multi
+        $c set mk v
+        $c discard
+        assert_equal 0 [client_field [r client list id $id] multi-mem]
+        $c close
+    }
+
+    test "a blocking command counts once when it completes; argv-mem holds it while blocked" {
+        r del blist
+        foreach {how expected} {push {blist x} timeout {} unblock {}} {
+            set c [valkey_client]
+            set id [$c client id]
+            $c deferred 1
+            $c blpop blist [expr {$how eq "timeout" ? "0.01" : "0"}]
+            if {$how ne "timeout"} {
+                wait_for_condition 100 10 {[client_field [r client list id $id] flags] eq "b"}
+                set line [r client list id $id]
+                assert_equal 11 [client_field $line argv-mem] "BLPOP blist 0 held: $line"
+                assert_equal 1 [client_field $line tot-cmds] "not counted while blocked: $line"
+                if {$how eq "push"} { r rpush blist x }
+                if {$how eq "unblock"} { assert_equal 1 [r client unblock $id] }
+            }
+            assert_equal $expected [$c read]
+            set line [r client list id $id]
+            assert_equal 2 [client_field $line tot-cmds] "$how: $line"
+            assert_equal 0 [client_field $line argv-mem] "$how: $line"
+            $c close
+        }
+    }
+
+    test "argv-mem counts the arguments of a command still being received" {
+        set c [valkey_client]
+        set id [$c client id]
+        $c write_raw "*3\r\n\$3\r\nSET\r\n\$3\r\nkey\r\n\$5\r\nva"
+        wait_for_condition 100 10 {[client_field [r client list id $id] argv-mem] == 6}
+        $c write_raw "lue\r\n"
+        assert_equal OK [$c read]
+        assert_equal 0 [client_field [r client list id $id] argv-mem]
+        $c close
+    }
+
+    test "a command held by CLIENT PAUSE counts when it runs" {
+        set c [valkey_client]
+        set id [$c client id]
+        $c deferred 1
+        assert_equal OK [r client pause 5000 write]
+        $c set pk 1
+        wait_for_condition 100 10 {[client_field [r client list id $id] flags] eq "b"}
+        set line [r client list id $id]
+        assert_equal 1 [client_field $line tot-cmds] $line
+        assert_equal 6 [client_field $line argv-mem] "SET pk 1 held: $line"
+        assert_equal OK [r client unpause]
+        assert_equal OK [$c read]
+        set line [r client list id $id]
+        assert_equal 2 [client_field $line tot-cmds] $line
+        assert_equal 0 [client_field $line argv-mem] $line
+        assert_equal set [client_field $line cmd]
+        $c close
+    }
+
+    test "CLIENT INFO shows a long client name whole" {
+        set c [valkey_client]
+        set name [string repeat n 3000]
+        $c client setname $name
+        set info [$c client info]
+        assert_equal $name [client_field $info name]
+        assert_equal 1 [client_field $info tot-cmds] "the line goes on to its last field"
+        $c close
     }
 
     test "CLIENT LIST filters" {
@@ -477,5 +621,116 @@ start_server {tags {connection} config {maxclients 3}} {
         assert_equal PONG [$c5 ping]
         assert_equal 1 [info_field [$c1 info stats] rejected_connections]
         $c1 close; $c2 close; $c5 close
+    }
+}
+
+# The last line of the server log that contains `literal`, or {}.
+proc log_line {literal {level 0}} {
+    set found {}
+    foreach l [split [::srv::file_tail [srv $level log] 100000] \n] {
+        if {[string first $literal $l] >= 0} { set found $l }
+    }
+    return $found
+}
+
+proc wait_for_log_line {literal {tries 100}} {
+    wait_for_condition $tries 20 {[log_line $literal] ne {}} else {
+        ::testutil::fail "no log line with '$literal'"
+    }
+    return [log_line $literal]
+}
+
+start_server {tags {connection log} config {loglevel verbose}} {
+    test "hide-user-data-from-log is yes by default" {
+        assert_equal {hide-user-data-from-log yes} [r config get hide-user-data-from-log]
+    }
+
+    foreach {hide name} {yes secret-name-1 no visible-name-2} {
+        test "hide-user-data-from-log $hide: a closed connection logs the client with its counters" {
+            r config set hide-user-data-from-log $hide
+            set c [valkey_client]
+            set id [$c client id]
+            $c client setname $name
+            $c set k v
+            set in 0
+            foreach cmd {{client id} {client setname NAME} {set k v}} {
+                set cmd [string map [list NAME $name] $cmd]
+                incr in [string length [::resp::encode_command {*}$cmd]]
+            }
+            set out [string length ":$id\r\n+OK\r\n+OK\r\n"]
+            $c close
+            set line [wait_for_log_line "Client closed connection id=$id "]
+            assert_equal $in [client_field $line tot-net-in] $line
+            assert_equal $out [client_field $line tot-net-out] $line
+            assert_equal 3 [client_field $line tot-cmds] $line
+            if {$hide eq "yes"} {
+                assert_equal "*redacted*" [client_field $line name] $line
+                assert_equal "*redacted*" [client_field $line user] $line
+                assert_equal 0 [log_contains "*$name*"] "the name reached the log"
+            } else {
+                assert_equal $name [client_field $line name] $line
+                assert_equal default [client_field $line user] $line
+            }
+        }
+
+        test "hide-user-data-from-log $hide: the protocol error line and its query sample" {
+            r config set hide-user-data-from-log $hide
+            set c [valkey_client]
+            set id [$c client id]
+            $c client setname $name
+            $c write_raw "*2\r\n\$3\r\nGET\r\n\$x-payload-$hide\r\n"
+            assert_error "ERR Protocol error: invalid bulk length" {$c read}
+            $c close
+            set line [wait_for_log_line "Protocol error (invalid bulk length) from client: id=$id "]
+            if {$hide eq "yes"} {
+                assert_equal "*redacted*" [client_field $line name] $line
+                assert_equal "*redacted*" [client_field $line user] $line
+                assert_match "*tot-cmds=2. Query buffer during protocol error: \\*redacted\\*" $line
+                assert_equal 0 [log_contains "*x-payload-yes*"] "the query reached the log"
+            } else {
+                assert_equal $name [client_field $line name] $line
+                assert_match "*tot-cmds=2. Query buffer during protocol error: '*\$x-payload-no..'" $line
+            }
+        }
+
+        test "hide-user-data-from-log $hide: the query buffer limit line" {
+            r config set hide-user-data-from-log $hide
+            r config set client-query-buffer-limit 1mb
+            set c [valkey_client]
+            set id [$c client id]
+            $c client setname $name
+            catch {
+                $c write_raw "*2\r\n\$3\r\nset\r\n\$67108864\r\n"
+                for {set i 0} {$i < 64} {incr i} { $c write_raw [string repeat z 65536] }
+            }
+            $c close
+            set line [wait_for_log_line "max query buffer length: id=$id "]
+            if {$hide eq "yes"} {
+                assert_equal "*redacted*" [client_field $line name] $line
+                assert_match "*tot-cmds=2 (qbuf initial bytes: \\*redacted\\*)" $line
+            } else {
+                assert_equal $name [client_field $line name] $line
+                # sdscatrepr of the first 64 bytes
+                set repr "\"*2\\r\\n\$3\\r\\nset\\r\\n\$67108864\\r\\n[string repeat z 40]\""
+                assert_equal "(qbuf initial bytes: $repr)" \
+                    [string range $line [string first "(qbuf" $line] end]
+            }
+            r config set client-query-buffer-limit 1gb
+        }
+    }
+
+    test "the idle-timeout close line shows the client, redacted" {
+        r config set hide-user-data-from-log yes
+        set c [valkey_client]
+        set id [$c client id]
+        $c client setname idle-name
+        r config set timeout 1
+        set line [wait_for_log_line "Closing idle client id=$id " 250]
+        reconnect  ;# the cached client was idle too
+        r config set timeout 0
+        assert_equal "*redacted*" [client_field $line name] $line
+        assert_equal 2 [client_field $line tot-cmds] $line
+        assert_equal 1 [$c eof]
+        $c close
     }
 }

@@ -365,3 +365,79 @@ start_server {tags {protocol} config {requirepass secret}} {
         $c close
     }
 }
+
+# Valkey 8 (and Redis 7.0) look for the end of a request line with strchr, so a NUL byte
+# before the newline (inline) or before the '\r' (multibulk length lines) hides it: the
+# request never runs, nor anything pipelined behind it, and waits for more input until more
+# than 64 KB are pending, then it is a protocol error.
+proc nul_request_probe {request error {exact_limit 0}} {
+    set c [valkey_client]
+    set id [$c client id]
+    $c write_raw $request
+    set len [string length $request]
+    wait_for_condition 100 10 {[client_field [r client list id $id] qbuf] >= $len - 4}
+    set line [r client list id $id]
+    assert_equal client|id [client_field $line cmd] "nothing ran: $line"
+    assert_equal 0 [client_field $line obl] "no reply: $line"
+    assert_equal 0 [r exists nulkey]
+    if {$exact_limit} {
+        # 64 KB pending exactly is still a request in progress; one byte more is not
+        $c write_raw [string repeat x [expr {65536 - $len}]]
+        wait_for_condition 100 10 {[client_field [r client list id $id] qbuf] == 65536}
+        assert_equal 0 [r exists nulkey]
+        $c write_raw x
+    } else {
+        $c write_raw [string repeat x 70000]
+    }
+    assert_error "ERR Protocol error: $error" {$c read}
+    assert_equal 1 [$c eof]
+    $c close
+}
+
+proc nul_request_tests {server} {
+    test "$server: an inline request with a NUL byte never runs, then is too big" {
+        nul_request_probe "SET nulkey b\x00c\r\nPING\r\n" "too big inline request" 1
+    }
+    test "$server: a NUL byte in a multibulk length line hides its end" {
+        nul_request_probe "*3\x00\r\n\$3\r\nSET\r\n\$6\r\nnulkey\r\n\$1\r\nb\r\n" \
+            "too big mbulk count string"
+        nul_request_probe "*3\r\n\$3\x00\r\nSET\r\n\$6\r\nnulkey\r\n\$1\r\nb\r\n" \
+            "too big bulk count string"
+    }
+    test "$server: a NUL byte after the newline starts the next request" {
+        set c [valkey_client]
+        $c write_raw "SET nulkey b\r\n\x00"
+        assert_equal OK [$c read]
+        assert_equal b [r get nulkey]
+        r del nulkey
+        $c close
+    }
+}
+
+start_server {tags {protocol}} {
+    nul_request_tests "our node"
+}
+
+# The same probes against Debian's redis-server 7.0: it must behave the same.
+set ::proto_redis_bin /usr/bin/redis-server
+if {[file executable $::proto_redis_bin]} {
+    set ::proto_tested_server $::cfg(server)
+    set ::cfg(server) $::proto_redis_bin
+    try {
+        start_server {tags {protocol}} {
+            set ::cfg(server) $::proto_tested_server
+            test "the peer is redis-server 7.0" {
+                assert_match 7.0.* [info_field [r info server] redis_version]
+            }
+            nul_request_tests "redis-server 7.0"
+        }
+    } finally {
+        set ::cfg(server) $::proto_tested_server
+    }
+} else {
+    start_server {tags {protocol}} {
+        test "NUL byte requests against redis-server 7.0" {
+            skip "$::proto_redis_bin not installed"
+        }
+    }
+}
