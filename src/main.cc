@@ -1,5 +1,12 @@
-// Entry point of valkey-server.
+// Entry point of valkey-server: the composition root. Lower layers expose hooks; the modules
+// that sit above them (replication) plug in here, before the server starts.
+#include "repl/repl.h"
+
 namespace server {
 int Main(int argc, char** argv);
 }
-int main(int argc, char** argv) { return server::Main(argc, argv); }
+
+int main(int argc, char** argv) {
+  repl::Install();
+  return server::Main(argc, argv);
+}

@@ -13,13 +13,12 @@
 #include "commands/common.h"
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
-#include "repl/repl.h"
-#include "repl/repl_internal.h"
 #include "server/command_docs.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/info.h"
 #include "server/persistence.h"
+#include "server/repl_hooks.h"
 
 namespace cmd {
 namespace {
@@ -443,8 +442,7 @@ void DebugCommand(Client* c) {
     return r.Ok();
   }
   if (sub == "change-repl-id" && a.size() == 2) {
-    repl::GetState().replid = repl::RandomId();
-    repl::GetState().replid2 = std::string(40, '0');
+    Repl().new_replication_id();
     return r.Ok();
   }
   if (sub == "object" && a.size() == 3) {

@@ -10,9 +10,11 @@
 #include "ds/seed.h"
 #include "persist/snapshot.h"
 #include "repl/backlog.h"
+#include "repl/propagate.h"
 #include "repl/repl_internal.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 
 namespace repl {
@@ -100,6 +102,33 @@ void Init() {
   st.replid2 = std::string(40, '0');
   st.no_replicas_since_ms = base::MsTime();
   InitPrimary();
+}
+
+void Install() {
+  server::ReplHooks& h = server::Repl();
+  h.propagate = Propagate;
+  h.begin_transaction = BeginTransaction;
+  h.end_transaction = EndTransaction;
+  h.offset = [] { return GetState().offset; };
+  h.is_replica = IsReplica;
+  h.refuse_writes = RefuseWrites;
+  h.stale_data_refused = StaleDataRefused;
+  h.not_enough_replicas = NotEnoughReplicas;
+  h.replica_write_ready = ReplicaWriteReady;
+  h.replica_has_pending = ReplicaHasPending;
+  h.client_freed = ClientFreed;
+  h.primary_stream_applied = PrimaryStreamApplied;
+  h.cron = Cron;
+  h.before_sleep = BeforeSleep;
+  h.append_info = AppendInfo;
+  h.resize_backlog = ResizeBacklog;
+  h.become_replica = BecomeReplica;
+  h.new_replication_id = [] {
+    GetState().replid = RandomId();
+    GetState().replid2 = std::string(40, '0');
+  };
+  h.register_commands = RegisterCommands;
+  h.init = Init;
 }
 
 bool HasConsumers() { return GetState().backlog != nullptr; }

@@ -26,6 +26,8 @@ struct State {
 };
 State& GetState();
 
+// Fills the server layer's replication hooks (server/repl_hooks.h); main calls it first.
+void Install();
 void Init();
 // Per cron tick and before sleeping.
 void Cron();

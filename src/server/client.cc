@@ -20,12 +20,12 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
-#include "repl/repl.h"
 #include "server/blocking.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/pubsub.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 #include "server/transactions.h"
 
@@ -276,7 +276,7 @@ void ReadHandler(int fd, void* data, int) {
 
 bool WriteSome(Client* c) {
   // A replica in full sync gets its snapshot before the buffered stream.
-  if (c->repl && !repl::ReplicaWriteReady(c)) return true;
+  if (c->repl && !Repl().replica_write_ready(c)) return true;
   while (c->out_sent < c->out.size()) {
     ssize_t n = write(c->fd, c->out.data() + c->out_sent, c->out.size() - c->out_sent);
     if (n <= 0) {
@@ -300,7 +300,7 @@ bool WriteSome(Client* c) {
 }
 
 void AfterWrite(Client* c) {
-  bool pending = c->repl ? repl::ReplicaHasPending(c) : !(c->out_sent == 0 && c->out.empty());
+  bool pending = c->repl ? Repl().replica_has_pending(c) : !(c->out_sent == 0 && c->out.empty());
   if (!pending) {
     if (g.loop->FileMask(c->fd) & net::kWritable) g.loop->DelFile(c->fd, net::kWritable);
     if (c->flags & kCloseAfterReply) CloseAsync(c);
@@ -492,7 +492,7 @@ void Destroy(Client* c) {
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
   Unblock(c);
-  repl::ClientFreed(c);  // also releases c->repl
+  Repl().client_freed(c);  // also releases c->repl
   g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
   close(c->fd);
   g.clients.remove(c);
@@ -595,7 +595,7 @@ void ProcessInput(Client* c) {
     c->argv.clear();
     // A blocked or held command keeps its arguments (argv-mem) until it completes.
     if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
-    if (c->flags & kPrimary) repl::PrimaryStreamApplied(c, raw);
+    if (c->flags & kPrimary) Repl().primary_stream_applied(c, raw);
     if (!(c->flags & kPendingWrite) && (!c->out.empty())) {
       c->flags |= kPendingWrite;
       g.pending_writes.push_back(c);

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "base/util.h"
-#include "repl/repl.h"
+#include "server/repl_hooks.h"
 
 namespace server {
 namespace {
@@ -89,7 +89,7 @@ void BuildCommandTable() {
   RegisterSetCommands(&t);
   RegisterListCommands(&t);
   RegisterZSetCommands(&t);
-  repl::RegisterCommands(&t);
+  Repl().register_commands(&t);
   RegisterPersistenceCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;

@@ -17,9 +17,9 @@
 #include "db/set.h"
 #include "db/zset.h"
 #include "net/resp_parser.h"
-#include "repl/repl.h"
 #include "server/command.h"
 #include "server/notify.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 
 namespace server {
@@ -224,7 +224,7 @@ bool ApplyTypeLimits(std::string*) {
 }
 
 bool ApplyBacklogSize(std::string*) {
-  repl::ResizeBacklog();
+  Repl().resize_backlog();
   return true;
 }
 

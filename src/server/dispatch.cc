@@ -5,12 +5,11 @@
 
 #include "base/time.h"
 #include "base/util.h"
-#include "repl/propagate.h"
-#include "repl/repl.h"
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 #include "server/transactions.h"
 
@@ -106,16 +105,16 @@ void Call(Client* c, const CommandSpec* cmd) {
   if ((g.dirty != dirty_before || g_force_prop) && !(c->flags & kPrimary)) {
     if (g_has_override) {
       std::vector<std::string_view> v(g_prop_override.begin(), g_prop_override.end());
-      repl::Propagate(c->dbid, v);
+      Repl().propagate(c->dbid, v);
     } else if (CommandsRenamed() && !base::EqualsNoCase(c->argv[0], TopLevel(cmd)->name)) {
       // A renamed command travels under its real name: replicas need not share the renames.
       std::vector<std::string_view> v(c->argv.begin(), c->argv.end());
       v[0] = TopLevel(cmd)->name;
-      repl::Propagate(c->dbid, v);
+      Repl().propagate(c->dbid, v);
     } else {
-      repl::Propagate(c->dbid, c->argv);
+      Repl().propagate(c->dbid, c->argv);
     }
-    c->woff = repl::GetState().offset;  // what WAIT waits for
+    c->woff = Repl().offset();  // what WAIT waits for
   }
   g_has_override = false;
   g_force_prop = false;
@@ -162,13 +161,13 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
     return reject(kErrMisconf);
   if (!(c->flags & kPrimary)) {
     bool write = flags & kCmdWrite;
-    if (write && repl::RefuseWrites())
+    if (write && Repl().refuse_writes())
       return reject("-READONLY You can't write against a read only replica.");
-    if (deny_stale && repl::StaleDataRefused())
+    if (deny_stale && Repl().stale_data_refused())
       return reject(
           "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to "
           "'no'.");
-    if (write && !repl::IsReplica() && repl::NotEnoughReplicas())
+    if (write && !Repl().is_replica() && Repl().not_enough_replicas())
       return reject("-NOREPLICAS Not enough good replicas to write.");
   }
   return true;

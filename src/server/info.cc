@@ -12,14 +12,13 @@
 
 #include "base/time.h"
 #include "base/util.h"
-#include "repl/propagate.h"
-#include "repl/repl.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -231,7 +230,7 @@ void SecStats(std::string* s) {
   Line(s, "acl_access_denied_channel:0");
 }
 
-void SecReplication(std::string* s) { repl::AppendInfo(s); }
+void SecReplication(std::string* s) { Repl().append_info(s); }
 
 void SecCpu(std::string* s) {
   struct rusage self, children;

@@ -23,9 +23,6 @@
 #include "db/zset.h"
 #include "ds/seed.h"
 #include "net/reply.h"
-#include "repl/propagate.h"
-#include "repl/repl.h"
-#include "repl/repl_internal.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -33,6 +30,7 @@
 #include "server/dispatch.h"
 #include "server/notify.h"
 #include "server/persistence.h"
+#include "server/repl_hooks.h"
 #include "server/transactions.h"
 #include "server/version.h"
 
@@ -87,7 +85,7 @@ void OnExpired(int dbid, std::string_view key) {
   g.stats.expired_keys++;
   KeyModified(dbid, key);
   std::string k(key);
-  repl::Propagate(dbid, {"DEL", k});
+  Repl().propagate(dbid, {"DEL", k});
   Notify(kNotifyExpired, "expired", k, dbid);
 }
 
@@ -125,7 +123,7 @@ void ActiveExpireCycle() {
 void Cron() {
   g.cron_loops++;
   db::UpdateLruClock();
-  repl::Cron();
+  Repl().cron();
   int64_t now = base::MsTime();
   g.stats.ops.Track(now, g.stats.total_commands_processed);
   g.stats.net_in.Track(now, g.stats.net_input_bytes);
@@ -161,7 +159,7 @@ void Cron() {
 }
 
 void BeforeSleep() {
-  repl::BeforeSleep();
+  Repl().before_sleep();
   int64_t next_timeout = HandleBlockedTimeouts();
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
   HandleClientsBeforeSleep();
@@ -307,7 +305,7 @@ int Main(int argc, char** argv) {
   db::RegisterSetType();
   db::RegisterListType();
   db::RegisterZSetType();
-  repl::Init();
+  Repl().init();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;
   PrintBanner();
@@ -322,7 +320,7 @@ int Main(int argc, char** argv) {
   LOG_NOTICE("Ready to accept connections tcp");
   if (!cfg.replicaof.empty()) {
     size_t sp = cfg.replicaof.rfind(' ');
-    repl::BecomeReplica(cfg.replicaof.substr(0, sp), atoi(cfg.replicaof.substr(sp + 1).c_str()));
+    Repl().become_replica(cfg.replicaof.substr(0, sp), atoi(cfg.replicaof.substr(sp + 1).c_str()));
   }
   if (!cfg.unixsocket.empty()) LOG_NOTICE("Ready to accept connections unix");
   loop.SetBeforeSleep(BeforeSleep);

@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "repl/propagate.h"
-#include "repl/repl.h"
 #include "server/dispatch.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 
 namespace server {
@@ -79,13 +78,13 @@ void ExecCommand(Client* c) {
   c->R().ArrayLen(static_cast<int64_t>(queue.size()));
   std::vector<std::string_view> saved = c->argv;
   g.in_exec = true;
-  repl::BeginTransaction();
+  Repl().begin_transaction();
   for (auto& q : queue) {
     c->argv.assign(q.argv.begin(), q.argv.end());
     Call(c, q.cmd);
   }
-  repl::EndTransaction();
-  c->woff = repl::GetState().offset;  // the transaction's writes left at EXEC
+  Repl().end_transaction();
+  c->woff = Repl().offset();  // the transaction's writes left at EXEC
   g.in_exec = false;
   c->argv = saved;
   c->multi_argv_mem = 0;

@@ -1,0 +1,45 @@
+// What the server layer asks of replication. repl/ depends on server/, never the reverse: the
+// replication module fills these hooks in (repl::Install, from main) and until then every hook
+// gives a standalone node's answer, so server/ builds and runs on its own.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace server {
+
+struct Client;
+struct CommandSpec;
+
+struct ReplHooks {
+  // The one propagation point: a command that changed the dataset, in the db it ran against.
+  void (*propagate)(int dbid, const std::vector<std::string_view>& argv);
+  // Writes inside EXEC are wrapped in MULTI ... EXEC in the stream.
+  void (*begin_transaction)();
+  void (*end_transaction)();
+  int64_t (*offset)();  // replication offset after the last write (what WAIT waits for)
+  // Checks of the execution gate.
+  bool (*is_replica)();
+  bool (*refuse_writes)();        // replica-read-only
+  bool (*stale_data_refused)();   // replica-serve-stale-data no with the link down
+  bool (*not_enough_replicas)();  // min-replicas-to-write not met
+  // Client I/O of replica links and of our primary's link.
+  bool (*replica_write_ready)(Client* c);  // false: hold the output (snapshot not sent yet)
+  bool (*replica_has_pending)(Client* c);  // snapshot bytes still to send
+  void (*client_freed)(Client* c);
+  void (*primary_stream_applied)(Client* c, std::string_view raw);
+  // The server loop, INFO, config and start-up.
+  void (*cron)();
+  void (*before_sleep)();
+  void (*append_info)(std::string* s);  // INFO replication
+  void (*resize_backlog)();             // CONFIG SET repl-backlog-size
+  void (*become_replica)(const std::string& host, int port);
+  void (*new_replication_id)();  // DEBUG CHANGE-REPL-ID
+  void (*register_commands)(std::vector<CommandSpec>* t);
+  void (*init)();  // once the config is loaded, before data is loaded
+};
+
+ReplHooks& Repl();
+
+}  // namespace server
