@@ -63,8 +63,43 @@ int EventLoop::FileMask(int fd) const {
 
 int EventLoop::AddTimer(int64_t period_ms, std::function<void()> fn) {
   int id = next_timer_id_++;
+  if (period_ms < 1) period_ms = 1;
   timers_.push_back(Timer{id, period_ms, base::MonotonicUs() / 1000 + period_ms, std::move(fn)});
   return id;
+}
+
+int EventLoop::AddOneShot(int64_t delay_ms, std::function<void()> fn) {
+  int id = next_timer_id_++;
+  timers_.push_back(Timer{id, 0, base::MonotonicUs() / 1000 + delay_ms, std::move(fn)});
+  return id;
+}
+
+void EventLoop::DelTimer(int id) {
+  timers_.erase(
+      std::remove_if(timers_.begin(), timers_.end(), [id](const Timer& t) { return t.id == id; }),
+      timers_.end());
+}
+
+// Callbacks may add or delete timers: the due ones are found first, then each is looked up
+// again (it may be gone) and its callback runs from a copy.
+void EventLoop::RunDueTimers(int64_t now_ms) {
+  std::vector<int> due;
+  for (auto& t : timers_)
+    if (t.next_ms <= now_ms) due.push_back(t.id);
+  for (int id : due) {
+    auto it =
+        std::find_if(timers_.begin(), timers_.end(), [id](const Timer& t) { return t.id == id; });
+    if (it == timers_.end()) continue;
+    std::function<void()> fn;
+    if (it->period_ms == 0) {
+      fn = std::move(it->fn);
+      timers_.erase(it);
+    } else {
+      it->next_ms = now_ms + it->period_ms;
+      fn = it->fn;
+    }
+    fn();
+  }
 }
 
 // Nanoseconds this thread has spent runnable but waiting for a CPU; -1 if unknown.
@@ -117,6 +152,7 @@ int EventLoop::Wait(::epoll_event* events, int max, int timeout_ms) {
 }
 
 void EventLoop::Run() {
+  stop_ = false;
   std::vector<struct epoll_event> events(1024);
   schedstat_fd_ = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
   window_start_us_ = base::MonotonicUs();
@@ -150,13 +186,7 @@ void EventLoop::Run() {
     if (n == -1 && errno != EINTR) break;
     int64_t now_us = base::MonotonicUs();
     EndWindowIfDue(now_us);  // also while polling is off, so a later CONFIG SET starts clean
-    now = now_us / 1000;
-    for (size_t i = 0; i < timers_.size(); i++) {
-      if (timers_[i].next_ms <= now) {
-        timers_[i].next_ms = now + timers_[i].period_ms;
-        timers_[i].fn();
-      }
-    }
+    RunDueTimers(now_us / 1000);
   }
 }
 

@@ -22,8 +22,13 @@ class EventLoop {
   bool AddFile(int fd, int mask, FileProc proc, void* data);
   void DelFile(int fd, int mask);
   int FileMask(int fd) const;
-  // Calls fn every period_ms (first call after period_ms). Returns timer id.
+  // Calls fn every period_ms (first call after period_ms). Returns the timer's id.
   int AddTimer(int64_t period_ms, std::function<void()> fn);
+  // Calls fn once, after delay_ms. Returns the timer's id.
+  int AddOneShot(int64_t delay_ms, std::function<void()> fn);
+  // Removes a timer (also from inside a timer callback, its own included); unknown ids are
+  // ignored, so a fired one-shot may be deleted safely.
+  void DelTimer(int id);
   void SetBeforeSleep(std::function<void()> fn) { before_sleep_ = std::move(fn); }
   void SetAfterSleep(std::function<void()> fn) { after_sleep_ = std::move(fn); }
   void Run();
@@ -45,10 +50,11 @@ class EventLoop {
   };
   struct Timer {
     int id;
-    int64_t period_ms;
+    int64_t period_ms;  // 0: one-shot
     int64_t next_ms;
     std::function<void()> fn;
   };
+  void RunDueTimers(int64_t now_ms);
   int epfd_ = -1;
   std::vector<File> files_;
   std::vector<Timer> timers_;

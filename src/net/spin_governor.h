@@ -15,7 +15,7 @@ namespace net {
 
 class SpinGovernor {
  public:
-  static constexpr int64_t kWindowUs = 100'000;       // evaluation period
+  static constexpr int64_t kWindowUs = 100'000;        // evaluation period
   static constexpr int64_t kMinBackoffUs = 1'000'000;  // first pause after contention
   static constexpr int64_t kMaxBackoffUs = 16'000'000;
   // Waiting for a CPU more than this share of a window while polling means we compete.

@@ -1,10 +1,6 @@
 // Replica side of replication: connect to the primary, handshake (pipelined), receive and load
 // the snapshot, then apply the stream through the normal dispatch path, acknowledging offsets.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +12,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "ds/seed.h"
+#include "net/socket.h"
 #include "persist/snapshot.h"
 #include "repl/backlog.h"
 #include "repl/propagate.h"
@@ -148,9 +145,7 @@ void StartHandshake() {
 }
 
 void OnConnected(int fd, void*, int) {
-  int err = 0;
-  socklen_t len = sizeof(err);
-  getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+  int err = net::ConnectError(fd);
   g.loop->DelFile(fd, net::kWritable);
   if (err) {
     LOG_WARNING("Error condition on socket for SYNC: %s", strerror(err));
@@ -164,23 +159,13 @@ void OnConnected(int fd, void*, int) {
 
 void Connect() {
   State& st = GetState();
-  struct addrinfo hints = {}, *res = nullptr;
-  hints.ai_socktype = SOCK_STREAM;
-  std::string port = std::to_string(st.primary_port);
-  if (getaddrinfo(st.primary_host.c_str(), port.c_str(), &hints, &res) != 0 || !res) {
-    LOG_WARNING("Unable to resolve the primary %s", st.primary_host.c_str());
+  std::string err;
+  int fd = net::ConnectTcp(st.primary_host, st.primary_port, &err);
+  if (fd < 0) {
+    LOG_WARNING("Unable to connect to PRIMARY %s:%d: %s", st.primary_host.c_str(), st.primary_port,
+                err.c_str());
     return;
   }
-  int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int r = fd < 0 ? -1 : connect(fd, res->ai_addr, res->ai_addrlen);
-  freeaddrinfo(res);
-  if (fd < 0 || (r < 0 && errno != EINPROGRESS)) {
-    if (fd >= 0) close(fd);
-    LOG_WARNING("Unable to connect to PRIMARY: %s", strerror(errno));
-    return;
-  }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   g_side.fd = fd;
   g_side.state = kConnecting;
   g_side.last_io_ms = base::MsTime();

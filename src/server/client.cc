@@ -1,15 +1,10 @@
 // Client connections: accept, read and parse, write replies, limits, close.
 #include "server/client.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +15,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
+#include "net/socket.h"
 #include "server/blocking.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -34,37 +30,6 @@ namespace server {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
-
-std::string FormatAddr(const struct sockaddr_storage& sa) {
-  char ip[INET6_ADDRSTRLEN] = "?";
-  int port = 0;
-  if (sa.ss_family == AF_INET) {
-    auto* s = reinterpret_cast<const struct sockaddr_in*>(&sa);
-    inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
-    port = ntohs(s->sin_port);
-    return std::string(ip) + ":" + std::to_string(port);
-  }
-  if (sa.ss_family == AF_INET6) {
-    auto* s = reinterpret_cast<const struct sockaddr_in6*>(&sa);
-    inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
-    port = ntohs(s->sin6_port);
-    return std::string(ip) + ":" + std::to_string(port);
-  }
-  return "";
-}
-
-bool IsLoopback(const struct sockaddr_storage& sa) {
-  if (sa.ss_family == AF_INET) {
-    auto* s = reinterpret_cast<const struct sockaddr_in*>(&sa);
-    return (ntohl(s->sin_addr.s_addr) >> 24) == 127;
-  }
-  if (sa.ss_family == AF_INET6) {
-    auto* s = reinterpret_cast<const struct sockaddr_in6*>(&sa);
-    if (IN6_IS_ADDR_LOOPBACK(&s->sin6_addr)) return true;
-    if (IN6_IS_ADDR_V4MAPPED(&s->sin6_addr)) return s->sin6_addr.s6_addr[12] == 127;
-  }
-  return false;
-}
 
 void ReadHandler(int fd, void* data, int mask);
 void WriteHandler(int fd, void* data, int mask);
@@ -178,10 +143,8 @@ Client* CreateClient(int fd, bool unix_sock) {
 void AcceptHandler(int lfd, void* data, int) {
   bool unix_sock = data != nullptr;
   for (int i = 0; i < 1000; i++) {
-    struct sockaddr_storage sa;
-    socklen_t len = sizeof(sa);
-    int fd =
-        accept4(lfd, reinterpret_cast<struct sockaddr*>(&sa), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage sa;
+    int fd = net::Accept(lfd, &sa);
     if (fd < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
         LOG_WARNING("Accepting client connection: %s", strerror(errno));
@@ -193,7 +156,7 @@ void AcceptHandler(int lfd, void* data, int) {
       RejectAndClose(fd, "-ERR max number of clients reached\r\n");
       continue;
     }
-    if (!unix_sock && cfg.protected_mode && cfg.requirepass.empty() && !IsLoopback(sa)) {
+    if (!unix_sock && cfg.protected_mode && cfg.requirepass.empty() && !net::IsLoopback(sa)) {
       g.stats.rejected_connections++;
       RejectAndClose(fd,
                      "-DENIED Running in protected mode because protected mode is enabled and "
@@ -202,19 +165,7 @@ void AcceptHandler(int lfd, void* data, int) {
                      "interface, or disable protected-mode, then restart the server.\r\n");
       continue;
     }
-    if (!unix_sock) {
-      int one = 1;
-      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-      if (cfg.tcp_keepalive > 0) {
-        setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-        int idle = static_cast<int>(cfg.tcp_keepalive);
-        setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-        int intvl = std::max(1, idle / 3);
-        setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-        int cnt = 3;
-        setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-      }
-    }
+    if (!unix_sock) net::TuneTcp(fd, static_cast<int>(cfg.tcp_keepalive));
     Client* c = CreateClient(fd, unix_sock);
     if (!c) continue;
     if (unix_sock) {
@@ -222,11 +173,8 @@ void AcceptHandler(int lfd, void* data, int) {
       c->addr = cfg.unixsocket + ":0";
       c->laddr = cfg.unixsocket + ":0";
     } else {
-      c->addr = FormatAddr(sa);
-      struct sockaddr_storage la;
-      socklen_t llen = sizeof(la);
-      if (getsockname(fd, reinterpret_cast<struct sockaddr*>(&la), &llen) == 0)
-        c->laddr = FormatAddr(la);
+      c->addr = net::FormatAddr(sa);
+      c->laddr = net::LocalAddr(fd);
     }
   }
 }
@@ -315,52 +263,6 @@ void WriteHandler(int, void* data, int) {
   if (WriteSome(c)) AfterWrite(c);
 }
 
-int ListenTcp(const std::string& addr, int port, bool optional, std::string* err) {
-  bool v6 = addr.find(':') != std::string::npos;
-  int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    *err = strerror(errno);
-    return -1;
-  }
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (v6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-  struct sockaddr_storage ss = {};
-  socklen_t len;
-  if (v6) {
-    auto* s = reinterpret_cast<struct sockaddr_in6*>(&ss);
-    s->sin6_family = AF_INET6;
-    s->sin6_port = htons(port);
-    if (addr == "*" || addr == "::*")
-      s->sin6_addr = in6addr_any;
-    else if (inet_pton(AF_INET6, addr.c_str(), &s->sin6_addr) != 1) {
-      close(fd);
-      *err = "Invalid bind address '" + addr + "'";
-      return -1;
-    }
-    len = sizeof(*s);
-  } else {
-    auto* s = reinterpret_cast<struct sockaddr_in*>(&ss);
-    s->sin_family = AF_INET;
-    s->sin_port = htons(port);
-    if (addr == "*" || addr == "0.0.0.0")
-      s->sin_addr.s_addr = htonl(INADDR_ANY);
-    else if (inet_pton(AF_INET, addr.c_str(), &s->sin_addr) != 1) {
-      close(fd);
-      *err = "Invalid bind address '" + addr + "'";
-      return -1;
-    }
-    len = sizeof(*s);
-  }
-  if (bind(fd, reinterpret_cast<struct sockaddr*>(&ss), len) == -1 ||
-      listen(fd, static_cast<int>(cfg.tcp_backlog)) == -1) {
-    *err = strerror(errno);
-    close(fd);
-    return optional ? -2 : -1;
-  }
-  return fd;
-}
-
 }  // namespace
 
 namespace {
@@ -372,8 +274,9 @@ bool OpenTcpListeners(std::vector<int>* fds, std::string* err) {
     bool optional = !b.empty() && b[0] == '-';
     if (optional) b = b.substr(1);
     std::string e;
-    int fd = ListenTcp(b, port, optional, &e);
-    if (fd == -2) {
+    bool unavailable;
+    int fd = net::ListenTcp(b, port, static_cast<int>(cfg.tcp_backlog), &unavailable, &e);
+    if (fd < 0 && optional && unavailable) {
       LOG_WARNING("Warning: Could not create server TCP listening socket %s:%d: %s", b.c_str(),
                   port, e.c_str());
       continue;
@@ -454,18 +357,10 @@ bool ListenAll(std::string* err) {
   if (!OpenTcpListeners(&g.listen_fds, err)) return false;
   WatchListeners();
   if (!cfg.unixsocket.empty()) {
-    unlink(cfg.unixsocket.c_str());
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    struct sockaddr_un sa = {};
-    sa.sun_family = AF_UNIX;
-    if (cfg.unixsocket.size() >= sizeof(sa.sun_path)) {
-      *err = "unixsocket path too long";
-      return false;
-    }
-    strcpy(sa.sun_path, cfg.unixsocket.c_str());
-    if (fd < 0 || bind(fd, reinterpret_cast<struct sockaddr*>(&sa), sizeof(sa)) == -1 ||
-        listen(fd, static_cast<int>(cfg.tcp_backlog)) == -1) {
-      *err = "Failed opening Unix socket: " + std::string(strerror(errno));
+    std::string e;
+    int fd = net::ListenUnix(cfg.unixsocket, static_cast<int>(cfg.tcp_backlog), &e);
+    if (fd < 0) {
+      *err = "Failed opening Unix socket: " + e;
       return false;
     }
     if (!SetSocketGroup(cfg.unixsocket, err)) return false;
