@@ -1,4 +1,5 @@
-// epoll event loop with file events, one periodic timer list and a before-sleep hook.
+// epoll event loop: file events, periodic and one-shot timers (deletable), before/after-sleep hooks,
+// and busy polling under load governed by the run delay (spin_governor.h).
 #pragma once
 #include <cstdint>
 #include <functional>
