@@ -1,12 +1,16 @@
 // Conversions and matching shared by every layer.
 #include "base/util.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 namespace base {
 
@@ -265,4 +269,22 @@ std::string BytesToHuman(uint64_t n) {
     snprintf(buf, sizeof(buf), "%.2fT", d / (1024.0 * 1024 * 1024 * 1024));
   return buf;
 }
+std::string RandomHex(int n) {
+  static const char* hex = "0123456789abcdef";
+  std::string raw(static_cast<size_t>(n), '\0');
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  bool ok = fd >= 0 && read(fd, raw.data(), raw.size()) == static_cast<ssize_t>(raw.size());
+  if (fd >= 0) close(fd);
+  if (!ok) {  // no /dev/urandom: the time and the address space layout still differ per run
+    uint64_t x = static_cast<uint64_t>(time(nullptr)) ^ reinterpret_cast<uintptr_t>(&raw);
+    for (auto& ch : raw) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      ch = static_cast<char>(x);
+    }
+  }
+  std::string s;
+  for (char ch : raw) s.push_back(hex[static_cast<unsigned char>(ch) & 15]);
+  return s;
+}
+
 }  // namespace base

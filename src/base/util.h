@@ -6,6 +6,9 @@
 #include <string_view>
 
 namespace base {
+
+// n random lower-case hex chars from /dev/urandom (run ids, replication ids, node ids).
+std::string RandomHex(int n);
 // Strict integer parse: optional '-', no '+', no spaces, no leading zeros ("0" ok, "-0" not).
 bool ParseInt64(std::string_view s, int64_t* out);
 bool ParseUint64(std::string_view s, uint64_t* out);

@@ -27,18 +27,7 @@ State& GetState() {
   return s;
 }
 
-std::string RandomId() {
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  unsigned char b[40];
-  int fd = open("/dev/urandom", O_RDONLY);
-  if (fd < 0 || read(fd, b, sizeof(b)) != sizeof(b)) {
-    for (auto& x : b) x = static_cast<unsigned char>(ds::RandomU64());
-  }
-  if (fd >= 0) close(fd);
-  for (unsigned char x : b) s.push_back(hex[x & 15]);
-  return s;
-}
+std::string RandomId() { return base::RandomHex(40); }
 
 namespace {
 // The node's hash seed travels in snapshots, so that a replica (or the same node after a

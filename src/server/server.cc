@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "base/time.h"
+#include "base/util.h"
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
@@ -90,19 +91,6 @@ void OnExpired(int dbid, std::string_view key) {
 }
 
 void OnNewKey(int dbid, std::string_view key) { Notify(kNotifyNew, "new", key, dbid); }
-
-std::string RandomHex(int n) {
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  int fd = open("/dev/urandom", O_RDONLY);
-  for (int i = 0; i < n; i++) {
-    unsigned char b = 0;
-    if (fd < 0 || read(fd, &b, 1) != 1) b = static_cast<unsigned char>(rand());
-    s.push_back(hex[b & 15]);
-  }
-  if (fd >= 0) close(fd);
-  return s;
-}
 
 void ActiveExpireCycle() {
   if (!g.active_expire_enabled || db::GetEnv().replica) return;
@@ -292,7 +280,7 @@ int Main(int argc, char** argv) {
   }
 
   ds::RandomizeHashSeed();
-  g.run_id = RandomHex(40);
+  g.run_id = base::RandomHex(40);
   g.start_time_ms = base::MsTime();
   g.lastsave = time(nullptr);
   db::GetEnv().cluster = cfg.cluster_enabled;

@@ -1,0 +1,87 @@
+// Cluster state bookkeeping: nodes, slot owners, roles.
+#include "cluster/state.h"
+
+#include <algorithm>
+
+#include "base/util.h"
+
+namespace cluster {
+
+State& GetState() {
+  static State s;
+  return s;
+}
+
+std::string RandomName() { return base::RandomHex(static_cast<int>(kNodeNameLen)); }
+
+Node* State::Find(std::string_view name) const {
+  for (auto& n : nodes)
+    if (n->name == name) return n.get();
+  return nullptr;
+}
+
+Node* State::Add(std::string name, uint16_t flags, int64_t now_ms) {
+  auto n = std::make_unique<Node>();
+  n->name = name.empty() ? RandomName() : std::move(name);
+  n->shard_id = RandomName();
+  n->flags = flags;
+  n->ctime_ms = now_ms;
+  nodes.push_back(std::move(n));
+  return nodes.back().get();
+}
+
+void State::Remove(Node* n) {
+  for (int s = 0; s < kSlots; s++) {
+    if (slot_owner[s] == n) UnassignSlot(s);
+    if (migrating_to[s] == n) migrating_to[s] = nullptr;
+    if (importing_from[s] == n) importing_from[s] = nullptr;
+  }
+  for (auto& other : nodes) {
+    auto& r = other->fail_reports;
+    r.erase(
+        std::remove_if(r.begin(), r.end(), [n](const FailReport& f) { return f.reporter == n; }),
+        r.end());
+    if (other->primary == n) other->primary = nullptr;
+  }
+  if (n->primary) {
+    auto& v = n->primary->replicas;
+    v.erase(std::remove(v.begin(), v.end(), n), v.end());
+  }
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                             [n](const std::unique_ptr<Node>& p) { return p.get() == n; }),
+              nodes.end());
+}
+
+void State::AssignSlot(int slot, Node* n) {
+  if (slot_owner[slot] == n) return;
+  if (slot_owner[slot]) UnassignSlot(slot);
+  slot_owner[slot] = n;
+  SlotSet(&n->slots, slot);
+  n->num_slots++;
+}
+
+void State::UnassignSlot(int slot) {
+  Node* o = slot_owner[slot];
+  if (!o) return;
+  SlotClear(&o->slots, slot);
+  o->num_slots--;
+  slot_owner[slot] = nullptr;
+}
+
+void State::SetPrimary(Node* replica, Node* primary) {
+  if (replica->primary) {
+    auto& v = replica->primary->replicas;
+    v.erase(std::remove(v.begin(), v.end(), replica), v.end());
+  }
+  replica->primary = primary;
+  if (primary) {
+    replica->flags = static_cast<uint16_t>((replica->flags & ~kNodePrimary) | kNodeReplica);
+    if (std::find(primary->replicas.begin(), primary->replicas.end(), replica) ==
+        primary->replicas.end())
+      primary->replicas.push_back(replica);
+  } else {
+    replica->flags = static_cast<uint16_t>((replica->flags & ~kNodeReplica) | kNodePrimary);
+  }
+}
+
+}  // namespace cluster

@@ -1,0 +1,99 @@
+// Cluster state: the nodes this node knows (myself included), slot ownership, open slots,
+// epochs, failure reports and the forget blacklist. Plain data owned by the main thread; the
+// bus (bus.cc) and the CLUSTER command change it, the formatters (nodes_format.h) and
+// nodes.conf (nodes_conf.h) read it. Node pointers stay valid until the node is deleted.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/bus_codec.h"
+
+namespace cluster {
+
+struct Link;  // a bus connection (bus.cc)
+struct Node;
+
+struct FailReport {
+  Node* reporter;
+  int64_t time_ms;  // when the report was last refreshed
+};
+
+struct Node {
+  std::string name;      // 40 lower-case hex chars (random while in handshake)
+  std::string shard_id;  // 40 hex chars
+  uint16_t flags = 0;    // kNode* of bus_codec.h
+  int64_t ctime_ms = 0;  // creation (handshake timeout)
+  uint64_t config_epoch = 0;
+  SlotBitmap slots{};  // the slots this node claims (primaries)
+  int num_slots = 0;
+  Node* primary = nullptr;       // for a replica
+  std::vector<Node*> replicas;   // for a primary
+  int64_t ping_sent_ms = 0;      // pending ping, 0 if none
+  int64_t pong_received_ms = 0;  // last PONG (or gossip news of one)
+  int64_t data_received_ms = 0;  // last bytes of any message from it
+  int64_t fail_time_ms = 0;      // when it was marked FAIL
+  int64_t voted_time_ms = 0;     // last vote given to one of its replicas
+  int64_t orphaned_time_ms = 0;  // replica migration
+  uint64_t repl_offset = 0;      // last header offset
+  std::string ip;                // bus IP (also the client IP unless announced)
+  int tcp_port = 0, tls_port = 0, cport = 0;
+  std::string hostname, human_nodename, client_ipv4, client_ipv6;
+  Link* link = nullptr;          // outbound connection
+  Link* inbound_link = nullptr;  // accepted connection bound to this node
+  std::vector<FailReport> fail_reports;
+
+  bool IsPrimary() const { return flags & kNodePrimary; }
+  bool IsReplica() const { return flags & kNodeReplica; }
+  bool Has(uint16_t f) const { return flags & f; }
+};
+
+// Counters of CLUSTER INFO.
+struct BusStats {
+  std::array<uint64_t, kTypeCount> sent{}, received{};
+  uint64_t links_buffer_limit_exceeded = 0;
+  uint64_t dropped = 0;  // malformed packets dropped or links closed for bad input
+};
+
+struct State {
+  Node* myself = nullptr;
+  uint64_t current_epoch = 0;
+  uint64_t last_vote_epoch = 0;
+  bool ok = false;  // cluster_state
+  int size = 0;     // primaries owning at least one slot
+  // Nodes in insertion order (CLUSTER NODES and nodes.conf order); owners of the Node objects.
+  std::vector<std::unique_ptr<Node>> nodes;
+  std::array<Node*, kSlots> slot_owner{};
+  std::array<Node*, kSlots> migrating_to{};  // open slots (slot migration issue)
+  std::array<Node*, kSlots> importing_from{};
+  std::map<std::string, int64_t> blacklist;  // forgotten node -> until (ms)
+  BusStats stats;
+  int64_t state_changed_ms = 0;  // cluster state transitions (§5.11 delays)
+  int64_t among_minority_ms = 0;
+  int64_t first_eval_ms = 0;
+  // Deferred work, done before the loop sleeps.
+  bool todo_save = false, todo_fsync = false, todo_update_state = false;
+
+  Node* Find(std::string_view name) const;
+  // A new node; `name` empty makes a random one. Takes ownership.
+  Node* Add(std::string name, uint16_t flags, int64_t now_ms);
+  // Removes a node: its slots are unassigned, references to it (replica lists, reports, open
+  // slots, the links) dropped. The caller closes its links first.
+  void Remove(Node* n);
+  // Slot ownership.
+  void AssignSlot(int slot, Node* n);  // owner bookkeeping and the owner's bitmap
+  void UnassignSlot(int slot);
+  // Roles.
+  void SetPrimary(Node* replica, Node* primary);  // primary nullptr: make it a primary
+  // The primary of my shard: myself, or my primary (nullptr if unknown).
+  Node* MyPrimary() const { return myself->IsReplica() ? myself->primary : myself; }
+};
+
+State& GetState();
+// 40 random lower-case hex chars (node and shard IDs).
+std::string RandomName();
+
+}  // namespace cluster
