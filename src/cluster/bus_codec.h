@@ -1,5 +1,4 @@
-// Cluster bus wire codec: message types, exact byte encoding, validating decoding and stream
-// framing.
+// Cluster bus wire codec: message types, byte-exact encoding, validating decoding, framing.
 //
 // Pure functions only (no sockets, clock or globals), so tables of cases can test them. The
 // format is the one Valkey 8 and Redis 7.0 speak (spec/cluster-bus.md §2-4): a 2256-byte
@@ -35,8 +34,8 @@ inline constexpr size_t kModuleFixedLen = 13;  // module_id (8) + len u32 + type
 inline constexpr uint16_t kProtocolVersion = 1;
 // Both servers read extension lengths into 16 bits: an extension must stay below 64 KiB.
 inline constexpr size_t kMaxPingExtLen = 65535;
-// Our own limit for the framing helper (the peers have none): above any PUBLISH a peer can make
-// from two 512 MiB strings is not a cluster bus message.
+// Our own limit for the framing helper (the peers have none), above the largest PUBLISH that two
+// 512 MiB strings (proto-max-bulk-len) make.
 inline constexpr uint32_t kDefaultMaxMessageLen = 0x40100000;  // 1 GiB + 1 MiB
 
 // ---- Message types (header `type`, bit 15 = light modifier) ----
