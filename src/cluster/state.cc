@@ -26,6 +26,7 @@ Node* State::Add(std::string name, uint16_t flags, int64_t now_ms) {
   n->shard_id = RandomName();
   n->flags = flags;
   n->ctime_ms = now_ms;
+  n->index = static_cast<uint32_t>(nodes.size());
   nodes.push_back(std::move(n));
   return nodes.back().get();
 }
@@ -50,6 +51,7 @@ void State::Remove(Node* n) {
   nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
                              [n](const std::unique_ptr<Node>& p) { return p.get() == n; }),
               nodes.end());
+  for (size_t i = 0; i < nodes.size(); i++) nodes[i]->index = static_cast<uint32_t>(i);
 }
 
 void State::AssignSlot(int slot, Node* n) {

@@ -23,6 +23,7 @@ struct FailReport {
 };
 
 struct Node {
+  uint32_t index = 0;    // position in State::nodes (the routing handle)
   std::string name;      // 40 lower-case hex chars (random while in handshake)
   std::string shard_id;  // 40 hex chars
   uint16_t flags = 0;    // kNode* of bus_codec.h

@@ -3,6 +3,7 @@
 
 #include "base/util.h"
 #include "commands/common.h"
+#include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 
@@ -30,13 +31,19 @@ void SUnsubscribeCommand(Client* c) { PubsubUnsubscribe(c, PubsubKind::kShard, N
 // cluster bus carries it instead.)
 void PublishCommand(Client* c) {
   int64_t n = PubsubPublish(c->argv[1], c->argv[2]);
-  if (!cfg.cluster_enabled) ForcePropagation();
+  if (!cfg.cluster_enabled)
+    ForcePropagation();
+  else
+    Cluster().publish(c->argv[1], c->argv[2], false);
   c->R().Int(n);
 }
 
 void SPublishCommand(Client* c) {
   int64_t n = PubsubPublishShard(c->argv[1], c->argv[2]);
-  if (!cfg.cluster_enabled) ForcePropagation();
+  if (!cfg.cluster_enabled)
+    ForcePropagation();
+  else
+    Cluster().publish(c->argv[1], c->argv[2], true);
   c->R().Int(n);
 }
 

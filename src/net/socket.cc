@@ -161,4 +161,25 @@ bool IsLoopback(const sockaddr_storage& sa) {
   return false;
 }
 
+bool ParseIp(const std::string& ip, sockaddr_storage* out) {
+  *out = {};
+  auto* v4 = reinterpret_cast<sockaddr_in*>(out);
+  if (inet_pton(AF_INET, ip.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    return true;
+  }
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(out);
+  if (inet_pton(AF_INET6, ip.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    return true;
+  }
+  return false;
+}
+
+std::string FormatIp(const sockaddr_storage& sa) {
+  std::string a = FormatAddr(sa);
+  size_t colon = a.rfind(':');
+  return colon == std::string::npos ? a : a.substr(0, colon);
+}
+
 }  // namespace net

@@ -29,5 +29,9 @@ std::string FormatAddr(const sockaddr_storage& sa);
 // The local or peer address of a connected socket as "ip:port" ("" when unknown).
 std::string LocalAddr(int fd);
 bool IsLoopback(const sockaddr_storage& sa);
+// A literal IPv4 or IPv6 address (port 0); false for anything else.
+bool ParseIp(const std::string& ip, sockaddr_storage* out);
+// The address part of sa, as inet_ntop writes it.
+std::string FormatIp(const sockaddr_storage& sa);
 
 }  // namespace net

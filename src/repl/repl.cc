@@ -112,6 +112,7 @@ void Install() {
   h.append_info = AppendInfo;
   h.resize_backlog = ResizeBacklog;
   h.become_replica = BecomeReplica;
+  h.become_primary = BecomePrimary;
   h.new_replication_id = [] {
     GetState().replid = RandomId();
     GetState().replid2 = std::string(40, '0');

@@ -488,6 +488,10 @@ void ProcessInput(Client* c) {
     std::string_view raw(c->qbuf.data() + c->parser.LastStart(), c->qpos - c->parser.LastStart());
     ProcessCommand(c);
     c->argv.clear();
+    // ASKING lasts one command, unless the client is in MULTI or the command was ASKING.
+    if ((c->flags & kAsking) && !(c->flags & kMulti) && c->last_cmd &&
+        std::string_view(c->last_cmd->name) != "asking")
+      c->flags &= ~kAsking;
     // A blocked or held command keeps its arguments (argv-mem) until it completes.
     if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
     if (c->flags & kPrimary) Repl().primary_stream_applied(c, raw);

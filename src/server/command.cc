@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "base/util.h"
+#include "server/cluster_hooks.h"
 #include "server/repl_hooks.h"
 
 namespace server {
@@ -90,6 +91,7 @@ void BuildCommandTable() {
   RegisterListCommands(&t);
   RegisterZSetCommands(&t);
   Repl().register_commands(&t);
+  Cluster().register_commands(&t);
   RegisterPersistenceCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;

@@ -172,12 +172,13 @@ void AttachKeySpecs(CommandSpec* cmd) {
 }
 
 bool FindKeys(const CommandSpec* cmd, const std::vector<std::string_view>& argv,
-              std::vector<KeyRef>* out) {
+              std::vector<KeyRef>* out, bool with_channels) {
   out->clear();
-  if (HasRealKeySpec(cmd) && !(AllSpecFlags(cmd) & kKeyVariableFlags)) {
+  bool usable = with_channels ? !cmd->key_specs.empty() : HasRealKeySpec(cmd);
+  if (usable && !(AllSpecFlags(cmd) & kKeyVariableFlags)) {
     bool ok = true;
     for (auto& s : cmd->key_specs) {
-      if (s.flags & kKeyNotKey) continue;
+      if ((s.flags & kKeyNotKey) && !with_channels) continue;
       if (!SpecKeys(cmd, s, argv, out)) {
         ok = false;
         break;

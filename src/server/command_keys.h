@@ -54,8 +54,9 @@ using KeysProc = bool (*)(const std::vector<std::string_view>& argv, std::vector
 // specs are incomplete or their flags variable. argv[0] is the command name (for a
 // subcommand, argv[1] is its name). Returns false when the arguments do not say where the
 // keys are (a bad numkeys, a missing keyword's range): no keys then.
+// with_channels: also the "keys" that are shard channels (not_key specs), for routing.
 bool FindKeys(const CommandSpec* cmd, const std::vector<std::string_view>& argv,
-              std::vector<KeyRef>* out);
+              std::vector<KeyRef>* out, bool with_channels = false);
 
 // Whether a command has keys at all (a spec that is a key, or a key function).
 bool CommandHasKeys(const CommandSpec* cmd);

@@ -56,6 +56,7 @@ struct Def {
 const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "nothing", nullptr};
 const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};  // also protected configs
 const char* const kDisklessLoad[] = {"disabled", "on-empty-db", "swapdb", nullptr};
+const char* const kEndpointTypes[] = {"ip", "hostname", "unknown-endpoint", nullptr};
 
 bool SetReplicaof(const std::vector<std::string>& raw, std::string* err) {
   std::vector<std::string> a;
@@ -253,6 +254,13 @@ bool ValidBaseName(std::string_view directive, const std::string& v, const char*
   }
   return true;
 }
+bool ValidClusterConfigFile(const std::string& v, std::string* err) {
+  if (v.empty()) {
+    *err = "cluster-config-file can't be empty";
+    return false;
+  }
+  return true;
+}
 bool ValidDbFilename(const std::string& v, std::string* err) {
   return ValidBaseName("dbfilename", v, "filename", err);
 }
@@ -367,6 +375,56 @@ std::vector<Def>& Table() {
       BOOL("activerehashing", activerehashing, "yes", 0),
       MEM("maxmemory", maxmemory, 0, INT64_MAX, "0", 0),
       BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
+      {"cluster-config-file",
+       nullptr,
+       kStr,
+       kImmutable,
+       &cfg.cluster_config_file,
+       0,
+       0,
+       nullptr,
+       {},
+       nullptr,
+       "nodes.conf",
+       ValidClusterConfigFile},
+      INT("cluster-port", cluster_port, 0, 65535, "0", kImmutable),
+      INT("cluster-node-timeout", cluster_node_timeout, 0, INT64_MAX, "15000", 0),
+      INT("cluster-ping-interval", cluster_ping_interval, 0, INT64_MAX, "0", kHidden),
+      STR("cluster-announce-ip", cluster_announce_ip, "", 0),
+      STR("cluster-announce-hostname", cluster_announce_hostname, "", 0),
+      STR("cluster-announce-human-nodename", cluster_announce_human_nodename, "", 0),
+      STR("cluster-announce-client-ipv4", cluster_announce_client_ipv4, "", 0),
+      STR("cluster-announce-client-ipv6", cluster_announce_client_ipv6, "", 0),
+      INT("cluster-announce-port", cluster_announce_port, 0, 65535, "0", 0),
+      INT("cluster-announce-bus-port", cluster_announce_bus_port, 0, 65535, "0", 0),
+      INT("cluster-announce-tls-port", cluster_announce_tls_port, 0, 65535, "0", 0),
+      {"cluster-preferred-endpoint-type",
+       nullptr,
+       kEnum,
+       0,
+       &cfg.cluster_preferred_endpoint_type,
+       0,
+       0,
+       kEndpointTypes,
+       {},
+       nullptr,
+       "ip"},
+      BOOL("cluster-require-full-coverage", cluster_require_full_coverage, "yes", 0),
+      BOOL("cluster-allow-reads-when-down", cluster_allow_reads_when_down, "no", 0),
+      BOOL("cluster-allow-pubsubshard-when-down", cluster_allow_pubsubshard_when_down, "yes", 0),
+      {"cluster-replica-no-failover",
+       "cluster-slave-no-failover",
+       kBool,
+       0,
+       &cfg.cluster_replica_no_failover,
+       0,
+       0,
+       nullptr,
+       {},
+       nullptr,
+       "no"},
+      MEM("cluster-link-sendbuf-limit", cluster_link_sendbuf_limit, 0, INT64_MAX, "0", 0),
+      INT("cluster-blacklist-ttl", cluster_blacklist_ttl, 0, INT64_MAX, "60", 0),
       {"repl-backlog-size",
        nullptr,
        kMem,

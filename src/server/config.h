@@ -48,6 +48,21 @@ struct Config {
   bool activerehashing = true;
   int64_t maxmemory = 0;
   bool cluster_enabled = false;
+  // cluster (used by src/cluster/)
+  std::string cluster_config_file = "nodes.conf";
+  int64_t cluster_port = 0;
+  int64_t cluster_node_timeout = 15000;
+  int64_t cluster_ping_interval = 0;
+  std::string cluster_announce_ip, cluster_announce_hostname, cluster_announce_human_nodename;
+  std::string cluster_announce_client_ipv4, cluster_announce_client_ipv6;
+  int64_t cluster_announce_port = 0, cluster_announce_bus_port = 0, cluster_announce_tls_port = 0;
+  int cluster_preferred_endpoint_type = 0;  // ip, hostname, unknown-endpoint
+  bool cluster_require_full_coverage = true;
+  bool cluster_allow_reads_when_down = false;
+  bool cluster_allow_pubsubshard_when_down = true;
+  bool cluster_replica_no_failover = false;
+  int64_t cluster_link_sendbuf_limit = 0;
+  int64_t cluster_blacklist_ttl = 60;
   // replication
   int64_t repl_backlog_size = 10LL * 1024 * 1024;
   int64_t repl_backlog_ttl = 3600;

@@ -6,6 +6,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "server/blocking.h"
+#include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
@@ -156,6 +157,20 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
                   "allowed in this context");
   if (c->InMulti() && (cmd->flags & kCmdNoMulti))  // e.g. MULTI or WATCH inside MULTI
     return reject("Command not allowed inside a transaction");
+  // Cluster routing: after the checks above, before the ones below (Valkey's order).
+  if (cfg.cluster_enabled && !(c->flags & kPrimary)) {
+    std::string err;
+    if (!Cluster().route(c, cmd, &err)) {
+      if (c->InMulti() && std::string_view(cmd->name) == "exec") {
+        // EXEC replies with the redirect itself and drops the transaction.
+        cmd->stats.rejected++;
+        c->R().Error(err);
+        DiscardTransaction(c);
+        return false;
+      }
+      return reject(err);
+    }
+  }
   if (!(c->flags & kPrimary) && WritesDeniedByDiskError() &&
       ((flags & kCmdWrite) || std::string_view(cmd->name) == "ping"))
     return reject(kErrMisconf);

@@ -23,6 +23,7 @@ ReplHooks& Repl() {
       [] {},
       [](const std::string&, int) {},
       [] {},
+      [] {},
       [](std::vector<CommandSpec>*) {},
       [] {},
   };

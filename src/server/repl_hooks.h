@@ -35,6 +35,7 @@ struct ReplHooks {
   void (*append_info)(std::string* s);  // INFO replication
   void (*resize_backlog)();             // CONFIG SET repl-backlog-size
   void (*become_replica)(const std::string& host, int port);
+  void (*become_primary)();
   void (*new_replication_id)();  // DEBUG CHANGE-REPL-ID
   void (*register_commands)(std::vector<CommandSpec>* t);
   void (*init)();  // once the config is loaded, before data is loaded

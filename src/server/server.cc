@@ -31,6 +31,7 @@
 #include "server/dispatch.h"
 #include "server/notify.h"
 #include "server/persistence.h"
+#include "server/cluster_hooks.h"
 #include "server/repl_hooks.h"
 #include "server/transactions.h"
 #include "server/version.h"
@@ -148,6 +149,7 @@ void Cron() {
 
 void BeforeSleep() {
   Repl().before_sleep();
+  Cluster().before_sleep();
   int64_t next_timeout = HandleBlockedTimeouts();
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
   HandleClientsBeforeSleep();
@@ -299,6 +301,10 @@ int Main(int argc, char** argv) {
   PrintBanner();
   std::string err;
   if (!ListenAll(&err)) {
+    LOG_WARNING("%s", err.c_str());
+    return 1;
+  }
+  if (!Cluster().init(&err)) {
     LOG_WARNING("%s", err.c_str());
     return 1;
   }

@@ -1,0 +1,806 @@
+// Cluster bus runtime (see bus.h). Behaviour: spec/cluster-bus.md §1 and §5.
+#include "cluster/bus.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "cluster/cluster.h"
+#include "ds/hashtable.h"
+#include "net/event_loop.h"
+#include "net/socket.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace cluster {
+namespace {
+
+using server::cfg;
+using server::g;
+
+std::vector<int> g_listen_fds;
+std::vector<Link*> g_links;  // every open link, inbound and outbound
+int g_bus_port = 0;
+constexpr size_t kMaxWritePerEvent = 64 * 1024;
+
+int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
+
+uint64_t RandomIndex(size_t n) { return n ? ds::RandomU64() % n : 0; }
+
+std::string IpOf(const std::string& addr) {
+  size_t colon = addr.rfind(':');
+  return colon == std::string::npos ? addr : addr.substr(0, colon);
+}
+
+void OnReadable(int fd, void* data, int);
+void OnWritable(int fd, void* data, int);
+
+// ---- sending ----
+
+void WantWrite(Link* l) {
+  if (l->connecting || l->fd < 0) return;
+  if (!(g.loop->FileMask(l->fd) & net::kWritable))
+    g.loop->AddFile(l->fd, net::kWritable, OnWritable, l);
+}
+
+void Queue(Link* l, const std::vector<uint8_t>& bytes, uint16_t type) {
+  if (!l || l->fd < 0 || bytes.empty()) return;
+  l->wbuf.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (type < kTypeCount) GetState().stats.sent[type]++;
+  WantWrite(l);
+}
+
+// The header of a message from myself.
+Header MyHeader(uint16_t type) {
+  State& st = GetState();
+  Node* me = st.myself;
+  Node* primary = st.MyPrimary();
+  Header h;
+  h.type = type;
+  h.port = static_cast<uint16_t>(cfg.cluster_announce_port ? cfg.cluster_announce_port : cfg.port);
+  h.pport = static_cast<uint16_t>(cfg.cluster_announce_tls_port);
+  h.cport = static_cast<uint16_t>(cfg.cluster_announce_bus_port ? cfg.cluster_announce_bus_port
+                                                                : g_bus_port);
+  h.current_epoch = st.current_epoch;
+  h.config_epoch = primary ? primary->config_epoch : me->config_epoch;
+  h.offset = GetBusHooks().repl_offset ? GetBusHooks().repl_offset() : 0;
+  NodeNameFromString(me->name, &h.sender);
+  if (primary) h.myslots = primary->slots;
+  if (me->IsReplica() && me->primary) NodeNameFromString(me->primary->name, &h.replicaof);
+  if (!cfg.cluster_announce_ip.empty()) IpFromString(cfg.cluster_announce_ip, &h.myip);
+  h.flags = me->flags;
+  h.mflags[0] = kMsgFlagExtData;
+  return h;
+}
+
+// Gossip about other nodes for a PING/PONG/MEET to `to` (§5.2).
+void AddGossip(Message* m, const Node* to) {
+  State& st = GetState();
+  size_t n = st.nodes.size();
+  size_t wanted = std::max<size_t>(3, n / 10);
+  wanted = n >= 2 ? std::min(wanted, n - 2) : 0;
+  std::vector<const Node*> picked;
+  auto entry = [&](const Node* node) {
+    GossipEntry e;
+    NodeNameFromString(node->name, &e.name);
+    e.ping_sent = static_cast<uint32_t>(node->ping_sent_ms / 1000);
+    e.pong_received = static_cast<uint32_t>(node->pong_received_ms / 1000);
+    IpFromString(node->ip, &e.ip);
+    e.port = static_cast<uint16_t>(node->tcp_port);
+    e.pport = static_cast<uint16_t>(node->tls_port);
+    e.cport = static_cast<uint16_t>(node->cport);
+    e.flags = node->flags;
+    m->ping.gossip.push_back(e);
+  };
+  for (size_t tries = 0; picked.size() < wanted && tries < wanted * 3; tries++) {
+    const Node* c = st.nodes[RandomIndex(n)].get();
+    if (c == st.myself || c == to) continue;
+    if (c->flags & (kNodePfail | kNodeHandshake | kNodeNoAddr)) continue;
+    if (!c->link && c->num_slots == 0) continue;
+    if (std::find(picked.begin(), picked.end(), c) != picked.end()) continue;
+    picked.push_back(c);
+    entry(c);
+  }
+  // Every node I suspect, so that reports spread (this tail may describe the receiver).
+  for (auto& c : st.nodes)
+    if ((c->flags & kNodePfail) && !(c->flags & (kNodeHandshake | kNodeNoAddr))) entry(c.get());
+}
+
+// Extensions for a capable peer; only the hostname for peers without the light-header bit
+// (Redis 7.0 knows no other type).
+void AddExtensions(Message* m, const Node* to) {
+  if (!to || !(to->flags & kNodeExtSupported)) return;
+  bool full = to->flags & kNodeLightHdr;
+  auto text = [&](uint16_t type, const std::string& v) {
+    if (v.empty()) return;
+    PingExt e;
+    e.type = type;
+    e.text = v;
+    m->ping.extensions.push_back(e);
+  };
+  text(kExtHostname, cfg.cluster_announce_hostname);
+  if (!full) return;
+  text(kExtHumanNodename, cfg.cluster_announce_human_nodename);
+  text(kExtClientIpv4, cfg.cluster_announce_client_ipv4);
+  text(kExtClientIpv6, cfg.cluster_announce_client_ipv6);
+  State& st = GetState();
+  int64_t now = base::MsTime();
+  for (auto& [name, until] : st.blacklist) {
+    if (until <= now) continue;
+    PingExt e;
+    e.type = kExtForgottenNode;
+    NodeNameFromString(name, &e.name);
+    e.ttl = static_cast<uint64_t>((until - now) / 1000);
+    m->ping.extensions.push_back(e);
+  }
+  PingExt sid;
+  sid.type = kExtShardId;
+  NodeNameFromString(st.myself->shard_id, &sid.name);
+  m->ping.extensions.push_back(sid);
+}
+
+void SendPing(Link* l, uint16_t type) {
+  if (!l) return;
+  Message m;
+  m.header = MyHeader(type);
+  const Node* to = l->node;
+  AddGossip(&m, to);
+  // A PONG to an unknown sender carries no extensions; MEET carries none either.
+  if (type != kTypeMeet) AddExtensions(&m, to);
+  if (type == kTypePing && !l->inbound && l->node && !l->node->ping_sent_ms)
+    l->node->ping_sent_ms = base::MsTime();
+  Queue(l, Encode(m), type);
+}
+
+void SendUpdate(Link* l, const Node* owner) {
+  if (!l) return;
+  Message m;
+  m.header = MyHeader(kTypeUpdate);
+  m.update.config_epoch = owner->config_epoch;
+  NodeNameFromString(owner->name, &m.update.name);
+  m.update.slots = owner->slots;
+  Queue(l, Encode(m), kTypeUpdate);
+}
+
+// ---- links ----
+
+Link* NewLink(int fd, bool inbound, Node* node) {
+  Link* l = new Link;
+  l->fd = fd;
+  l->inbound = inbound;
+  l->node = node;
+  l->ctime_ms = base::MsTime();
+  g_links.push_back(l);
+  return l;
+}
+
+void AcceptHandler(int lfd, void*, int) {
+  for (int i = 0; i < 100; i++) {
+    sockaddr_storage sa;
+    int fd = net::Accept(lfd, &sa);
+    if (fd < 0) return;
+    net::TuneTcp(fd, static_cast<int>(NodeTimeout() * 2 / 1000));
+    Link* l = NewLink(fd, true, nullptr);
+    g.loop->AddFile(fd, net::kReadable, OnReadable, l);
+  }
+}
+
+void OnConnected(int fd, void* data, int) {
+  Link* l = static_cast<Link*>(data);
+  g.loop->DelFile(fd, net::kWritable);
+  int err = net::ConnectError(fd);
+  if (err) {
+    LOG_VERBOSE("Connection with Node %.40s at %s:%d failed: %s", l->node->name.c_str(),
+                l->node->ip.c_str(), l->node->cport, strerror(err));
+    return FreeLink(l);
+  }
+  l->connecting = false;
+  g.loop->AddFile(fd, net::kReadable, OnReadable, l);
+  Node* n = l->node;
+  // Keep an earlier pending ping: failure detection must not restart.
+  int64_t old_ping = n->ping_sent_ms;
+  SendPing(l, (n->flags & kNodeMeet) ? kTypeMeet : kTypePing);
+  if (old_ping) n->ping_sent_ms = old_ping;
+  WantWrite(l);
+}
+
+void Connect(Node* n, int64_t now) {
+  std::string err;
+  int fd = net::ConnectTcp(n->ip, n->cport, &err);
+  if (fd < 0) {
+    if (!n->ping_sent_ms) n->ping_sent_ms = now;  // failure detection still runs
+    return;
+  }
+  Link* l = NewLink(fd, false, n);
+  l->connecting = true;
+  n->link = l;
+  g.loop->AddFile(fd, net::kWritable, OnConnected, l);
+}
+
+void SetAddress(Node* n, const std::string& ip, int tcp, int tls, int cport) {
+  n->ip = ip;
+  n->tcp_port = tcp;
+  n->tls_port = tls;
+  n->cport = cport;
+}
+
+// ---- processing (§5.3) ----
+
+bool IsVotingPrimary(const Node* n) { return n->IsPrimary() && n->num_slots > 0; }
+
+void ClearFailIfNeeded(Node* n, int64_t now) {
+  if (!(n->flags & kNodeFail)) return;
+  if (n->IsReplica() || n->num_slots == 0 || now - n->fail_time_ms > 2 * NodeTimeout()) {
+    n->flags &= ~kNodeFail;
+    LOG_NOTICE("Clear FAIL state for node %.40s: %s is reachable again.", n->name.c_str(),
+               n->IsReplica() ? "replica" : "master without slots");
+    MarkChanged(true, false);
+  }
+}
+
+void AddFailReport(Node* failing, Node* reporter, int64_t now) {
+  for (auto& r : failing->fail_reports)
+    if (r.reporter == reporter) {
+      r.time_ms = now;
+      return;
+    }
+  failing->fail_reports.push_back({reporter, now});
+}
+
+void DelFailReport(Node* failing, Node* reporter) {
+  auto& v = failing->fail_reports;
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [reporter](const FailReport& r) { return r.reporter == reporter; }),
+          v.end());
+}
+
+void MarkFailingIfNeeded(Node* n, int64_t now) {
+  State& st = GetState();
+  if (!(n->flags & kNodePfail) || (n->flags & kNodeFail)) return;
+  int quorum = st.size / 2 + 1;
+  int count = CountFailReports(n, now);
+  if (IsVotingPrimary(st.myself)) count++;
+  if (count < quorum) return;
+  LOG_NOTICE("Marking node %.40s as failing (quorum reached).", n->name.c_str());
+  n->flags = static_cast<uint16_t>((n->flags & ~kNodePfail) | kNodeFail);
+  n->fail_time_ms = now;
+  BroadcastFail(n);
+  MarkChanged(true, true);
+}
+
+void ProcessGossip(const Message& m, Node* sender, int64_t now) {
+  State& st = GetState();
+  for (auto& e : m.ping.gossip)
+    if (!NodeNameIsValid(e.name)) return;  // one bad ID voids the section (Valkey)
+  for (auto& e : m.ping.gossip) {
+    std::string name = NodeNameToString(e.name);
+    if (name == st.myself->name) continue;
+    Node* n = st.Find(name);
+    if (n) {
+      if (IsVotingPrimary(sender)) {
+        if (e.flags & (kNodePfail | kNodeFail)) {
+          AddFailReport(n, sender, now);
+          MarkFailingIfNeeded(n, now);
+        } else {
+          DelFailReport(n, sender);
+        }
+      }
+      if (!(e.flags & (kNodePfail | kNodeFail)) && !n->ping_sent_ms && n->fail_reports.empty()) {
+        int64_t pong = static_cast<int64_t>(e.pong_received) * 1000;
+        if (pong <= now + 500 && pong > n->pong_received_ms) n->pong_received_ms = pong;
+      }
+      std::string ip = IpToString(e.ip);
+      if ((n->flags & (kNodePfail | kNodeFail)) &&
+          !(e.flags & (kNodeNoAddr | kNodePfail | kNodeFail)) &&
+          (n->ip != ip || n->tcp_port != e.port || n->cport != e.cport)) {
+        if (n->link) FreeLink(n->link);
+        SetAddress(n, ip, e.port, e.pport, e.cport);
+        n->flags &= ~kNodeNoAddr;
+      }
+    } else if (!(e.flags & kNodeNoAddr) && !IsBlacklisted(name, now)) {
+      // Flags from the wire: only the role and what describes the node, never MYSELF/MEET.
+      uint16_t keep = kNodePrimary | kNodeReplica | kNodeNoFailover | kNodeExtSupported;
+      Node* added = st.Add(name, static_cast<uint16_t>(e.flags & keep), now);
+      SetAddress(added, IpToString(e.ip), e.port, e.pport, e.cport);
+      MarkChanged(true, false);
+    }
+  }
+}
+
+void ProcessExtensions(const Message& m, Node* sender) {
+  State& st = GetState();
+  if (!(m.header.mflags[0] & kMsgFlagExtData)) return;
+  std::string hostname, human, ipv4, ipv6, shard;
+  for (auto& e : m.ping.extensions) {
+    switch (e.type) {
+      case kExtHostname:
+        hostname = e.text;
+        break;
+      case kExtHumanNodename:
+        human = e.text;
+        break;
+      case kExtClientIpv4:
+        ipv4 = e.text;
+        break;
+      case kExtClientIpv6:
+        ipv6 = e.text;
+        break;
+      case kExtShardId:
+        shard = NodeNameToString(e.name);
+        break;
+      case kExtForgottenNode: {
+        std::string name = NodeNameToString(e.name);
+        Node* n = st.Find(name);
+        if (n && n != st.myself && n != st.myself->primary) {
+          Blacklist(name, base::MsTime() + static_cast<int64_t>(e.ttl) * 1000);
+          DeleteNode(n);
+        }
+        break;
+      }
+      default:
+        break;  // unknown types are skipped quietly
+    }
+  }
+  bool changed = sender->hostname != hostname || sender->human_nodename != human ||
+                 sender->client_ipv4 != ipv4 || sender->client_ipv6 != ipv6;
+  sender->hostname = hostname;
+  sender->human_nodename = human;
+  sender->client_ipv4 = ipv4;
+  sender->client_ipv6 = ipv6;
+  if (shard.empty() && sender->IsReplica() && sender->primary) shard = sender->primary->shard_id;
+  if (!shard.empty() && shard != sender->shard_id) {
+    sender->shard_id = shard;
+    if (sender == st.myself->primary) st.myself->shard_id = shard;
+    changed = true;
+  }
+  if (changed) MarkChanged(true, false);
+}
+
+// §5.6: a primary claims `slots` at `epoch`.
+void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots) {
+  State& st = GetState();
+  Node* my_primary = st.MyPrimary();
+  int my_shard_slots_before = my_primary ? my_primary->num_slots : 0;
+  bool lost_to_sender = false;
+  std::vector<int> dirty;
+  bool changed = false;
+  for (int s = 0; s < kSlots; s++) {
+    if (!SlotTest(slots, s)) continue;
+    Node* owner = st.slot_owner[s];
+    if (owner == sender) continue;
+    if (st.importing_from[s]) continue;  // a migration in progress here decides this slot
+    if (owner && owner->config_epoch >= epoch) continue;
+    if (owner == st.myself && SlotHasKeys(s)) dirty.push_back(s);
+    if (owner && owner == my_primary) lost_to_sender = true;
+    st.AssignSlot(s, sender);
+    if (st.migrating_to[s] && st.migrating_to[s]->shard_id != sender->shard_id)
+      st.migrating_to[s] = nullptr;
+    changed = true;
+  }
+  if (!changed) return;
+  MarkChanged(true, true);
+  if (lost_to_sender && my_primary && my_primary->num_slots == 0 && my_shard_slots_before > 0 &&
+      sender != st.myself) {
+    // My shard lost every slot to the sender: follow it.
+    LOG_NOTICE("Configuration change detected. Reconfiguring myself as a replica of %.40s",
+               sender->name.c_str());
+    st.SetPrimary(st.myself, sender);
+    st.myself->shard_id = sender->shard_id;
+    if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(sender);
+    return;
+  }
+  for (int s : dirty) DeleteKeysInSlot(s);
+}
+
+void ProcessPacket(Link* l, const Message& m) {
+  State& st = GetState();
+  const Header& h = m.header;
+  int64_t now = base::MsTime();
+  uint16_t type = h.type;
+  std::string sender_name = NodeNameToString(h.sender);
+  Node* sender = (l->node && !(l->node->flags & kNodeHandshake)) ? l->node : st.Find(sender_name);
+  if (sender && (sender->flags & kNodeHandshake)) sender = nullptr;
+  if (sender && l->inbound && !l->node) {
+    if (sender->inbound_link && sender->inbound_link != l) FreeLink(sender->inbound_link);
+    sender->inbound_link = l;
+    l->node = sender;
+  }
+  if (sender) sender->data_received_ms = now;
+  if (sender) {
+    if (h.current_epoch > st.current_epoch) {
+      st.current_epoch = h.current_epoch;
+      MarkChanged(true, true);
+    }
+    if (NodeNameIsNull(h.replicaof) && h.config_epoch > sender->config_epoch) {
+      sender->config_epoch = h.config_epoch;
+      MarkChanged(true, true);
+    }
+    sender->repl_offset = h.offset;
+  }
+  std::string peer_ip;
+  if (IsPingType(type)) {
+    sockaddr_storage sa;
+    socklen_t len = sizeof(sa);
+    if (getpeername(l->fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
+      peer_ip = IpOf(net::FormatAddr(sa));
+  }
+  std::string hdr_ip = IpToString(h.myip);
+  std::string sender_ip = hdr_ip.empty() ? peer_ip : hdr_ip;
+
+  if (type == kTypePing || type == kTypeMeet) {
+    if (cfg.cluster_announce_ip.empty() && (type == kTypeMeet || st.myself->ip.empty())) {
+      std::string mine = IpOf(net::LocalAddr(l->fd));
+      if (!mine.empty() && mine != st.myself->ip) {
+        st.myself->ip = mine;
+        LOG_NOTICE("IP address for this node updated to %s", mine.c_str());
+        MarkChanged(true, false);
+      }
+    }
+    if (!sender && type == kTypeMeet) {
+      Node* n = st.Add("", kNodeHandshake, now);
+      SetAddress(n, sender_ip, h.port, h.pport, h.cport);
+      if (h.mflags[0] & kMsgFlagExtData) n->flags |= kNodeExtSupported;
+      MarkChanged(true, false);
+    }
+    SendPing(l, kTypePong);
+  }
+
+  if (IsPingType(type)) {
+    if (!l->inbound) {
+      Node* ln = l->node;
+      if (ln->flags & kNodeHandshake) {
+        if (Node* known = st.Find(sender_name); known && known != ln) {
+          // Already known under its real ID: this handshake was a duplicate.
+          DeleteNode(ln);
+          return;
+        }
+        ln->name = sender_name;
+        ln->flags &= ~kNodeHandshake;
+        ln->flags |= h.flags & (kNodePrimary | kNodeReplica);
+        if (h.mflags[0] & kMsgFlagExtData) ln->flags |= kNodeExtSupported;
+        LOG_VERBOSE("Handshake with node %.40s completed.", ln->name.c_str());
+        MarkChanged(true, false);
+        return;
+      }
+      if (ln->name != sender_name) {
+        LOG_NOTICE("PONG contains mismatching sender ID. About node %.40s: now unknown address",
+                   ln->name.c_str());
+        ln->flags |= kNodeNoAddr;
+        SetAddress(ln, "", 0, 0, 0);
+        FreeLink(l);
+        MarkChanged(true, false);
+        return;
+      }
+    }
+    if (!sender) return;
+    sender->flags = static_cast<uint16_t>((sender->flags & ~(kNodeNoFailover | kNodeLightHdr)) |
+                                          (h.flags & (kNodeNoFailover | kNodeLightHdr)));
+    sender->flags &= ~kNodeMeet;
+    if (h.mflags[0] & kMsgFlagExtData) sender->flags |= kNodeExtSupported;
+    if (type == kTypePing &&
+        (sender->ip != sender_ip || sender->tcp_port != h.port || sender->cport != h.cport)) {
+      if (sender->link) FreeLink(sender->link);
+      SetAddress(sender, sender_ip, h.port, h.pport, h.cport);
+      sender->flags &= ~kNodeNoAddr;
+      MarkChanged(true, false);
+    }
+    if (!l->inbound && type == kTypePong) {
+      sender->pong_received_ms = now;
+      sender->ping_sent_ms = 0;
+      if (sender->flags & kNodePfail) {
+        sender->flags &= ~kNodePfail;
+        MarkChanged(true, false);
+      }
+      ClearFailIfNeeded(sender, now);
+    }
+    // Role.
+    if (NodeNameIsNull(h.replicaof)) {
+      if (sender->IsReplica()) {
+        st.SetPrimary(sender, nullptr);
+        MarkChanged(true, false);
+      }
+    } else {
+      Node* primary = st.Find(NodeNameToString(h.replicaof));
+      if (sender->IsPrimary()) {
+        for (int s = 0; s < kSlots; s++)
+          if (st.slot_owner[s] == sender) st.UnassignSlot(s);
+        st.SetPrimary(sender, nullptr);
+        sender->flags = static_cast<uint16_t>((sender->flags & ~kNodePrimary) | kNodeReplica);
+        MarkChanged(true, true);
+      }
+      if (primary && sender->primary != primary) {
+        st.SetPrimary(sender, primary);
+        sender->shard_id = primary->shard_id;
+        MarkChanged(true, false);
+      }
+    }
+    // Slots, from a node that claims to be a primary.
+    if (NodeNameIsNull(h.replicaof)) {
+      if (sender->slots != h.myslots) UpdateSlotsConfigWith(sender, h.config_epoch, h.myslots);
+      // A stale claimer learns about the newer owner (one UPDATE).
+      for (int s = 0; s < kSlots; s++) {
+        if (!SlotTest(h.myslots, s)) continue;
+        Node* owner = st.slot_owner[s];
+        if (owner && owner != sender && owner->config_epoch > h.config_epoch) {
+          SendUpdate(sender->link, owner);
+          break;
+        }
+      }
+    }
+    // Epoch collision (§5.5): the smaller ID moves.
+    if (sender->IsPrimary() && st.myself->IsPrimary() &&
+        sender->config_epoch == st.myself->config_epoch && sender->name > st.myself->name) {
+      st.current_epoch++;
+      st.myself->config_epoch = st.current_epoch;
+      MarkChanged(true, true);
+      LOG_VERBOSE("configEpoch collision with node %.40s. configEpoch set to %llu",
+                  sender->name.c_str(), static_cast<unsigned long long>(st.current_epoch));
+    }
+    ProcessGossip(m, sender, now);
+    ProcessExtensions(m, sender);
+    return;
+  }
+  if (!sender) return;
+  switch (type) {
+    case kTypeFail: {
+      Node* n = st.Find(NodeNameToString(m.fail.name));
+      if (n && n != st.myself && !(n->flags & kNodeFail)) {
+        LOG_NOTICE("FAIL message received from %.40s about %.40s", sender->name.c_str(),
+                   n->name.c_str());
+        n->flags = static_cast<uint16_t>((n->flags | kNodeFail) & ~kNodePfail);
+        n->fail_time_ms = now;
+        MarkChanged(true, true);
+      }
+      break;
+    }
+    case kTypePublish:
+    case kTypePublishShard:
+      if (GetBusHooks().publish)
+        GetBusHooks().publish(m.publish.channel, m.publish.message, type == kTypePublishShard);
+      break;
+    case kTypeUpdate: {
+      Node* n = st.Find(NodeNameToString(m.update.name));
+      if (!n || n->config_epoch >= m.update.config_epoch) break;
+      if (n->IsReplica()) st.SetPrimary(n, nullptr);
+      n->config_epoch = m.update.config_epoch;
+      UpdateSlotsConfigWith(n, m.update.config_epoch, m.update.slots);
+      MarkChanged(true, true);
+      break;
+    }
+    default:
+      break;  // failover messages: the failover work
+  }
+}
+
+void OnReadable(int fd, void* data, int) {
+  Link* l = static_cast<Link*>(data);
+  char buf[16 * 1024];
+  ssize_t n = read(fd, buf, sizeof(buf));
+  if (n <= 0) {
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    return FreeLink(l);
+  }
+  l->rbuf.append(buf, static_cast<size_t>(n));
+  State& st = GetState();
+  size_t pos = 0;
+  while (pos < l->rbuf.size()) {
+    auto* p = reinterpret_cast<const uint8_t*>(l->rbuf.data()) + pos;
+    Frame f = FrameNext(p, l->rbuf.size() - pos);
+    if (f.state == FrameState::kNeedMore) break;
+    if (f.state == FrameState::kFatal) {
+      st.stats.dropped++;
+      LOG_VERBOSE("Closing a cluster bus link: %s", DecodeStatusName(f.error));
+      return FreeLink(l);
+    }
+    Message m;
+    DecodeStatus status = Decode(p, f.length, &m);
+    pos += f.length;
+    if (m.header.type < kTypeCount && status != DecodeStatus::kLightNotAllowed)
+      st.stats.received[m.header.type]++;
+    switch (DispositionOf(status)) {
+      case Disposition::kAccept: {
+        // A light header is only accepted from a known node.
+        if (m.header.light && (!l->node || (l->node->flags & kNodeHandshake))) return FreeLink(l);
+        ProcessPacket(l, m);
+        // The packet may have closed this link.
+        if (std::find(g_links.begin(), g_links.end(), l) == g_links.end()) return;
+        break;
+      }
+      case Disposition::kIgnore:
+        LOG_VERBOSE("Ignoring a cluster bus message of unknown type %d", m.header.type);
+        break;
+      case Disposition::kDrop:
+        st.stats.dropped++;
+        break;
+      case Disposition::kClose:
+        st.stats.dropped++;
+        return FreeLink(l);
+    }
+  }
+  l->rbuf.erase(0, pos);
+  if (l->rbuf.capacity() > 1024 * 1024 && l->rbuf.size() < 1024) l->rbuf.shrink_to_fit();
+}
+
+void OnWritable(int fd, void* data, int) {
+  Link* l = static_cast<Link*>(data);
+  size_t left = l->wbuf.size() - l->wpos;
+  size_t chunk = std::min(left, kMaxWritePerEvent);
+  ssize_t n = chunk ? write(fd, l->wbuf.data() + l->wpos, chunk) : 0;
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EINTR) return;
+    return FreeLink(l);
+  }
+  l->wpos += static_cast<size_t>(n);
+  if (l->wpos == l->wbuf.size()) {
+    l->wbuf.clear();
+    l->wpos = 0;
+    g.loop->DelFile(fd, net::kWritable);
+  } else if (l->wpos > 64 * 1024) {
+    l->wbuf.erase(0, l->wpos);
+    l->wpos = 0;
+  }
+}
+
+}  // namespace
+
+BusHooks& GetBusHooks() {
+  static BusHooks h;
+  return h;
+}
+
+int BusPort() { return g_bus_port; }
+
+bool StartBus(std::string* err) {
+  int base = static_cast<int>(cfg.port);
+  g_bus_port = cfg.cluster_port ? static_cast<int>(cfg.cluster_port) : base + 10000;
+  if (g_bus_port > 65535) {
+    *err = "Cluster bus port " + std::to_string(g_bus_port) + " is above 65535";
+    return false;
+  }
+  for (auto b : cfg.bind) {
+    bool optional = !b.empty() && b[0] == '-';
+    if (optional) b = b.substr(1);
+    bool unavailable;
+    std::string e;
+    int fd = net::ListenTcp(b, g_bus_port, 511, &unavailable, &e);
+    if (fd < 0) {
+      if (optional && unavailable) continue;
+      *err = "Could not create the cluster bus listening socket " + b + ":" +
+             std::to_string(g_bus_port) + ": " + e;
+      return false;
+    }
+    g_listen_fds.push_back(fd);
+    g.loop->AddFile(fd, net::kReadable, AcceptHandler, nullptr);
+  }
+  if (g_listen_fds.empty()) {
+    *err = "Failed listening on the cluster bus port " + std::to_string(g_bus_port);
+    return false;
+  }
+  return true;
+}
+
+void FreeLink(Link* l) {
+  auto it = std::find(g_links.begin(), g_links.end(), l);
+  if (it == g_links.end()) return;
+  g_links.erase(it);
+  if (l->node) {
+    if (l->node->link == l) l->node->link = nullptr;
+    if (l->node->inbound_link == l) l->node->inbound_link = nullptr;
+  }
+  if (l->fd >= 0) {
+    g.loop->DelFile(l->fd, net::kReadable | net::kWritable);
+    close(l->fd);
+  }
+  delete l;
+}
+
+void BroadcastPong() {
+  for (auto& n : GetState().nodes)
+    if (n->link && !n->link->connecting && !(n->flags & kNodeHandshake))
+      SendPing(n->link, kTypePong);
+}
+
+void BroadcastFail(Node* failing) {
+  Message m;
+  m.header = MyHeader(kTypeFail);
+  NodeNameFromString(failing->name, &m.fail.name);
+  std::vector<uint8_t> bytes = Encode(m);
+  for (auto& n : GetState().nodes)
+    if (n->link && !(n->flags & kNodeHandshake)) Queue(n->link, bytes, kTypeFail);
+}
+
+void BusPublish(std::string_view channel, std::string_view message, bool shard) {
+  State& st = GetState();
+  Message m;
+  m.header = MyHeader(shard ? kTypePublishShard : kTypePublish);
+  m.publish.channel = std::string(channel);
+  m.publish.message = std::string(message);
+  std::vector<uint8_t> bytes = Encode(m);
+  Node* my_primary = st.MyPrimary();
+  for (auto& n : st.nodes) {
+    if (n.get() == st.myself || !n->link || (n->flags & kNodeHandshake)) continue;
+    if (shard) {
+      Node* p = n->IsReplica() ? n->primary : n.get();
+      if (!my_primary || p != my_primary) continue;
+    }
+    Queue(n->link, bytes, m.header.type);
+  }
+}
+
+void ForEachLink(void (*fn)(const Link& l, void* arg), void* arg) {
+  for (Link* l : g_links) fn(*l, arg);
+}
+
+void BusCron(int64_t now) {
+  State& st = GetState();
+  static int iteration = 0;
+  iteration++;
+  int64_t nt = NodeTimeout();
+  int64_t handshake_timeout = std::max<int64_t>(nt, 1000);
+  // Handshakes that never completed.
+  std::vector<Node*> expired;
+  for (auto& n : st.nodes)
+    if ((n->flags & kNodeHandshake) && now - n->ctime_ms > handshake_timeout)
+      expired.push_back(n.get());
+  for (Node* n : expired) DeleteNode(n);
+  // Reconnect.
+  for (auto& n : st.nodes) {
+    if (n.get() == st.myself || (n->flags & kNodeNoAddr) || n->link) continue;
+    if (n->ip.empty() || !n->cport) continue;
+    Connect(n.get(), now);
+  }
+  // Every 10th tick: ping the node with the oldest pong among 5 random ones.
+  if (iteration % 10 == 0 && st.nodes.size() > 1) {
+    Node* best = nullptr;
+    for (int i = 0; i < 5; i++) {
+      Node* n = st.nodes[RandomIndex(st.nodes.size())].get();
+      if (n == st.myself || !n->link || n->link->connecting || n->ping_sent_ms ||
+          (n->flags & kNodeHandshake))
+        continue;
+      if (!best || n->pong_received_ms < best->pong_received_ms) best = n;
+    }
+    if (best) SendPing(best->link, kTypePing);
+  }
+  int64_t ping_interval = cfg.cluster_ping_interval ? cfg.cluster_ping_interval : nt / 2;
+  for (auto& up : st.nodes) {
+    Node* n = up.get();
+    if (n == st.myself || (n->flags & (kNodeNoAddr | kNodeHandshake))) continue;
+    Link* l = n->link;
+    // A link whose ping waits too long while nothing arrives: reconnect.
+    if (l && !l->connecting && now - l->ctime_ms > nt && n->ping_sent_ms &&
+        now - n->ping_sent_ms > nt / 2 && now - n->data_received_ms > nt / 2) {
+      FreeLink(l);
+      l = nullptr;
+    }
+    if (l && !l->connecting && !n->ping_sent_ms && now - n->pong_received_ms > ping_interval) {
+      SendPing(l, kTypePing);
+      continue;
+    }
+    if (!n->ping_sent_ms) continue;
+    int64_t delay = std::min(now - n->ping_sent_ms, now - n->data_received_ms);
+    if (delay > nt && !(n->flags & (kNodePfail | kNodeFail))) {
+      LOG_VERBOSE("*** NODE %.40s possibly failing", n->name.c_str());
+      n->flags |= kNodePfail;
+      MarkChanged(false, false);
+      if (st.size == 1 && IsVotingPrimary(st.myself)) MarkFailingIfNeeded(n, now);
+    }
+  }
+  // Send-buffer limit.
+  if (cfg.cluster_link_sendbuf_limit > 0) {
+    std::vector<Link*> over;
+    for (Link* l : g_links)
+      if (static_cast<int64_t>(l->wbuf.size() - l->wpos) > cfg.cluster_link_sendbuf_limit)
+        over.push_back(l);
+    for (Link* l : over) {
+      st.stats.links_buffer_limit_exceeded++;
+      FreeLink(l);
+    }
+  }
+}
+
+}  // namespace cluster

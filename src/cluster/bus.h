@@ -1,0 +1,50 @@
+// The cluster bus at run time: the listener, one outbound link per known node and the accepted
+// inbound links, message building and processing (MEET handshake, PING/PONG with gossip and
+// extensions, failure detection, FAIL, UPDATE, PUBLISH), and the 100 ms bus cron.
+// Wire bytes come from bus_codec.h; the state lives in state.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cluster/state.h"
+
+namespace cluster {
+
+struct Link {
+  int fd = -1;
+  Node* node = nullptr;  // outbound: the node; inbound: bound once a packet names a sender
+  bool inbound = false;
+  bool connecting = false;
+  int64_t ctime_ms = 0;
+  std::string rbuf;  // received bytes not yet processed
+  std::string wbuf;  // bytes queued to send
+  size_t wpos = 0;   // sent part of wbuf
+};
+
+// Opens the bus listener on the client bind addresses (bus port = cluster-port, else port +
+// 10000). False with *err when it cannot.
+bool StartBus(std::string* err);
+int BusPort();
+// The 100 ms bus cron: reconnects, pings, failure detection, handshake timeouts.
+void BusCron(int64_t now_ms);
+// Closes a link and detaches it from its node.
+void FreeLink(Link* l);
+// Sends to every node with an outbound link (PONG broadcast of a configuration change).
+void BroadcastPong();
+// PUBLISH / SPUBLISH reaching other nodes (SPUBLISH: my shard only).
+void BusPublish(std::string_view channel, std::string_view message, bool shard);
+// FAIL broadcast about n.
+void BroadcastFail(Node* n);
+// Counts of links for CLUSTER LINKS and INFO.
+void ForEachLink(void (*fn)(const Link& l, void* arg), void* arg);
+// Hooks the bus needs from above (set by cluster.cc).
+struct BusHooks {
+  void (*publish)(std::string_view channel, std::string_view message, bool shard) = nullptr;
+  uint64_t (*repl_offset)() = nullptr;
+  // A node changed my role (I became a replica of `primary`): re-point replication.
+  void (*set_my_primary)(Node* primary) = nullptr;
+};
+BusHooks& GetBusHooks();
+
+}  // namespace cluster

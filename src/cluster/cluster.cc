@@ -1,0 +1,307 @@
+// Cluster mode: start-up, cron, cluster_state, routing glue, shared services (see cluster.h).
+#include "cluster/cluster.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "cluster/bus.h"
+#include "cluster/nodes_conf.h"
+#include "cluster/route.h"
+#include "net/event_loop.h"
+#include "server/client.h"
+#include "server/cluster_hooks.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/pubsub.h"
+#include "server/repl_hooks.h"
+#include "server/server.h"
+
+namespace cluster {
+
+void RegisterCommands(std::vector<server::CommandSpec>* t);  // cluster_cmd.cc
+
+namespace {
+
+using server::cfg;
+using server::g;
+
+int g_lock_fd = -1;
+
+int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
+
+void Cron() {
+  int64_t now = base::MsTime();
+  BusCron(now);
+  State& st = GetState();
+  if (!st.ok || st.todo_update_state) UpdateState(now);
+}
+
+void BeforeSleep() {
+  State& st = GetState();
+  if (!st.myself) return;
+  if (st.todo_update_state) UpdateState(base::MsTime());
+  if (st.todo_save) {
+    std::string err;
+    if (!SaveConfig(st.todo_fsync, &err))
+      LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  }
+}
+
+// The node that answers for the slots of my shard: myself, or the top of my replication chain.
+Node* TopPrimary() {
+  State& st = GetState();
+  Node* p = st.myself;
+  for (int hops = 0; p && p->IsReplica() && p->primary && hops < 16; hops++) p = p->primary;
+  return p;
+}
+
+bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, std::string* err) {
+  State& st = GetState();
+  std::string_view name = cmd->name;
+  bool in_multi = c->InMulti();
+  bool exec = name == "exec";
+  // Keyless commands (no specs, no movable keys) are served anywhere, EXEC excepted.
+  if (!exec && cmd->key_specs.empty() && !cmd->keys_proc) return true;
+  CommandTraits traits;
+  static std::vector<std::string_view> keys;
+  static std::vector<server::KeyRef> refs;
+  keys.clear();
+  if (exec && in_multi) {
+    for (auto& q : c->mstate) {
+      std::vector<std::string_view> argv(q.argv.begin(), q.argv.end());
+      if (server::FindKeys(q.cmd, argv, &refs, true))
+        for (auto& r : refs) keys.push_back(q.argv[r.pos]);
+      traits.write |= (q.cmd->flags & server::kCmdWrite) != 0;
+      traits.pubsub |= (q.cmd->flags & server::kCmdPubsub) != 0;
+    }
+  } else {
+    traits.exec_without_multi = exec;
+    if (!exec && server::FindKeys(cmd, c->argv, &refs, true))
+      for (auto& r : refs) keys.push_back(c->argv[r.pos]);
+    traits.write = cmd->flags & server::kCmdWrite;
+    traits.pubsub = cmd->flags & server::kCmdPubsub;
+    traits.asking = cmd->flags & server::kCmdAsking;
+    traits.migrate = name == "migrate";
+  }
+  Node* top = TopPrimary();
+  NodeView view;
+  view.is_primary = st.myself->IsPrimary();
+  view.myself = st.myself->index;
+  view.my_primary = top ? top->index : st.myself->index;
+  view.cluster_ok = st.ok;
+  view.allow_reads_when_down = cfg.cluster_allow_reads_when_down;
+  view.allow_pubsubshard_when_down = cfg.cluster_allow_pubsubshard_when_down;
+  auto slot_state = [&st](int slot) {
+    SlotState s;
+    if (Node* o = st.slot_owner[slot]) s.owner = o->index;
+    if (Node* m = st.migrating_to[slot]) s.migrating_to = m->index;
+    if (Node* i = st.importing_from[slot]) s.importing_from = i->index;
+    return s;
+  };
+  auto key_exists = [](std::string_view key) {
+    db::Db* d = server::GetDb(0);
+    db::Obj* o = d->Find(key);
+    return o && !d->IsExpired(o);
+  };
+  RouteInput in{view, slot_state, key_exists, {}, traits, keys};
+  in.client.readonly = c->flags & server::kReadonly;
+  in.client.asking = c->flags & server::kAsking;
+  RouteDecision d = Route(in);
+  if (d.kind == RouteKind::kServe) return true;
+  Node* target =
+      d.target != kNoNode && d.target < st.nodes.size() ? st.nodes[d.target].get() : nullptr;
+  // A leading '-' keeps the reply's own error code (MOVED, ASK, CLUSTERDOWN ...).
+  *err = "-" + (target ? FormatRedirect(d, NodeEndpoint(target), target->tcp_port)
+                       : FormatRedirect(d, "", 0));
+  return false;
+}
+
+void PublishFromServer(std::string_view channel, std::string_view message, bool shard) {
+  BusPublish(channel, message, shard);
+}
+
+void PublishFromBus(std::string_view channel, std::string_view message, bool shard) {
+  if (shard)
+    server::PubsubPublishShard(channel, message);
+  else
+    server::PubsubPublish(channel, message);
+}
+
+bool ReadFile(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+void SetMyAddressFromConfig() {
+  State& st = GetState();
+  Node* me = st.myself;
+  me->tcp_port = static_cast<int>(cfg.cluster_announce_port ? cfg.cluster_announce_port : cfg.port);
+  me->tls_port = static_cast<int>(cfg.cluster_announce_tls_port);
+  me->cport =
+      static_cast<int>(cfg.cluster_announce_bus_port ? cfg.cluster_announce_bus_port : BusPort());
+  if (!cfg.cluster_announce_ip.empty()) me->ip = cfg.cluster_announce_ip;
+  me->hostname = cfg.cluster_announce_hostname;
+  me->human_nodename = cfg.cluster_announce_human_nodename;
+  me->client_ipv4 = cfg.cluster_announce_client_ipv4;
+  me->client_ipv6 = cfg.cluster_announce_client_ipv6;
+  if (cfg.cluster_replica_no_failover)
+    me->flags |= kNodeNoFailover;
+  else
+    me->flags &= ~kNodeNoFailover;
+}
+
+bool Init(std::string* err) {
+  if (!cfg.cluster_enabled) return true;
+  State& st = GetState();
+  const std::string& path = cfg.cluster_config_file;
+  g_lock_fd = LockNodesConf(path, err);
+  if (g_lock_fd < 0) return false;
+  std::string text;
+  ReadFile(path, &text);
+  int64_t now = base::MsTime();
+  if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
+    if (!ParseNodesConf(text, &st, now, false, err)) {
+      *err = "Unrecoverable error: corrupted cluster config file \"" + path + "\": " + *err;
+      return false;
+    }
+    LOG_NOTICE("Node configuration loaded, I'm %.40s", st.myself->name.c_str());
+  } else {
+    st.myself = st.Add("", kNodePrimary | kNodeMyself, now);
+    LOG_NOTICE("No cluster configuration found, I'm %.40s", st.myself->name.c_str());
+  }
+  if (!StartBus(err)) return false;
+  SetMyAddressFromConfig();
+  GetBusHooks().publish = PublishFromBus;
+  GetBusHooks().repl_offset = [] { return static_cast<uint64_t>(server::Repl().offset()); };
+  GetBusHooks().set_my_primary = [](Node* primary) {
+    server::Repl().become_replica(primary->ip, primary->tcp_port);
+  };
+  // A replica in nodes.conf follows its primary again.
+  if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
+    server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port);
+  g.loop->AddTimer(100, Cron);
+  st.first_eval_ms = 0;
+  UpdateState(now);
+  if (!SaveConfig(true, err)) return false;
+  return true;
+}
+
+}  // namespace
+
+void Install() {
+  server::ClusterHooks& h = server::Cluster();
+  h.route = RouteCommand;
+  h.publish = PublishFromServer;
+  h.register_commands = RegisterCommands;
+  h.init = Init;
+  h.before_sleep = BeforeSleep;
+}
+
+void MarkChanged(bool save, bool fsync) {
+  State& st = GetState();
+  st.todo_update_state = true;
+  if (save) st.todo_save = true;
+  if (fsync) st.todo_fsync = true;
+}
+
+bool SaveConfig(bool fsync, std::string* err) {
+  State& st = GetState();
+  st.todo_save = st.todo_fsync = false;
+  return SaveNodesConfAtomic(cfg.cluster_config_file, FormatNodesConf(st), fsync, err);
+}
+
+void UpdateState(int64_t now) {
+  State& st = GetState();
+  st.todo_update_state = false;
+  if (!st.first_eval_ms) st.first_eval_ms = now;
+  // A primary just started keeps fail a little, so that it hears from the others first.
+  if (st.myself->IsPrimary() && !st.ok && now - st.first_eval_ms < 2000) return;
+  bool ok = true;
+  if (cfg.cluster_require_full_coverage)
+    for (int s = 0; s < kSlots && ok; s++) {
+      Node* o = st.slot_owner[s];
+      if (!o || (o->flags & kNodeFail)) ok = false;
+    }
+  int size = 0, reachable = 0;
+  for (auto& n : st.nodes)
+    if (n->IsPrimary() && n->num_slots) {
+      size++;
+      if (!(n->flags & (kNodePfail | kNodeFail))) reachable++;
+    }
+  st.size = size;
+  int quorum = size / 2 + 1;
+  if (reachable < quorum) {
+    ok = false;
+    st.among_minority_ms = now;
+  }
+  if (size == 0) ok = false;
+  if (ok == st.ok) return;
+  int64_t rejoin = std::clamp<int64_t>(NodeTimeout(), 500, 5000);
+  if (ok && st.myself->IsPrimary() && now - st.among_minority_ms < rejoin) return;
+  st.ok = ok;
+  st.state_changed_ms = now;
+  LOG_NOTICE("Cluster state changed: %s", ok ? "ok" : "fail");
+}
+
+int CountFailReports(Node* n, int64_t now) {
+  int64_t max_age = 2 * NodeTimeout();
+  auto& v = n->fail_reports;
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [&](const FailReport& r) { return now - r.time_ms > max_age; }),
+          v.end());
+  return static_cast<int>(v.size());
+}
+
+bool IsBlacklisted(const std::string& name, int64_t now) {
+  State& st = GetState();
+  for (auto it = st.blacklist.begin(); it != st.blacklist.end();)
+    it = it->second <= now ? st.blacklist.erase(it) : std::next(it);
+  return st.blacklist.count(name) > 0;
+}
+
+void Blacklist(const std::string& name, int64_t until_ms) { GetState().blacklist[name] = until_ms; }
+
+void DeleteNode(Node* n) {
+  if (n->link) FreeLink(n->link);
+  if (n->inbound_link) FreeLink(n->inbound_link);
+  GetState().Remove(n);
+  MarkChanged(true, false);
+}
+
+bool SlotHasKeys(int slot) { return server::GetDb(0)->CountInSlot(slot) > 0; }
+
+size_t DeleteKeysInSlot(int slot) {
+  db::Db* d = server::GetDb(0);
+  std::vector<std::string_view> views;
+  d->KeysInSlot(slot, SIZE_MAX, &views);
+  std::vector<std::string> keys(views.begin(), views.end());
+  for (auto& k : keys) {
+    d->Delete(k);
+    server::KeyModified(0, k);
+    server::Repl().propagate(0, {"DEL", k});
+  }
+  return keys.size();
+}
+
+std::string NodeEndpoint(const Node* n) {
+  switch (cfg.cluster_preferred_endpoint_type) {
+    case 1:
+      return n->hostname.empty() ? "?" : n->hostname;
+    case 2:
+      return "";
+    default:
+      return n->client_ipv4.empty() ? n->ip : n->client_ipv4;
+  }
+}
+
+}  // namespace cluster

@@ -1,0 +1,38 @@
+// Cluster mode as a whole: start-up (nodes.conf or a new identity), the cron, cluster_state,
+// the routing glue between the dispatch path and cluster::Route, and the services the bus and
+// the CLUSTER command share.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cluster/state.h"
+
+namespace cluster {
+
+// Fills the server layer's cluster hooks (server/cluster_hooks.h); main calls it first.
+void Install();
+
+// Something changed: re-evaluate cluster_state before sleeping, and save nodes.conf (with
+// fsync) if asked.
+void MarkChanged(bool save, bool fsync);
+// Writes nodes.conf now; false with *err on failure.
+bool SaveConfig(bool fsync, std::string* err);
+// cluster_state per spec §5.11.
+void UpdateState(int64_t now_ms);
+
+// Failure reports still valid (older than 2 × node-timeout are purged first).
+int CountFailReports(Node* n, int64_t now_ms);
+bool IsBlacklisted(const std::string& name, int64_t now_ms);
+void Blacklist(const std::string& name, int64_t until_ms);
+// Closes the node's links and removes it from the state.
+void DeleteNode(Node* n);
+
+// Keys of db 0 in a slot.
+bool SlotHasKeys(int slot);
+size_t DeleteKeysInSlot(int slot);
+
+// Client-visible address of a node for MOVED/ASK and CLUSTER SLOTS.
+std::string NodeEndpoint(const Node* n);
+
+}  // namespace cluster

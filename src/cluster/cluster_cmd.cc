@@ -1,0 +1,474 @@
+// The CLUSTER command (every subcommand but SETSLOT and FAILOVER, which come with slot
+// migration and failover) and ASKING. Replies and errors as Valkey 8 (cluster-semantics §4,
+// cluster-bus §5.1, §5.10, §6).
+#include <algorithm>
+
+#include "base/crc16.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "cluster/bus.h"
+#include "cluster/cluster.h"
+#include "cluster/nodes_format.h"
+#include "net/socket.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/persistence.h"
+#include "server/repl_hooks.h"
+#include "server/server.h"
+#include "server/transactions.h"
+
+namespace cluster {
+namespace {
+
+using server::cfg;
+using server::Client;
+using server::CommandSpec;
+
+bool Enabled(Client* c) {
+  if (cfg.cluster_enabled) return true;
+  c->R().Error("This instance has cluster support disabled");
+  return false;
+}
+
+FormatOptions Options(const Client* c) {
+  FormatOptions o;
+  o.ipv6 = c->laddr.find(':') != c->laddr.rfind(':');  // "ip:port" has one colon for IPv4
+  o.endpoint = static_cast<EndpointType>(cfg.cluster_preferred_endpoint_type);
+  return o;
+}
+
+// A slot argument, or the error "Invalid or out of range slot".
+bool SlotArg(Client* c, std::string_view s, int* slot) {
+  int64_t v;
+  if (!base::ParseInt64(s, &v) || v < 0 || v >= kSlots) {
+    c->R().Error("Invalid or out of range slot");
+    return false;
+  }
+  *slot = static_cast<int>(v);
+  return true;
+}
+
+Node* NodeArg(Client* c, std::string_view id) {
+  Node* n = GetState().Find(id);
+  if (!n) c->R().Error("Unknown node " + std::string(id));
+  return n;
+}
+
+void Help(Client* c) {
+  if (!Enabled(c)) return;
+  server::ReplyHelp(c, "CLUSTER",
+                    {"COUNTKEYSINSLOT <slot>",
+                     "    The number of keys of <slot> on this node.",
+                     "GETKEYSINSLOT <slot> <count>",
+                     "    Up to <count> key names of <slot> on this node.",
+                     "INFO",
+                     "    The cluster state and counters.",
+                     "KEYSLOT <key>",
+                     "    The hash slot of <key>.",
+                     "MYID",
+                     "    This node's ID.",
+                     "MYSHARDID",
+                     "    This node's shard ID.",
+                     "NODES",
+                     "    The cluster as this node sees it, a node per line.",
+                     "REPLICAS <node-id>",
+                     "    The replicas of <node-id>.",
+                     "SLOTS",
+                     "    Slot ranges with their primary and replicas.",
+                     "SHARDS",
+                     "    Shards with their slots and nodes.",
+                     "ADDSLOTS <slot> [<slot> ...]",
+                     "    Serve these slots here.",
+                     "ADDSLOTSRANGE <start slot> <end slot> [...]",
+                     "    Serve these slot ranges here.",
+                     "BUMPEPOCH",
+                     "    Raise this node's config epoch.",
+                     "COUNT-FAILURE-REPORTS <node-id>",
+                     "    Failure reports about <node-id>.",
+                     "DELSLOTS <slot> [<slot> ...]",
+                     "    Stop serving these slots.",
+                     "DELSLOTSRANGE <start slot> <end slot> [...]",
+                     "    Stop serving these slot ranges.",
+                     "FORGET <node-id>",
+                     "    Remove a node from this node's view.",
+                     "FLUSHSLOTS",
+                     "    Stop serving every slot of this node.",
+                     "MEET <ip> <port> [<bus-port>]",
+                     "    Join the node at that address.",
+                     "REPLICATE <node-id>",
+                     "    Become a replica of <node-id>.",
+                     "RESET [HARD|SOFT]",
+                     "    Forget the cluster (HARD: also a new ID and epochs 0).",
+                     "SET-CONFIG-EPOCH <epoch>",
+                     "    Set the config epoch of a new node.",
+                     "SAVECONFIG",
+                     "    Write nodes.conf now.",
+                     "LINKS",
+                     "    The bus links of this node."});
+}
+
+void Nodes(Client* c) {
+  if (Enabled(c)) c->R().Verbatim(FormatClusterNodes(GetState(), Options(c)));
+}
+
+void Info(Client* c) {
+  if (Enabled(c)) c->R().Verbatim(ClusterInfoText(GetState()));
+}
+
+void MyId(Client* c) {
+  if (Enabled(c)) c->R().Bulk(GetState().myself->name);
+}
+
+void MyShardId(Client* c) {
+  if (Enabled(c)) c->R().Bulk(GetState().myself->shard_id);
+}
+
+void Slots(Client* c) {
+  if (!Enabled(c)) return;
+  auto r = c->R();
+  WriteReply(
+      ClusterSlotsReply(GetState(), Options(c), static_cast<uint64_t>(server::Repl().offset())),
+      &r);
+}
+
+void Shards(Client* c) {
+  if (!Enabled(c)) return;
+  auto r = c->R();
+  WriteReply(
+      ClusterShardsReply(GetState(), Options(c), static_cast<uint64_t>(server::Repl().offset())),
+      &r);
+}
+
+void Links(Client* c) {
+  if (!Enabled(c)) return;
+  std::vector<LinkInfo> links;
+  ForEachLink(
+      [](const Link& l, void* arg) {
+        if (!l.node) return;
+        LinkInfo i;
+        i.node = l.node;
+        i.inbound = l.inbound;
+        i.create_time_ms = l.ctime_ms;
+        i.reading = !l.connecting;
+        i.writing = l.wpos < l.wbuf.size();
+        i.send_buffer_allocated = static_cast<int64_t>(l.wbuf.capacity());
+        i.send_buffer_used = static_cast<int64_t>(l.wbuf.size() - l.wpos);
+        static_cast<std::vector<LinkInfo>*>(arg)->push_back(i);
+      },
+      &links);
+  auto r = c->R();
+  WriteReply(ClusterLinksReply(GetState(), links), &r);
+}
+
+void KeySlot(Client* c) {
+  if (Enabled(c)) c->R().Int(base::KeySlot(c->argv[2]));
+}
+
+void CountKeysInSlot(Client* c) {
+  if (!Enabled(c)) return;
+  int64_t slot;
+  if (!server::ArgInt(c, c->argv[2], &slot)) return;
+  if (slot < 0 || slot >= kSlots) return c->R().Error("Invalid slot");
+  c->R().Int(static_cast<int64_t>(server::GetDb(0)->CountInSlot(static_cast<int>(slot))));
+}
+
+void GetKeysInSlot(Client* c) {
+  if (!Enabled(c)) return;
+  int64_t slot, count;
+  if (!server::ArgInt(c, c->argv[2], &slot) || !server::ArgInt(c, c->argv[3], &count)) return;
+  if (slot < 0 || slot >= kSlots || count < 0)
+    return c->R().Error("Invalid slot or number of keys");
+  std::vector<std::string_view> keys;
+  server::GetDb(0)->KeysInSlot(static_cast<int>(slot), static_cast<size_t>(count), &keys);
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(keys.size()));
+  for (auto k : keys) r.Bulk(k);
+}
+
+void Replicas(Client* c) {
+  if (!Enabled(c)) return;
+  Node* n = NodeArg(c, c->argv[2]);
+  if (!n) return;
+  if (n->IsReplica()) return c->R().Error("The specified node is not a master");
+  std::vector<std::string> lines = FormatReplicasLines(GetState(), *n, Options(c));
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(lines.size()));
+  for (auto& l : lines) r.Bulk(l);
+}
+
+void Meet(Client* c) {
+  if (!Enabled(c)) return;
+  int64_t port, cport;
+  if (!base::ParseInt64(c->argv[3], &port))
+    return c->R().Error("Invalid base port specified: " + std::string(c->argv[3]));
+  if (c->argv.size() == 5) {
+    if (!base::ParseInt64(c->argv[4], &cport))
+      return c->R().Error("Invalid bus port specified: " + std::string(c->argv[4]));
+  } else {
+    cport = port + 10000;
+  }
+  std::string ip(c->argv[2]);
+  sockaddr_storage sa;
+  bool valid_ip = net::ParseIp(ip, &sa);
+  if (!valid_ip || port <= 0 || port > 65535 || cport <= 0 || cport > 65535)
+    return c->R().Error("Invalid node address specified: " + ip + ":" + std::string(c->argv[3]));
+  ip = net::FormatIp(sa);  // normalized, as the bus will see it
+  State& st = GetState();
+  // A handshake already in progress with that address: nothing more to do.
+  for (auto& n : st.nodes)
+    if ((n->flags & kNodeHandshake) && n->ip == ip && n->tcp_port == port && n->cport == cport)
+      return c->R().Ok();
+  Node* n = st.Add("", kNodeHandshake | kNodeMeet, base::MsTime());
+  n->ip = ip;
+  n->tcp_port = static_cast<int>(port);
+  n->cport = static_cast<int>(cport);
+  c->R().Ok();
+}
+
+// ADDSLOTS / DELSLOTS and their RANGE forms: every argument is checked before any change.
+void ChangeSlots(Client* c, bool del, bool ranges) {
+  if (!Enabled(c)) return;
+  auto& a = c->argv;
+  if (ranges && a.size() % 2 == 1) return server::ReplyArity(c, c->cmd);
+  State& st = GetState();
+  std::vector<uint8_t> chosen(kSlots, 0);
+  std::vector<std::pair<int, int>> spans;
+  for (size_t i = 2; i < a.size(); i += ranges ? 2 : 1) {
+    int start, end;
+    if (!SlotArg(c, a[i], &start)) return;
+    if (ranges && !SlotArg(c, a[i + 1], &end)) return;
+    if (!ranges) end = start;
+    if (start > end)
+      return c->R().Error("start slot number " + std::to_string(start) +
+                          " is greater than end slot number " + std::to_string(end));
+    spans.push_back({start, end});
+  }
+  for (auto [start, end] : spans)
+    for (int s = start; s <= end; s++) {
+      if (del && !st.slot_owner[s])
+        return c->R().Error("Slot " + std::to_string(s) + " is already unassigned");
+      if (!del && st.slot_owner[s])
+        return c->R().Error("Slot " + std::to_string(s) + " is already busy");
+      if (chosen[s]++)
+        return c->R().Error("Slot " + std::to_string(s) + " specified multiple times");
+    }
+  for (int s = 0; s < kSlots; s++) {
+    if (!chosen[s]) continue;
+    if (del) {
+      st.UnassignSlot(s);
+    } else {
+      // An importing slot taken by hand is imported: the open state ends.
+      st.importing_from[s] = nullptr;
+      st.AssignSlot(s, st.myself);
+    }
+  }
+  MarkChanged(true, false);
+  c->R().Ok();
+}
+void AddSlots(Client* c) { ChangeSlots(c, false, false); }
+void DelSlots(Client* c) { ChangeSlots(c, true, false); }
+void AddSlotsRange(Client* c) { ChangeSlots(c, false, true); }
+void DelSlotsRange(Client* c) { ChangeSlots(c, true, true); }
+
+void FlushSlots(Client* c) {
+  if (!Enabled(c)) return;
+  if (server::GetDb(0)->Size() != 0)
+    return c->R().Error("DB must be empty to perform CLUSTER FLUSHSLOTS.");
+  State& st = GetState();
+  for (int s = 0; s < kSlots; s++)
+    if (st.slot_owner[s] == st.myself) st.UnassignSlot(s);
+  MarkChanged(true, false);
+  c->R().Ok();
+}
+
+// My configEpoch becomes the greatest, without agreement (§5.5); false if it already is.
+bool BumpEpochWithoutConsensus() {
+  State& st = GetState();
+  uint64_t max = 0;
+  for (auto& n : st.nodes) max = std::max(max, n->config_epoch);
+  if (st.myself->config_epoch == 0 || st.myself->config_epoch != max) {
+    st.current_epoch++;
+    st.myself->config_epoch = st.current_epoch;
+    MarkChanged(true, true);
+    return true;
+  }
+  return false;
+}
+
+void BumpEpoch(Client* c) {
+  if (!Enabled(c)) return;
+  bool bumped = BumpEpochWithoutConsensus();
+  c->R().Simple(std::string(bumped ? "BUMPED " : "STILL ") +
+                std::to_string(GetState().myself->config_epoch));
+}
+
+void SetConfigEpoch(Client* c) {
+  if (!Enabled(c)) return;
+  int64_t epoch;
+  if (!server::ArgInt(c, c->argv[2], &epoch)) return;
+  State& st = GetState();
+  if (epoch < 0) return c->R().Error("Invalid config epoch specified: " + std::to_string(epoch));
+  if (st.nodes.size() > 1)
+    return c->R().Error(
+        "The user can assign a config epoch only when the node does not know any other node.");
+  if (st.myself->config_epoch != 0) return c->R().Error("Node config epoch is already non-zero");
+  st.myself->config_epoch = static_cast<uint64_t>(epoch);
+  if (st.current_epoch < static_cast<uint64_t>(epoch))
+    st.current_epoch = static_cast<uint64_t>(epoch);
+  MarkChanged(true, false);
+  c->R().Ok();
+}
+
+void SaveConfigCmd(Client* c) {
+  if (!Enabled(c)) return;
+  std::string err;
+  if (!SaveConfig(true, &err)) return c->R().Error("error saving the cluster node config: " + err);
+  c->R().Ok();
+}
+
+void Forget(Client* c) {
+  if (!Enabled(c)) return;
+  State& st = GetState();
+  std::string id(c->argv[2]);
+  Node* n = st.Find(id);
+  int64_t now = base::MsTime();
+  if (!n) {
+    if (IsBlacklisted(id, now)) return c->R().Ok();
+    return c->R().Error("Unknown node " + id);
+  }
+  if (n == st.myself) return c->R().Error("I tried hard but I can't forget myself...");
+  if (st.myself->IsReplica() && st.myself->primary == n)
+    return c->R().Error("Can't forget my master!");
+  Blacklist(id, now + cfg.cluster_blacklist_ttl * 1000);
+  DeleteNode(n);
+  c->R().Ok();
+}
+
+void Replicate(Client* c) {
+  if (!Enabled(c)) return;
+  State& st = GetState();
+  Node* n = NodeArg(c, c->argv[2]);
+  if (!n) return;
+  if (n == st.myself) return c->R().Error("Can't replicate myself");
+  if (n->IsReplica()) return c->R().Error("I can only replicate a master, not a replica.");
+  if (st.myself->IsPrimary() && (st.myself->num_slots != 0 || server::GetDb(0)->Size() != 0))
+    return c->R().Error("To set a master the node must be empty and without assigned slots.");
+  if (st.myself->primary == n) return c->R().Ok();
+  for (int s = 0; s < kSlots; s++) {
+    if (st.slot_owner[s] == st.myself) st.UnassignSlot(s);
+    st.migrating_to[s] = st.importing_from[s] = nullptr;
+  }
+  st.SetPrimary(st.myself, n);
+  st.myself->shard_id = n->shard_id;
+  server::Repl().become_replica(n->ip, n->tcp_port);
+  BroadcastPong();
+  MarkChanged(true, false);
+  c->R().Ok();
+}
+
+void CountFailureReports(Client* c) {
+  if (!Enabled(c)) return;
+  Node* n = NodeArg(c, c->argv[2]);
+  if (n) c->R().Int(CountFailReports(n, base::MsTime()));
+}
+
+void Reset(Client* c) {
+  if (!Enabled(c)) return;
+  bool hard = false;
+  if (c->argv.size() == 3) {
+    if (base::EqualsNoCase(c->argv[2], "hard"))
+      hard = true;
+    else if (!base::EqualsNoCase(c->argv[2], "soft"))
+      return c->R().Error(server::kErrSyntax);
+  }
+  State& st = GetState();
+  if (st.myself->IsPrimary() && server::GetDb(0)->Size() != 0)
+    return c->R().Error("CLUSTER RESET can't be called with master nodes containing keys");
+  if (st.myself->IsReplica()) {
+    st.SetPrimary(st.myself, nullptr);
+    server::Repl().become_primary();
+    server::TouchAllWatched(-1);
+    for (int i = 0; i < server::NumDbs(); i++) server::GetDb(i)->Clear();
+    server::AfterFlushAll();
+  }
+  for (int s = 0; s < kSlots; s++) {
+    st.UnassignSlot(s);
+    st.migrating_to[s] = st.importing_from[s] = nullptr;
+  }
+  std::vector<Node*> others;
+  for (auto& n : st.nodes)
+    if (n.get() != st.myself) others.push_back(n.get());
+  for (Node* n : others) DeleteNode(n);
+  st.blacklist.clear();
+  if (hard) {
+    st.current_epoch = st.last_vote_epoch = 0;
+    st.myself->config_epoch = 0;
+    st.myself->name = RandomName();
+    st.myself->shard_id = RandomName();
+  }
+  MarkChanged(true, true);
+  c->R().Ok();
+}
+
+void Asking(Client* c) {
+  if (!Enabled(c)) return;
+  c->flags |= server::kAsking;
+  c->R().Ok();
+}
+
+}  // namespace
+
+void RegisterCommands(std::vector<CommandSpec>* t) {
+  using namespace server;
+  const char* g = "cluster";
+  const uint32_t kAdm = kCmdAdmin | kCmdStale;
+  const uint32_t kLs = kCmdLoading | kCmdStale;
+  auto sub = [](const char* name, int arity, uint32_t flags, Handler h, const char* summary) {
+    return CommandSpec{name, arity, flags, 0, 0, 0, h, nullptr, nullptr, summary, "O(N)"};
+  };
+  CommandSpec cluster{"cluster",
+                      -2,
+                      0,
+                      0,
+                      0,
+                      0,
+                      nullptr,
+                      g,
+                      "3.0.0",
+                      "A container for cluster commands.",
+                      "Depends on subcommand."};
+  cluster.subcommands = {
+      sub("addslots", -3, kAdm, AddSlots, "Serves slots here."),
+      sub("addslotsrange", -4, kAdm, AddSlotsRange, "Serves slot ranges here."),
+      sub("bumpepoch", 2, kAdm, BumpEpoch, "Raises this node's config epoch."),
+      sub("count-failure-reports", 3, kAdm, CountFailureReports, "Counts failure reports."),
+      sub("countkeysinslot", 3, kCmdStale, CountKeysInSlot, "Counts the keys of a slot."),
+      sub("delslots", -3, kAdm, DelSlots, "Stops serving slots."),
+      sub("delslotsrange", -4, kAdm, DelSlotsRange, "Stops serving slot ranges."),
+      sub("flushslots", 2, kAdm, FlushSlots, "Stops serving every slot."),
+      sub("forget", 3, kAdm, Forget, "Removes a node from this node's view."),
+      sub("getkeysinslot", 4, kCmdStale, GetKeysInSlot, "Key names of a slot."),
+      sub("help", 2, kLs, Help, "Shows the subcommands."),
+      sub("info", 2, kLs, Info, "The cluster state."),
+      sub("keyslot", 3, kCmdStale, KeySlot, "The hash slot of a key."),
+      sub("links", 2, kCmdStale, Links, "The bus links."),
+      sub("meet", -4, kAdm, Meet, "Joins the node at an address."),
+      sub("myid", 2, kLs, MyId, "This node's ID."),
+      sub("myshardid", 2, kLs, MyShardId, "This node's shard ID."),
+      sub("nodes", 2, kLs, Nodes, "The cluster as this node sees it."),
+      sub("replicas", 3, kAdm, Replicas, "The replicas of a node."),
+      sub("replicate", 3, kAdm, Replicate, "Becomes a replica of a node."),
+      sub("reset", -2, kAdm | kCmdNoScript, Reset, "Forgets the cluster."),
+      sub("saveconfig", 2, kAdm, SaveConfigCmd, "Writes nodes.conf now."),
+      sub("set-config-epoch", 3, kAdm, SetConfigEpoch, "Sets the config epoch of a new node."),
+      sub("shards", 2, kLs, Shards, "Shards with their slots and nodes."),
+      sub("slaves", 3, kAdm, Replicas, "The replicas of a node."),
+      sub("slots", 2, kLs, Slots, "Slot ranges with their nodes."),
+  };
+  t->push_back(std::move(cluster));
+  t->push_back({"asking", 1, kCmdFast, 0, 0, 0, Asking, g, "3.0.0",
+                "Lets the next command reach a slot being imported.", "O(1)"});
+}
+
+}  // namespace cluster

@@ -1,0 +1,17 @@
+// Standalone answers of the cluster hooks (see cluster_hooks.h).
+#include "server/cluster_hooks.h"
+
+namespace server {
+
+ClusterHooks& Cluster() {
+  static ClusterHooks h = {
+      [](Client*, const CommandSpec*, std::string*) { return true; },
+      [](std::string_view, std::string_view, bool) {},
+      [](std::vector<CommandSpec>*) {},
+      [](std::string*) { return true; },
+      [] {},
+  };
+  return h;
+}
+
+}  // namespace server

@@ -1,0 +1,27 @@
+// What the server layer asks of cluster mode. cluster/ depends on server/, never the reverse:
+// cluster::Install (from main) fills these hooks in; until then a standalone node's answers.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace server {
+
+struct Client;
+struct CommandSpec;
+
+struct ClusterHooks {
+  // Routing of a command that passed the earlier gate checks: true to run it here, false with
+  // *err set to the reply (MOVED, ASK, TRYAGAIN, CROSSSLOT, CLUSTERDOWN ...).
+  bool (*route)(Client* c, const CommandSpec* cmd, std::string* err);
+  // PUBLISH (shard: SPUBLISH) reaching the other nodes after the local subscribers.
+  void (*publish)(std::string_view channel, std::string_view message, bool shard);
+  void (*register_commands)(std::vector<CommandSpec>* t);
+  // Once the config is loaded and the event loop exists; false stops the start (*err says why).
+  bool (*init)(std::string* err);
+  void (*before_sleep)();
+};
+
+ClusterHooks& Cluster();
+
+}  // namespace server
