@@ -11,6 +11,8 @@
 #   assert_range value min max | assert_morethan v min | assert_lessthan v max
 #   assert_type type key | assert_encoding enc key
 #   wait_for_condition maxtries delay_ms cond ?else? else_script
+#   within_ttl ms setup body ?undo?  ;# body while a key set with a TTL is surely alive
+#   wait_until_ms clock_ms           ;# until the client clock has passed clock_ms
 #   status client field | s ?-N? field  ;# INFO field of a client / of server -N
 #   info_field info_text field       ;# field of an INFO reply text
 #   debug_sleep seconds | csvdump ?client? | log_contains pattern ?level?
@@ -237,6 +239,29 @@ proc wait_for_condition {maxtries delay cond args} {
     }
     if {$else_script eq {}} { ::testutil::fail "condition never became true: $cond" }
     uplevel 1 $else_script
+}
+
+# Short TTLs on a busy machine: runs `setup` (which sets a key with a TTL of $ttl ms; the
+# caller's variable ttl is set) and then `body`, and checks that body was done before the
+# TTL could have run out. If it was not, it runs `undo` and tries again with a TTL ten times
+# longer. Returns the client clock (ms) after which the key has surely expired.
+proc within_ttl {start_ttl setup body {undo {}}} {
+    upvar 1 ttl ttl
+    set ttl $start_ttl
+    for {set try 0} {$try < 3} {incr try} {
+        set t0 [clock milliseconds]
+        uplevel 1 $setup
+        set t1 [clock milliseconds]
+        uplevel 1 $body
+        if {[clock milliseconds] - $t0 < $ttl} { return [expr {$t1 + $ttl}] }
+        uplevel 1 $undo
+        set ttl [expr {$ttl * 10}]
+    }
+    ::testutil::fail "the machine is too busy: [expr {$ttl / 10}] ms were not enough for: $body"
+}
+
+proc wait_until_ms {t} {
+    while {[clock milliseconds] <= $t} { after [expr {min(50, $t + 1 - [clock milliseconds])}] }
 }
 
 # ---- INFO helpers ----
