@@ -153,7 +153,8 @@ proc ::testutil::fail {msg} {
     return -code error -errorcode ASSERTION $msg
 }
 proc fail {msg} {
-    return -level 2 -code error -errorcode ASSERTION $msg
+    if {$::testutil::current_test ne {}} { lappend ::testutil::test_failures $msg }
+    return -code error -errorcode ASSERTION $msg
 }
 
 # An interoperation peer (redis-server, redis-cli ...) that `make test` installs: missing, it
