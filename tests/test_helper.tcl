@@ -4,7 +4,10 @@
 #                               [--only 'test name glob'] [--tags 'tag -tag'] [--verbose]
 #
 # Every test file runs in its own worker process (this script with --worker FILE); the
-# runner prints one line per test and ends with "N passed, N failed[, N skipped]".
+# runner prints one line per test and ends with exactly "N passed, N failed, N skipped"; it
+# exits non-zero when anything failed.  Only deliberate skips (skip_deliberate) are counted
+# as skipped: any other skip, a test file that aborts or crashes, a server that dies during a
+# test, all count as failed.
 # Worker records on stdout are lines "@@ <escaped Tcl list {type file name detail}>".
 
 set ::testdir [file dirname [file normalize [info script]]]
@@ -16,6 +19,8 @@ array set ::cfg {
 }
 # Several checkouts on one machine may run suites at once: each picks its own port range.
 if {[info exists ::env(TEST_PORT_BASE)]} { set ::cfg(port_base) $::env(TEST_PORT_BASE) }
+# A nested run (the harness self-test) gets a narrower range inside its parent's.
+if {[info exists ::env(TEST_PORT_SPAN)]} { set ::cfg(port_span) $::env(TEST_PORT_SPAN) }
 set singles {}
 set tagspec {}
 for {set i 0} {$i < [llength $argv]} {incr i} {
@@ -199,7 +204,5 @@ schedule
 after 1000 check_timeouts
 if {!$::all_done} { vwait ::all_done }
 
-set summary "$totals(ok) passed, $totals(err) failed"
-if {$totals(skip)} { append summary ", $totals(skip) skipped" }
-puts $summary
+puts "$totals(ok) passed, $totals(err) failed, $totals(skip) skipped"
 exit [expr {$totals(err) == 0 ? 0 : 1}]

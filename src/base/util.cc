@@ -61,7 +61,11 @@ bool ParseLongDouble(std::string_view s, long double* out) {
   char* end;
   errno = 0;
   long double v = strtold(tmp.c_str(), &end);
-  if (*end != '\0' || errno == ERANGE || std::isnan(v)) return false;
+  // The whole string must be the number (an embedded NUL ends strtold early); a result out
+  // of range is refused only when it overflowed or underflowed to zero, as in Valkey.
+  if (static_cast<size_t>(end - tmp.c_str()) != s.size() ||
+      (errno == ERANGE && (std::isinf(v) || v == 0)) || std::isnan(v))
+    return false;
   *out = v;
   return true;
 }
@@ -86,8 +90,8 @@ bool ParseDouble(std::string_view s, double* out) {
   char* end;
   errno = 0;
   double v = strtod(tmp.c_str(), &end);
-  if (*end != '\0' || (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || v == 0)) ||
-      std::isnan(v))
+  if (static_cast<size_t>(end - tmp.c_str()) != s.size() ||
+      (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || v == 0)) || std::isnan(v))
     return false;
   *out = v;
   return true;

@@ -158,12 +158,12 @@ void SRandMemberCommand(Client* c) {
 
 void SMoveCommand(Client* c) {
   auto& a = c->argv;
-  bool err;
-  db::Obj* src = LookupWriteTyped(c, a[1], db::kSet, &err);
-  if (err) return;
-  db::Obj* dst = LookupWriteTyped(c, a[2], db::kSet, &err);
-  if (err) return;
+  // As in Valkey: a missing source answers 0 before the destination's type is checked.
+  db::Obj* src = LookupWrite(c, a[1]);
+  db::Obj* dst = LookupWrite(c, a[2]);
   if (!src) return c->R().Int(0);
+  if (src->type() != db::kSet || (dst && dst->type() != db::kSet))
+    return c->R().Error(kErrWrongType);
   if (src == dst) return c->R().Int(db::SetContains(src, a[3]) ? 1 : 0);
   if (!db::SetRemove(src, a[3])) return c->R().Int(0);
   std::string srckey(a[1]), dstkey(a[2]), member(a[3]);

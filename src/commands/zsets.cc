@@ -65,11 +65,12 @@ bool ParseScoreBound(std::string_view s, double* v, bool* ex) {
     *ex = true;
     s.remove_prefix(1);
   }
-  // Range bounds accept overflowing values as infinities (ZADD scores do not).
+  // Like Valkey, a bound is whatever strtod reads up to the end of the C string: overflowing
+  // values are infinities (ZADD scores are refused), and "" or "(" are 0 (Redis does the same).
   std::string tmp(s);
   char* end;
   *v = strtod(tmp.c_str(), &end);
-  return !tmp.empty() && *end == '\0' && !std::isnan(*v);
+  return *end == '\0' && !std::isnan(*v);
 }
 
 bool ParseScoreRange(Client* c, std::string_view min, std::string_view max, db::ScoreRange* r) {
@@ -279,9 +280,7 @@ void ZLexCountCommand(Client* c) {
   bool err;
   db::Obj* o = LookupZRead(c, c->argv[1], &err);
   if (err) return;
-  size_t first = 0, count = 0;
-  if (o) db::ZLexRangeRanks(o, range, &first, &count);
-  c->R().Int(static_cast<int64_t>(count));
+  c->R().Int(o ? static_cast<int64_t>(db::ZLexCount(o, range)) : 0);
 }
 
 void ZRankGeneric(Client* c, bool reverse) {
@@ -311,48 +310,71 @@ void ZRevRankCommand(Client* c) { ZRankGeneric(c, true); }
 
 enum RangeType { kByRank, kByScore, kByLex };
 
+// The parsed range of a ZRANGE-family request.
+struct RangeSpec {
+  RangeType type;
+  bool rev;
+  int64_t start = 0, end = 0;  // by rank
+  db::ScoreRange score;
+  db::LexRange lex;
+};
+
+// Parses min/max as Valkey does before it looks the key up (reverse forms name max first).
+bool ParseRangeSpec(Client* c, std::string_view min_arg, std::string_view max_arg,
+                    RangeSpec* spec) {
+  if (spec->type == kByRank) {
+    return ArgInt(c, min_arg, &spec->start) && ArgInt(c, max_arg, &spec->end);
+  }
+  if (spec->rev) std::swap(min_arg, max_arg);
+  if (spec->type == kByScore) return ParseScoreRange(c, min_arg, max_arg, &spec->score);
+  return ParseLexRange(c, min_arg, max_arg, &spec->lex);
+}
+
 // Collects the elements selected by a ZRANGE-family request.
-bool CollectRange(Client* c, db::Obj* o, RangeType type, bool rev, std::string_view min_arg,
-                  std::string_view max_arg, int64_t offset, int64_t limit, std::vector<Pair>* out) {
-  if (!o) return true;
+void CollectRange(db::Obj* o, const RangeSpec& spec, int64_t offset, int64_t limit,
+                  std::vector<Pair>* out) {
+  if (!o) return;
+  bool rev = spec.rev;
   int64_t len = static_cast<int64_t>(db::ZLen(o));
-  size_t first, count;
-  if (type == kByRank) {
-    int64_t start, end;
-    base::ParseInt64(min_arg, &start);
-    base::ParseInt64(max_arg, &end);
+  if (spec.type == kByRank) {
+    int64_t start = spec.start, end = spec.end;
     if (start < 0) start += len;
     if (end < 0) end += len;
     if (start < 0) start = 0;
-    if (start > end || start >= len) return true;
+    if (start > end || start >= len) return;
     if (end >= len) end = len - 1;
     out->reserve(end - start + 1);
     db::ZWalk(o, static_cast<size_t>(start), rev, [&](std::string_view m, double s) {
       out->emplace_back(m, s);
       return static_cast<int64_t>(out->size()) < end - start + 1;
     });
-    return true;
+    return;
   }
-  if (type == kByScore) {
-    db::ScoreRange range;
-    // Reverse ranges name the bounds max first.
-    if (!ParseScoreRange(c, rev ? max_arg : min_arg, rev ? min_arg : max_arg, &range)) return false;
-    db::ZScoreRangeRanks(o, range, &first, &count);
-  } else {
-    db::LexRange range;
-    if (!ParseLexRange(c, rev ? max_arg : min_arg, rev ? min_arg : max_arg, &range)) return false;
-    db::ZLexRangeRanks(o, range, &first, &count);
+  if (offset < 0 || limit == 0) return;
+  if (spec.type == kByLex) {
+    // Like Valkey: skip `offset` elements from the start without testing them, then take
+    // elements while they are within the far end of the range.
+    size_t start;
+    if (!db::ZLexStart(o, spec.lex, rev, &start)) return;
+    size_t from_end = rev ? static_cast<size_t>(len) - 1 - start : start;
+    if (static_cast<uint64_t>(offset) >= static_cast<uint64_t>(len) - from_end) return;
+    db::ZWalk(o, from_end + static_cast<size_t>(offset), rev, [&](std::string_view m, double s) {
+      if (rev ? !spec.lex.GteMin(m) : !spec.lex.LteMax(m)) return false;
+      out->emplace_back(m, s);
+      return limit < 0 || static_cast<int64_t>(out->size()) < limit;
+    });
+    return;
   }
-  if (offset < 0 || count == 0 || static_cast<size_t>(offset) >= count) return true;
+  size_t first, count;
+  db::ZScoreRangeRanks(o, spec.score, &first, &count);
+  if (count == 0 || static_cast<size_t>(offset) >= count) return;
   size_t take = count - static_cast<size_t>(offset);
   if (limit >= 0 && static_cast<size_t>(limit) < take) take = static_cast<size_t>(limit);
-  if (take == 0) return true;
   size_t start = rev ? (static_cast<size_t>(len) - (first + count)) + offset : first + offset;
   db::ZWalk(o, start, rev, [&](std::string_view m, double s) {
     out->emplace_back(m, s);
     return out->size() < take;
   });
-  return true;
 }
 
 // ZRANGE, ZRANGESTORE and the older forms. argv layout is normalised by the callers.
@@ -361,7 +383,6 @@ void ZRangeGeneric(Client* c, size_t src_idx, RangeType type, bool rev, bool sto
   auto& a = c->argv;
   bool withscores = false;
   int64_t offset = 0, limit = -1;
-  bool has_limit = false;
   RangeType t = type;
   bool reverse = rev;
   bool type_set = false, rev_set = false;
@@ -371,7 +392,6 @@ void ZRangeGeneric(Client* c, size_t src_idx, RangeType type, bool rev, bool sto
       withscores = true;
     } else if (base::EqualsNoCase(a[j], "limit") && left >= 2) {
       if (!ArgInt(c, a[j + 1], &offset) || !ArgInt(c, a[j + 2], &limit)) return;
-      has_limit = true;
       j += 2;
     } else if (allow_options && !rev_set && base::EqualsNoCase(a[j], "rev")) {
       reverse = rev_set = true;
@@ -385,29 +405,19 @@ void ZRangeGeneric(Client* c, size_t src_idx, RangeType type, bool rev, bool sto
       return c->R().Error(kErrSyntax);
     }
   }
-  if (has_limit && t == kByRank)
+  if (limit != -1 && t == kByRank)
     return c->R().Error(
         "syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
   if (withscores && t == kByLex)
     return c->R().Error("syntax error, WITHSCORES not supported in combination with BYLEX");
-  if (t == kByRank) {
-    int64_t tmp;
-    if (!ArgInt(c, a[src_idx + 1], &tmp) || !ArgInt(c, a[src_idx + 2], &tmp)) return;
-  }
+  // The range is parsed before the key is looked up: a bad range beats WRONGTYPE.
+  RangeSpec spec{t, reverse};
+  if (!ParseRangeSpec(c, a[src_idx + 1], a[src_idx + 2], &spec)) return;
   bool err;
   db::Obj* o = LookupZRead(c, a[src_idx], &err);
   if (err) return;
   std::vector<Pair> out;
-  if (!CollectRange(c, o, t, reverse, a[src_idx + 1], a[src_idx + 2], offset, limit, &out)) {
-    return;
-  }
-  if (!o && t != kByRank) {
-    // Still validate the range arguments of a missing key (done by CollectRange on hits).
-    db::ScoreRange sr;
-    db::LexRange lr;
-    if (t == kByScore && !ParseScoreRange(c, a[src_idx + 1], a[src_idx + 2], &sr)) return;
-    if (t == kByLex && !ParseLexRange(c, a[src_idx + 1], a[src_idx + 2], &lr)) return;
-  }
+  CollectRange(o, spec, offset, limit, &out);
   if (!store) {
     auto r = c->R();
     return ReplyPairs(r, out, withscores);
@@ -452,8 +462,13 @@ void ZRemRangeGeneric(Client* c, RangeType type) {
     }
   } else if (type == kByScore) {
     db::ZScoreRangeRanks(o, sr, &first, &count);
-  } else {
-    db::ZLexRangeRanks(o, lr, &first, &count);
+  } else if (db::ZLexStart(o, lr, false, &first)) {
+    // Valkey deletes from the start of the range while elements are <= max.
+    db::ZWalk(o, first, false, [&](std::string_view m, double) {
+      if (!lr.LteMax(m)) return false;
+      count++;
+      return true;
+    });
   }
   if (count) {
     db::ZDeleteRanks(o, first, count);
@@ -709,10 +724,14 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
       return c->R().Error(kErrSyntax);
     }
   }
+  // Like Valkey, union and intersection visit the inputs from the smallest to the largest:
+  // the order matters for a SUM's rounding and for where a NaN is turned into 0.
+  if (op != kDiff)
+    std::stable_sort(src.begin(), src.end(),
+                     [](const Source& x, const Source& y) { return x.Len() < y.Len(); });
   std::vector<Pair> result;
   if (op == kUnion) {
     std::unordered_map<std::string, double> acc;
-    std::vector<std::string> order;
     for (auto& s : src)
       s.ForEach([&](std::string_view m, double sc) {
         double v = Weighted(sc, s.weight);
@@ -724,21 +743,17 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
       });
     for (auto& [m, v] : acc) result.emplace_back(m, v);
   } else if (op == kInter) {
-    std::vector<size_t> idx(src.size());
-    for (size_t i = 0; i < idx.size(); i++) idx[i] = i;
-    bool any_empty = false;
-    for (auto& s : src) any_empty |= s.Len() == 0;
-    if (!any_empty) {
-      std::sort(idx.begin(), idx.end(),
-                [&](size_t x, size_t y) { return src[x].Len() < src[y].Len(); });
-      const Source& first = src[idx[0]];
+    if (src[0].Len() > 0) {
+      const Source& first = src[0];
       first.ForEach([&](std::string_view m, double sc) {
         if (card_only && limit && static_cast<int64_t>(result.size()) >= limit) return;
+        // Only the smallest input's product is cleared of NaN (0 * inf); a NaN product of
+        // another input goes into the aggregate: SUM turns it into 0, MIN and MAX ignore it.
         double v = Weighted(sc, first.weight);
-        for (size_t k = 1; k < idx.size(); k++) {
+        for (size_t k = 1; k < src.size(); k++) {
           double other;
-          if (!src[idx[k]].Score(m, &other)) return;
-          v = Combine(v, Weighted(other, src[idx[k]].weight), ag);
+          if (!src[k].Score(m, &other)) return;
+          v = Combine(v, other * src[k].weight, ag);
         }
         result.emplace_back(m, v);
       });

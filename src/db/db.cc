@@ -189,7 +189,7 @@ void Db::KeysInSlot(int slot, size_t count, std::vector<std::string_view>* out) 
   });
 }
 
-size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms) {
+size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* total_sampled) {
   size_t expired_total = 0;
   std::vector<std::string> victims;
   int64_t ttl_sum = 0, ttl_samples = 0;
@@ -214,6 +214,7 @@ size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms) {
       if (GetEnv().on_expired) GetEnv().on_expired(id_, k);
     }
     expired_total += victims.size();
+    *total_sampled += sampled;
     // Stop when the sample was mostly alive (<10% expired), or out of time, or wrapped.
     if (victims.size() * 10 < sampled || expire_cursor_ == 0) break;
     if (base::MonotonicUs() >= deadline_us) break;

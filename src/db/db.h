@@ -93,8 +93,8 @@ class Db {
   void KeysInSlot(int slot, size_t count, std::vector<std::string_view>* out);
   uint64_t avg_ttl = 0;  // estimate maintained by active expiry (INFO keyspace)
   // Active expiry: works on this db until `deadline_us` (monotonic) or until few keys are
-  // found expired. Returns the number of keys expired.
-  size_t ActiveExpire(int64_t deadline_us, int64_t now_ms);
+  // found expired. Returns the number of keys expired; adds the keys looked at to *sampled.
+  size_t ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* sampled);
   // Incremental rehash work for idle tables.
   void RehashSome(int steps);
 

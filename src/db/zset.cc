@@ -298,6 +298,12 @@ bool LexRange::LteMax(std::string_view s) const {
   if (max_inf) return true;
   return maxex ? s < max : s <= max;
 }
+bool LexRange::AlwaysEmpty() const {
+  if (min_is_plus || max_is_minus) return true;
+  if (min_inf || max_inf) return false;
+  int cmp = min.compare(max);
+  return cmp > 0 || (cmp == 0 && (minex || maxex));
+}
 
 ZSetLimits& GetZSetLimits() {
   static ZSetLimits l;
@@ -466,22 +472,68 @@ void ZScoreRangeRanks(Obj* o, const ScoreRange& r, size_t* first, size_t* count)
   *count = b > a ? b - a : 0;
 }
 
-void ZLexRangeRanks(Obj* o, const LexRange& r, size_t* first, size_t* count) {
-  size_t a, b;
+namespace {
+std::string MemberAt(Obj* o, size_t rank) {
+  std::string m;
+  ZWalk(o, rank, false, [&](std::string_view v, double) {
+    m.assign(v);
+    return false;
+  });
+  return m;
+}
+}  // namespace
+
+bool ZLexStart(Obj* o, const LexRange& r, bool reverse, size_t* rank) {
+  size_t len = ZLen(o);
+  if (len == 0 || r.AlwaysEmpty()) return false;
+  if (!r.GteMin(MemberAt(o, len - 1)) || !r.LteMax(MemberAt(o, 0))) return false;
+  size_t k = 0;
+  bool found = false;
   if (o->enc() == kEncListpack) {
-    a = b = 0;
+    size_t i = 0;
     LpForEach(Lp(o), [&](std::string_view m, double) {
-      if (!r.GteMin(m)) a++;
-      if (r.LteMax(m)) b++;
+      if (reverse ? r.LteMax(m) : r.GteMin(m)) {
+        k = i;
+        found = true;
+        if (!reverse) return false;
+      }
+      i++;
       return true;
     });
   } else {
     Skiplist* sl = Sl(o);
-    a = sl->CountPrefix([&](const ZNode* n) { return !r.GteMin(n->member()); });
-    b = sl->CountPrefix([&](const ZNode* n) { return r.LteMax(n->member()); });
+    if (reverse) {
+      uint64_t n = sl->CountPrefix([&](const ZNode* x) { return r.LteMax(x->member()); });
+      found = n > 0;
+      k = n - 1;
+    } else {
+      k = sl->CountPrefix([&](const ZNode* x) { return !r.GteMin(x->member()); });
+      found = k < len;
+    }
   }
-  *first = a;
-  *count = b > a ? b - a : 0;
+  if (!found) return false;
+  std::string m = MemberAt(o, k);
+  if (reverse ? !r.GteMin(m) : !r.LteMax(m)) return false;
+  *rank = k;
+  return true;
+}
+
+size_t ZLexCount(Obj* o, const LexRange& r) {
+  size_t start;
+  if (!ZLexStart(o, r, false, &start)) return 0;
+  if (o->enc() == kEncSkiplist) {
+    // Valkey counts a skiplist's range by the ranks of its two ends.
+    size_t end;
+    if (!ZLexStart(o, r, true, &end)) return ZLen(o) - start;
+    return end >= start ? end - start + 1 : 0;
+  }
+  size_t n = 0;
+  ZWalk(o, start, false, [&](std::string_view m, double) {
+    if (!r.LteMax(m)) return false;
+    n++;
+    return true;
+  });
+  return n;
 }
 
 void ZDeleteRanks(Obj* o, size_t start, size_t count) {

@@ -34,6 +34,8 @@ struct LexRange {
   bool min_is_plus = false, max_is_minus = false;  // "+" as min or "-" as max: empty range
   bool GteMin(std::string_view s) const;
   bool LteMax(std::string_view s) const;
+  // min above max, or equal with an exclusive end.
+  bool AlwaysEmpty() const;
 };
 
 Obj* NewZSet(std::string_view key, size_t size_hint, size_t max_member_len);
@@ -50,7 +52,17 @@ void ZWalk(Obj* o, size_t start, bool reverse,
            const std::function<bool(std::string_view, double)>& fn);
 // Rank of the first element >= range start, and the count of elements in the range.
 void ZScoreRangeRanks(Obj* o, const ScoreRange& r, size_t* first, size_t* count);
-void ZLexRangeRanks(Obj* o, const LexRange& r, size_t* first, size_t* count);
+// Lexicographic ranges are defined like Valkey's, which also answers when the members are not
+// in lexicographic order (their scores differ): the range is empty unless the last element is
+// >= min and the first <= max; forward, it starts at the first element >= min (empty if that
+// one is not <= max) and goes on while elements are <= max; reverse, it starts at the last
+// element <= max (empty if that one is not >= min) and goes down while elements are >= min.
+// A listpack is walked element by element, as Valkey does; a skiplist is searched by descent
+// (O(log N)), as Valkey does too, which finds the same start whenever members are ordered.
+// Returns false for an empty range, else the ascending rank of the start.
+bool ZLexStart(Obj* o, const LexRange& r, bool reverse, size_t* rank);
+// ZLEXCOUNT: elements from the forward start while they are <= max.
+size_t ZLexCount(Obj* o, const LexRange& r);
 // Deletes ranks [start, start+count).
 void ZDeleteRanks(Obj* o, size_t start, size_t count);
 // Random element.

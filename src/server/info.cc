@@ -5,6 +5,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#ifdef USE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -149,13 +153,13 @@ void SecMemory(std::string* s) {
   Line(s, "maxmemory_policy:%s", ConfigValue("maxmemory-policy").c_str());
   Line(s, "mem_fragmentation_ratio:%.2f", used ? static_cast<double>(rss) / used : 0.0);
   Line(s, "mem_clients_normal:%llu", static_cast<ull>(clients_mem));
-  Line(s, "mem_allocator:%s",
 #ifdef USE_JEMALLOC
-       "jemalloc"
+  // As Valkey prints it: jemalloc-<major>.<minor>.<bugfix> of the library built against.
+  Line(s, "mem_allocator:jemalloc-%d.%d.%d", JEMALLOC_VERSION_MAJOR, JEMALLOC_VERSION_MINOR,
+       JEMALLOC_VERSION_BUGFIX);
 #else
-       "libc"
+  Line(s, "mem_allocator:libc");
 #endif
-  );
   Line(s, "lazyfree_pending_objects:0");
 }
 
@@ -180,7 +184,7 @@ void SecStats(std::string* s) {
   Line(s, "sync_partial_ok:%llu", static_cast<ull>(st.sync_partial_ok));
   Line(s, "sync_partial_err:%llu", static_cast<ull>(st.sync_partial_err));
   Line(s, "expired_keys:%llu", static_cast<ull>(st.expired_keys));
-  Line(s, "expired_stale_perc:0.00");
+  Line(s, "expired_stale_perc:%.2f", st.expired_stale_perc * 100);
   Line(s, "expired_time_cap_reached_count:0");
   Line(s, "expire_cycle_cpu_milliseconds:0");
   Line(s, "evicted_keys:%llu", static_cast<ull>(st.evicted_keys));

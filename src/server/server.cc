@@ -101,12 +101,16 @@ void ActiveExpireCycle() {
   UpdateCommandTime();
   g.stats.total_active_expire_cycles++;
   static int next_db = 0;
+  size_t sampled = 0, expired = 0;
   for (int i = 0; i < NumDbs(); i++) {
     db::Db* d = GetDb((next_db + i) % NumDbs());
-    if (d->ExpiresSize()) d->ActiveExpire(deadline, db::GetEnv().now_ms);
+    if (d->ExpiresSize()) expired += d->ActiveExpire(deadline, db::GetEnv().now_ms, &sampled);
     if (base::MonotonicUs() >= deadline) break;
   }
   next_db = (next_db + 1) % NumDbs();
+  // INFO expired_stale_perc, smoothed over cycles as Valkey does.
+  double current = sampled ? static_cast<double>(expired) / sampled : 0;
+  g.stats.expired_stale_perc = current * 0.05 + g.stats.expired_stale_perc * 0.95;
 }
 
 void Cron() {

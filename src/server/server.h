@@ -31,7 +31,7 @@ struct Stats {
   uint64_t sync_full = 0, sync_partial_ok = 0, sync_partial_err = 0;
   uint64_t net_repl_input_bytes = 0, net_repl_output_bytes = 0;
   uint64_t client_outbuf_limit_disconnections = 0;
-  uint64_t expired_stale_perc = 0;
+  double expired_stale_perc = 0;  // share of sampled keys found expired, smoothed
   uint64_t total_active_expire_cycles = 0;
   uint64_t io_reads = 0, io_writes = 0;
   std::unordered_map<std::string, uint64_t> error_counts;  // errorstats, by code

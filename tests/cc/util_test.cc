@@ -33,3 +33,24 @@ TEST_CASE(DoubleFormattingMatchesValkey) {
                {-0.0, "-0"}};
   for (auto& c : cases) CHECK_EQ(base::FormatDouble(c.v), std::string(c.want));
 }
+
+TEST_CASE(FloatParsingTakesTheWholeString) {
+  using namespace std::string_literals;
+  double d = 0;
+  long double ld = 0;
+  CHECK(base::ParseDouble("1.5", &d));
+  CHECK_EQ(d, 1.5);
+  CHECK(base::ParseLongDouble("1.5", &ld));
+  CHECK(ld == 1.5L);
+  // An embedded NUL is not the end of the number (SETRANGE can put one in a string).
+  CHECK(!base::ParseDouble("1\0x"s, &d));
+  CHECK(!base::ParseDouble("\0\0v11"s, &d));
+  CHECK(!base::ParseLongDouble("1\0x"s, &ld));
+  CHECK(!base::ParseLongDouble("\0\0v11"s, &ld));
+  CHECK(!base::ParseLongDouble("", &ld));
+  CHECK(!base::ParseLongDouble(" 1", &ld));
+  // Overflow is refused, a denormal result is a number.
+  CHECK(!base::ParseLongDouble("1e99999", &ld));
+  CHECK(base::ParseDouble("5e-324", &d));
+  CHECK(!base::ParseDouble("1e-400", &d));
+}

@@ -46,6 +46,25 @@ proc repl_diff {a b} {
     return [join [lrange $out 0 20] "\n    "]
 }
 
+# INFO replication and ROLE of a primary and its replica (levels), taken again until the
+# primary's offset is the same before and after, the replica's offsets equal it and the
+# primary has its ack: then all four were taken at one offset. Sets ::repl_snap to
+# {primary_info replica_info primary_role replica_role}; returns 1 when consistent.
+proc repl_snapshot {plevel rlevel} {
+    set pi [rl $plevel info replication]
+    set ri [rl $rlevel info replication]
+    set prole [rl $plevel role]
+    set rrole [rl $rlevel role]
+    set off2 [info_field [rl $plevel info replication] master_repl_offset]
+    set ::repl_snap [list $pi $ri $prole $rrole]
+    set off [info_field $pi master_repl_offset]
+    return [expr {$off == $off2 && [info_field $ri master_repl_offset] == $off &&
+                  [info_field $ri slave_repl_offset] == $off &&
+                  [string match "*,offset=$off,*" [info_field $pi slave0]] &&
+                  [lindex $prole 1] == $off && [lindex $prole 2 0 2] == $off &&
+                  [lindex $rrole 4] == $off}]
+}
+
 proc repl_wait_synced {pri rep} {
     wait_for_condition 200 50 {
         [repl_link_up $rep] &&
@@ -379,11 +398,12 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
         test "INFO replication and ROLE on both sides" {
             r -1 set info:x 1
             repl_wait_synced $P $R
-            wait_for_condition 100 50 {
-                [string match "*offset=[rinfo $P master_repl_offset],*" [rinfo $P slave0]]
+            # The primary PINGs its replica now and then, which moves the offsets between two
+            # calls: take INFO and ROLE of both sides until they were taken at one offset.
+            wait_for_condition 100 50 {[repl_snapshot -1 0]} else {
+                fail "offsets never settled: $::repl_snap"
             }
-            set pi [r -1 info replication]
-            set ri [r info replication]
+            lassign $::repl_snap pi ri prole rrole
             assert_equal master [info_field $pi role]
             assert_equal 1 [info_field $pi connected_slaves]
             assert_match "ip=127.0.0.1,port=[srv 0 port],state=online,offset=*,lag=*" \
@@ -402,8 +422,9 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
             assert_equal [info_field $pi master_repl_offset] [info_field $ri slave_repl_offset]
             assert_equal 1 [info_field $ri slave_read_only]
             set off [info_field $pi master_repl_offset]
-            assert_equal [list master $off [list [list 127.0.0.1 [srv 0 port] $off]]] [r -1 role]
-            assert_equal [list slave 127.0.0.1 $pport connected $off] [r role]
+            assert_match "*,offset=$off,*" [info_field $pi slave0]
+            assert_equal [list master $off [list [list 127.0.0.1 [srv 0 port] $off]]] $prole
+            assert_equal [list slave 127.0.0.1 $pport connected $off] $rrole
         }
 
         test "Replica link killed on the primary: partial resync" {

@@ -2,12 +2,17 @@
 #
 #   test name body                   ;# one test; failures/errors are reported, never fatal
 #   tags {t ...} body                ;# run body with extra tags (filtered by --tags)
-#   skip reason                      ;# inside a test: mark it skipped
+#   skip_deliberate reason           ;# inside a test: skip it on purpose (counted as skipped)
+#   skip reason                      ;# a skip nobody decided on: counted as a failure
+#   fail msg                         ;# fail the current test, from any call depth
+#   require_peer path package        ;# fail unless an interop peer binary is installed
 #   assert expr | assert_equal exp got ?detail? | assert_not_equal a b
 #   assert_match pattern got | assert_no_match pattern got | assert_error pattern body
 #   assert_range value min max | assert_morethan v min | assert_lessthan v max
 #   assert_type type key | assert_encoding enc key
 #   wait_for_condition maxtries delay_ms cond ?else? else_script
+#   within_ttl ms setup body ?undo?  ;# body while a key set with a TTL is surely alive
+#   wait_until_ms clock_ms           ;# until the client clock has passed clock_ms
 #   status client field | s ?-N? field  ;# INFO field of a client / of server -N
 #   info_field info_text field       ;# field of an INFO reply text
 #   debug_sleep seconds | csvdump ?client? | log_contains pattern ?level?
@@ -19,6 +24,7 @@ namespace eval ::testutil {
     variable skipped 0
     variable current_test {}
     variable test_clients {}
+    variable test_failures {}   ;# messages of every fail in the current test, caught or not
 }
 set ::test_tags {}
 
@@ -58,33 +64,58 @@ proc test {name body args} {
     if {$::cfg(only) ne {} && ![string match $::cfg(only) $name]} return
     set ::testutil::current_test $name
     set ::testutil::test_clients {}
+    set ::testutil::test_failures {}
     set start [clock milliseconds]
     set code [catch {uplevel 1 $body} msg opts]
     set ms [expr {[clock milliseconds] - $start}]
-    if {$code == 1} {
-        set ec [dict get $opts -errorcode]
-        if {[lindex $ec 0] eq "TESTSKIP"} {
+    set failures $::testutil::test_failures
+    # A server that died during the test fails it, and its log goes with any other failure.
+    set dead [::testutil::dead_server]
+    set died [expr {$dead ne {} ? "\nserver died\n$dead" : {}}]
+    set ec [expr {$code == 1 ? [dict get $opts -errorcode] : {}}]
+    if {$code == 1 && [lindex $ec 0] eq "ASSERTION"} {
+        # A failed check counts even if something between it and the body caught the error.
+        ::testutil::report_err $name $msg$died
+    } elseif {[llength $failures]} {
+        ::testutil::report_err $name "[join $failures \n]\n(this failure was caught inside the test; it still fails it)$died"
+    } elseif {$code == 1 && [lindex $ec 0] eq "TESTSKIP" && $dead eq {}} {
+        if {[lindex $ec 1] eq "deliberate"} {
             ::testutil::report_skip $name $msg
-        } elseif {[lindex $ec 0] eq "ASSERTION"} {
-            ::testutil::report_err $name $msg
         } else {
-            set info [dict get $opts -errorinfo]
-            if {!$::cfg(verbose)} { set info [::testutil::short_errorinfo $msg $info] }
-            ::testutil::report_err $name "exception: $info"
+            ::testutil::report_err $name "skipped without being marked deliberate (skip_deliberate): $msg"
         }
-    } elseif {[llength $::srv::stack] && ![::srv::alive [srv pid]] &&
-              ![dict exists [lindex $::srv::stack end] expect_exit] &&
-              ![dict exists [lindex $::srv::stack end] died_reported]} {
-        lset ::srv::stack end [dict replace [lindex $::srv::stack end] died_reported 1]
-        ::testutil::report_err $name "server died\n[::srv::log_tail [lindex $::srv::stack end]]"
+    } elseif {$code == 1} {
+        set info [dict get $opts -errorinfo]
+        if {!$::cfg(verbose)} { set info [::testutil::short_errorinfo $msg $info] }
+        ::testutil::report_err $name "exception: $info$died"
+    } elseif {$code == 3 || $code == 4} {
+        ::testutil::report_err $name "[expr {$code == 3 ? "break" : "continue"}] outside a loop ended the test body$died"
+    } elseif {$code != 0 && $code != 2} {
+        ::testutil::report_err $name "test body ended with return code $code: $msg$died"
+    } elseif {$dead ne {}} {
+        ::testutil::report_err $name [string range $died 1 end]
     } else {
         ::testutil::report_ok $name
         if {$::cfg(verbose)} { ::testutil::log "  ($name: ${ms}ms)" }
     }
     set ::testutil::current_test {}
+    set ::testutil::test_failures {}
     foreach c $::testutil::test_clients { catch {$c close} }
     set ::testutil::test_clients {}
     return
+}
+
+# A server of the stack that died without the test expecting it: marks it reported and
+# returns the tail of its log; empty when all are alive.
+proc ::testutil::dead_server {} {
+    for {set i [expr {[llength $::srv::stack] - 1}]} {$i >= 0} {incr i -1} {
+        set s [lindex $::srv::stack $i]
+        if {[dict exists $s expect_exit] || [dict exists $s died_reported]} continue
+        if {[::srv::alive [dict get $s pid]]} continue
+        lset ::srv::stack $i [dict replace $s died_reported 1]
+        return "server on port [dict get $s port] (pid [dict get $s pid]) is gone\n[::srv::log_tail $s]"
+    }
+    return {}
 }
 
 # The error message plus the command of the test body that raised it.
@@ -103,14 +134,36 @@ proc ::testutil::short_errorinfo {msg info} {
     return "$msg\n    at: $where"
 }
 
+# A skip someone decided on (the reason says why the test cannot apply here).
+proc skip_deliberate {reason} {
+    return -code error -errorcode {TESTSKIP deliberate} $reason
+}
+
+# Any other skip fails the test: a missing tool or peer is a broken setup, not a pass.
 proc skip {reason} {
-    return -code error -errorcode TESTSKIP $reason
+    return -code error -errorcode {TESTSKIP undecided} $reason
 }
 
 # ---- assertions ----
 
+# Fails the current test from any call depth: raises an error in the caller, and records the
+# message so that a `catch` between the check and the test body cannot turn it into a pass.
 proc ::testutil::fail {msg} {
-    return -level 2 -code error -errorcode ASSERTION $msg
+    if {$::testutil::current_test ne {}} { lappend ::testutil::test_failures $msg }
+    return -code error -errorcode ASSERTION $msg
+}
+proc fail {msg} {
+    if {$::testutil::current_test ne {}} { lappend ::testutil::test_failures $msg }
+    return -code error -errorcode ASSERTION $msg
+}
+
+# An interoperation peer (redis-server, redis-cli ...) that `make test` installs: missing, it
+# is a broken setup and fails the test that needs it.
+proc require_peer {path package} {
+    if {![file executable $path]} {
+        ::testutil::fail "$path is missing: install the Debian package '$package' (make test does)"
+    }
+    return $path
 }
 
 proc assert {cond {detail {}}} {
@@ -187,6 +240,29 @@ proc wait_for_condition {maxtries delay cond args} {
     }
     if {$else_script eq {}} { ::testutil::fail "condition never became true: $cond" }
     uplevel 1 $else_script
+}
+
+# Short TTLs on a busy machine: runs `setup` (which sets a key with a TTL of $ttl ms; the
+# caller's variable ttl is set) and then `body`, and checks that body was done before the
+# TTL could have run out. If it was not, it runs `undo` and tries again with a TTL ten times
+# longer. Returns the client clock (ms) after which the key has surely expired.
+proc within_ttl {start_ttl setup body {undo {}}} {
+    upvar 1 ttl ttl
+    set ttl $start_ttl
+    for {set try 0} {$try < 3} {incr try} {
+        set t0 [clock milliseconds]
+        uplevel 1 $setup
+        set t1 [clock milliseconds]
+        uplevel 1 $body
+        if {[clock milliseconds] - $t0 < $ttl} { return [expr {$t1 + $ttl}] }
+        uplevel 1 $undo
+        set ttl [expr {$ttl * 10}]
+    }
+    ::testutil::fail "the machine is too busy: [expr {$ttl / 10}] ms were not enough for: $body"
+}
+
+proc wait_until_ms {t} {
+    while {[clock milliseconds] <= $t} { after [expr {min(50, $t + 1 - [clock milliseconds])}] }
 }
 
 # ---- INFO helpers ----

@@ -229,10 +229,10 @@ start_server {tags {expire}} {
         r flushall
         r debug set-active-expire 0
         try {
+            set gone [within_ttl 400 {r set k v px $ttl} {set got [r get k]}]
+            assert_equal v $got
             set before [s expired_keys]
-            r set k v px 400
-            assert_equal v [r get k]
-            after 500
+            wait_until_ms $gone
             # still in the keyspace until accessed
             assert_equal 1 [r dbsize]
             assert_equal {} [r get k]

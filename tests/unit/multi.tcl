@@ -385,9 +385,8 @@ start_server {tags {multi}} {
         r flushall
         r debug set-active-expire 0
         try {
-            r set k v px 300
-            r watch k
-            after 400
+            # the key must be alive when WATCHed and expired (not deleted) by EXEC
+            wait_until_ms [within_ttl 300 {r set k v px $ttl} {r watch k} {r unwatch}]
             r multi
             r ping
             assert_equal {} [r exec]
@@ -398,9 +397,8 @@ start_server {tags {multi}} {
 
     multi_test "WATCH a key that is actively expired before EXEC" {
         r flushall
-        r set k v px 300
-        r watch k
-        wait_for_condition 100 20 {[r dbsize] == 0}
+        within_ttl 300 {r set k v px $ttl} {r watch k} {r unwatch}
+        wait_for_condition 100 50 {[r dbsize] == 0}
         r multi
         r ping
         assert_equal {} [r exec]

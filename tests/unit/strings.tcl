@@ -589,6 +589,18 @@ start_server {tags {strings}} {
         assert_equal 5 [r incrbyfloat i -0.5]
     }
 
+    test "INCRBYFLOAT refuses a value with an embedded NUL" {
+        # found by the differential test: SETRANGE past the end pads with NUL bytes
+        r flushall
+        r setrange s 2 v11
+        assert_error "ERR value is not a valid float" {r incrbyfloat s 1}
+        r set n "1\x002"
+        assert_error "ERR value is not a valid float" {r incrbyfloat n 1}
+        assert_error "ERR value is not a valid float" {r incrbyfloat x "1\x00"}
+        assert_error "ERR value is not a valid float" {r hincrbyfloat h f "1\x00"}
+        assert_equal "\x00\x00v11" [r get s]
+    }
+
     test "INCRBYFLOAT accepts hexadecimal and huge long double values" {
         r flushall
         r set h 0x10

@@ -766,4 +766,83 @@ start_server {tags {zset}} {
         assert_equal x [r get str]
         assert_equal 0 [r exists d]
     }
+
+    # The cases below were found by the differential test (integration/differential.tcl);
+    # the expected replies are those of Valkey 8.0.1 and redis-server 7.0 alike.
+    zset_test "Range arguments are parsed before the key's type is checked" {
+        r flushall
+        r rpush l x
+        assert_error "ERR min or max is not a float" {r zrevrangebyscore l 11 x}
+        assert_error "ERR min or max is not a float" {r zrange l x 1 byscore}
+        assert_error "ERR min or max not valid string range item" {r zrangebylex l a b}
+        assert_error "ERR min or max is not a float" {r zremrangebyscore l x 1}
+        assert_error "ERR value is not an integer or out of range" {r zrange l 0 x}
+        assert_error $::zset_wrongtype {r zrevrangebyscore l 11 1}
+        # LIMIT 0 -1 is no LIMIT, so it is allowed on a rank range
+        r zadd z 1 a 2 b
+        assert_equal {a b} [r zrange z 0 1 limit 0 -1]
+    }
+
+    zset_test "Score bounds are what strtod reads: an empty bound is 0" {
+        r flushall
+        r zadd z 0 a 1 b
+        assert_equal 1 [r zcount z "" ""]
+        assert_equal 1 [r zcount z ( 1]
+        assert_equal {b} [r zrangebyscore z " 1" 1]
+    }
+
+    foreach enc {listpack skiplist} {
+        zset_test "ZINTER: only the smallest input's NaN product is cleared ($enc)" {
+            r flushall
+            zset_use_encoding $enc
+            r zadd i1 5 m
+            r zadd i2 -inf m 1 n
+            # i1 is the smallest input: 5*inf = inf; i2 gives -inf*0 = NaN, and inf + NaN is
+            # NaN, which SUM turns into 0, while MIN and MAX keep inf
+            assert_equal 1 [r zinterstore d 2 i1 i2 weights inf 0]
+            assert_equal 0 [r zscore d m]
+            assert_equal 1 [r zinterstore d 2 i1 i2 weights inf 0 aggregate sum]
+            assert_equal 0 [r zscore d m]
+            assert_equal {m inf} [r zinter 2 i1 i2 weights inf 0 aggregate min withscores]
+            assert_equal {m inf} [r zinter 2 i1 i2 weights inf 0 aggregate max withscores]
+            # the NaN of the smallest input is 0 before the aggregation
+            assert_equal {m -inf} [r zinter 2 i1 i2 weights 0 1 aggregate sum withscores]
+        }
+
+        zset_test "ZUNION adds the inputs from the smallest to the largest ($enc)" {
+            r flushall
+            zset_use_encoding $enc
+            r zadd a 0.1 m 1 x 2 y
+            r zadd b 0.2 m 1 x
+            r zadd c 0.3 m
+            # (0.3 + 0.2) + 0.1 = 0.6; in the order given, (0.1 + 0.2) + 0.3 = 0.6000000000000001
+            assert_equal {m 0.6 x 2 y 2} [r zunion 3 a b c withscores]
+            assert_equal {m 0.6 x 2 y 2} [r zunion 3 c b a withscores]
+        }
+    }
+
+    zset_test "Lex ranges over members whose scores differ walk the listpack like Valkey" {
+        r flushall
+        zset_use_encoding listpack
+        r zadd z 1 b 2 a 3 c
+        # start at the first member >= min, go on while members are <= max
+        assert_equal {b a c} [r zrangebylex z \[a \[c]
+        assert_equal {b a} [r zrangebylex z \[b \[b]
+        assert_equal {a c} [r zrangebylex z \[a + limit 1 5]
+        assert_equal 2 [r zlexcount z \[b \[b]
+        # reverse: start at the last member <= max, go down while members are >= min
+        assert_equal {a b} [r zrevrangebylex z \[b \[a]
+        # the first member must be <= max and the last >= min, else the range is empty
+        assert_equal {} [r zrangebylex z \[d +]
+        assert_equal 2 [r zremrangebylex z \[b \[b]
+        assert_equal {c} [r zrange z 0 -1]
+    }
+
+    zset_test "SMOVE from a missing key answers 0 before the destination's type is checked" {
+        r flushall
+        r set str x
+        assert_equal 0 [r smove nosuch str m]
+        r sadd s m
+        assert_error $::zset_wrongtype {r smove s str m}
+    }
 }
