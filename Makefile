@@ -54,9 +54,18 @@ test: build-deps
 	./src/valkey-unit-tests
 	tclsh8.6 tests/test_helper.tcl $(TEST_ARGS)
 
+# A local cluster of 3 primaries + 3 replicas of our nodes (ports 30001-30006); it keeps
+# running: `make stop` (or utils/create-cluster stop) ends it.
 run: build-deps
+	@./deps/install-deps.sh run
 	@$(MAKE) --no-print-directory all
-	./src/valkey-server ./valkey.conf
+	@./utils/create-cluster stop >/dev/null 2>&1 || true
+	./utils/create-cluster clean >/dev/null
+	./utils/create-cluster start
+	./utils/create-cluster create
+
+stop:
+	./utils/create-cluster stop
 
 bench: all
 	./utils/bench-foundation.sh
@@ -64,7 +73,7 @@ bench: all
 clean:
 	rm -rf src/.build src/valkey-server src/valkey-unit-tests
 
-.PHONY: all deps build-deps test run bench clean FORCE
+.PHONY: all deps build-deps test run stop bench clean FORCE
 FORCE:
 
 -include $(LIB_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(BUILD)/main.d

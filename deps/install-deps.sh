@@ -7,6 +7,7 @@ need() { dpkg -s "$1" >/dev/null 2>&1 || want="$want $1"; }
 case "${1:-all}" in
   build) need g++; need make; need libjemalloc-dev ;;
   test) need tcl8.6; need redis-server; need redis-tools; need python3-redis ;;
+  run) need redis-tools ;;
   *) need g++; need make; need libjemalloc-dev; need tcl8.6; need redis-server; need redis-tools; need python3-redis ;;
 esac
 [ -z "$want" ] && exit 0
