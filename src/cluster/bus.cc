@@ -197,6 +197,9 @@ void OnConnected(int fd, void* data, int) {
   if (err) {
     LOG_VERBOSE("Connection with Node %.40s at %s:%d failed: %s", l->node->name.c_str(),
                 l->node->ip.c_str(), l->node->cport, strerror(err));
+    // As for a connect that fails at once: without a pending ping, failure detection of a
+    // node that refuses connections would never start.
+    if (!l->node->ping_sent_ms) l->node->ping_sent_ms = base::MsTime();
     return FreeLink(l);
   }
   l->connecting = false;
