@@ -1,0 +1,56 @@
+// nodes.conf: the cluster configuration file. A pure formatter and a validating parser (the text
+// Valkey 8 writes and reads, and the Redis 7.0 form without aux fields: spec/cluster-bus.md §6.2
+// and spec/cluster-semantics.md §3.4), plus the two file operations around them (atomic save,
+// lock), kept small and apart.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "cluster/state.h"
+
+namespace cluster {
+
+// The whole file: one line per node that is not in handshake (table order, the nodes.conf form of
+// FormatNodesLine: bus IP, TCP port, aux fields, open-slot tokens on the myself line), then
+// `vars currentEpoch <n> lastVoteEpoch <n>`. Every line ends with '\n'.
+std::string FormatNodesConf(const State& state);
+
+// Builds a State from the text of nodes.conf. On success `*out` is replaced; on error it is left
+// untouched and `*err` says what is wrong, starting with "line <n>: " (1-based).
+//  * Lines are split into shell-like tokens (quotes and escapes as the server's config loader);
+//    blank lines are skipped. `vars` takes name/value pairs (currentEpoch, lastVoteEpoch; other
+//    names are skipped). Other lines need at least 8 fields.
+//  * Flag words: myself, master|primary, slave|replica, fail?, fail, handshake, noaddr,
+//    nofailover, noflags (any case); anything else is an error.
+//  * Address `ip:port[@cport][,hostname[,name=value...]]`, aux fields in any order: shard-id,
+//    nodename, tcp-port, tls-port, client-ipv4, client-ipv6; an unknown one is an error. With no
+//    port aux field the main port is the TLS port if `tls_cluster`; a missing @cport is the
+//    node's port + 10000.
+//  * Non-zero ping/pong times become `now_ms` (and a FAIL node's fail time); nodes get
+//    ctime `now_ms`. A replica with a primary loads configEpoch 0 (it shows its primary's). A
+//    node or open-slot target named before its own line (or never defined) is created with no
+//    flags, as the server does; nodes keep the file order, placeholders come last.
+//  * A replica without shard-id takes its primary's (up the chain); a primary without one takes
+//    its replicas'. currentEpoch is raised to the largest configEpoch. A myself node must exist.
+// Stricter than the server where it would crash or load nonsense: two `myself`, a node defined
+// twice, a slot claimed by two nodes, a node that is its own primary (or a primary loop),
+// explicit shard IDs that differ between a replica and its primary, numbers that are not
+// numbers, and IPs/hostnames/aux values with spaces, quotes or control bytes are all errors.
+// An empty file means "no configuration": check for it before calling (it is an error here).
+bool ParseNodesConf(std::string_view text, State* out, int64_t now_ms, bool tls_cluster,
+                    std::string* err);
+
+// ---- File side ----
+
+// Writes `content` to `<path>.tmp-<pid>-<ms>`, fsyncs it (if `fsync`), renames it over `path` and
+// fsyncs the directory (if `fsync`). On failure the temp file is removed and `*err` says why.
+bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bool fsync,
+                         std::string* err);
+
+// Opens `path` (created empty if absent, close-on-exec) and takes flock(LOCK_EX|LOCK_NB) on it.
+// Returns the fd to keep open for the life of the process (close it in forked children), or -1
+// with `*err` set, e.g. when another process holds the lock.
+int LockNodesConf(const std::string& path, std::string* err);
+
+}  // namespace cluster
