@@ -505,7 +505,7 @@ bool ParseNodesConf(std::string_view text, State* out, int64_t now_ms, bool tls_
 // ---- File side ----
 
 bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bool fsync,
-                         std::string* err) {
+                         std::string* err, int lock_fd) {
   std::string tmp =
       path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime());
   auto fail = [&](const char* what, int fd) {
@@ -516,6 +516,9 @@ bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bo
   };
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return fail("can't open", -1);
+  // The new inode is locked before it gets the name, so no other process can take it between
+  // the rename and the hand-over below.
+  if (lock_fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == -1) return fail("can't lock", fd);
   size_t off = 0;
   while (off < content.size()) {
     ssize_t w = write(fd, content.data() + off, content.size() - off);
@@ -524,8 +527,18 @@ bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bo
     off += static_cast<size_t>(w);
   }
   if (fsync && ::fsync(fd) == -1) return fail("can't fsync", fd);
-  if (close(fd) == -1) return fail("can't close", -1);
-  if (rename(tmp.c_str(), path.c_str()) == -1) return fail("can't rename", -1);
+  if (lock_fd < 0 && close(fd) == -1) return fail("can't close", -1);
+  if (rename(tmp.c_str(), path.c_str()) == -1) return fail("can't rename", lock_fd < 0 ? -1 : fd);
+  if (lock_fd >= 0) {
+    // The caller's descriptor now holds the new file; the old inode's lock goes with it.
+    int rc = dup3(fd, lock_fd, O_CLOEXEC);
+    int saved = errno;
+    close(fd);
+    if (rc == -1) {
+      *err = "saved " + path + " but can't keep its lock: " + strerror(saved);
+      return false;
+    }
+  }
   if (fsync) {
     std::string dir_buf = path;
     int dfd = open(dirname(dir_buf.data()), O_RDONLY | O_CLOEXEC);

@@ -45,8 +45,12 @@ bool ParseNodesConf(std::string_view text, State* out, int64_t now_ms, bool tls_
 
 // Writes `content` to `<path>.tmp-<pid>-<ms>`, fsyncs it (if `fsync`), renames it over `path` and
 // fsyncs the directory (if `fsync`). On failure the temp file is removed and `*err` says why.
+// The rename gives `path` a new inode, so a lock taken on the old one no longer keeps a second
+// process off the file (Valkey 8.0.1 has this gap: a second server started on a saved nodes.conf
+// and took the first one's identity). Pass the descriptor of LockNodesConf as `lock_fd`: the new
+// file is locked before the rename and `lock_fd` is made to refer to it (same number).
 bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bool fsync,
-                         std::string* err);
+                         std::string* err, int lock_fd = -1);
 
 // Opens `path` (created empty if absent, close-on-exec) and takes flock(LOCK_EX|LOCK_NB) on it.
 // Returns the fd to keep open for the life of the process (close it in forked children), or -1

@@ -732,8 +732,25 @@ TEST_CASE(nodes_conf_lock) {
   int fd2 = cluster::LockNodesConf(path, &err);
   CHECK_EQ(fd2, -1);
   CHECK(err.find("is already used by a different cluster node") != std::string::npos);
-  // Saving replaces the file (rename): the lock stays on the old inode, as in the server, and
-  // the held descriptor still locks out a second holder of that inode only. Released on close.
+  // Saving renames a new inode over the path: without the lock descriptor the lock stays on the
+  // old inode and a second holder gets the new file (the server's gap)...
+  CHECK(cluster::SaveNodesConfAtomic(path, "one\n", false, &err));
+  fd2 = cluster::LockNodesConf(path, &err);
+  CHECK(fd2 >= 0);
+  close(fd2);
+  close(fd);
+  // ...with it, the same descriptor number holds the new file, locked, still close-on-exec.
+  fd = cluster::LockNodesConf(path, &err);
+  CHECK(fd >= 0);
+  CHECK(cluster::SaveNodesConfAtomic(path, "two\n", true, &err, fd));
+  CHECK_EQ(cluster::LockNodesConf(path, &err), -1);
+  CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+  struct stat by_fd, by_path;
+  CHECK(fstat(fd, &by_fd) == 0 && stat(path.c_str(), &by_path) == 0);
+  CHECK(by_fd.st_ino == by_path.st_ino);
+  CHECK_EQ(ReadAll(path), std::string("two\n"));
+  CHECK(DirEntries(dir) == std::vector<std::string>{"nodes.conf"});
+  // Released on close.
   close(fd);
   fd2 = cluster::LockNodesConf(path, &err);
   CHECK(fd2 >= 0);
