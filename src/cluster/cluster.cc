@@ -170,7 +170,7 @@ bool Init(std::string* err) {
   ReadFile(path, &text);
   int64_t now = base::MsTime();
   if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
-    if (!ParseNodesConf(text, &st, now, false, err)) {
+    if (!ParseNodesConf(text, &st, now, /*tls_cluster=*/false, err)) {  // tls-cluster is refused
       *err = "Unrecoverable error: corrupted cluster config file \"" + path + "\": " + *err;
       return false;
     }
@@ -217,7 +217,8 @@ void MarkChanged(bool save, bool fsync) {
 bool SaveConfig(bool fsync, std::string* err) {
   State& st = GetState();
   st.todo_save = st.todo_fsync = false;
-  return SaveNodesConfAtomic(cfg.cluster_config_file, FormatNodesConf(st), fsync, err);
+  // g_lock_fd keeps the lock on the new file (a rename would leave it on the old one).
+  return SaveNodesConfAtomic(cfg.cluster_config_file, FormatNodesConf(st), fsync, err, g_lock_fd);
 }
 
 void UpdateState(int64_t now) {
