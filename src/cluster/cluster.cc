@@ -14,6 +14,7 @@
 #include "cluster/nodes_conf.h"
 #include "cluster/route.h"
 #include "net/event_loop.h"
+#include "server/blocking.h"
 #include "server/client.h"
 #include "server/cluster_hooks.h"
 #include "server/command.h"
@@ -35,11 +36,75 @@ int g_lock_fd = -1;
 
 int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
 
+// The node that answers for the slots of my shard: myself, or the top of my replication chain.
+Node* TopPrimary() {
+  State& st = GetState();
+  Node* p = st.myself;
+  for (int hops = 0; p && p->IsReplica() && p->primary && hops < 16; hops++) p = p->primary;
+  return p;
+}
+
+NodeView MyView() {
+  State& st = GetState();
+  Node* top = TopPrimary();
+  NodeView view;
+  view.is_primary = st.myself->IsPrimary();
+  view.myself = st.myself->index;
+  view.my_primary = top ? top->index : st.myself->index;
+  view.cluster_ok = st.ok;
+  view.allow_reads_when_down = cfg.cluster_allow_reads_when_down;
+  view.allow_pubsubshard_when_down = cfg.cluster_allow_pubsubshard_when_down;
+  return view;
+}
+
+SlotState SlotStateOf(int slot) {
+  State& st = GetState();
+  SlotState s;
+  if (Node* o = st.slot_owner[slot]) s.owner = o->index;
+  if (Node* m = st.migrating_to[slot]) s.migrating_to = m->index;
+  if (Node* i = st.importing_from[slot]) s.importing_from = i->index;
+  return s;
+}
+
+// The reply of a routing decision that is not "serve": "-MOVED 3999 127.0.0.1:6381" ...
+std::string RedirectReply(const RouteDecision& d) {
+  State& st = GetState();
+  Node* target =
+      d.target != kNoNode && d.target < st.nodes.size() ? st.nodes[d.target].get() : nullptr;
+  // A leading '-' keeps the reply's own error code (MOVED, ASK, CLUSTERDOWN ...).
+  return "-" + (target ? FormatRedirect(d, NodeEndpoint(target), target->tcp_port)
+                       : FormatRedirect(d, "", 0));
+}
+
+// Clients blocked on keys whose slot is no longer served here are redirected (§2.7).
+void RedirectBlockedClients() {
+  struct Hit {
+    server::Client* c;
+    std::string err;
+  };
+  std::vector<Hit> hits;
+  server::ForEachKeyBlocked(
+      [](server::Client* c, const server::BlockState& bs, void* arg) {
+        if (bs.keys.empty()) return;
+        auto slot_state = [](int slot) { return SlotStateOf(slot); };
+        BlockedInput in{MyView(), slot_state};
+        in.readonly = c->flags & server::kReadonly;
+        in.last_cmd_write = c->cmd && (c->cmd->flags & server::kCmdWrite);
+        in.first_key = bs.keys.front();
+        RouteDecision d = RouteBlocked(in);
+        if (d.kind != RouteKind::kServe)
+          static_cast<std::vector<Hit>*>(arg)->push_back({c, RedirectReply(d)});
+      },
+      &hits);
+  for (auto& h : hits) server::UnblockWithError(h.c, h.err);
+}
+
 void Cron() {
   int64_t now = base::MsTime();
   BusCron(now);
   State& st = GetState();
   if (!st.ok || st.todo_update_state) UpdateState(now);
+  if (server::BlockedClientCount()) RedirectBlockedClients();
 }
 
 void BeforeSleep() {
@@ -53,16 +118,8 @@ void BeforeSleep() {
   }
 }
 
-// The node that answers for the slots of my shard: myself, or the top of my replication chain.
-Node* TopPrimary() {
-  State& st = GetState();
-  Node* p = st.myself;
-  for (int hops = 0; p && p->IsReplica() && p->primary && hops < 16; hops++) p = p->primary;
-  return p;
-}
-
-bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, std::string* err) {
-  State& st = GetState();
+bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, int* slot, std::string* err) {
+  *slot = -1;
   std::string_view name = cmd->name;
   bool in_multi = c->InMulti();
   bool exec = name == "exec";
@@ -89,21 +146,8 @@ bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, std::string
     traits.asking = cmd->flags & server::kCmdAsking;
     traits.migrate = name == "migrate";
   }
-  Node* top = TopPrimary();
-  NodeView view;
-  view.is_primary = st.myself->IsPrimary();
-  view.myself = st.myself->index;
-  view.my_primary = top ? top->index : st.myself->index;
-  view.cluster_ok = st.ok;
-  view.allow_reads_when_down = cfg.cluster_allow_reads_when_down;
-  view.allow_pubsubshard_when_down = cfg.cluster_allow_pubsubshard_when_down;
-  auto slot_state = [&st](int slot) {
-    SlotState s;
-    if (Node* o = st.slot_owner[slot]) s.owner = o->index;
-    if (Node* m = st.migrating_to[slot]) s.migrating_to = m->index;
-    if (Node* i = st.importing_from[slot]) s.importing_from = i->index;
-    return s;
-  };
+  NodeView view = MyView();
+  auto slot_state = [](int slot) { return SlotStateOf(slot); };
   auto key_exists = [](std::string_view key) {
     db::Db* d = server::GetDb(0);
     db::Obj* o = d->Find(key);
@@ -113,12 +157,11 @@ bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, std::string
   in.client.readonly = c->flags & server::kReadonly;
   in.client.asking = c->flags & server::kAsking;
   RouteDecision d = Route(in);
-  if (d.kind == RouteKind::kServe) return true;
-  Node* target =
-      d.target != kNoNode && d.target < st.nodes.size() ? st.nodes[d.target].get() : nullptr;
-  // A leading '-' keeps the reply's own error code (MOVED, ASK, CLUSTERDOWN ...).
-  *err = "-" + (target ? FormatRedirect(d, NodeEndpoint(target), target->tcp_port)
-                       : FormatRedirect(d, "", 0));
+  if (d.kind == RouteKind::kServe) {
+    *slot = d.slot;
+    return true;
+  }
+  *err = RedirectReply(d);
   return false;
 }
 

@@ -17,7 +17,11 @@ Db::Db(int id, bool per_slot) : id_(id), tables_(per_slot ? kSlots : 1) {
 
 Db::~Db() { Clear(); }
 
-int Db::SlotOf(std::string_view key) const { return per_slot() ? base::KeySlot(key) : 0; }
+int Db::SlotOf(std::string_view key) const {
+  if (!per_slot()) return 0;
+  int known = GetEnv().key_slot;
+  return known >= 0 ? known : base::KeySlot(key);
+}
 
 KeyTable* Db::TableFor(std::string_view key, bool create) {
   auto& t = tables_[SlotOf(key)];

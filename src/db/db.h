@@ -36,7 +36,10 @@ struct Env {
   bool replica = false;       // replicas hide expired keys but never delete them on their own
   bool from_primary = false;  // applying the primary's stream: expired keys are still there
   bool cluster = false;       // db 0 split per slot
-  bool lfu = false;           // maxmemory-policy is an LFU one: objects count accesses
+  // The slot of the running command's keys when routing already computed it (cluster mode
+  // checks they all share one), so lookups do not hash each key again; -1: hash the key.
+  int key_slot = -1;
+  bool lfu = false;  // maxmemory-policy is an LFU one: objects count accesses
   int lfu_log_factor = 10;
   int lfu_decay_time = 1;
   // Called when a key is deleted because it expired (propagation, notifications, stats).

@@ -254,6 +254,20 @@ bool UnblockByRequest(Client* c, bool with_error) {
   return true;
 }
 
+void ForEachKeyBlocked(void (*fn)(Client* c, const BlockState& st, void* arg), void* arg) {
+  for (auto& [c, st] : g_blocked)
+    if (st.kind == BlockState::kKeys) fn(c, st, arg);
+}
+
+void UnblockWithError(Client* c, std::string_view err) {
+  if (!g_blocked.count(c)) return;
+  Unblock(c);
+  c->held_argv.clear();
+  c->R().Error(err);
+  Completed(c);
+  QueueWriteAndResume(c);
+}
+
 size_t BlockedClientCount() { return g_blocked.size(); }
 size_t BlockingKeyCount() { return g_waiting.size(); }
 

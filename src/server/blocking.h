@@ -56,6 +56,10 @@ int64_t HandleBlockedTimeouts();
 void Unblock(Client* c);
 // CLIENT UNBLOCK: false when c is not blocked.
 bool UnblockByRequest(Client* c, bool with_error);
+// Clients blocked on keys, for the periodic cluster re-check (its slot may have moved).
+void ForEachKeyBlocked(void (*fn)(Client* c, const BlockState& st, void* arg), void* arg);
+// Ends a block with an error reply (a redirect): the command counts as completed.
+void UnblockWithError(Client* c, std::string_view err);
 size_t BlockedClientCount();
 size_t BlockingKeyCount();
 

@@ -11,9 +11,10 @@ struct Client;
 struct CommandSpec;
 
 struct ClusterHooks {
-  // Routing of a command that passed the earlier gate checks: true to run it here, false with
-  // *err set to the reply (MOVED, ASK, TRYAGAIN, CROSSSLOT, CLUSTERDOWN ...).
-  bool (*route)(Client* c, const CommandSpec* cmd, std::string* err);
+  // Routing of a command that passed the earlier gate checks: true to run it here (*slot: the
+  // slot of all its keys, -1 if none), false with *err set to the reply (MOVED, ASK, TRYAGAIN,
+  // CROSSSLOT, CLUSTERDOWN ...).
+  bool (*route)(Client* c, const CommandSpec* cmd, int* slot, std::string* err);
   // PUBLISH (shard: SPUBLISH) reaching the other nodes after the local subscribers.
   void (*publish)(std::string_view channel, std::string_view message, bool shard);
   void (*register_commands)(std::vector<CommandSpec>* t);

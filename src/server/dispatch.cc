@@ -88,7 +88,10 @@ void Call(Client* c, const CommandSpec* cmd) {
   // duration; a transaction runs at one instant.
   int64_t start = base::UsTime();
   if (!g.in_exec) db::GetEnv().now_ms = start / 1000;
+  int prev_slot = db::GetEnv().key_slot;
+  db::GetEnv().key_slot = c->key_slot;
   cmd->proc(c);
+  db::GetEnv().key_slot = prev_slot;
   db::GetEnv().from_primary = prev_from_primary;
   int64_t dur = base::UsTime() - start;
   c->flags &= ~kProtected;
@@ -160,7 +163,7 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   // Cluster routing: after the checks above, before the ones below (Valkey's order).
   if (cfg.cluster_enabled && !(c->flags & kPrimary)) {
     std::string err;
-    if (!Cluster().route(c, cmd, &err)) {
+    if (!Cluster().route(c, cmd, &c->key_slot, &err)) {
       if (c->InMulti() && std::string_view(cmd->name) == "exec") {
         // EXEC replies with the redirect itself and drops the transaction.
         cmd->stats.rejected++;
@@ -189,6 +192,7 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
 }
 
 void ProcessCommand(Client* c) {
+  c->key_slot = -1;
   const CommandSpec* cmd = LookupCommand(c->argv[0]);
   // The primary link may speak real names of commands renamed here (our primaries propagate
   // them so).
