@@ -15,6 +15,8 @@
 # Environment: OURS (default src/valkey-server), THEIRS (default /usr/bin/redis-server),
 # IDLE_SECS (default 60; 10 with --quick), REQUESTS (default 1000000; 200000 with --quick),
 # NT (cluster-node-timeout, default 5000), BIG (0 skips the 60-node row).
+# Ports 12001-12106 and 13001-13160 (buses +10000) stay below the ephemeral range, where a
+# client socket could hold a bus port.
 set -u
 cd "$(dirname "$0")/.."
 OURS=${OURS:-$PWD/src/valkey-server}
@@ -116,8 +118,8 @@ row "row" "ours" "theirs" "ratio"
 
 declare -A T
 for side in ours theirs; do
-  bin=$OURS; base=34001
-  [ $side = theirs ] && { bin=$THEIRS; base=34101; }
+  bin=$OURS; base=12001
+  [ $side = theirs ] && { bin=$THEIRS; base=12101; }
   times=()
   for i in 1 2 3; do
     start_nodes "$bin" $base 6
@@ -137,8 +139,8 @@ row "idle cpu 6 s" "${T[ours,idle]}" "${T[theirs,idle]}" "$(ratio "${T[ours,idle
 
 if [ "$BIG" != 0 ]; then
   for side in ours theirs; do
-    bin=$OURS; base=35001
-    [ $side = theirs ] && { bin=$THEIRS; base=35101; }
+    bin=$OURS; base=13001
+    [ $side = theirs ] && { bin=$THEIRS; base=13101; }
     start_nodes "$bin" $base 60
     T[$side,big]=$(create $base 60)
     T[$side,bigidle]=$(idle_cpu $base 60)

@@ -50,8 +50,16 @@ void WantWrite(Link* l) {
 
 void Queue(Link* l, const std::vector<uint8_t>& bytes, uint16_t type) {
   if (!l || l->fd < 0 || bytes.empty()) return;
-  l->wbuf.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (type < kTypeCount) GetState().stats.sent[type]++;
+  size_t done = 0;
+  // Nothing queued before it: write now, and ask the loop for writability only if the socket
+  // takes less (saves two epoll_ctl and a loop pass per message).
+  if (!l->connecting && l->wpos == l->wbuf.size()) {
+    ssize_t n = write(l->fd, bytes.data(), bytes.size());
+    if (n > 0) done = static_cast<size_t>(n);
+    if (done == bytes.size()) return;
+  }
+  l->wbuf.append(reinterpret_cast<const char*>(bytes.data()) + done, bytes.size() - done);
   WantWrite(l);
 }
 
@@ -425,15 +433,14 @@ void ProcessPacket(Link* l, const Message& m) {
     }
     sender->repl_offset = h.offset;
   }
-  std::string peer_ip;
-  if (IsPingType(type)) {
+  if (IsPingType(type) && l->peer_ip.empty()) {
     sockaddr_storage sa;
     socklen_t len = sizeof(sa);
     if (getpeername(l->fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
-      peer_ip = IpOf(net::FormatAddr(sa));
+      l->peer_ip = IpOf(net::FormatAddr(sa));
   }
   std::string hdr_ip = IpToString(h.myip);
-  std::string sender_ip = hdr_ip.empty() ? peer_ip : hdr_ip;
+  const std::string& sender_ip = hdr_ip.empty() ? l->peer_ip : hdr_ip;
 
   if (type == kTypePing || type == kTypeMeet) {
     if (cfg.cluster_announce_ip.empty() && (type == kTypeMeet || st.myself->ip.empty())) {

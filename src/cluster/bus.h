@@ -17,9 +17,10 @@ struct Link {
   bool inbound = false;
   bool connecting = false;
   int64_t ctime_ms = 0;
-  std::string rbuf;  // received bytes not yet processed
-  std::string wbuf;  // bytes queued to send
-  size_t wpos = 0;   // sent part of wbuf
+  std::string peer_ip;  // the other end's IP (learned once: PING/MEET carry it per packet)
+  std::string rbuf;     // received bytes not yet processed
+  std::string wbuf;     // bytes queued to send
+  size_t wpos = 0;      // sent part of wbuf
 };
 
 // Opens the bus listener on the client bind addresses (bus port = cluster-port, else port +

@@ -100,9 +100,10 @@ void RedirectBlockedClients() {
 }
 
 void Cron() {
+  State& st = GetState();
+  if (!st.myself) return;  // cluster mode off
   int64_t now = base::MsTime();
   BusCron(now);
-  State& st = GetState();
   if (!st.ok || st.todo_update_state) UpdateState(now);
   if (server::BlockedClientCount()) RedirectBlockedClients();
 }
@@ -232,7 +233,6 @@ bool Init(std::string* err) {
   // A replica in nodes.conf follows its primary again.
   if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
     server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port);
-  g.loop->AddTimer(100, Cron);
   st.first_eval_ms = 0;
   UpdateState(now);
   if (!SaveConfig(true, err)) return false;
@@ -248,6 +248,7 @@ void Install() {
   h.register_commands = RegisterCommands;
   h.init = Init;
   h.before_sleep = BeforeSleep;
+  h.cron = Cron;
 }
 
 void MarkChanged(bool save, bool fsync) {

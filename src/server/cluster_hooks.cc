@@ -10,6 +10,7 @@ ClusterHooks& Cluster() {
       [](std::vector<CommandSpec>*) {},
       [](std::string*) { return true; },
       [] {},
+      [] {},
   };
   return h;
 }

@@ -21,6 +21,7 @@ struct ClusterHooks {
   // Once the config is loaded and the event loop exists; false stops the start (*err says why).
   bool (*init)(std::string* err);
   void (*before_sleep)();
+  void (*cron)();  // from the server cron, at most every 100 ms
 };
 
 ClusterHooks& Cluster();

@@ -26,12 +26,12 @@
 #include "net/reply.h"
 #include "server/blocking.h"
 #include "server/client.h"
+#include "server/cluster_hooks.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/notify.h"
 #include "server/persistence.h"
-#include "server/cluster_hooks.h"
 #include "server/repl_hooks.h"
 #include "server/transactions.h"
 #include "server/version.h"
@@ -118,6 +118,12 @@ void Cron() {
   db::UpdateLruClock();
   Repl().cron();
   int64_t now = base::MsTime();
+  // The cluster cron every 100 ms whatever hz is, without a timer (and a wake-up) of its own.
+  static int64_t last_cluster_cron = 0;
+  if (now - last_cluster_cron >= 100 - 1000 / cfg.hz / 2) {
+    last_cluster_cron = now;
+    Cluster().cron();
+  }
   g.stats.ops.Track(now, g.stats.total_commands_processed);
   g.stats.net_in.Track(now, g.stats.net_input_bytes);
   g.stats.net_out.Track(now, g.stats.net_output_bytes);
