@@ -393,6 +393,7 @@ proc ::cl::all_ranges_have {idxs n} {
 
 proc cluster_cli {args} {
     set rc [catch {exec $::cl::cli {*}$args 2>@1} out opts]
+    regsub -all {\x1b\[[0-9;]*m} $out {} out
     set code 0
     if {$rc} {
         set ec [dict get $opts -errorcode]
@@ -546,5 +547,19 @@ proc start_cluster {options body} {
         return $result
     } finally {
         set ::test_tags [lrange $::test_tags 0 end-[llength $tags]]
+    }
+}
+
+# assert_contains needle text: text holds needle verbatim (no glob characters).
+proc assert_contains {needle text {detail {}}} {
+    if {[string first $needle $text] < 0} {
+        set m "expected to contain: '$needle'\n                 got: '$text'"
+        if {$detail ne {}} { append m "\n  detail: $detail" }
+        ::testutil::fail $m
+    }
+}
+proc assert_not_contains {needle text} {
+    if {[string first $needle $text] >= 0} {
+        ::testutil::fail "expected not to contain: '$needle'\n                     got: '$text'"
     }
 }
