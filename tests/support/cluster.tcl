@@ -462,7 +462,20 @@ proc ::cl::teardown {keep} {
                 "node process [dict get $n pid] is not running at end of block\n[::srv::log_tail $n]"
             set keep 1
         }
-        if {![dict exists $n gone]} { ::srv::stop [dict get $n pid] }
+        if {![dict exists $n gone]} {
+            ::testutil::emit reaped {} [dict get $n pid]
+            catch {exec kill -TERM [dict get $n pid]}
+        }
+    }
+    # all were asked to stop at once; wait for each, SIGKILL after 10 s
+    set deadline [expr {[clock milliseconds] + 10000}]
+    for {set i 0} {$i < $count} {incr i} {
+        set pid [dict get $nodes($i) pid]
+        while {[::srv::alive $pid] && [clock milliseconds] < $deadline} { after 10 }
+        if {[::srv::alive $pid]} {
+            catch {exec kill -KILL $pid}
+            while {[::srv::alive $pid]} { after 10 }
+        }
     }
     for {set i 0} {$i < $count} {incr i} {
         set n $nodes($i)
