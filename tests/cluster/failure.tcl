@@ -98,8 +98,6 @@ start_cluster {primaries 3 nodes 4 create none} {
         set c [cluster_client 3]
         $c readonly
         assert_equal $down [assert_error * {$c get $::fkey(0)}]
-        # a script that declares no keys is keyless
-        assert_equal x [cn 0 eval {return 'x'} 0]
     }
 
     test "cluster-allow-reads-when-down yes: local reads served, writes get the read-only text" {
