@@ -81,7 +81,9 @@ Header MyHeader(uint16_t type) {
   if (primary) h.myslots = primary->slots;
   if (me->IsReplica() && me->primary) NodeNameFromString(me->primary->name, &h.replicaof);
   if (!cfg.cluster_announce_ip.empty()) IpFromString(cfg.cluster_announce_ip, &h.myip);
-  h.flags = me->flags;
+  // Bit 11: we take light-header PUBLISH (Valkey 8 peers then send us shard IDs and the other
+  // extensions they keep from Redis 7.0 nodes).
+  h.flags = static_cast<uint16_t>(me->flags | kNodeLightHdr);
   h.mflags[0] = kMsgFlagExtData;
   return h;
 }
@@ -364,9 +366,13 @@ void ProcessExtensions(const Message& m, Node* sender) {
   sender->client_ipv4 = ipv4;
   sender->client_ipv6 = ipv6;
   if (shard.empty() && sender->IsReplica() && sender->primary) shard = sender->primary->shard_id;
-  if (!shard.empty() && shard != sender->shard_id) {
+  // A shard has one ID: whichever member tells it, its primary and every replica take it.
+  Node* top = sender->IsReplica() && sender->primary ? sender->primary : sender;
+  if (!shard.empty() && (shard != sender->shard_id || shard != top->shard_id)) {
+    top->shard_id = shard;
+    for (Node* r : top->replicas) r->shard_id = shard;
     sender->shard_id = shard;
-    if (sender == st.myself->primary) st.myself->shard_id = shard;
+    if (st.myself->primary == top) st.myself->shard_id = shard;
     changed = true;
   }
   if (changed) MarkChanged(true, false);

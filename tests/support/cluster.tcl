@@ -576,3 +576,14 @@ proc assert_not_contains {needle text} {
         ::testutil::fail "expected not to contain: '$needle'\n                     got: '$text'"
     }
 }
+
+# Whether node idx knows CLUSTER <sub> (an implementation may not have every subcommand yet:
+# tests of the missing ones are skipped deliberately, naming what is missing).
+proc cluster_has_subcommand {idx sub} {
+    # A bogus argument: a known subcommand answers a syntax or arity error and does nothing.
+    if {[catch {cn $idx cluster $sub no-such-argument} e] &&
+        [string match "*unknown subcommand*" $e]} {
+        return 0
+    }
+    return 1
+}
