@@ -197,6 +197,7 @@ void AcceptHandler(int lfd, void*, int) {
     net::TuneTcp(fd, static_cast<int>(NodeTimeout() * 2 / 1000));
     Link* l = NewLink(fd, true, nullptr);
     g.loop->AddFile(fd, net::kReadable, OnReadable, l);
+    g.loop->SetQuiet(fd, true);
   }
 }
 
@@ -214,6 +215,7 @@ void OnConnected(int fd, void* data, int) {
   }
   l->connecting = false;
   g.loop->AddFile(fd, net::kReadable, OnReadable, l);
+  g.loop->SetQuiet(fd, true);
   Node* n = l->node;
   // Keep an earlier pending ping: failure detection must not restart.
   int64_t old_ping = n->ping_sent_ms;
@@ -233,6 +235,7 @@ void Connect(Node* n, int64_t now) {
   l->connecting = true;
   n->link = l;
   g.loop->AddFile(fd, net::kWritable, OnConnected, l);
+  g.loop->SetQuiet(fd, true);
 }
 
 void SetAddress(Node* n, const std::string& ip, int tcp, int tls, int cport) {
@@ -595,13 +598,18 @@ void ProcessPacket(Link* l, const Message& m) {
 
 void OnReadable(int fd, void* data, int) {
   Link* l = static_cast<Link*>(data);
+  // Read what is there (a few messages at most when idle) so the loop is not woken again for
+  // the rest; bounded, so one busy link cannot hold the loop.
   char buf[16 * 1024];
-  ssize_t n = read(fd, buf, sizeof(buf));
-  if (n <= 0) {
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-    return FreeLink(l);
+  for (int i = 0; i < 4; i++) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0) {
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
+      return FreeLink(l);
+    }
+    l->rbuf.append(buf, static_cast<size_t>(n));
+    if (static_cast<size_t>(n) < sizeof(buf)) break;  // drained
   }
-  l->rbuf.append(buf, static_cast<size_t>(n));
   State& st = GetState();
   size_t pos = 0;
   while (pos < l->rbuf.size()) {
@@ -692,6 +700,7 @@ bool StartBus(std::string* err) {
     }
     g_listen_fds.push_back(fd);
     g.loop->AddFile(fd, net::kReadable, AcceptHandler, nullptr);
+    g.loop->SetQuiet(fd, true);
   }
   if (g_listen_fds.empty()) {
     *err = "Failed listening on the cluster bus port " + std::to_string(g_bus_port);

@@ -54,6 +54,11 @@ void EventLoop::DelFile(int fd, int mask) {
   ee.data.fd = fd;
   epoll_ctl(epfd_, newmask ? EPOLL_CTL_MOD : EPOLL_CTL_DEL, fd, &ee);
   f.mask = newmask;
+  if (!newmask) f.quiet = false;
+}
+
+void EventLoop::SetQuiet(int fd, bool quiet) {
+  if (fd >= 0 && fd < static_cast<int>(files_.size())) files_[fd].quiet = quiet;
 }
 
 int EventLoop::FileMask(int fd) const {
@@ -147,7 +152,12 @@ int EventLoop::Wait(::epoll_event* events, int max, int timeout_ms) {
   int n = epoll_wait(epfd_, events, max, timeout_ms);
   // Polling pays under load: many clients ready at once, or requests arriving back to back
   // (a short sleep). Light traffic is neither, and polling would only burn CPU.
-  hot_ = n >= kHotBatch || (n > 0 && base::MonotonicUs() - before < kHotGapUs);
+  int load = 0;
+  for (int i = 0; i < n; i++) {
+    int fd = events[i].data.fd;
+    if (fd < static_cast<int>(files_.size()) && !files_[fd].quiet) load++;
+  }
+  hot_ = load >= kHotBatch || (load > 0 && base::MonotonicUs() - before < kHotGapUs);
   return n;
 }
 

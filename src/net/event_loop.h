@@ -1,5 +1,5 @@
-// epoll event loop: file events, periodic and one-shot timers (deletable), before/after-sleep hooks,
-// and busy polling under load governed by the run delay (spin_governor.h).
+// epoll event loop: file events, periodic and one-shot timers (deletable), before/after-sleep
+// hooks, and busy polling under load governed by the run delay (spin_governor.h).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -22,6 +22,10 @@ class EventLoop {
   // Adds mask bits for fd (proc for those bits). Returns false on failure.
   bool AddFile(int fd, int mask, FileProc proc, void* data);
   void DelFile(int fd, int mask);
+  // Events of fd do not count as load for busy polling: background traffic such as the
+  // cluster bus (bursts of pings from many peers) must not make idle nodes spin. Reset when
+  // the fd is removed.
+  void SetQuiet(int fd, bool quiet);
   int FileMask(int fd) const;
   // Calls fn every period_ms (first call after period_ms). Returns the timer's id.
   int AddTimer(int64_t period_ms, std::function<void()> fn);
@@ -45,6 +49,7 @@ class EventLoop {
  private:
   struct File {
     int mask = 0;
+    bool quiet = false;  // its events never make the loop hot (see SetQuiet)
     FileProc rproc = nullptr, wproc = nullptr;
     void* rdata = nullptr;
     void* wdata = nullptr;
