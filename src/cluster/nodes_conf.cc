@@ -16,6 +16,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "cluster/nodes_format.h"
+#include "net/resp_parser.h"
 
 namespace cluster {
 
@@ -31,88 +32,6 @@ std::string FormatNodesConf(const State& state) {
 namespace {
 
 // ---- Tokens ----
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-
-// Shell-like split of one line, with the rules of the server's config loader: tokens separated
-// by blanks; "double quotes" with \xHH, \n, \r, \t, \b, \a and \<char> escapes; 'single quotes'
-// with \' only; a closing quote must be followed by a blank or the end. False on unbalanced
-// quotes. The caller has rejected NUL bytes.
-bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
-  out->clear();
-  size_t i = 0, n = line.size();
-  auto at = [&](size_t k) { return k < n ? line[k] : '\0'; };
-  for (;;) {
-    while (i < n && IsSpace(line[i])) i++;
-    if (i >= n) return true;
-    std::string cur;
-    bool inq = false, insq = false, done = false;
-    while (!done) {
-      char c = at(i);
-      if (inq) {
-        if (i >= n) return false;  // unterminated
-        if (c == '\\' && at(i + 1) == 'x' && HexValue(at(i + 2)) >= 0 && HexValue(at(i + 3)) >= 0) {
-          cur.push_back(static_cast<char>(HexValue(at(i + 2)) * 16 + HexValue(at(i + 3))));
-          i += 3;
-        } else if (c == '\\' && i + 1 < n) {
-          i++;
-          switch (line[i]) {
-            case 'n':
-              cur.push_back('\n');
-              break;
-            case 'r':
-              cur.push_back('\r');
-              break;
-            case 't':
-              cur.push_back('\t');
-              break;
-            case 'b':
-              cur.push_back('\b');
-              break;
-            case 'a':
-              cur.push_back('\a');
-              break;
-            default:
-              cur.push_back(line[i]);
-          }
-        } else if (c == '"') {
-          if (i + 1 < n && !IsSpace(line[i + 1])) return false;
-          done = true;
-        } else {
-          cur.push_back(c);
-        }
-      } else if (insq) {
-        if (i >= n) return false;
-        if (c == '\\' && at(i + 1) == '\'') {
-          i++;
-          cur.push_back('\'');
-        } else if (c == '\'') {
-          if (i + 1 < n && !IsSpace(line[i + 1])) return false;
-          done = true;
-        } else {
-          cur.push_back(c);
-        }
-      } else if (i >= n || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-        done = true;
-      } else if (c == '"') {
-        inq = true;
-      } else if (c == '\'') {
-        insq = true;
-      } else {
-        cur.push_back(c);
-      }
-      if (i < n) i++;
-    }
-    out->push_back(std::move(cur));
-  }
-}
 
 std::vector<std::string_view> Split(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
@@ -244,7 +163,7 @@ bool Parser::Run(std::string_view text) {
     pos = eol + 1;
     number++;
     if (line.find('\0') != std::string_view::npos) return Fail(number, "NUL byte");
-    if (!SplitArgs(line, &argv)) return Fail(number, "unbalanced quotes");
+    if (!net::SplitArgs(line, &argv)) return Fail(number, "unbalanced quotes");
     if (argv.empty()) continue;
     NodeLine l{number, argv};
     if (base::EqualsNoCase(argv[0], "vars")) {

@@ -1,0 +1,49 @@
+# Pub/Sub across a cluster (cluster-bus.md §5.12): PUBLISH reaches subscribers on every node
+# through the bus; SPUBLISH reaches the subscribers of the shard that owns the channel's slot
+# (its primary and replicas) and no other shard; shard pub/sub commands route like keys, and
+# a replica serves SSUBSCRIBE for its primary's slots without READONLY.
+
+# A subscriber client on node idx, subscribed to `channel` with SUBSCRIBE or SSUBSCRIBE.
+proc ps_subscriber {idx kind channel} {
+    set c [cluster_client $idx]
+    assert_equal [list $kind $channel 1] [$c $kind $channel]
+    return $c
+}
+
+# The next pushed message of a subscriber, or "none" after timeout_ms.
+proc ps_next {c {timeout_ms 3000}} {
+    if {[catch {$c read $timeout_ms} m]} { return none }
+    return $m
+}
+
+start_cluster {primaries 3 replicas 1 nodes 6 create manual} {
+    test "PUBLISH on one node reaches subscribers on every node" {
+        set subs {}
+        foreach i {0 1 2 3 4 5} { lappend subs [ps_subscriber $i subscribe news] }
+        # every node counts its own subscriber only
+        assert_equal 1 [cn 2 publish news hello]
+        foreach c $subs { assert_equal {message news hello} [ps_next $c] }
+        foreach c $subs { $c close }
+    }
+
+    test "SPUBLISH reaches the shard that owns the channel's slot, and only it" {
+        set ch [cluster_key_in_slot_of 1 chan]
+        set p [cluster_slot_owner [cn 0 cluster keyslot $ch]]
+        set r [lindex [cluster_replicas_of $p] 0]
+        # a replica serves SSUBSCRIBE for its primary's slots without READONLY
+        set on_primary [ps_subscriber $p ssubscribe $ch]
+        set on_replica [ps_subscriber $r ssubscribe $ch]
+        # shard channels route like keys: another shard redirects
+        set other [expr {($p + 1) % 3}]
+        assert_equal "MOVED [cn 0 cluster keyslot $ch] 127.0.0.1:[cnode $p port]" \
+            [assert_error * {cn $other spublish $ch x}]
+        assert_equal 1 [cn $p spublish $ch hi]
+        assert_equal [list smessage $ch hi] [ps_next $on_primary]
+        assert_equal [list smessage $ch hi] [ps_next $on_replica]
+        # a subscriber of the same channel name in another shard hears nothing: its node
+        # refuses the SSUBSCRIBE (the slot is not its shard's)
+        assert_match "MOVED *" [assert_error * {cn $other ssubscribe $ch}]
+        $on_primary close
+        $on_replica close
+    }
+}
