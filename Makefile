@@ -49,7 +49,7 @@ build-deps:
 	@./deps/install-deps.sh build
 
 test: build-deps
-	@$(MAKE) --no-print-directory all src/valkey-unit-tests
+	@$(MAKE) --no-print-directory -j$(shell nproc) all src/valkey-unit-tests
 	@./deps/install-deps.sh test
 	./src/valkey-unit-tests
 	tclsh8.6 tests/test_helper.tcl $(TEST_ARGS)
@@ -58,7 +58,7 @@ test: build-deps
 # running: `make stop` (or utils/create-cluster stop) ends it.
 run: build-deps
 	@./deps/install-deps.sh run
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(shell nproc) all
 	@./utils/create-cluster stop >/dev/null 2>&1 || true
 	./utils/create-cluster clean >/dev/null
 	./utils/create-cluster start

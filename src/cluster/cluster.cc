@@ -99,9 +99,29 @@ void RedirectBlockedClients() {
   for (auto& h : hits) server::UnblockWithError(h.c, h.err);
 }
 
+void SetMyAddressFromConfig() {
+  State& st = GetState();
+  Node* me = st.myself;
+  me->tcp_port = static_cast<int>(cfg.cluster_announce_port ? cfg.cluster_announce_port : cfg.port);
+  me->tls_port = static_cast<int>(cfg.cluster_announce_tls_port);
+  me->cport =
+      static_cast<int>(cfg.cluster_announce_bus_port ? cfg.cluster_announce_bus_port : BusPort());
+  if (!cfg.cluster_announce_ip.empty()) me->ip = cfg.cluster_announce_ip;
+  me->hostname = cfg.cluster_announce_hostname;
+  me->human_nodename = cfg.cluster_announce_human_nodename;
+  me->client_ipv4 = cfg.cluster_announce_client_ipv4;
+  me->client_ipv6 = cfg.cluster_announce_client_ipv6;
+  if (cfg.cluster_replica_no_failover)
+    me->flags |= kNodeNoFailover;
+  else
+    me->flags &= ~kNodeNoFailover;
+}
+
 void Cron() {
   State& st = GetState();
   if (!st.myself) return;  // cluster mode off
+  // CONFIG SET of the announced address, ports and names takes effect with the next ping.
+  SetMyAddressFromConfig();
   int64_t now = base::MsTime();
   BusCron(now);
   if (!st.ok || st.todo_update_state) UpdateState(now);
@@ -184,24 +204,6 @@ bool ReadFile(const std::string& path, std::string* out) {
   ss << f.rdbuf();
   *out = ss.str();
   return true;
-}
-
-void SetMyAddressFromConfig() {
-  State& st = GetState();
-  Node* me = st.myself;
-  me->tcp_port = static_cast<int>(cfg.cluster_announce_port ? cfg.cluster_announce_port : cfg.port);
-  me->tls_port = static_cast<int>(cfg.cluster_announce_tls_port);
-  me->cport =
-      static_cast<int>(cfg.cluster_announce_bus_port ? cfg.cluster_announce_bus_port : BusPort());
-  if (!cfg.cluster_announce_ip.empty()) me->ip = cfg.cluster_announce_ip;
-  me->hostname = cfg.cluster_announce_hostname;
-  me->human_nodename = cfg.cluster_announce_human_nodename;
-  me->client_ipv4 = cfg.cluster_announce_client_ipv4;
-  me->client_ipv6 = cfg.cluster_announce_client_ipv6;
-  if (cfg.cluster_replica_no_failover)
-    me->flags |= kNodeNoFailover;
-  else
-    me->flags &= ~kNodeNoFailover;
 }
 
 bool Init(std::string* err) {

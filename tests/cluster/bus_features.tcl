@@ -1,3 +1,4 @@
+# What travels over the bus besides membership: pub/sub and the announced names.
 # Pub/Sub across a cluster (cluster-bus.md §5.12): PUBLISH reaches subscribers on every node
 # through the bus; SPUBLISH reaches the subscribers of the shard that owns the channel's slot
 # (its primary and replicas) and no other shard; shard pub/sub commands route like keys, and
@@ -45,5 +46,17 @@ start_cluster {primaries 3 replicas 1 nodes 6 create manual} {
         assert_match "MOVED *" [assert_error * {cn $other ssubscribe $ch}]
         $on_primary close
         $on_replica close
+    }
+
+    test "CONFIG SET cluster-announce-hostname reaches the other nodes (ping extension)" {
+        assert_equal OK [cn 1 config set cluster-announce-hostname node-one.example]
+        set id [cluster_myid 1]
+        ::cl::deadline_wait 10000 {
+            [string match "*,node-one.example" [dict get [cluster_nodes_line 0 1] addr]]
+        } {node 0 never showed node 1's hostname}
+        assert_equal OK [cn 1 config set cluster-announce-hostname ""]
+        ::cl::deadline_wait 10000 {
+            ![string match "*,*" [dict get [cluster_nodes_line 0 1] addr]]
+        } {node 0 kept showing node 1's old hostname}
     }
 }
