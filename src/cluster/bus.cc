@@ -23,9 +23,13 @@ namespace {
 using server::cfg;
 using server::g;
 
-std::vector<int> g_listen_fds;
-std::vector<Link*> g_links;  // every open link, inbound and outbound
-int g_bus_port = 0;
+// The bus at run time: listeners, every open link, the port.
+struct BusRuntime {
+  std::vector<int> listen_fds;
+  std::vector<Link*> links;  // every open link, inbound and outbound
+  int bus_port = 0;
+};
+BusRuntime bus_;
 constexpr size_t kMaxWritePerEvent = 64 * 1024;
 
 int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
@@ -73,7 +77,7 @@ Header MyHeader(uint16_t type) {
   h.port = static_cast<uint16_t>(cfg.cluster_announce_port ? cfg.cluster_announce_port : cfg.port);
   h.pport = static_cast<uint16_t>(cfg.cluster_announce_tls_port);
   h.cport = static_cast<uint16_t>(cfg.cluster_announce_bus_port ? cfg.cluster_announce_bus_port
-                                                                : g_bus_port);
+                                                                : bus_.bus_port);
   h.current_epoch = st.current_epoch;
   h.config_epoch = primary ? primary->config_epoch : me->config_epoch;
   h.offset = GetBusHooks().repl_offset ? GetBusHooks().repl_offset() : 0;
@@ -185,7 +189,7 @@ Link* NewLink(int fd, bool inbound, Node* node) {
   l->inbound = inbound;
   l->node = node;
   l->ctime_ms = base::MsTime();
-  g_links.push_back(l);
+  bus_.links.push_back(l);
   return l;
 }
 
@@ -632,7 +636,7 @@ void OnReadable(int fd, void* data, int) {
         if (m.header.light && (!l->node || (l->node->flags & kNodeHandshake))) return FreeLink(l);
         ProcessPacket(l, m);
         // The packet may have closed this link.
-        if (std::find(g_links.begin(), g_links.end(), l) == g_links.end()) return;
+        if (std::find(bus_.links.begin(), bus_.links.end(), l) == bus_.links.end()) return;
         break;
       }
       case Disposition::kIgnore:
@@ -677,13 +681,13 @@ BusHooks& GetBusHooks() {
   return h;
 }
 
-int BusPort() { return g_bus_port; }
+int BusPort() { return bus_.bus_port; }
 
 bool StartBus(std::string* err) {
   int base = static_cast<int>(cfg.port);
-  g_bus_port = cfg.cluster_port ? static_cast<int>(cfg.cluster_port) : base + 10000;
-  if (g_bus_port > 65535) {
-    *err = "Cluster bus port " + std::to_string(g_bus_port) + " is above 65535";
+  bus_.bus_port = cfg.cluster_port ? static_cast<int>(cfg.cluster_port) : base + 10000;
+  if (bus_.bus_port > 65535) {
+    *err = "Cluster bus port " + std::to_string(bus_.bus_port) + " is above 65535";
     return false;
   }
   for (auto b : cfg.bind) {
@@ -691,28 +695,28 @@ bool StartBus(std::string* err) {
     if (optional) b = b.substr(1);
     bool unavailable;
     std::string e;
-    int fd = net::ListenTcp(b, g_bus_port, 511, &unavailable, &e);
+    int fd = net::ListenTcp(b, bus_.bus_port, 511, &unavailable, &e);
     if (fd < 0) {
       if (optional && unavailable) continue;
       *err = "Could not create the cluster bus listening socket " + b + ":" +
-             std::to_string(g_bus_port) + ": " + e;
+             std::to_string(bus_.bus_port) + ": " + e;
       return false;
     }
-    g_listen_fds.push_back(fd);
+    bus_.listen_fds.push_back(fd);
     g.loop->AddFile(fd, net::kReadable, AcceptHandler, nullptr);
     g.loop->SetQuiet(fd, true);
   }
-  if (g_listen_fds.empty()) {
-    *err = "Failed listening on the cluster bus port " + std::to_string(g_bus_port);
+  if (bus_.listen_fds.empty()) {
+    *err = "Failed listening on the cluster bus port " + std::to_string(bus_.bus_port);
     return false;
   }
   return true;
 }
 
 void FreeLink(Link* l) {
-  auto it = std::find(g_links.begin(), g_links.end(), l);
-  if (it == g_links.end()) return;
-  g_links.erase(it);
+  auto it = std::find(bus_.links.begin(), bus_.links.end(), l);
+  if (it == bus_.links.end()) return;
+  bus_.links.erase(it);
   if (l->node) {
     if (l->node->link == l) l->node->link = nullptr;
     if (l->node->inbound_link == l) l->node->inbound_link = nullptr;
@@ -758,7 +762,7 @@ void BusPublish(std::string_view channel, std::string_view message, bool shard) 
 }
 
 void ForEachLink(void (*fn)(const Link& l, void* arg), void* arg) {
-  for (Link* l : g_links) fn(*l, arg);
+  for (Link* l : bus_.links) fn(*l, arg);
 }
 
 void BusCron(int64_t now) {
@@ -818,7 +822,7 @@ void BusCron(int64_t now) {
   // Send-buffer limit.
   if (cfg.cluster_link_sendbuf_limit > 0) {
     std::vector<Link*> over;
-    for (Link* l : g_links)
+    for (Link* l : bus_.links)
       if (static_cast<int64_t>(l->wbuf.size() - l->wpos) > cfg.cluster_link_sendbuf_limit)
         over.push_back(l);
     for (Link* l : over) {

@@ -31,13 +31,17 @@ using server::g;
 
 namespace {
 
-std::vector<Client*> g_replicas;  // clients that sent SYNC/PSYNC
+// The primary side: replica links and the diskless child.
+struct PrimarySide {
+  std::vector<Client*> replicas;  // clients that sent SYNC/PSYNC
+  pid_t child = -1;
+  int pipe = -1;
+  bool pipe_eof = false;
+  int64_t waiting_since_ms = 0;
+};
+PrimarySide primary_;
 
 // Diskless transfer: the child writes the snapshot into this pipe.
-pid_t g_child = -1;
-int g_pipe = -1;
-bool g_pipe_eof = false;
-int64_t g_waiting_since_ms = 0;
 
 ReplicaLink* Link(Client* c) { return c->repl; }
 
@@ -83,23 +87,23 @@ void StartDisklessChild();
 // Starts the snapshot for replicas waiting for one, when no child is running.
 void MaybeStartFullSync() {
   bool any = false;
-  for (Client* c : g_replicas)
+  for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kWaitBgsaveStart) any = true;
-  if (!any || server::BgsaveInProgress() || g_child != -1) return;
+  if (!any || server::BgsaveInProgress() || primary_.child != -1) return;
   if (server::cfg.repl_diskless_sync) {
     int64_t delay = server::cfg.repl_diskless_sync_delay * 1000;
-    if (!g_waiting_since_ms) g_waiting_since_ms = base::MsTime();
-    if (base::MsTime() - g_waiting_since_ms < delay) return;
+    if (!primary_.waiting_since_ms) primary_.waiting_since_ms = base::MsTime();
+    if (base::MsTime() - primary_.waiting_since_ms < delay) return;
   }
-  g_waiting_since_ms = 0;
+  primary_.waiting_since_ms = 0;
   State& st = GetState();
   EnsureBacklog();
   // Diskless only when every waiting replica can read the EOF-marked form.
   bool diskless = server::cfg.repl_diskless_sync;
-  for (Client* c : g_replicas)
+  for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kWaitBgsaveStart && !Link(c)->capa_eof) diskless = false;
   // Replicas start from the offset the snapshot is taken at.
-  for (Client* c : g_replicas) {
+  for (Client* c : primary_.replicas) {
     ReplicaLink* l = Link(c);
     if (l->state != ReplicaLink::kWaitBgsaveStart) continue;
     l->state = ReplicaLink::kWaitBgsaveEnd;
@@ -112,7 +116,7 @@ void MaybeStartFullSync() {
   if (diskless) {
     StartDisklessChild();
   } else if (!server::StartBgsave(/*for_replication=*/true)) {
-    for (Client* c : g_replicas)
+    for (Client* c : primary_.replicas)
       if (Link(c)->state == ReplicaLink::kWaitBgsaveEnd) server::CloseAsync(c);
   } else {
     LOG_NOTICE("Starting BGSAVE for SYNC with target: disk");
@@ -121,7 +125,7 @@ void MaybeStartFullSync() {
 
 void OnBgsaveDone(bool ok) {
   std::string path = server::cfg.dbfilename;
-  for (Client* c : g_replicas) {
+  for (Client* c : primary_.replicas) {
     ReplicaLink* l = Link(c);
     if (l->state != ReplicaLink::kWaitBgsaveEnd || l->diskless) continue;
     if (!ok) {
@@ -183,12 +187,12 @@ void StartDisklessChild() {
     LOG_WARNING("Can't fork for the diskless replication snapshot: %s", strerror(errno));
     return;
   }
-  g_child = pid;
-  g_pipe = fds[0];
-  g_pipe_eof = false;
-  fcntl(g_pipe, F_SETFL, O_NONBLOCK);
-  g.loop->AddFile(g_pipe, net::kReadable, DisklessPipeRead, nullptr);
-  for (Client* c : g_replicas)
+  primary_.child = pid;
+  primary_.pipe = fds[0];
+  primary_.pipe_eof = false;
+  fcntl(primary_.pipe, F_SETFL, O_NONBLOCK);
+  g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
+  for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kWaitBgsaveEnd && Link(c)->diskless) {
       Link(c)->state = ReplicaLink::kSendRdb;
       Link(c)->rdb_fd = -1;
@@ -197,7 +201,7 @@ void StartDisklessChild() {
 }
 
 bool DisklessBacklogged() {
-  for (Client* c : g_replicas)
+  for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->rdb_buf.size() > (1 << 20)) return true;
   return false;
 }
@@ -210,7 +214,7 @@ void DisklessPipeRead(int fd, void*, int) {
   char buf[64 * 1024];
   ssize_t n = read(fd, buf, sizeof(buf));
   if (n > 0) {
-    for (Client* c : g_replicas) {
+    for (Client* c : primary_.replicas) {
       ReplicaLink* l = Link(c);
       if (l->state != ReplicaLink::kSendRdb || !l->diskless) continue;
       l->rdb_buf.append(buf, static_cast<size_t>(n));
@@ -222,36 +226,37 @@ void DisklessPipeRead(int fd, void*, int) {
   // EOF (or error): the child is done writing.
   g.loop->DelFile(fd, net::kReadable);
   close(fd);
-  g_pipe = -1;
-  g_pipe_eof = true;
+  primary_.pipe = -1;
+  primary_.pipe_eof = true;
 }
 
 void ReapDisklessChild() {
-  if (g_child == -1) return;
-  if (g_pipe != -1 && !DisklessBacklogged() && !(g.loop->FileMask(g_pipe) & net::kReadable))
-    g.loop->AddFile(g_pipe, net::kReadable, DisklessPipeRead, nullptr);
+  if (primary_.child == -1) return;
+  if (primary_.pipe != -1 && !DisklessBacklogged() &&
+      !(g.loop->FileMask(primary_.pipe) & net::kReadable))
+    g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
   int status;
-  pid_t r = waitpid(g_child, &status, WNOHANG);
-  if (r != g_child) return;
+  pid_t r = waitpid(primary_.child, &status, WNOHANG);
+  if (r != primary_.child) return;
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  g_child = -1;
+  primary_.child = -1;
   server::SetResizeAllowed(true);
   if (!ok) {
     LOG_WARNING("Diskless replication child failed");
-    for (Client* c : g_replicas)
+    for (Client* c : primary_.replicas)
       if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless) server::CloseAsync(c);
     return;
   }
   LOG_NOTICE("Diskless rdb transfer, done reading from pipe, %zu replicas still up.",
-             g_replicas.size());
-  for (Client* c : g_replicas)
+             primary_.replicas.size());
+  for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless) server::QueueWrite(c);
 }
 
 int GoodReplicas() {
   int n = 0;
   int64_t now = base::MsTime();
-  for (Client* c : g_replicas)
+  for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kOnline &&
         now - Link(c)->ack_time_ms <= server::cfg.min_replicas_max_lag * 1000)
       n++;
@@ -261,7 +266,7 @@ int GoodReplicas() {
 // ---- WAIT ----
 int64_t AckedAtLeast(int64_t off) {
   int64_t n = 0;
-  for (Client* c : g_replicas)
+  for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kOnline && Link(c)->ack_offset >= off) n++;
   return n;
 }
@@ -315,10 +320,10 @@ bool ReplicaWriteReady(Client* c) {
     l->rdb_buf.erase(0, static_cast<size_t>(n));
   }
   // Drained: let the diskless pipe flow again.
-  if (l->diskless && g_pipe != -1 && !DisklessBacklogged() &&
-      !(g.loop->FileMask(g_pipe) & net::kReadable))
-    g.loop->AddFile(g_pipe, net::kReadable, DisklessPipeRead, nullptr);
-  bool done = l->diskless ? (g_child == -1 && g_pipe_eof) : l->rdb_off >= l->rdb_size;
+  if (l->diskless && primary_.pipe != -1 && !DisklessBacklogged() &&
+      !(g.loop->FileMask(primary_.pipe) & net::kReadable))
+    g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
+  bool done = l->diskless ? (primary_.child == -1 && primary_.pipe_eof) : l->rdb_off >= l->rdb_size;
   if (!done) return false;
   if (l->rdb_fd >= 0) close(l->rdb_fd);
   l->rdb_fd = -1;
@@ -342,17 +347,18 @@ bool ReplicaHasPending(Client* c) { return c->repl && ReplicaWantsWrite(c); }
 void ClientFreed(Client* c) {
   if (c->flags & server::kPrimary) PrimaryLinkFreed(c);
   if (c->flags & server::kReplica) {
-    g_replicas.erase(std::remove(g_replicas.begin(), g_replicas.end(), c), g_replicas.end());
+    primary_.replicas.erase(std::remove(primary_.replicas.begin(), primary_.replicas.end(), c),
+                            primary_.replicas.end());
     if (c->repl && c->repl->rdb_fd >= 0) close(c->repl->rdb_fd);
     LOG_NOTICE("Connection with replica %s lost.", c->addr.c_str());
-    if (g_replicas.empty()) GetState().no_replicas_since_ms = base::MsTime();
+    if (primary_.replicas.empty()) GetState().no_replicas_since_ms = base::MsTime();
   }
   delete c->repl;
   c->repl = nullptr;
 }
 
 void FeedReplicas(std::string_view bytes) {
-  for (Client* c : g_replicas) {
+  for (Client* c : primary_.replicas) {
     ReplicaLink* l = Link(c);
     if (l->state == ReplicaLink::kWaitBgsaveStart) continue;  // gets a snapshot later
     c->out.append(bytes);
@@ -361,8 +367,8 @@ void FeedReplicas(std::string_view bytes) {
   }
 }
 
-int ConnectedReplicas() { return static_cast<int>(g_replicas.size()); }
-const std::vector<Client*>& Replicas() { return g_replicas; }
+int ConnectedReplicas() { return static_cast<int>(primary_.replicas.size()); }
+const std::vector<Client*>& Replicas() { return primary_.replicas; }
 
 bool NotEnoughReplicas() {
   return server::cfg.min_replicas_to_write > 0 &&
@@ -373,7 +379,7 @@ void PrimaryCron() {
   ReapDisklessChild();
   // Replicas that stopped acknowledging for repl-timeout are dropped (they come back by PSYNC).
   int64_t t = base::MsTime();
-  for (Client* c : g_replicas) {
+  for (Client* c : primary_.replicas) {
     ReplicaLink* l = Link(c);
     if (l->state == ReplicaLink::kOnline && !l->old_sync &&
         t - l->ack_time_ms > server::cfg.repl_timeout * 1000) {
@@ -385,7 +391,7 @@ void PrimaryCron() {
   server::HandleReplicaAcks();
   State& st = GetState();
   // Free the backlog after repl-backlog-ttl without replicas (never on a replica: PSYNC2).
-  if (st.backlog && g_replicas.empty() && !IsReplica() && server::cfg.repl_backlog_ttl > 0 &&
+  if (st.backlog && primary_.replicas.empty() && !IsReplica() && server::cfg.repl_backlog_ttl > 0 &&
       base::MsTime() - st.no_replicas_since_ms > server::cfg.repl_backlog_ttl * 1000) {
     st.backlog.reset();
     LOG_NOTICE("Replication backlog freed after %lld seconds without connected replicas.",
@@ -394,7 +400,7 @@ void PrimaryCron() {
   // Ping replicas now and then so their link stays alive (part of the stream).
   static int64_t last_ping = 0;
   int64_t now = base::MsTime();
-  if (!g_replicas.empty() && !IsReplica() &&
+  if (!primary_.replicas.empty() && !IsReplica() &&
       now - last_ping >= server::cfg.repl_ping_replica_period * 1000) {
     last_ping = now;
     FeedStream("*1\r\n$4\r\nPING\r\n");
@@ -406,7 +412,7 @@ void PrimaryBeforeSleep() { server::HandleReplicaAcks(); }
 void InitPrimary() {
   server::AddBgsaveDoneHook(OnBgsaveDone);
   // Only one child at a time: BGSAVE waits for our diskless child and the reverse.
-  server::AddOtherChildCheck([] { return g_child != -1; });
+  server::AddOtherChildCheck([] { return primary_.child != -1; });
 }
 
 // ---- commands ----
@@ -464,7 +470,7 @@ void PsyncGeneric(Client* c, bool psync) {
   c->repl->old_sync = !psync;
   c->flags |= server::kReplica;
   c->repl->ack_time_ms = base::MsTime();
-  g_replicas.push_back(c);
+  primary_.replicas.push_back(c);
   LOG_NOTICE("Replica %s asks for synchronization", c->addr.c_str());
   EnsureBacklog();
   if (psync) {

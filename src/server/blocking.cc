@@ -22,13 +22,16 @@ struct KeyId {
   bool operator<(const KeyId& o) const { return dbid != o.dbid ? dbid < o.dbid : key < o.key; }
 };
 
-std::map<KeyId, std::deque<Client*>> g_waiting;     // key -> clients in arrival order
-std::unordered_map<Client*, BlockState> g_blocked;  // client -> its block
-std::vector<KeyId> g_ready;                         // keys signalled this command
-std::set<KeyId> g_ready_set;
-bool g_handling = false;
-
-std::vector<Client*> g_wait_clients;  // the kReplicas blocks, in arrival order
+// Every blocked client, indexed by key for wake-ups; the keys readied by the running command.
+struct Registry {
+  std::map<KeyId, std::deque<Client*>> waiting;     // key -> clients in arrival order
+  std::unordered_map<Client*, BlockState> blocked;  // client -> its block
+  std::vector<KeyId> ready;                         // keys signalled this command
+  std::set<KeyId> ready_set;
+  bool handling = false;
+  std::vector<Client*> wait_clients;  // the kReplicas blocks, in arrival order
+};
+Registry blocks_;
 
 // What a block answers when it ends without its condition (timeout, CLIENT UNBLOCK): blocked
 // list/zset commands a null array, WAIT the replicas acknowledged so far.
@@ -97,16 +100,16 @@ void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
       c->R().Null();
     return;
   }
-  if (g_blocked.count(c)) return;  // re-executed while still blocked: keep its place
+  if (blocks_.blocked.count(c)) return;  // re-executed while still blocked: keep its place
   for (auto k : keys) {
     std::string key(k);
     if (std::find(st.keys.begin(), st.keys.end(), key) != st.keys.end()) continue;
     st.keys.push_back(key);
-    g_waiting[{c->dbid, key}].push_back(c);
+    blocks_.waiting[{c->dbid, key}].push_back(c);
   }
   c->held_argv.assign(c->argv.begin(), c->argv.end());
   c->flags |= kBlocked;
-  g_blocked[c] = std::move(st);
+  blocks_.blocked[c] = std::move(st);
 }
 
 void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t deadline_ms,
@@ -118,19 +121,19 @@ void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t de
   st.numreplicas = numreplicas;
   st.acked = acked;
   c->flags |= kBlocked;
-  g_blocked[c] = std::move(st);
-  g_wait_clients.push_back(c);
+  blocks_.blocked[c] = std::move(st);
+  blocks_.wait_clients.push_back(c);
 }
 
 void HandleReplicaAcks() {
-  if (g_wait_clients.empty()) return;
+  if (blocks_.wait_clients.empty()) return;
   std::vector<Client*> done;
-  for (Client* c : g_wait_clients) {
-    const BlockState& st = g_blocked[c];
+  for (Client* c : blocks_.wait_clients) {
+    const BlockState& st = blocks_.blocked[c];
     if (st.acked(st.offset) >= st.numreplicas) done.push_back(c);
   }
   for (Client* c : done) {
-    BlockState st = g_blocked[c];
+    BlockState st = blocks_.blocked[c];
     Unblock(c);
     ReplyTimeout(c, st);  // the count, as on timeout
     Completed(c);
@@ -140,7 +143,7 @@ void HandleReplicaAcks() {
 
 void DisconnectAllBlockedClients() {
   std::vector<Client*> all;
-  for (auto& [c, st] : g_blocked) all.push_back(c);
+  for (auto& [c, st] : blocks_.blocked) all.push_back(c);
   for (Client* c : all) {
     Unblock(c);
     c->held_argv.clear();
@@ -154,48 +157,49 @@ void DisconnectAllBlockedClients() {
 }
 
 void KeyReady(int dbid, std::string_view key) {
-  if (g_waiting.empty()) return;
+  if (blocks_.waiting.empty()) return;
   KeyId id{dbid, std::string(key)};
-  if (!g_waiting.count(id) || g_ready_set.count(id)) return;
-  g_ready_set.insert(id);
-  g_ready.push_back(std::move(id));
+  if (!blocks_.waiting.count(id) || blocks_.ready_set.count(id)) return;
+  blocks_.ready_set.insert(id);
+  blocks_.ready.push_back(std::move(id));
 }
 
 void Unblock(Client* c) {
-  auto it = g_blocked.find(c);
-  if (it == g_blocked.end()) return;
+  auto it = blocks_.blocked.find(c);
+  if (it == blocks_.blocked.end()) return;
   for (auto& k : it->second.keys) {
-    auto w = g_waiting.find({it->second.dbid, k});
-    if (w == g_waiting.end()) continue;
+    auto w = blocks_.waiting.find({it->second.dbid, k});
+    if (w == blocks_.waiting.end()) continue;
     auto& q = w->second;
     q.erase(std::remove(q.begin(), q.end(), c), q.end());
-    if (q.empty()) g_waiting.erase(w);
+    if (q.empty()) blocks_.waiting.erase(w);
   }
   if (it->second.kind == BlockState::kReplicas)
-    g_wait_clients.erase(std::remove(g_wait_clients.begin(), g_wait_clients.end(), c),
-                         g_wait_clients.end());
-  g_blocked.erase(it);
+    blocks_.wait_clients.erase(
+        std::remove(blocks_.wait_clients.begin(), blocks_.wait_clients.end(), c),
+        blocks_.wait_clients.end());
+  blocks_.blocked.erase(it);
   c->flags &= ~kBlocked;
 }
 
 void HandleReadyKeys() {
-  if (g_handling) return;
-  g_handling = true;
+  if (blocks_.handling) return;
+  blocks_.handling = true;
   // Serving a client may ready further keys (BLMOVE pushes): loop until quiet.
-  while (!g_ready.empty()) {
+  while (!blocks_.ready.empty()) {
     std::vector<KeyId> ready;
-    ready.swap(g_ready);
-    g_ready_set.clear();
+    ready.swap(blocks_.ready);
+    blocks_.ready_set.clear();
     for (auto& id : ready) {
       // Serve waiters in arrival order while the key still has data of their type.
       while (true) {
-        auto w = g_waiting.find(id);
-        if (w == g_waiting.end() || w->second.empty()) break;
+        auto w = blocks_.waiting.find(id);
+        if (w == blocks_.waiting.end() || w->second.empty()) break;
         db::Db* d = GetDb(id.dbid);
         UpdateCommandTime();
         db::Obj* o = d->Lookup(id.key);
         Client* c = w->second.front();
-        BlockState& st = g_blocked[c];
+        BlockState& st = blocks_.blocked[c];
         if (!o || o->type() != st.type) break;
         Unblock(c);
         std::vector<std::string> argv = std::move(c->held_argv);
@@ -213,15 +217,15 @@ void HandleReadyKeys() {
       }
     }
   }
-  g_handling = false;
+  blocks_.handling = false;
 }
 
 int64_t HandleBlockedTimeouts() {
-  if (g_blocked.empty()) return -1;
+  if (blocks_.blocked.empty()) return -1;
   int64_t now = base::MsTime();
   int64_t next = -1;
   std::vector<Client*> expired;
-  for (auto& [c, st] : g_blocked) {
+  for (auto& [c, st] : blocks_.blocked) {
     if (!st.deadline_ms) continue;
     if (st.deadline_ms <= now)
       expired.push_back(c);
@@ -229,7 +233,7 @@ int64_t HandleBlockedTimeouts() {
       next = st.deadline_ms - now;
   }
   for (Client* c : expired) {
-    BlockState st = g_blocked[c];
+    BlockState st = blocks_.blocked[c];
     Unblock(c);
     c->held_argv.clear();
     ReplyTimeout(c, st);
@@ -240,8 +244,8 @@ int64_t HandleBlockedTimeouts() {
 }
 
 bool UnblockByRequest(Client* c, bool with_error) {
-  auto it = g_blocked.find(c);
-  if (it == g_blocked.end()) return false;
+  auto it = blocks_.blocked.find(c);
+  if (it == blocks_.blocked.end()) return false;
   BlockState st = it->second;
   Unblock(c);
   c->held_argv.clear();
@@ -255,12 +259,12 @@ bool UnblockByRequest(Client* c, bool with_error) {
 }
 
 void ForEachKeyBlocked(void (*fn)(Client* c, const BlockState& st, void* arg), void* arg) {
-  for (auto& [c, st] : g_blocked)
+  for (auto& [c, st] : blocks_.blocked)
     if (st.kind == BlockState::kKeys) fn(c, st, arg);
 }
 
 void UnblockWithError(Client* c, std::string_view err) {
-  if (!g_blocked.count(c)) return;
+  if (!blocks_.blocked.count(c)) return;
   Unblock(c);
   c->held_argv.clear();
   c->R().Error(err);
@@ -268,7 +272,7 @@ void UnblockWithError(Client* c, std::string_view err) {
   QueueWriteAndResume(c);
 }
 
-size_t BlockedClientCount() { return g_blocked.size(); }
-size_t BlockingKeyCount() { return g_waiting.size(); }
+size_t BlockedClientCount() { return blocks_.blocked.size(); }
+size_t BlockingKeyCount() { return blocks_.waiting.size(); }
 
 }  // namespace server

@@ -17,9 +17,13 @@
 namespace server {
 
 namespace {
-std::vector<std::string> g_prop_override;
-bool g_has_override = false;
-bool g_force_prop = false;  // propagate although nothing changed (PUBLISH)
+// What the running command asked to propagate instead of its argv.
+struct PropagationOverride {
+  std::vector<std::string> prop_override;
+  bool has_override = false;
+  bool force_prop = false;  // propagate although nothing changed (PUBLISH)
+};
+PropagationOverride override_;
 
 std::string UnknownCommandText(const Client* c) {
   std::string args;
@@ -63,11 +67,11 @@ void Reject(Client* c, const CommandSpec* cmd, std::string_view err) {
 
 void PropagateAs(Client* c, std::vector<std::string> argv) {
   (void)c;
-  g_prop_override = std::move(argv);
-  g_has_override = true;
+  override_.prop_override = std::move(argv);
+  override_.has_override = true;
 }
 
-void ForcePropagation() { g_force_prop = true; }
+void ForcePropagation() { override_.force_prop = true; }
 
 void Call(Client* c, const CommandSpec* cmd) {
   if (c->flags & kReplySkipNext) {
@@ -76,8 +80,8 @@ void Call(Client* c, const CommandSpec* cmd) {
   }
   int64_t dirty_before = g.dirty;
   uint64_t errors_before = g.stats.error_seq;
-  g_has_override = false;
-  g_force_prop = false;
+  override_.has_override = false;
+  override_.force_prop = false;
   Client* prev = g.current_client;
   g.current_client = c;
   c->flags |= kProtected;
@@ -106,9 +110,10 @@ void Call(Client* c, const CommandSpec* cmd) {
     c->commands_processed++;
   }
   // A replica applies its primary's stream: those bytes are passed on verbatim elsewhere.
-  if ((g.dirty != dirty_before || g_force_prop) && !(c->flags & kPrimary)) {
-    if (g_has_override) {
-      std::vector<std::string_view> v(g_prop_override.begin(), g_prop_override.end());
+  if ((g.dirty != dirty_before || override_.force_prop) && !(c->flags & kPrimary)) {
+    if (override_.has_override) {
+      std::vector<std::string_view> v(override_.prop_override.begin(),
+                                      override_.prop_override.end());
       Repl().propagate(c->dbid, v);
     } else if (CommandsRenamed() && !base::EqualsNoCase(c->argv[0], TopLevel(cmd)->name)) {
       // A renamed command travels under its real name: replicas need not share the renames.
@@ -120,8 +125,8 @@ void Call(Client* c, const CommandSpec* cmd) {
     }
     c->woff = Repl().offset();  // what WAIT waits for
   }
-  g_has_override = false;
-  g_force_prop = false;
+  override_.has_override = false;
+  override_.force_prop = false;
   if (c->flags & kReplySkip) {
     c->flags &= ~kReplySkip;
     c->discard.clear();
