@@ -486,6 +486,12 @@ void ProcessPacket(Link* l, const Message& m) {
         ln->flags &= ~kNodeHandshake;
         ln->flags |= h.flags & (kNodePrimary | kNodeReplica);
         if (h.mflags[0] & kMsgFlagExtData) ln->flags |= kNodeExtSupported;
+        // The PONG answers the MEET/PING: the node is alive and nothing is pending (else the
+        // cron would wait forever for an answer that came, and never ping it again).
+        if (type == kTypePong) {
+          ln->pong_received_ms = now;
+          ln->ping_sent_ms = 0;
+        }
         LOG_VERBOSE("Handshake with node %.40s completed.", ln->name.c_str());
         MarkChanged(true, false);
         return;
