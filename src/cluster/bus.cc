@@ -356,7 +356,8 @@ void ProcessExtensions(const Message& m, Node* sender) {
       case kExtForgottenNode: {
         std::string name = NodeNameToString(e.name);
         Node* n = st.Find(name);
-        if (n && n != st.myself && n != st.myself->primary) {
+        // Never the sender itself: the caller still uses it.
+        if (n && n != st.myself && n != st.myself->primary && n != sender) {
           Blacklist(name, base::MsTime() + static_cast<int64_t>(e.ttl) * 1000);
           DeleteNode(n);
         }
@@ -513,10 +514,12 @@ void ProcessPacket(Link* l, const Message& m) {
     if (h.mflags[0] & kMsgFlagExtData) sender->flags |= kNodeExtSupported;
     if (type == kTypePing &&
         (sender->ip != sender_ip || sender->tcp_port != h.port || sender->cport != h.cport)) {
+      bool this_link = sender->link == l;  // a PING on our own outbound link: odd, but possible
       if (sender->link) FreeLink(sender->link);
       SetAddress(sender, sender_ip, h.port, h.pport, h.cport);
       sender->flags &= ~kNodeNoAddr;
       MarkChanged(true, false);
+      if (this_link) return;  // l is gone
     }
     if (!l->inbound && type == kTypePong) {
       sender->pong_received_ms = now;
