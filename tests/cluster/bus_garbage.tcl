@@ -455,7 +455,7 @@ start_cluster {primaries 3 create manual} {
     test "\[not on Valkey 8.0.1, which crashes here\] extension walk past the message (gossip count, 64 KiB lengths)" {
         if {[info_field [cn 0 info server] valkey_version] eq "8.0.1" &&
             ![info exists ::env(CLUSTER_TESTS_RUN_KNOWN_CRASHES)]} {
-            skip "Valkey 8.0.1 reads the extensions past its buffer and crashes (fixed later upstream; valkey-io/valkey PR #3972 calls it CVE-2026-21863)"
+            skip_deliberate "Valkey 8.0.1 reads the extensions past its buffer and crashes (fixed later upstream; valkey-io/valkey PR #3972 calls it CVE-2026-21863)"
         }
         foreach count {65535 20000 1000 100} {
             set fd [bg_connect 0]
@@ -484,5 +484,76 @@ start_cluster {primaries 3 create manual} {
         close $fd
         assert_equal PONG [cn 0 ping]
         cluster_wait_ok {} 10000
+    }
+}
+
+# ---------------------------------------------------------------- well-formed lies
+
+# Packets that pass every validity check but claim things no sane node says: sent under the
+# ids of the target's real peers, with random roles (a replica of itself, of a node nobody
+# knows), random slot claims and epochs, gossip about random, known and the target's own ids
+# with any flags, forgotten-node extensions about anyone (the sender and the target
+# included), FAIL and UPDATE about anyone. Configuration may change (such packets are the
+# protocol's own way to change it), but the node must neither crash nor write a nodes.conf it
+# cannot load again.
+proc bg_lie {ids target_id} {
+    set pick [list [bg_randid] $target_id {*}$ids]
+    set any {lindex $pick [bg_rand [llength $pick]]}
+    set sender [lindex $ids [bg_rand [llength $ids]]]
+    set flags [lindex {0x0001 0x0002 0x0011 0x0811 0x0004 0x0008 0x0040 0x00ff 0xffff} [bg_rand 9]]
+    set replicaof [expr {[bg_rand 3] == 0 ? [eval $any] : ""}]
+    set a [bg_rand 16384]; set b [expr {$a + [bg_rand 2000]}]
+    if {$b > 16383} { set b 16383 }
+    set hdr [list sender $sender config [bg_rand 20] current [bg_rand 30] flags $flags \
+                 replicaof $replicaof slots [bg_bitmap [list [list $a $b]]] \
+                 port [expr {1 + [bg_rand 65535]}] cport [expr {1 + [bg_rand 65535]}] \
+                 myip [lindex {"" 127.0.0.1 10.1.2.3 ::1} [bg_rand 4]]]
+    switch [bg_rand 5] {
+        0 - 1 {
+            set n [bg_rand 6]; set g {}
+            for {set i 0} {$i < $n} {incr i} {
+                append g [bg_gossip [eval $any] 127.0.0.1 [expr {1 + [bg_rand 60000]}] \
+                              [expr {1 + [bg_rand 60000]}] [bg_rand 0x1000] [bg_rand 1000] \
+                              [bg_rand 2000000000]]
+            }
+            set e "[bg_ext 2 [binary format a40W [eval $any] [bg_rand 100]]][bg_ext 3 [bg_randid]]"
+            return [bg_msg {*}$hdr type [bg_rand 2] count $n extensions 2 mflags 0x04 body "$g$e"]
+        }
+        2 { return [bg_msg {*}$hdr type 3 body [binary format a40 [eval $any]]] }
+        3 {
+            return [bg_msg {*}$hdr type 7 body "[binary format Wa40 [bg_rand 40] [eval $any]][bg_bitmap [list [list $a $b]]]"]
+        }
+        4 { return [bg_msg {*}$hdr type [lindex {5 6 8} [bg_rand 3]]] }
+    }
+}
+
+start_cluster {primaries 3 create manual} {
+    # Found here: a Valkey 8.0.1 node fed these stops answering clients (a loop on the forged
+    # configuration), so this test is skipped when the server reports valkey_version:8.0.1.
+    test "\[not on Valkey 8.0.1, which hangs here\] thousands of well-formed lies from known peers: no crash, and nodes.conf still loads" {
+        if {[info_field [cn 0 info server] valkey_version] eq "8.0.1" &&
+            ![info exists ::env(CLUSTER_TESTS_RUN_KNOWN_CRASHES)]} {
+            skip_deliberate "Valkey 8.0.1 stops answering after such packets"
+        }
+        set ids [list [cluster_myid 0] [cluster_myid 1]]
+        set me [cluster_myid 2]
+        for {set round 0} {$round < 40} {incr round} {
+            set fd [bg_connect 2]
+            for {set i 0} {$i < 50} {incr i} {
+                if {![bg_send $fd [bg_lie $ids $me]]} break
+            }
+            catch {read $fd}
+            close $fd
+            assert_equal PONG [cn 2 ping] "after round $round"
+        }
+        # whatever it believes now, it can say it, save it and start from it again
+        cn 2 cluster nodes
+        cn 2 cluster slots
+        cn 2 cluster shards
+        cn 2 cluster info
+        assert_equal OK [cn 2 cluster saveconfig]
+        cluster_restart 2
+        assert_equal $me [cn 2 cluster myid]
+        assert_equal PONG [cn 2 ping]
     }
 }
