@@ -538,6 +538,13 @@ void ProcessPacket(Link* l, const Message& m) {
       }
     } else {
       Node* primary = st.Find(NodeNameToString(h.replicaof));
+      // No node replicates itself, nor do we follow a chain back to the sender.
+      int hops = 0;
+      for (Node* p = primary; p && hops < 16; p = p->primary, hops++)
+        if (p == sender) {
+          primary = nullptr;
+          break;
+        }
       if (sender->IsPrimary()) {
         for (int s = 0; s < kSlots; s++)
           if (st.slot_owner[s] == sender) st.UnassignSlot(s);
