@@ -731,6 +731,7 @@ std::map<std::string, std::string>& UnimplValues() {
   return m;
 }
 std::set<std::string> g_unimpl_seen;
+int64_t g_databases_forced_from = 0;  // cluster mode has one database: what was configured
 
 // Fail closed: values of directives the node cannot honour yet, where ignoring them would leave
 // it more open or less durable than asked. They stop the start and CONFIG SET refuses them.
@@ -1023,12 +1024,27 @@ bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_arg
   }
   for (auto& l : CliToLines(cli_args)) lines.push_back(l);
   if (!LoadLines(lines, 0)) return false;
+  // Sanity checks of the whole configuration, as Valkey makes them.
+  if (cfg.cluster_enabled && !cfg.replicaof.empty()) {
+    // Not one line's fault: no line is named (as Valkey prints it).
+    fprintf(stderr,
+            "\n*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***\n"
+            "replicaof directive not allowed in cluster mode\n");
+    return false;
+  }
+  if (cfg.cluster_enabled && cfg.databases > 1) {
+    g_databases_forced_from = cfg.databases;  // logged once the log is open
+    cfg.databases = 1;
+  }
   ApplyHz(nullptr);
   ApplyTypeLimits(nullptr);
   return true;
 }
 
 void WarnUnimplementedDirectives() {
+  if (g_databases_forced_from)
+    LOG_WARNING("WARNING: Changing databases number from %lld to 1 since we are in cluster mode",
+                static_cast<long long>(g_databases_forced_from));
   for (auto& n : g_unimpl_seen)
     LOG_WARNING(
         "Config directive '%s' is recognised but not implemented by this server yet; "

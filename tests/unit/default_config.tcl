@@ -68,3 +68,32 @@ tags {config} {
         }
     }
 }
+
+proc log_file_contains {path text} {
+    set f [open $path]
+    set all [read $f]
+    close $f
+    return [expr {[string first $text $all] >= 0}]
+}
+
+tags {config} {
+    test "Cluster mode: replicaof in the file stops the start, databases becomes 1" {
+        set port [::srv::find_free_port]
+        set dir [::srv::make_dir]
+        lassign [server_try_start "port $port\ndir $dir\ncluster-enabled yes\nreplicaof 127.0.0.1 6379\n"] code out
+        assert_equal 1 $code
+        assert_match "*FATAL CONFIG FILE ERROR*\nreplicaof directive not allowed in cluster mode*" $out
+        set pid [exec [file normalize $::cfg(server)] --port $port --dir $dir --cluster-enabled yes \
+                     --databases 32 --save {} --logfile [file join $dir node.log] &]
+        try {
+            wait_for_condition 100 20 {![catch {exec redis-cli -p $port ping}]}
+            assert_equal "databases\n1" [exec redis-cli -p $port config get databases]
+            assert_equal "ERR SELECT is not allowed in cluster mode" [string trim [exec redis-cli -p $port select 1]]
+            assert {[log_file_contains [file join $dir node.log] "Changing databases number from 32 to 1 since we are in cluster mode"]}
+        } finally {
+            catch {exec kill -TERM $pid}
+            wait_for_condition 200 20 {![::srv::alive $pid]}
+            file delete -force $dir
+        }
+    }
+}
