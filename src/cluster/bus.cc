@@ -437,10 +437,9 @@ void ProcessPacket(Link* l, const Message& m) {
   }
   if (sender) sender->data_received_ms = now;
   if (sender) {
-    if (h.current_epoch > st.current_epoch) {
-      st.current_epoch = h.current_epoch;
-      MarkChanged(true, true);
-    }
+    // A newer currentEpoch is only adopted; it is written with the next save (as Valkey
+    // does: an fsync per ping that carries it would slow cluster creation for nothing).
+    if (h.current_epoch > st.current_epoch) st.current_epoch = h.current_epoch;
     if (NodeNameIsNull(h.replicaof) && h.config_epoch > sender->config_epoch) {
       sender->config_epoch = h.config_epoch;
       MarkChanged(true, true);
