@@ -68,6 +68,9 @@ struct Skiplist {
 
   Skiplist() : header(NewNode(kMaxLevel, 0, "")) {}
   ~Skiplist() {
+    // The dict's nodes are the skiplist's nodes: drop the table first (walking its chains
+    // reads the nodes), then free each node once.
+    dict.Clear([](ZNode*) {});
     ZNode* x = header->lv[0].forward;
     while (x) {
       ZNode* next = x->lv[0].forward;
@@ -75,8 +78,6 @@ struct Skiplist {
       x = next;
     }
     free(header);
-    // dict nodes were the skiplist nodes: drop the table without freeing them again.
-    dict.Clear([](ZNode*) {});
   }
 
   ZNode* Insert(double score, std::string_view m) { return Link(NewNode(RandomLevel(), score, m)); }
