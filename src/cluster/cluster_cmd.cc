@@ -425,13 +425,10 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
   const uint32_t kAdm = kCmdAdmin | kCmdStale;
   const uint32_t kLs = kCmdLoading | kCmdStale;
   auto sub = [](const char* name, int arity, uint32_t flags, Handler h, const char* summary) {
-    return CommandSpec{name, arity, flags, 0, 0, 0, h, nullptr, nullptr, summary, "O(N)"};
+    return CommandSpec{name, arity, flags, h, nullptr, nullptr, summary, "O(N)"};
   };
   CommandSpec cluster{"cluster",
                       -2,
-                      0,
-                      0,
-                      0,
                       0,
                       nullptr,
                       g,
@@ -467,7 +464,7 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("slots", 2, kLs, Slots, "Slot ranges with their nodes."),
   };
   t->push_back(std::move(cluster));
-  t->push_back({"asking", 1, kCmdFast, 0, 0, 0, Asking, g, "3.0.0",
+  t->push_back({"asking", 1, kCmdFast, Asking, g, "3.0.0",
                 "Lets the next command reach a slot being imported.", "O(1)"});
 }
 

@@ -409,29 +409,25 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "connection";
   const uint32_t kConn = kCmdNoScript | kCmdLoading | kCmdStale;
-  t->push_back({"ping", -1, kCmdFast, 0, 0, 0, PingCommand, g, "1.0.0",
-                "Checks that the server answers.", "O(1)"});
   t->push_back(
-      {"echo", 2, kCmdFast, 0, 0, 0, EchoCommand, g, "1.0.0", "Returns its argument.", "O(1)"});
-  t->push_back({"quit", -1, kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast, 0, 0,
-                0, QuitCommand, g, "1.0.0", "Ends the connection after replying OK.", "O(1)"});
-  t->push_back({"reset", 1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, ResetCommand, g,
-                "6.2.0", "Returns the connection to its initial state.", "O(1)"});
-  t->push_back({"auth", -2, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, AuthCommand, g,
-                "1.0.0", "Logs the connection in.", "O(N)"});
-  t->push_back({"hello", -1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, 0, 0, 0, HelloCommand,
-                g, "6.0.0", "Negotiates the protocol version and describes the server.", "O(1)"});
-  t->push_back({"select", 2, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, SelectCommand, g, "1.0.0",
+      {"ping", -1, kCmdFast, PingCommand, g, "1.0.0", "Checks that the server answers.", "O(1)"});
+  t->push_back({"echo", 2, kCmdFast, EchoCommand, g, "1.0.0", "Returns its argument.", "O(1)"});
+  t->push_back({"quit", -1, kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast,
+                QuitCommand, g, "1.0.0", "Ends the connection after replying OK.", "O(1)"});
+  t->push_back({"reset", 1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, ResetCommand, g, "6.2.0",
+                "Returns the connection to its initial state.", "O(1)"});
+  t->push_back({"auth", -2, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, AuthCommand, g, "1.0.0",
+                "Logs the connection in.", "O(N)"});
+  t->push_back({"hello", -1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, HelloCommand, g,
+                "6.0.0", "Negotiates the protocol version and describes the server.", "O(1)"});
+  t->push_back({"select", 2, kCmdLoading | kCmdStale | kCmdFast, SelectCommand, g, "1.0.0",
                 "Switches the connection to another database.", "O(1)"});
-  t->push_back({"readonly", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, ReadonlyCommand,
-                "cluster", "3.0.0", "Lets reads of a cluster replica be served locally.", "O(1)"});
-  t->push_back({"readwrite", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, ReadwriteCommand,
-                "cluster", "3.0.0", "Ends READONLY mode.", "O(1)"});
+  t->push_back({"readonly", 1, kCmdLoading | kCmdStale | kCmdFast, ReadonlyCommand, "cluster",
+                "3.0.0", "Lets reads of a cluster replica be served locally.", "O(1)"});
+  t->push_back({"readwrite", 1, kCmdLoading | kCmdStale | kCmdFast, ReadwriteCommand, "cluster",
+                "3.0.0", "Ends READONLY mode.", "O(1)"});
   CommandSpec client{"client",
                      -2,
-                     0,
-                     0,
-                     0,
                      0,
                      nullptr,
                      g,
@@ -439,33 +435,30 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
                      "Inspects and manages client connections.",
                      "Depends on subcommand."};
   client.subcommands = {
-      {"id", 2, kConn, 0, 0, 0, ClientId, g, "5.0.0", "The unique ID of the connection.", "O(1)"},
-      {"setname", 3, kConn, 0, 0, 0, ClientSetName, g, "2.6.9", "Names the connection.", "O(1)"},
-      {"getname", 2, kConn, 0, 0, 0, ClientGetName, g, "2.6.9", "The name of the connection.",
+      {"id", 2, kConn, ClientId, g, "5.0.0", "The unique ID of the connection.", "O(1)"},
+      {"setname", 3, kConn, ClientSetName, g, "2.6.9", "Names the connection.", "O(1)"},
+      {"getname", 2, kConn, ClientGetName, g, "2.6.9", "The name of the connection.", "O(1)"},
+      {"setinfo", 4, kConn, ClientSetInfo, g, "7.2.0", "Records client library name or version.",
        "O(1)"},
-      {"setinfo", 4, kConn, 0, 0, 0, ClientSetInfo, g, "7.2.0",
-       "Records client library name or version.", "O(1)"},
-      {"list", -2, kCmdAdmin | kConn, 0, 0, 0, ClientList, g, "2.4.0",
-       "Describes the open connections.", "O(N)"},
-      {"info", 2, kConn, 0, 0, 0, ClientInfo, g, "6.2.0", "Describes this connection.", "O(1)"},
-      {"kill", -3, kCmdAdmin | kConn, 0, 0, 0, ClientKill, g, "2.4.0", "Closes connections.",
+      {"list", -2, kCmdAdmin | kConn, ClientList, g, "2.4.0", "Describes the open connections.",
        "O(N)"},
-      {"pause", -3, kCmdAdmin | kConn, 0, 0, 0, ClientPause, g, "3.0.0",
+      {"info", 2, kConn, ClientInfo, g, "6.2.0", "Describes this connection.", "O(1)"},
+      {"kill", -3, kCmdAdmin | kConn, ClientKill, g, "2.4.0", "Closes connections.", "O(N)"},
+      {"pause", -3, kCmdAdmin | kConn, ClientPause, g, "3.0.0",
        "Holds clients' commands for a while.", "O(1)"},
-      {"unpause", 2, kCmdAdmin | kConn, 0, 0, 0, ClientUnpause, g, "6.2.0", "Ends a CLIENT PAUSE.",
-       "O(N)"},
-      {"reply", 3, kConn, 0, 0, 0, ClientReply, g, "3.2.0",
-       "Turns replies to this connection on or off.", "O(1)"},
-      {"no-evict", 3, kCmdAdmin | kConn, 0, 0, 0, ClientNoEvict, g, "7.0.0",
+      {"unpause", 2, kCmdAdmin | kConn, ClientUnpause, g, "6.2.0", "Ends a CLIENT PAUSE.", "O(N)"},
+      {"reply", 3, kConn, ClientReply, g, "3.2.0", "Turns replies to this connection on or off.",
+       "O(1)"},
+      {"no-evict", 3, kCmdAdmin | kConn, ClientNoEvict, g, "7.0.0",
        "Exempts the connection from client eviction.", "O(1)"},
-      {"no-touch", 3, kConn, 0, 0, 0, ClientNoTouch, g, "7.2.0",
+      {"no-touch", 3, kConn, ClientNoTouch, g, "7.2.0",
        "Keeps this connection's reads from touching LRU/LFU.", "O(1)"},
-      {"unblock", -3, kCmdAdmin | kConn, 0, 0, 0, ClientUnblock, g, "5.0.0",
+      {"unblock", -3, kCmdAdmin | kConn, ClientUnblock, g, "5.0.0",
        "Ends the block of a blocked client.", "O(log N)"},
-      {"getredir", 2, kConn, 0, 0, 0, ClientGetRedir, g, "6.0.0",
-       "Tracking redirection target (none here).", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ClientHelp, g, "5.0.0",
-       "Lists the CLIENT subcommands.", "O(1)"},
+      {"getredir", 2, kConn, ClientGetRedir, g, "6.0.0", "Tracking redirection target (none here).",
+       "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, ClientHelp, g, "5.0.0", "Lists the CLIENT subcommands.",
+       "O(1)"},
   };
   t->push_back(std::move(client));
 }

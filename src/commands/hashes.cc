@@ -259,37 +259,35 @@ void RegisterHashCommands(std::vector<CommandSpec>* t) {
   const char* g = "hash";
   const uint32_t kW = kCmdWrite | kCmdDenyOom | kCmdFast;
   const uint32_t kR = kCmdReadonly | kCmdFast;
-  t->push_back({"hset", -4, kW, 1, 1, 1, HSetCommand, g, "2.0.0",
+  t->push_back({"hset", -4, kW, HSetCommand, g, "2.0.0",
                 "Sets fields of a hash, creating it if needed.", "O(N)"});
-  t->push_back({"hmset", -4, kW, 1, 1, 1, HMSetCommand, g, "2.0.0",
+  t->push_back({"hmset", -4, kW, HMSetCommand, g, "2.0.0",
                 "Sets fields of a hash (older form of HSET).", "O(N)"});
-  t->push_back({"hsetnx", 4, kW, 1, 1, 1, HSetNxCommand, g, "2.0.0",
-                "Sets a field only when it is absent.", "O(1)"});
   t->push_back(
-      {"hget", 3, kR, 1, 1, 1, HGetCommand, g, "2.0.0", "Reads one field of a hash.", "O(1)"});
-  t->push_back({"hmget", -3, kR, 1, 1, 1, HMGetCommand, g, "2.0.0",
-                "Reads several fields of a hash.", "O(N)"});
-  t->push_back({"hdel", -3, kCmdWrite | kCmdFast, 1, 1, 1, HDelCommand, g, "2.0.0",
+      {"hsetnx", 4, kW, HSetNxCommand, g, "2.0.0", "Sets a field only when it is absent.", "O(1)"});
+  t->push_back({"hget", 3, kR, HGetCommand, g, "2.0.0", "Reads one field of a hash.", "O(1)"});
+  t->push_back(
+      {"hmget", -3, kR, HMGetCommand, g, "2.0.0", "Reads several fields of a hash.", "O(N)"});
+  t->push_back({"hdel", -3, kCmdWrite | kCmdFast, HDelCommand, g, "2.0.0",
                 "Removes fields from a hash.", "O(N)"});
-  t->push_back({"hexists", 3, kR, 1, 1, 1, HExistsCommand, g, "2.0.0",
-                "Tells whether a field exists.", "O(1)"});
   t->push_back(
-      {"hlen", 2, kR, 1, 1, 1, HLenCommand, g, "2.0.0", "Counts the fields of a hash.", "O(1)"});
-  t->push_back({"hstrlen", 3, kR, 1, 1, 1, HStrlenCommand, g, "3.2.0", "Length of a field's value.",
-                "O(1)"});
-  t->push_back({"hkeys", 2, kCmdReadonly, 1, 1, 1, HKeysCommand, g, "2.0.0",
-                "Lists the field names.", "O(N)"});
-  t->push_back({"hvals", 2, kCmdReadonly, 1, 1, 1, HValsCommand, g, "2.0.0",
-                "Lists the field values.", "O(N)"});
-  t->push_back({"hgetall", 2, kCmdReadonly, 1, 1, 1, HGetAllCommand, g, "2.0.0",
-                "Lists fields and values.", "O(N)"});
-  t->push_back({"hincrby", 4, kW, 1, 1, 1, HIncrByCommand, g, "2.0.0",
-                "Adds an integer to a field.", "O(1)"});
-  t->push_back({"hincrbyfloat", 4, kW, 1, 1, 1, HIncrByFloatCommand, g, "2.6.0",
-                "Adds a float to a field.", "O(1)"});
-  t->push_back({"hrandfield", -2, kCmdReadonly, 1, 1, 1, HRandFieldCommand, g, "6.2.0",
+      {"hexists", 3, kR, HExistsCommand, g, "2.0.0", "Tells whether a field exists.", "O(1)"});
+  t->push_back({"hlen", 2, kR, HLenCommand, g, "2.0.0", "Counts the fields of a hash.", "O(1)"});
+  t->push_back(
+      {"hstrlen", 3, kR, HStrlenCommand, g, "3.2.0", "Length of a field's value.", "O(1)"});
+  t->push_back(
+      {"hkeys", 2, kCmdReadonly, HKeysCommand, g, "2.0.0", "Lists the field names.", "O(N)"});
+  t->push_back(
+      {"hvals", 2, kCmdReadonly, HValsCommand, g, "2.0.0", "Lists the field values.", "O(N)"});
+  t->push_back(
+      {"hgetall", 2, kCmdReadonly, HGetAllCommand, g, "2.0.0", "Lists fields and values.", "O(N)"});
+  t->push_back(
+      {"hincrby", 4, kW, HIncrByCommand, g, "2.0.0", "Adds an integer to a field.", "O(1)"});
+  t->push_back(
+      {"hincrbyfloat", 4, kW, HIncrByFloatCommand, g, "2.6.0", "Adds a float to a field.", "O(1)"});
+  t->push_back({"hrandfield", -2, kCmdReadonly, HRandFieldCommand, g, "6.2.0",
                 "Picks random fields.", "O(N)"});
-  t->push_back({"hscan", -3, kCmdReadonly, 1, 1, 1, HScanCommand, g, "2.8.0",
+  t->push_back({"hscan", -3, kCmdReadonly, HScanCommand, g, "2.8.0",
                 "Walks the fields of a hash with a cursor.", "O(1) per call"});
 }
 }  // namespace server

@@ -491,66 +491,63 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "generic";
   const uint32_t kRF = kCmdReadonly | kCmdFast;
-  t->push_back({"del", -2, kCmdWrite, 1, -1, 1, DelCommand, g, "1.0.0", "Removes keys.", "O(N)"});
-  t->push_back({"unlink", -2, kCmdWrite | kCmdFast, 1, -1, 1, UnlinkCommand, g, "4.0.0",
+  t->push_back({"del", -2, kCmdWrite, DelCommand, g, "1.0.0", "Removes keys.", "O(N)"});
+  t->push_back({"unlink", -2, kCmdWrite | kCmdFast, UnlinkCommand, g, "4.0.0",
                 "Deletes keys, reclaiming their memory out of the request path.", "O(1) per key"});
-  t->push_back({"exists", -2, kRF, 1, -1, 1, ExistsCommand, g, "1.0.0",
+  t->push_back({"exists", -2, kRF, ExistsCommand, g, "1.0.0",
                 "Counts how many of the given keys exist.", "O(N)"});
-  t->push_back({"touch", -2, kRF, 1, -1, 1, TouchCommand, g, "3.2.1",
+  t->push_back({"touch", -2, kRF, TouchCommand, g, "3.2.1",
                 "Refreshes the last access time of keys and counts the existing ones.", "O(N)"});
-  t->push_back({"type", 2, kRF, 1, 1, 1, TypeCommand, g, "1.0.0",
-                "Names the type of the value at a key.", "O(1)"});
-  t->push_back({"rename", 3, kCmdWrite, 1, 2, 1, RenameCommand, g, "1.0.0",
+  t->push_back(
+      {"type", 2, kRF, TypeCommand, g, "1.0.0", "Names the type of the value at a key.", "O(1)"});
+  t->push_back({"rename", 3, kCmdWrite, RenameCommand, g, "1.0.0",
                 "Gives a key a new name, replacing any key there.", "O(1)"});
-  t->push_back({"renamenx", 3, kCmdWrite | kCmdFast, 1, 2, 1, RenameNxCommand, g, "1.0.0",
+  t->push_back({"renamenx", 3, kCmdWrite | kCmdFast, RenameNxCommand, g, "1.0.0",
                 "Gives a key a new name if that name is free.", "O(1)"});
-  t->push_back({"move", 3, kCmdWrite | kCmdFast, 1, 1, 1, MoveCommand, g, "1.0.0",
+  t->push_back({"move", 3, kCmdWrite | kCmdFast, MoveCommand, g, "1.0.0",
                 "Transfers a key to another database.", "O(1)"});
-  t->push_back({"copy", -3, kCmdWrite | kCmdDenyOom, 1, 2, 1, CopyCommand, g, "6.2.0",
+  t->push_back({"copy", -3, kCmdWrite | kCmdDenyOom, CopyCommand, g, "6.2.0",
                 "Duplicates a key's value under another name.", "O(N)"});
-  t->push_back({"keys", 2, kCmdReadonly, 0, 0, 0, KeysCommand, g, "1.0.0",
+  t->push_back({"keys", 2, kCmdReadonly, KeysCommand, g, "1.0.0",
                 "Lists the keys matching a glob pattern.", "O(N)"});
-  t->push_back({"scan", -2, kCmdReadonly, 0, 0, 0, ScanCommand, g, "2.8.0",
+  t->push_back({"scan", -2, kCmdReadonly, ScanCommand, g, "2.8.0",
                 "Walks the keyspace a page at a time with a cursor.", "O(1) per call"});
-  t->push_back({"randomkey", 1, kCmdReadonly, 0, 0, 0, RandomKeyCommand, g, "1.0.0",
+  t->push_back({"randomkey", 1, kCmdReadonly, RandomKeyCommand, g, "1.0.0",
                 "Picks a key at random.", "O(1)"});
-  t->push_back({"dbsize", 1, kRF, 0, 0, 0, DbSizeCommand, "server", "1.0.0",
+  t->push_back({"dbsize", 1, kRF, DbSizeCommand, "server", "1.0.0",
                 "Counts the keys of the selected database.", "O(1)"});
-  t->push_back({"flushdb", -1, kCmdWrite, 0, 0, 0, FlushDbCommand, "server", "1.0.0",
+  t->push_back({"flushdb", -1, kCmdWrite, FlushDbCommand, "server", "1.0.0",
                 "Empties the selected database.", "O(N)"});
-  t->push_back({"flushall", -1, kCmdWrite, 0, 0, 0, FlushAllCommand, "server", "1.0.0",
+  t->push_back({"flushall", -1, kCmdWrite, FlushAllCommand, "server", "1.0.0",
                 "Empties every database.", "O(N)"});
-  t->push_back({"swapdb", 3, kCmdWrite | kCmdFast, 0, 0, 0, SwapDbCommand, "server", "4.0.0",
+  t->push_back({"swapdb", 3, kCmdWrite | kCmdFast, SwapDbCommand, "server", "4.0.0",
                 "Exchanges the contents of two databases.", "O(N)"});
-  t->push_back({"expire", -3, kCmdWrite | kCmdFast, 1, 1, 1, ExpireCommand, g, "1.0.0",
+  t->push_back({"expire", -3, kCmdWrite | kCmdFast, ExpireCommand, g, "1.0.0",
                 "Sets a key's time to live in seconds.", "O(1)"});
-  t->push_back({"pexpire", -3, kCmdWrite | kCmdFast, 1, 1, 1, PExpireCommand, g, "2.6.0",
+  t->push_back({"pexpire", -3, kCmdWrite | kCmdFast, PExpireCommand, g, "2.6.0",
                 "Sets a key's time to live in milliseconds.", "O(1)"});
-  t->push_back({"expireat", -3, kCmdWrite | kCmdFast, 1, 1, 1, ExpireAtCommand, g, "1.2.0",
+  t->push_back({"expireat", -3, kCmdWrite | kCmdFast, ExpireAtCommand, g, "1.2.0",
                 "Sets the Unix time (seconds) at which a key expires.", "O(1)"});
-  t->push_back({"pexpireat", -3, kCmdWrite | kCmdFast, 1, 1, 1, PExpireAtCommand, g, "2.6.0",
+  t->push_back({"pexpireat", -3, kCmdWrite | kCmdFast, PExpireAtCommand, g, "2.6.0",
                 "Sets the Unix time (milliseconds) at which a key expires.", "O(1)"});
-  t->push_back({"ttl", 2, kRF, 1, 1, 1, TtlCommand, g, "1.0.0",
-                "Seconds left before a key expires.", "O(1)"});
-  t->push_back({"pttl", 2, kRF, 1, 1, 1, PTtlCommand, g, "2.6.0",
-                "Milliseconds left before a key expires.", "O(1)"});
-  t->push_back({"expiretime", 2, kRF, 1, 1, 1, ExpireTimeCommand, g, "7.0.0",
+  t->push_back(
+      {"ttl", 2, kRF, TtlCommand, g, "1.0.0", "Seconds left before a key expires.", "O(1)"});
+  t->push_back(
+      {"pttl", 2, kRF, PTtlCommand, g, "2.6.0", "Milliseconds left before a key expires.", "O(1)"});
+  t->push_back({"expiretime", 2, kRF, ExpireTimeCommand, g, "7.0.0",
                 "The Unix time (seconds) at which a key expires.", "O(1)"});
-  t->push_back({"pexpiretime", 2, kRF, 1, 1, 1, PExpireTimeCommand, g, "7.0.0",
+  t->push_back({"pexpiretime", 2, kRF, PExpireTimeCommand, g, "7.0.0",
                 "The Unix time (milliseconds) at which a key expires.", "O(1)"});
-  t->push_back({"persist", 2, kCmdWrite | kCmdFast, 1, 1, 1, PersistCommand, g, "2.2.0",
+  t->push_back({"persist", 2, kCmdWrite | kCmdFast, PersistCommand, g, "2.2.0",
                 "Removes a key's expiry.", "O(1)"});
-  t->push_back({"dump", 2, kCmdReadonly, 1, 1, 1, DumpCommand, g, "2.6.0",
+  t->push_back({"dump", 2, kCmdReadonly, DumpCommand, g, "2.6.0",
                 "Serialises a value in the DUMP format.",
                 "O(1) to access the key and additional O(N*M)"});
-  t->push_back({"restore", -4, kCmdWrite | kCmdDenyOom, 1, 1, 1, RestoreCommand, g, "2.6.0",
+  t->push_back({"restore", -4, kCmdWrite | kCmdDenyOom, RestoreCommand, g, "2.6.0",
                 "Creates a key from a DUMP payload.",
                 "O(1) to create the new key and additional O(N*M)"});
   CommandSpec object{"object",
                      -2,
-                     0,
-                     0,
-                     0,
                      0,
                      nullptr,
                      g,
@@ -558,16 +555,16 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t) {
                      "Looks inside stored values.",
                      "Depends on subcommand."};
   object.subcommands = {
-      {"encoding", 3, kCmdReadonly, 2, 2, 1, ObjectEncoding, g, "2.2.3",
+      {"encoding", 3, kCmdReadonly, ObjectEncoding, g, "2.2.3",
        "Names the internal encoding of a value.", "O(1)"},
-      {"refcount", 3, kCmdReadonly, 2, 2, 1, ObjectRefcount, g, "2.2.3",
-       "Counts references to a value.", "O(1)"},
-      {"idletime", 3, kCmdReadonly, 2, 2, 1, ObjectIdletime, g, "2.2.3",
+      {"refcount", 3, kCmdReadonly, ObjectRefcount, g, "2.2.3", "Counts references to a value.",
+       "O(1)"},
+      {"idletime", 3, kCmdReadonly, ObjectIdletime, g, "2.2.3",
        "Seconds since a key was last accessed.", "O(1)"},
-      {"freq", 3, kCmdReadonly, 2, 2, 1, ObjectFreq, g, "4.0.0",
+      {"freq", 3, kCmdReadonly, ObjectFreq, g, "4.0.0",
        "The logarithmic access frequency of a key.", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ObjectHelp, g, "6.2.0",
-       "Lists the OBJECT subcommands.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, ObjectHelp, g, "6.2.0", "Lists the OBJECT subcommands.",
+       "O(1)"},
   };
   t->push_back(std::move(object));
 }

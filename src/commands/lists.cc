@@ -398,49 +398,47 @@ void RegisterListCommands(std::vector<CommandSpec>* t) {
   const char* g = "list";
   const uint32_t kW = kCmdWrite | kCmdDenyOom | kCmdFast;
   const uint32_t kB = kCmdWrite | kCmdBlocking;
-  t->push_back(
-      {"lpush", -3, kW, 1, 1, 1, LPushCommand, g, "1.0.0", "Prepends elements to a list.", "O(N)"});
-  t->push_back(
-      {"rpush", -3, kW, 1, 1, 1, RPushCommand, g, "1.0.0", "Appends elements to a list.", "O(N)"});
-  t->push_back({"lpushx", -3, kW, 1, 1, 1, LPushXCommand, g, "2.2.0",
+  t->push_back({"lpush", -3, kW, LPushCommand, g, "1.0.0", "Prepends elements to a list.", "O(N)"});
+  t->push_back({"rpush", -3, kW, RPushCommand, g, "1.0.0", "Appends elements to a list.", "O(N)"});
+  t->push_back({"lpushx", -3, kW, LPushXCommand, g, "2.2.0",
                 "Prepends elements to an existing list.", "O(N)"});
-  t->push_back({"rpushx", -3, kW, 1, 1, 1, RPushXCommand, g, "2.2.0",
+  t->push_back({"rpushx", -3, kW, RPushXCommand, g, "2.2.0",
                 "Appends elements to an existing list.", "O(N)"});
-  t->push_back({"lpop", -2, kCmdWrite | kCmdFast, 1, 1, 1, LPopCommand, g, "1.0.0",
+  t->push_back({"lpop", -2, kCmdWrite | kCmdFast, LPopCommand, g, "1.0.0",
                 "Takes elements from the head.", "O(N)"});
-  t->push_back({"rpop", -2, kCmdWrite | kCmdFast, 1, 1, 1, RPopCommand, g, "1.0.0",
+  t->push_back({"rpop", -2, kCmdWrite | kCmdFast, RPopCommand, g, "1.0.0",
                 "Takes elements from the tail.", "O(N)"});
-  t->push_back({"llen", 2, kCmdReadonly | kCmdFast, 1, 1, 1, LLenCommand, g, "1.0.0",
+  t->push_back({"llen", 2, kCmdReadonly | kCmdFast, LLenCommand, g, "1.0.0",
                 "Counts the elements of a list.", "O(1)"});
-  t->push_back({"lrange", 4, kCmdReadonly, 1, 1, 1, LRangeCommand, g, "1.0.0",
+  t->push_back({"lrange", 4, kCmdReadonly, LRangeCommand, g, "1.0.0",
                 "Returns a range of elements.", "O(S+N)"});
-  t->push_back({"lindex", 3, kCmdReadonly, 1, 1, 1, LIndexCommand, g, "1.0.0",
+  t->push_back({"lindex", 3, kCmdReadonly, LIndexCommand, g, "1.0.0",
                 "Returns the element at an index.", "O(N)"});
-  t->push_back({"lset", 4, kCmdWrite | kCmdDenyOom, 1, 1, 1, LSetCommand, g, "1.0.0",
+  t->push_back({"lset", 4, kCmdWrite | kCmdDenyOom, LSetCommand, g, "1.0.0",
                 "Replaces the element at an index.", "O(N)"});
-  t->push_back({"linsert", 5, kCmdWrite | kCmdDenyOom, 1, 1, 1, LInsertCommand, g, "2.2.0",
+  t->push_back({"linsert", 5, kCmdWrite | kCmdDenyOom, LInsertCommand, g, "2.2.0",
                 "Inserts an element next to another.", "O(N)"});
-  t->push_back({"lrem", 4, kCmdWrite, 1, 1, 1, LRemCommand, g, "1.0.0",
-                "Removes occurrences of an element.", "O(N+M)"});
-  t->push_back({"ltrim", 4, kCmdWrite, 1, 1, 1, LTrimCommand, g, "1.0.0",
-                "Keeps only a range of elements.", "O(N)"});
-  t->push_back({"lpos", -3, kCmdReadonly, 1, 1, 1, LPosCommand, g, "6.0.6",
-                "Finds positions of an element.", "O(N)"});
-  t->push_back({"lmove", 5, kCmdWrite | kCmdDenyOom, 1, 2, 1, LMoveCommand, g, "6.2.0",
+  t->push_back({"lrem", 4, kCmdWrite, LRemCommand, g, "1.0.0", "Removes occurrences of an element.",
+                "O(N+M)"});
+  t->push_back(
+      {"ltrim", 4, kCmdWrite, LTrimCommand, g, "1.0.0", "Keeps only a range of elements.", "O(N)"});
+  t->push_back({"lpos", -3, kCmdReadonly, LPosCommand, g, "6.0.6", "Finds positions of an element.",
+                "O(N)"});
+  t->push_back({"lmove", 5, kCmdWrite | kCmdDenyOom, LMoveCommand, g, "6.2.0",
                 "Moves an element between lists.", "O(1)"});
-  t->push_back({"rpoplpush", 3, kCmdWrite | kCmdDenyOom, 1, 2, 1, RPopLPushCommand, g, "1.2.0",
+  t->push_back({"rpoplpush", 3, kCmdWrite | kCmdDenyOom, RPopLPushCommand, g, "1.2.0",
                 "Moves the tail of one list to the head of another.", "O(1)"});
-  t->push_back({"lmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, LMPopCommand, g, "7.0.0",
+  t->push_back({"lmpop", -4, kCmdWrite | kCmdMovableKeys, LMPopCommand, g, "7.0.0",
                 "Pops from the first non-empty list.", "O(N+M)"});
-  t->push_back({"blpop", -3, kB, 1, -2, 1, BLPopCommand, g, "2.0.0",
-                "Pops from the head, waiting for data.", "O(N)"});
-  t->push_back({"brpop", -3, kB, 1, -2, 1, BRPopCommand, g, "2.0.0",
-                "Pops from the tail, waiting for data.", "O(N)"});
-  t->push_back({"blmove", 6, kB | kCmdDenyOom, 1, 2, 1, BLMoveCommand, g, "6.2.0",
+  t->push_back(
+      {"blpop", -3, kB, BLPopCommand, g, "2.0.0", "Pops from the head, waiting for data.", "O(N)"});
+  t->push_back(
+      {"brpop", -3, kB, BRPopCommand, g, "2.0.0", "Pops from the tail, waiting for data.", "O(N)"});
+  t->push_back({"blmove", 6, kB | kCmdDenyOom, BLMoveCommand, g, "6.2.0",
                 "Moves an element, waiting for data.", "O(1)"});
-  t->push_back({"brpoplpush", 4, kB | kCmdDenyOom, 1, 2, 1, BRPopLPushCommand, g, "2.2.0",
+  t->push_back({"brpoplpush", 4, kB | kCmdDenyOom, BRPopLPushCommand, g, "2.2.0",
                 "RPOPLPUSH, waiting for data.", "O(1)"});
-  t->push_back({"blmpop", -5, kB | kCmdMovableKeys, 0, 0, 0, BLMPopCommand, g, "7.0.0",
+  t->push_back({"blmpop", -5, kB | kCmdMovableKeys, BLMPopCommand, g, "7.0.0",
                 "LMPOP, waiting for data.", "O(N+M)"});
 }
 }  // namespace server

@@ -43,10 +43,10 @@ namespace server {
 void RegisterPersistenceCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "server";
-  t->push_back({"save", 1, kCmdAdmin | kCmdNoScript | kCmdNoMulti, 0, 0, 0, SaveCommand, g, "1.0.0",
+  t->push_back({"save", 1, kCmdAdmin | kCmdNoScript | kCmdNoMulti, SaveCommand, g, "1.0.0",
                 "Synchronously saves the database(s) to disk.",
                 "O(N) where N is the total number of keys in all databases"});
-  t->push_back({"bgsave", -1, kCmdAdmin | kCmdNoScript, 0, 0, 0, BgsaveCommand, g, "1.0.0",
+  t->push_back({"bgsave", -1, kCmdAdmin | kCmdNoScript, BgsaveCommand, g, "1.0.0",
                 "Asynchronously saves the database(s) to disk.", "O(1)"});
 }
 }  // namespace server

@@ -99,28 +99,25 @@ void RegisterPubsubCommands(std::vector<CommandSpec>* t) {
   const uint32_t kSub = kCmdPubsub | kCmdNoScript | kCmdLoading | kCmdStale;
   const uint32_t kPub = kCmdPubsub | kCmdLoading | kCmdStale | kCmdFast;
   const uint32_t kIntro = kCmdPubsub | kCmdLoading | kCmdStale;
-  t->push_back({"subscribe", -2, kSub, 0, 0, 0, SubscribeCommand, g, "2.0.0",
-                "Subscribes to channels.", "O(N)"});
-  t->push_back({"unsubscribe", -1, kSub, 0, 0, 0, UnsubscribeCommand, g, "2.0.0",
-                "Leaves channels.", "O(N)"});
-  t->push_back({"psubscribe", -2, kSub, 0, 0, 0, PSubscribeCommand, g, "2.0.0",
+  t->push_back(
+      {"subscribe", -2, kSub, SubscribeCommand, g, "2.0.0", "Subscribes to channels.", "O(N)"});
+  t->push_back(
+      {"unsubscribe", -1, kSub, UnsubscribeCommand, g, "2.0.0", "Leaves channels.", "O(N)"});
+  t->push_back({"psubscribe", -2, kSub, PSubscribeCommand, g, "2.0.0",
                 "Listens for messages published to channels that match glob patterns.", "O(N)"});
-  t->push_back({"punsubscribe", -1, kSub, 0, 0, 0, PUnsubscribeCommand, g, "2.0.0",
+  t->push_back({"punsubscribe", -1, kSub, PUnsubscribeCommand, g, "2.0.0",
                 "Stops listening to messages published to channels that match glob patterns.",
                 "O(N+M)"});
-  t->push_back({"publish", 3, kPub, 0, 0, 0, PublishCommand, g, "2.0.0",
+  t->push_back({"publish", 3, kPub, PublishCommand, g, "2.0.0",
                 "Sends a message to the subscribers of a channel.", "O(N+M)"});
-  t->push_back({"ssubscribe", -2, kSub, 1, -1, 1, SSubscribeCommand, g, "7.0.0",
+  t->push_back({"ssubscribe", -2, kSub, SSubscribeCommand, g, "7.0.0",
                 "Subscribes to shard channels.", "O(N)"});
-  t->push_back({"sunsubscribe", -1, kSub, 1, -1, 1, SUnsubscribeCommand, g, "7.0.0",
-                "Leaves shard channels.", "O(N)"});
-  t->push_back({"spublish", 3, kPub, 1, 1, 1, SPublishCommand, g, "7.0.0",
+  t->push_back({"sunsubscribe", -1, kSub, SUnsubscribeCommand, g, "7.0.0", "Leaves shard channels.",
+                "O(N)"});
+  t->push_back({"spublish", 3, kPub, SPublishCommand, g, "7.0.0",
                 "Posts a message to a shard channel.", "O(N)"});
   CommandSpec pubsub{"pubsub",
                      -2,
-                     0,
-                     0,
-                     0,
                      0,
                      nullptr,
                      g,
@@ -128,17 +125,17 @@ void RegisterPubsubCommands(std::vector<CommandSpec>* t) {
                      "Introspection of the publish/subscribe registry.",
                      "Depends on subcommand."};
   pubsub.subcommands = {
-      {"channels", -2, kIntro, 0, 0, 0, PubsubChannelsCommand, g, "2.8.0",
+      {"channels", -2, kIntro, PubsubChannelsCommand, g, "2.8.0",
        "Lists channels that have subscribers.", "O(N)"},
-      {"numpat", 2, kIntro, 0, 0, 0, PubsubNumPatCommand, g, "2.8.0",
-       "Counts pattern subscriptions.", "O(1)"},
-      {"numsub", -2, kIntro, 0, 0, 0, PubsubNumSubCommand, g, "2.8.0",
-       "Counts the subscribers of channels.", "O(N)"},
-      {"shardchannels", -2, kIntro, 0, 0, 0, PubsubShardChannelsCommand, g, "7.0.0",
+      {"numpat", 2, kIntro, PubsubNumPatCommand, g, "2.8.0", "Counts pattern subscriptions.",
+       "O(1)"},
+      {"numsub", -2, kIntro, PubsubNumSubCommand, g, "2.8.0", "Counts the subscribers of channels.",
+       "O(N)"},
+      {"shardchannels", -2, kIntro, PubsubShardChannelsCommand, g, "7.0.0",
        "Lists shard channels that have subscribers.", "O(N)"},
-      {"shardnumsub", -2, kIntro, 0, 0, 0, PubsubShardNumSubCommand, g, "7.0.0",
+      {"shardnumsub", -2, kIntro, PubsubShardNumSubCommand, g, "7.0.0",
        "Counts the subscribers of shard channels.", "O(N)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, PubsubHelpCommand, g, "6.2.0",
+      {"help", 2, kCmdLoading | kCmdStale, PubsubHelpCommand, g, "6.2.0",
        "Lists the PUBSUB subcommands.", "O(1)"},
   };
   t->push_back(std::move(pubsub));

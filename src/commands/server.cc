@@ -636,13 +636,10 @@ void RegisterServerCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "server";
   const uint32_t kAdm = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
-  t->push_back({"info", -1, kCmdLoading | kCmdStale, 0, 0, 0, InfoCommand, g, "1.0.0",
+  t->push_back({"info", -1, kCmdLoading | kCmdStale, InfoCommand, g, "1.0.0",
                 "Reports server state and statistics.", "O(1)"});
   CommandSpec config{"config",
                      -2,
-                     0,
-                     0,
-                     0,
                      0,
                      nullptr,
                      g,
@@ -650,50 +647,38 @@ void RegisterServerCommands(std::vector<CommandSpec>* t) {
                      "Reads and changes the running configuration.",
                      "Depends on subcommand."};
   config.subcommands = {
-      {"get", -3, kAdm, 0, 0, 0, ConfigGetCmd, g, "2.0.0", "Reads configuration values.", "O(N)"},
-      {"set", -4, kAdm, 0, 0, 0, ConfigSetCmd, g, "2.0.0",
-       "Changes configuration values at run time.", "O(N)"},
-      {"resetstat", 2, kAdm, 0, 0, 0, ConfigResetStatCmd, g, "2.0.0", "Zeroes the statistics.",
-       "O(1)"},
-      {"rewrite", 2, kAdm, 0, 0, 0, ConfigRewriteCmd, g, "2.8.0",
+      {"get", -3, kAdm, ConfigGetCmd, g, "2.0.0", "Reads configuration values.", "O(N)"},
+      {"set", -4, kAdm, ConfigSetCmd, g, "2.0.0", "Changes configuration values at run time.",
+       "O(N)"},
+      {"resetstat", 2, kAdm, ConfigResetStatCmd, g, "2.0.0", "Zeroes the statistics.", "O(1)"},
+      {"rewrite", 2, kAdm, ConfigRewriteCmd, g, "2.8.0",
        "Writes the running configuration to the config file.", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, ConfigHelpCmd, g, "5.0.0",
+      {"help", 2, kCmdLoading | kCmdStale, ConfigHelpCmd, g, "5.0.0",
        "Lists the CONFIG subcommands.", "O(1)"},
   };
   t->push_back(std::move(config));
-  t->push_back({"command", -1, kCmdLoading | kCmdStale, 0, 0, 0, CommandCommand, g, "2.8.13",
+  t->push_back({"command", -1, kCmdLoading | kCmdStale, CommandCommand, g, "2.8.13",
                 "Describes the commands of the server.", "O(N)"});
-  t->push_back({"debug", -2, kAdm, 0, 0, 0, DebugCommand, g, "1.0.0",
-                "Debugging and testing helpers.", "Depends on subcommand."});
-  CommandSpec memory{"memory",
-                     -2,
-                     0,
-                     0,
-                     0,
-                     0,
-                     nullptr,
-                     g,
-                     "4.0.0",
-                     "Memory diagnostics.",
-                     "Depends on subcommand."};
+  t->push_back({"debug", -2, kAdm, DebugCommand, g, "1.0.0", "Debugging and testing helpers.",
+                "Depends on subcommand."});
+  CommandSpec memory{
+      "memory", -2, 0, nullptr, g, "4.0.0", "Memory diagnostics.", "Depends on subcommand."};
   memory.subcommands = {
-      {"usage", -3, kCmdReadonly, 2, 2, 1, MemoryUsage, g, "4.0.0",
+      {"usage", -3, kCmdReadonly, MemoryUsage, g, "4.0.0",
        "Estimates the memory of a key and its value.", "O(N)"},
-      {"stats", 2, 0, 0, 0, 0, MemoryStats, g, "4.0.0", "Memory usage figures.", "O(1)"},
-      {"doctor", 2, 0, 0, 0, 0, MemoryDoctor, g, "4.0.0", "Reports memory problems.", "O(1)"},
-      {"malloc-stats", 2, 0, 0, 0, 0, MemoryMallocStats, g, "4.0.0", "Allocator statistics.",
+      {"stats", 2, 0, MemoryStats, g, "4.0.0", "Memory usage figures.", "O(1)"},
+      {"doctor", 2, 0, MemoryDoctor, g, "4.0.0", "Reports memory problems.", "O(1)"},
+      {"malloc-stats", 2, 0, MemoryMallocStats, g, "4.0.0", "Allocator statistics.", "O(1)"},
+      {"purge", 2, 0, MemoryPurge, g, "4.0.0", "Asks the allocator to release memory.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, MemoryHelp, g, "4.0.0", "Lists the MEMORY subcommands.",
        "O(1)"},
-      {"purge", 2, 0, 0, 0, 0, MemoryPurge, g, "4.0.0", "Asks the allocator to release memory.",
-       "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, 0, 0, 0, MemoryHelp, g, "4.0.0",
-       "Lists the MEMORY subcommands.", "O(1)"},
   };
   t->push_back(std::move(memory));
-  t->push_back({"time", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, TimeCommand, g, "2.6.0",
+  t->push_back({"time", 1, kCmdLoading | kCmdStale | kCmdFast, TimeCommand, g, "2.6.0",
                 "The server clock as seconds and microseconds.", "O(1)"});
-  t->push_back({"lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, LastSaveCommand, g,
-                "1.0.0", "Unix time of the last successful save.", "O(1)"});
-  t->push_back({"shutdown", -1, kAdm | kCmdNoMulti | kCmdAllowBusy, 0, 0, 0, ShutdownCommand, g,
-                "1.0.0", "Stops the server.", "O(N)"});
+  t->push_back({"lastsave", 1, kCmdLoading | kCmdStale | kCmdFast, LastSaveCommand, g, "1.0.0",
+                "Unix time of the last successful save.", "O(1)"});
+  t->push_back({"shutdown", -1, kAdm | kCmdNoMulti | kCmdAllowBusy, ShutdownCommand, g, "1.0.0",
+                "Stops the server.", "O(N)"});
 }
 }  // namespace server

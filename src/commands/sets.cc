@@ -301,38 +301,37 @@ void RegisterSetCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "set";
   const uint32_t kR = kCmdReadonly;
-  t->push_back({"sadd", -3, kCmdWrite | kCmdDenyOom | kCmdFast, 1, 1, 1, SAddCommand, g, "1.0.0",
+  t->push_back({"sadd", -3, kCmdWrite | kCmdDenyOom | kCmdFast, SAddCommand, g, "1.0.0",
                 "Adds members to a set.", "O(N)"});
-  t->push_back({"srem", -3, kCmdWrite | kCmdFast, 1, 1, 1, SRemCommand, g, "1.0.0",
+  t->push_back({"srem", -3, kCmdWrite | kCmdFast, SRemCommand, g, "1.0.0",
                 "Removes members from a set.", "O(N)"});
-  t->push_back({"sismember", 3, kR | kCmdFast, 1, 1, 1, SIsMemberCommand, g, "1.0.0",
+  t->push_back({"sismember", 3, kR | kCmdFast, SIsMemberCommand, g, "1.0.0",
                 "Tells whether a member belongs to a set.", "O(1)"});
-  t->push_back({"smismember", -3, kR | kCmdFast, 1, 1, 1, SMIsMemberCommand, g, "6.2.0",
+  t->push_back({"smismember", -3, kR | kCmdFast, SMIsMemberCommand, g, "6.2.0",
                 "Tells for each member whether it belongs.", "O(N)"});
-  t->push_back({"scard", 2, kR | kCmdFast, 1, 1, 1, SCardCommand, g, "1.0.0",
-                "Counts the members of a set.", "O(1)"});
-  t->push_back({"smembers", 2, kR, 1, 1, 1, SMembersCommand, g, "1.0.0",
-                "Lists the members of a set.", "O(N)"});
-  t->push_back({"spop", -2, kCmdWrite | kCmdFast, 1, 1, 1, SPopCommand, g, "1.0.0",
-                "Removes and returns random members.", "O(N)"});
-  t->push_back({"srandmember", -2, kR, 1, 1, 1, SRandMemberCommand, g, "1.0.0",
-                "Returns random members.", "O(N)"});
-  t->push_back({"smove", 4, kCmdWrite | kCmdFast, 1, 2, 1, SMoveCommand, g, "1.0.0",
-                "Moves a member to another set.", "O(1)"});
+  t->push_back({"scard", 2, kR | kCmdFast, SCardCommand, g, "1.0.0", "Counts the members of a set.",
+                "O(1)"});
   t->push_back(
-      {"sinter", -2, kR, 1, -1, 1, SInterCommand, g, "1.0.0", "Intersects sets.", "O(N*M)"});
-  t->push_back({"sintercard", -3, kR | kCmdMovableKeys, 0, 0, 0, SInterCardCommand, g, "7.0.0",
+      {"smembers", 2, kR, SMembersCommand, g, "1.0.0", "Lists the members of a set.", "O(N)"});
+  t->push_back({"spop", -2, kCmdWrite | kCmdFast, SPopCommand, g, "1.0.0",
+                "Removes and returns random members.", "O(N)"});
+  t->push_back(
+      {"srandmember", -2, kR, SRandMemberCommand, g, "1.0.0", "Returns random members.", "O(N)"});
+  t->push_back({"smove", 4, kCmdWrite | kCmdFast, SMoveCommand, g, "1.0.0",
+                "Moves a member to another set.", "O(1)"});
+  t->push_back({"sinter", -2, kR, SInterCommand, g, "1.0.0", "Intersects sets.", "O(N*M)"});
+  t->push_back({"sintercard", -3, kR | kCmdMovableKeys, SInterCardCommand, g, "7.0.0",
                 "Counts the intersection of sets.", "O(N*M)"});
-  t->push_back({"sinterstore", -3, kCmdWrite | kCmdDenyOom, 1, -1, 1, SInterStoreCommand, g,
-                "1.0.0", "Stores the intersection of sets.", "O(N*M)"});
-  t->push_back({"sunion", -2, kR, 1, -1, 1, SUnionCommand, g, "1.0.0", "Unites sets.", "O(N)"});
-  t->push_back({"sunionstore", -3, kCmdWrite | kCmdDenyOom, 1, -1, 1, SUnionStoreCommand, g,
-                "1.0.0", "Stores the union of sets.", "O(N)"});
-  t->push_back({"sdiff", -2, kR, 1, -1, 1, SDiffCommand, g, "1.0.0",
-                "Subtracts sets from the first.", "O(N)"});
-  t->push_back({"sdiffstore", -3, kCmdWrite | kCmdDenyOom, 1, -1, 1, SDiffStoreCommand, g, "1.0.0",
+  t->push_back({"sinterstore", -3, kCmdWrite | kCmdDenyOom, SInterStoreCommand, g, "1.0.0",
+                "Stores the intersection of sets.", "O(N*M)"});
+  t->push_back({"sunion", -2, kR, SUnionCommand, g, "1.0.0", "Unites sets.", "O(N)"});
+  t->push_back({"sunionstore", -3, kCmdWrite | kCmdDenyOom, SUnionStoreCommand, g, "1.0.0",
+                "Stores the union of sets.", "O(N)"});
+  t->push_back(
+      {"sdiff", -2, kR, SDiffCommand, g, "1.0.0", "Subtracts sets from the first.", "O(N)"});
+  t->push_back({"sdiffstore", -3, kCmdWrite | kCmdDenyOom, SDiffStoreCommand, g, "1.0.0",
                 "Stores the difference of sets.", "O(N)"});
-  t->push_back({"sscan", -3, kR, 1, 1, 1, SScanCommand, g, "2.8.0",
+  t->push_back({"sscan", -3, kR, SScanCommand, g, "2.8.0",
                 "Walks the members of a set with a cursor.", "O(1) per call"});
 }
 }  // namespace server

@@ -390,48 +390,48 @@ void RegisterStringCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "string";
   const uint32_t kW = kCmdWrite | kCmdDenyOom;
-  t->push_back({"get", 2, kCmdReadonly | kCmdFast, 1, 1, 1, GetCommand, g, "1.0.0",
-                "Reads a string value.", "O(1)"});
-  t->push_back({"set", -3, kW, 1, 1, 1, SetCommand, g, "1.0.0",
+  t->push_back(
+      {"get", 2, kCmdReadonly | kCmdFast, GetCommand, g, "1.0.0", "Reads a string value.", "O(1)"});
+  t->push_back({"set", -3, kW, SetCommand, g, "1.0.0",
                 "Writes a string value, replacing whatever the key held.", "O(1)"});
-  t->push_back({"setnx", 3, kW | kCmdFast, 1, 1, 1, SetNxCommand, g, "1.0.0",
+  t->push_back({"setnx", 3, kW | kCmdFast, SetNxCommand, g, "1.0.0",
                 "Writes a string value only if the key is absent.", "O(1)"});
-  t->push_back({"setex", 4, kW, 1, 1, 1, SetExCommand, g, "2.0.0",
+  t->push_back({"setex", 4, kW, SetExCommand, g, "2.0.0",
                 "Writes a string value with a time to live in seconds.", "O(1)"});
-  t->push_back({"psetex", 4, kW, 1, 1, 1, PSetExCommand, g, "2.6.0",
+  t->push_back({"psetex", 4, kW, PSetExCommand, g, "2.6.0",
                 "Writes a string value with a time to live in milliseconds.", "O(1)"});
-  t->push_back({"getset", 3, kW | kCmdFast, 1, 1, 1, GetSetCommand, g, "1.0.0",
+  t->push_back({"getset", 3, kW | kCmdFast, GetSetCommand, g, "1.0.0",
                 "Replaces a string value and returns the old one.", "O(1)"});
-  t->push_back({"getdel", 2, kCmdWrite | kCmdFast, 1, 1, 1, GetDelCommand, g, "6.2.0",
+  t->push_back({"getdel", 2, kCmdWrite | kCmdFast, GetDelCommand, g, "6.2.0",
                 "Reads a string value and removes the key.", "O(1)"});
-  t->push_back({"getex", -2, kCmdWrite | kCmdFast, 1, 1, 1, GetExCommand, g, "6.2.0",
+  t->push_back({"getex", -2, kCmdWrite | kCmdFast, GetExCommand, g, "6.2.0",
                 "Reads a string value and changes or clears its expiry.", "O(1)"});
-  t->push_back({"mget", -2, kCmdReadonly | kCmdFast, 1, -1, 1, MGetCommand, g, "1.0.0",
+  t->push_back({"mget", -2, kCmdReadonly | kCmdFast, MGetCommand, g, "1.0.0",
                 "Reads several string values at once.", "O(N)"});
-  t->push_back({"mset", -3, kW, 1, -1, 2, MSetCommand, g, "1.0.1",
-                "Writes several string values at once.", "O(N)"});
-  t->push_back({"msetnx", -3, kW, 1, -1, 2, MSetNxCommand, g, "1.0.1",
+  t->push_back(
+      {"mset", -3, kW, MSetCommand, g, "1.0.1", "Writes several string values at once.", "O(N)"});
+  t->push_back({"msetnx", -3, kW, MSetNxCommand, g, "1.0.1",
                 "Writes several string values only if none of the keys exists.", "O(N)"});
-  t->push_back({"append", 3, kW | kCmdFast, 1, 1, 1, AppendCommand, g, "2.0.0",
+  t->push_back({"append", 3, kW | kCmdFast, AppendCommand, g, "2.0.0",
                 "Adds bytes to the end of a string value (an absent key starts empty).", "O(1)"});
-  t->push_back({"strlen", 2, kCmdReadonly | kCmdFast, 1, 1, 1, StrlenCommand, g, "2.2.0",
+  t->push_back({"strlen", 2, kCmdReadonly | kCmdFast, StrlenCommand, g, "2.2.0",
                 "Byte length of a string value.", "O(1)"});
-  t->push_back({"getrange", 4, kCmdReadonly, 1, 1, 1, GetRangeCommand, g, "2.4.0",
+  t->push_back({"getrange", 4, kCmdReadonly, GetRangeCommand, g, "2.4.0",
                 "Reads a byte range of a string value.", "O(N)"});
-  t->push_back({"substr", 4, kCmdReadonly, 1, 1, 1, GetRangeCommand, g, "1.0.0",
+  t->push_back({"substr", 4, kCmdReadonly, GetRangeCommand, g, "1.0.0",
                 "Reads a byte range of a string value (old name of GETRANGE).", "O(N)"});
-  t->push_back({"setrange", 4, kW, 1, 1, 1, SetRangeCommand, g, "2.2.0",
+  t->push_back({"setrange", 4, kW, SetRangeCommand, g, "2.2.0",
                 "Overwrites bytes of a string value from an offset, padding with zero bytes.",
                 "O(1)"});
-  t->push_back({"incr", 2, kW | kCmdFast, 1, 1, 1, IncrCommand, g, "1.0.0",
+  t->push_back({"incr", 2, kW | kCmdFast, IncrCommand, g, "1.0.0",
                 "Adds one to an integer string (absent keys count as 0).", "O(1)"});
-  t->push_back({"decr", 2, kW | kCmdFast, 1, 1, 1, DecrCommand, g, "1.0.0",
+  t->push_back({"decr", 2, kW | kCmdFast, DecrCommand, g, "1.0.0",
                 "Subtracts one from an integer string (absent keys count as 0).", "O(1)"});
-  t->push_back({"incrby", 3, kW | kCmdFast, 1, 1, 1, IncrByCommand, g, "1.0.0",
+  t->push_back({"incrby", 3, kW | kCmdFast, IncrByCommand, g, "1.0.0",
                 "Adds an amount to an integer string (absent keys count as 0).", "O(1)"});
-  t->push_back({"decrby", 3, kW | kCmdFast, 1, 1, 1, DecrByCommand, g, "1.0.0",
+  t->push_back({"decrby", 3, kW | kCmdFast, DecrByCommand, g, "1.0.0",
                 "Subtracts an amount from an integer string (absent keys count as 0).", "O(1)"});
-  t->push_back({"incrbyfloat", 3, kW | kCmdFast, 1, 1, 1, IncrByFloatCommand, g, "2.6.0",
+  t->push_back({"incrbyfloat", 3, kW | kCmdFast, IncrByFloatCommand, g, "2.6.0",
                 "Adds a decimal amount to a numeric string (absent keys count as 0).", "O(1)"});
 }
 }  // namespace server

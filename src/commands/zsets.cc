@@ -679,8 +679,7 @@ void ZSetOpGeneric(Client* c, size_t numkeys_idx, SetOpType op, bool store, bool
   int64_t setnum;
   if (!ArgInt(c, a[numkeys_idx], &setnum)) return;
   if (setnum < 1) {
-    return c->R().Error("at least 1 input key is needed for '" + c->cmd->fullname +
-                        "' command");
+    return c->R().Error("at least 1 input key is needed for '" + c->cmd->fullname + "' command");
   }
   if (setnum > static_cast<int64_t>(a.size() - numkeys_idx - 1)) return c->R().Error(kErrSyntax);
   std::vector<Source> src;
@@ -815,75 +814,74 @@ void RegisterZSetCommands(std::vector<CommandSpec>* t) {
   const char* g = "sorted_set";
   const uint32_t kR = kCmdReadonly;
   const uint32_t kW = kCmdWrite | kCmdDenyOom;
-  t->push_back({"zadd", -4, kW | kCmdFast, 1, 1, 1, ZAddCommand, g, "1.2.0",
+  t->push_back({"zadd", -4, kW | kCmdFast, ZAddCommand, g, "1.2.0",
                 "Adds members with scores, or updates scores.", "O(log(N))"});
-  t->push_back({"zincrby", 4, kW | kCmdFast, 1, 1, 1, ZIncrByCommand, g, "1.2.0",
+  t->push_back({"zincrby", 4, kW | kCmdFast, ZIncrByCommand, g, "1.2.0",
                 "Adds to a member's score.", "O(log(N))"});
-  t->push_back({"zrem", -3, kCmdWrite | kCmdFast, 1, 1, 1, ZRemCommand, g, "1.2.0",
-                "Removes members.", "O(M*log(N))"});
-  t->push_back({"zcard", 2, kR | kCmdFast, 1, 1, 1, ZCardCommand, g, "1.2.0", "Counts the members.",
-                "O(1)"});
-  t->push_back({"zscore", 3, kR | kCmdFast, 1, 1, 1, ZScoreCommand, g, "1.2.0",
-                "The score of a member.", "O(1)"});
-  t->push_back({"zmscore", -3, kR | kCmdFast, 1, 1, 1, ZMScoreCommand, g, "6.2.0",
-                "The scores of several members.", "O(N)"});
-  t->push_back({"zcount", 4, kR | kCmdFast, 1, 1, 1, ZCountCommand, g, "2.0.0",
-                "Counts members within a score range.", "O(log(N))"});
-  t->push_back({"zlexcount", 4, kR | kCmdFast, 1, 1, 1, ZLexCountCommand, g, "2.8.9",
-                "Counts members within a lexical range.", "O(log(N))"});
-  t->push_back({"zrank", -3, kR | kCmdFast, 1, 1, 1, ZRankCommand, g, "2.0.0",
-                "The ascending rank of a member.", "O(log(N))"});
-  t->push_back({"zrevrank", -3, kR | kCmdFast, 1, 1, 1, ZRevRankCommand, g, "2.0.0",
-                "The descending rank of a member.", "O(log(N))"});
-  t->push_back({"zrange", -4, kR, 1, 1, 1, ZRangeCommand, g, "1.2.0",
-                "Members in a range of ranks, scores or names.", "O(log(N)+M)"});
-  t->push_back({"zrangestore", -5, kW, 1, 2, 1, ZRangeStoreCommand, g, "6.2.0",
-                "Stores a ZRANGE result.", "O(log(N)+M)"});
-  t->push_back({"zrevrange", -4, kR, 1, 1, 1, ZRevRangeCommand, g, "1.2.0",
-                "Members in a range of ranks, highest first.", "O(log(N)+M)"});
-  t->push_back({"zrangebyscore", -4, kR, 1, 1, 1, ZRangeByScoreCommand, g, "1.0.5",
-                "Members within a score range.", "O(log(N)+M)"});
-  t->push_back({"zrevrangebyscore", -4, kR, 1, 1, 1, ZRevRangeByScoreCommand, g, "2.2.0",
-                "Members within a score range, highest first.", "O(log(N)+M)"});
-  t->push_back({"zrangebylex", -4, kR, 1, 1, 1, ZRangeByLexCommand, g, "2.8.9",
-                "Members within a lexical range.", "O(log(N)+M)"});
-  t->push_back({"zrevrangebylex", -4, kR, 1, 1, 1, ZRevRangeByLexCommand, g, "2.8.9",
-                "Members within a lexical range, reversed.", "O(log(N)+M)"});
-  t->push_back({"zremrangebyrank", 4, kCmdWrite, 1, 1, 1, ZRemRangeByRankCommand, g, "2.0.0",
-                "Removes members within a rank range.", "O(log(N)+M)"});
-  t->push_back({"zremrangebyscore", 4, kCmdWrite, 1, 1, 1, ZRemRangeByScoreCommand, g, "1.2.0",
-                "Removes members within a score range.", "O(log(N)+M)"});
-  t->push_back({"zremrangebylex", 4, kCmdWrite, 1, 1, 1, ZRemRangeByLexCommand, g, "2.8.9",
-                "Removes members within a lexical range.", "O(log(N)+M)"});
-  t->push_back({"zpopmin", -2, kCmdWrite | kCmdFast, 1, 1, 1, ZPopMinCommand, g, "5.0.0",
-                "Removes and returns the lowest members.", "O(log(N)*M)"});
-  t->push_back({"zpopmax", -2, kCmdWrite | kCmdFast, 1, 1, 1, ZPopMaxCommand, g, "5.0.0",
-                "Removes and returns the highest members.", "O(log(N)*M)"});
-  t->push_back({"bzpopmin", -3, kCmdWrite | kCmdBlocking | kCmdFast, 1, -2, 1, BZPopMinCommand, g,
-                "5.0.0", "ZPOPMIN, waiting for data.", "O(log(N))"});
-  t->push_back({"bzpopmax", -3, kCmdWrite | kCmdBlocking | kCmdFast, 1, -2, 1, BZPopMaxCommand, g,
-                "5.0.0", "ZPOPMAX, waiting for data.", "O(log(N))"});
-  t->push_back({"zmpop", -4, kCmdWrite | kCmdMovableKeys, 0, 0, 0, ZMPopCommand, g, "7.0.0",
-                "Pops from the first non-empty sorted set.", "O(K)+O(M*log(N))"});
-  t->push_back({"bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, 0, 0, 0, BZMPopCommand, g,
-                "7.0.0", "ZMPOP, waiting for data.", "O(K)+O(M*log(N))"});
+  t->push_back({"zrem", -3, kCmdWrite | kCmdFast, ZRemCommand, g, "1.2.0", "Removes members.",
+                "O(M*log(N))"});
   t->push_back(
-      {"zrandmember", -2, kR, 1, 1, 1, ZRandMemberCommand, g, "6.2.0", "Random members.", "O(N)"});
-  t->push_back({"zunion", -3, kR | kCmdMovableKeys, 0, 0, 0, ZUnionCommand, g, "6.2.0",
+      {"zcard", 2, kR | kCmdFast, ZCardCommand, g, "1.2.0", "Counts the members.", "O(1)"});
+  t->push_back(
+      {"zscore", 3, kR | kCmdFast, ZScoreCommand, g, "1.2.0", "The score of a member.", "O(1)"});
+  t->push_back({"zmscore", -3, kR | kCmdFast, ZMScoreCommand, g, "6.2.0",
+                "The scores of several members.", "O(N)"});
+  t->push_back({"zcount", 4, kR | kCmdFast, ZCountCommand, g, "2.0.0",
+                "Counts members within a score range.", "O(log(N))"});
+  t->push_back({"zlexcount", 4, kR | kCmdFast, ZLexCountCommand, g, "2.8.9",
+                "Counts members within a lexical range.", "O(log(N))"});
+  t->push_back({"zrank", -3, kR | kCmdFast, ZRankCommand, g, "2.0.0",
+                "The ascending rank of a member.", "O(log(N))"});
+  t->push_back({"zrevrank", -3, kR | kCmdFast, ZRevRankCommand, g, "2.0.0",
+                "The descending rank of a member.", "O(log(N))"});
+  t->push_back({"zrange", -4, kR, ZRangeCommand, g, "1.2.0",
+                "Members in a range of ranks, scores or names.", "O(log(N)+M)"});
+  t->push_back({"zrangestore", -5, kW, ZRangeStoreCommand, g, "6.2.0", "Stores a ZRANGE result.",
+                "O(log(N)+M)"});
+  t->push_back({"zrevrange", -4, kR, ZRevRangeCommand, g, "1.2.0",
+                "Members in a range of ranks, highest first.", "O(log(N)+M)"});
+  t->push_back({"zrangebyscore", -4, kR, ZRangeByScoreCommand, g, "1.0.5",
+                "Members within a score range.", "O(log(N)+M)"});
+  t->push_back({"zrevrangebyscore", -4, kR, ZRevRangeByScoreCommand, g, "2.2.0",
+                "Members within a score range, highest first.", "O(log(N)+M)"});
+  t->push_back({"zrangebylex", -4, kR, ZRangeByLexCommand, g, "2.8.9",
+                "Members within a lexical range.", "O(log(N)+M)"});
+  t->push_back({"zrevrangebylex", -4, kR, ZRevRangeByLexCommand, g, "2.8.9",
+                "Members within a lexical range, reversed.", "O(log(N)+M)"});
+  t->push_back({"zremrangebyrank", 4, kCmdWrite, ZRemRangeByRankCommand, g, "2.0.0",
+                "Removes members within a rank range.", "O(log(N)+M)"});
+  t->push_back({"zremrangebyscore", 4, kCmdWrite, ZRemRangeByScoreCommand, g, "1.2.0",
+                "Removes members within a score range.", "O(log(N)+M)"});
+  t->push_back({"zremrangebylex", 4, kCmdWrite, ZRemRangeByLexCommand, g, "2.8.9",
+                "Removes members within a lexical range.", "O(log(N)+M)"});
+  t->push_back({"zpopmin", -2, kCmdWrite | kCmdFast, ZPopMinCommand, g, "5.0.0",
+                "Removes and returns the lowest members.", "O(log(N)*M)"});
+  t->push_back({"zpopmax", -2, kCmdWrite | kCmdFast, ZPopMaxCommand, g, "5.0.0",
+                "Removes and returns the highest members.", "O(log(N)*M)"});
+  t->push_back({"bzpopmin", -3, kCmdWrite | kCmdBlocking | kCmdFast, BZPopMinCommand, g, "5.0.0",
+                "ZPOPMIN, waiting for data.", "O(log(N))"});
+  t->push_back({"bzpopmax", -3, kCmdWrite | kCmdBlocking | kCmdFast, BZPopMaxCommand, g, "5.0.0",
+                "ZPOPMAX, waiting for data.", "O(log(N))"});
+  t->push_back({"zmpop", -4, kCmdWrite | kCmdMovableKeys, ZMPopCommand, g, "7.0.0",
+                "Pops from the first non-empty sorted set.", "O(K)+O(M*log(N))"});
+  t->push_back({"bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, BZMPopCommand, g, "7.0.0",
+                "ZMPOP, waiting for data.", "O(K)+O(M*log(N))"});
+  t->push_back({"zrandmember", -2, kR, ZRandMemberCommand, g, "6.2.0", "Random members.", "O(N)"});
+  t->push_back({"zunion", -3, kR | kCmdMovableKeys, ZUnionCommand, g, "6.2.0",
                 "Union of sorted sets.", "O(N)+O(M*log(M))"});
-  t->push_back({"zinter", -3, kR | kCmdMovableKeys, 0, 0, 0, ZInterCommand, g, "6.2.0",
+  t->push_back({"zinter", -3, kR | kCmdMovableKeys, ZInterCommand, g, "6.2.0",
                 "Intersection of sorted sets.", "O(N*K)+O(M*log(M))"});
-  t->push_back({"zdiff", -3, kR | kCmdMovableKeys, 0, 0, 0, ZDiffCommand, g, "6.2.0",
+  t->push_back({"zdiff", -3, kR | kCmdMovableKeys, ZDiffCommand, g, "6.2.0",
                 "Difference of sorted sets.", "O(L + (N-K)log(N))"});
-  t->push_back({"zunionstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZUnionStoreCommand, g, "2.0.0",
+  t->push_back({"zunionstore", -4, kW | kCmdMovableKeys, ZUnionStoreCommand, g, "2.0.0",
                 "Stores a union of sorted sets.", "O(N)+O(M log(M))"});
-  t->push_back({"zinterstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZInterStoreCommand, g, "2.0.0",
+  t->push_back({"zinterstore", -4, kW | kCmdMovableKeys, ZInterStoreCommand, g, "2.0.0",
                 "Stores an intersection of sorted sets.", "O(N*K)+O(M*log(M))"});
-  t->push_back({"zdiffstore", -4, kW | kCmdMovableKeys, 1, 1, 1, ZDiffStoreCommand, g, "6.2.0",
+  t->push_back({"zdiffstore", -4, kW | kCmdMovableKeys, ZDiffStoreCommand, g, "6.2.0",
                 "Stores a difference of sorted sets.", "O(L + (N-K)log(N))"});
-  t->push_back({"zintercard", -3, kR | kCmdMovableKeys, 0, 0, 0, ZInterCardCommand, g, "7.0.0",
+  t->push_back({"zintercard", -3, kR | kCmdMovableKeys, ZInterCardCommand, g, "7.0.0",
                 "Counts the intersection of sorted sets.", "O(N*K)"});
-  t->push_back({"zscan", -3, kR, 1, 1, 1, ZScanCommand, g, "2.8.0",
-                "Walks a sorted set with a cursor.", "O(1) per call"});
+  t->push_back({"zscan", -3, kR, ZScanCommand, g, "2.8.0", "Walks a sorted set with a cursor.",
+                "O(1) per call"});
 }
 }  // namespace server

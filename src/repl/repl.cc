@@ -224,20 +224,20 @@ void RegisterCommands(std::vector<server::CommandSpec>* t) {
   using namespace server;
   const char* g = "server";
   const uint32_t kAdm = kCmdAdmin | kCmdNoScript | kCmdStale;
-  t->push_back({"replicaof", 3, kAdm | kCmdNoMulti, 0, 0, 0, ReplicaofCommand, g, "5.0.0",
+  t->push_back({"replicaof", 3, kAdm | kCmdNoMulti, ReplicaofCommand, g, "5.0.0",
                 "Makes this node a replica of another, or a primary again.", "O(1)"});
-  t->push_back({"slaveof", 3, kAdm | kCmdNoMulti, 0, 0, 0, ReplicaofCommand, g, "1.0.0",
+  t->push_back({"slaveof", 3, kAdm | kCmdNoMulti, ReplicaofCommand, g, "1.0.0",
                 "Old name of REPLICAOF.", "O(1)"});
-  t->push_back({"role", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast, 0, 0, 0, RoleCommand,
-                g, "2.8.12", "Tells whether this node is a primary or a replica, with details.",
+  t->push_back({"role", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast, RoleCommand, g,
+                "2.8.12", "Tells whether this node is a primary or a replica, with details.",
                 "O(1)"});
-  t->push_back({"replconf", -1, kAdm | kCmdLoading | kCmdAllowBusy, 0, 0, 0, ReplconfCommand, g,
-                "3.0.0", "Replication handshake and acknowledgements (internal).", "O(1)"});
-  t->push_back({"psync", -3, kAdm | kCmdNoMulti, 0, 0, 0, PsyncCommand, g, "2.8.0",
+  t->push_back({"replconf", -1, kAdm | kCmdLoading | kCmdAllowBusy, ReplconfCommand, g, "3.0.0",
+                "Replication handshake and acknowledgements (internal).", "O(1)"});
+  t->push_back({"psync", -3, kAdm | kCmdNoMulti, PsyncCommand, g, "2.8.0",
                 "Starts or resumes replication from this node (internal).", "O(1)"});
-  t->push_back({"sync", 1, kAdm | kCmdNoMulti, 0, 0, 0, SyncCommand, g, "1.0.0",
+  t->push_back({"sync", 1, kAdm | kCmdNoMulti, SyncCommand, g, "1.0.0",
                 "Starts replication from this node (internal, old form).", "O(1)"});
-  t->push_back({"wait", 3, kCmdBlocking, 0, 0, 0, WaitCommand, "generic", "3.0.0",
+  t->push_back({"wait", 3, kCmdBlocking, WaitCommand, "generic", "3.0.0",
                 "Waits until replicas acknowledged the writes of this connection.", "O(1)"});
 }
 

@@ -48,7 +48,6 @@ struct CommandSpec {
   const char* name;
   int arity;  // > 0 exact, < 0 at least -arity
   uint32_t flags;
-  int first_key, last_key, step;  // legacy triple: derived from key_specs at start
   Handler proc;
   const char* group;  // "string", "generic", "server", "connection", "transactions", ...
   const char* since;
@@ -59,8 +58,9 @@ struct CommandSpec {
   std::string fullname;  // "config|get"
   const CommandSpec* parent = nullptr;
   mutable CommandStats stats;
-  std::vector<KeySpec> key_specs;  // where the keys are (command_keys.h)
-  KeysProc keys_proc = nullptr;    // for specs that cannot say it all
+  std::vector<KeySpec> key_specs;             // where the keys are (command_keys.h)
+  int first_key = 0, last_key = 0, step = 0;  // COMMAND INFO's legacy triple, from key_specs
+  KeysProc keys_proc = nullptr;               // for specs that cannot say it all
 };
 
 // Every command family adds its entries here (commands/*.cc).

@@ -158,20 +158,19 @@ void TouchAllWatched(int dbid, int other) {
 void RegisterTransactionCommands(std::vector<CommandSpec>* t) {
   const char* g = "transactions";
   t->push_back({"multi", 1,
-                kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoMulti | kCmdAllowBusy, 0,
-                0, 0, MultiCommand, g, "1.2.0", "Begins queueing commands for EXEC.", "O(1)"});
-  t->push_back({"exec", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdSkipSlowlog, 0, 0, 0,
-                ExecCommand, g, "1.2.0", "Runs the commands queued since MULTI as one unit.",
+                kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
+                MultiCommand, g, "1.2.0", "Begins queueing commands for EXEC.", "O(1)"});
+  t->push_back({"exec", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdSkipSlowlog, ExecCommand, g,
+                "1.2.0", "Runs the commands queued since MULTI as one unit.",
                 "Depends on commands in the transaction"});
-  t->push_back({"discard", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy, 0,
-                0, 0, DiscardCommand, g, "2.0.0", "Drops the commands queued since MULTI.",
-                "O(N)"});
+  t->push_back({"discard", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
+                DiscardCommand, g, "2.0.0", "Drops the commands queued since MULTI.", "O(N)"});
   t->push_back({"watch", -2,
-                kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoMulti | kCmdAllowBusy, 1,
-                -1, 1, WatchCommand, g, "2.2.0",
+                kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoMulti | kCmdAllowBusy,
+                WatchCommand, g, "2.2.0",
                 "Makes the next EXEC fail if any of these keys changes first.", "O(1)"});
-  t->push_back({"unwatch", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy, 0,
-                0, 0, UnwatchCommand, g, "2.2.0", "Stops watching every key of this connection.",
+  t->push_back({"unwatch", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdAllowBusy,
+                UnwatchCommand, g, "2.2.0", "Stops watching every key of this connection.",
                 "O(N)"});
 }
 
