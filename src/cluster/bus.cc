@@ -450,7 +450,7 @@ void ProcessPacket(Link* l, const Message& m) {
     sockaddr_storage sa;
     socklen_t len = sizeof(sa);
     if (getpeername(l->fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
-      l->peer_ip = IpOf(net::FormatAddr(sa));
+      l->peer_ip = net::FormatIp(sa);
   }
   std::string hdr_ip = IpToString(h.myip);
   const std::string& sender_ip = hdr_ip.empty() ? l->peer_ip : hdr_ip;

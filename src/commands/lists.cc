@@ -428,7 +428,7 @@ void RegisterListCommands(std::vector<CommandSpec>* t) {
                 "Moves an element between lists.", "O(1)"});
   t->push_back({"rpoplpush", 3, kCmdWrite | kCmdDenyOom, RPopLPushCommand, g, "1.2.0",
                 "Moves the tail of one list to the head of another.", "O(1)"});
-  t->push_back({"lmpop", -4, kCmdWrite | kCmdMovableKeys, LMPopCommand, g, "7.0.0",
+  t->push_back({"lmpop", -4, kCmdWrite, LMPopCommand, g, "7.0.0",
                 "Pops from the first non-empty list.", "O(N+M)"});
   t->push_back(
       {"blpop", -3, kB, BLPopCommand, g, "2.0.0", "Pops from the head, waiting for data.", "O(N)"});
@@ -438,7 +438,6 @@ void RegisterListCommands(std::vector<CommandSpec>* t) {
                 "Moves an element, waiting for data.", "O(1)"});
   t->push_back({"brpoplpush", 4, kB | kCmdDenyOom, BRPopLPushCommand, g, "2.2.0",
                 "RPOPLPUSH, waiting for data.", "O(1)"});
-  t->push_back({"blmpop", -5, kB | kCmdMovableKeys, BLMPopCommand, g, "7.0.0",
-                "LMPOP, waiting for data.", "O(N+M)"});
+  t->push_back({"blmpop", -5, kB, BLMPopCommand, g, "7.0.0", "LMPOP, waiting for data.", "O(N+M)"});
 }
 }  // namespace server

@@ -320,7 +320,7 @@ void RegisterSetCommands(std::vector<CommandSpec>* t) {
   t->push_back({"smove", 4, kCmdWrite | kCmdFast, SMoveCommand, g, "1.0.0",
                 "Moves a member to another set.", "O(1)"});
   t->push_back({"sinter", -2, kR, SInterCommand, g, "1.0.0", "Intersects sets.", "O(N*M)"});
-  t->push_back({"sintercard", -3, kR | kCmdMovableKeys, SInterCardCommand, g, "7.0.0",
+  t->push_back({"sintercard", -3, kR, SInterCardCommand, g, "7.0.0",
                 "Counts the intersection of sets.", "O(N*M)"});
   t->push_back({"sinterstore", -3, kCmdWrite | kCmdDenyOom, SInterStoreCommand, g, "1.0.0",
                 "Stores the intersection of sets.", "O(N*M)"});

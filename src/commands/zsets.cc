@@ -862,24 +862,24 @@ void RegisterZSetCommands(std::vector<CommandSpec>* t) {
                 "ZPOPMIN, waiting for data.", "O(log(N))"});
   t->push_back({"bzpopmax", -3, kCmdWrite | kCmdBlocking | kCmdFast, BZPopMaxCommand, g, "5.0.0",
                 "ZPOPMAX, waiting for data.", "O(log(N))"});
-  t->push_back({"zmpop", -4, kCmdWrite | kCmdMovableKeys, ZMPopCommand, g, "7.0.0",
+  t->push_back({"zmpop", -4, kCmdWrite, ZMPopCommand, g, "7.0.0",
                 "Pops from the first non-empty sorted set.", "O(K)+O(M*log(N))"});
-  t->push_back({"bzmpop", -5, kCmdWrite | kCmdBlocking | kCmdMovableKeys, BZMPopCommand, g, "7.0.0",
+  t->push_back({"bzmpop", -5, kCmdWrite | kCmdBlocking, BZMPopCommand, g, "7.0.0",
                 "ZMPOP, waiting for data.", "O(K)+O(M*log(N))"});
   t->push_back({"zrandmember", -2, kR, ZRandMemberCommand, g, "6.2.0", "Random members.", "O(N)"});
-  t->push_back({"zunion", -3, kR | kCmdMovableKeys, ZUnionCommand, g, "6.2.0",
-                "Union of sorted sets.", "O(N)+O(M*log(M))"});
-  t->push_back({"zinter", -3, kR | kCmdMovableKeys, ZInterCommand, g, "6.2.0",
-                "Intersection of sorted sets.", "O(N*K)+O(M*log(M))"});
-  t->push_back({"zdiff", -3, kR | kCmdMovableKeys, ZDiffCommand, g, "6.2.0",
-                "Difference of sorted sets.", "O(L + (N-K)log(N))"});
-  t->push_back({"zunionstore", -4, kW | kCmdMovableKeys, ZUnionStoreCommand, g, "2.0.0",
+  t->push_back(
+      {"zunion", -3, kR, ZUnionCommand, g, "6.2.0", "Union of sorted sets.", "O(N)+O(M*log(M))"});
+  t->push_back({"zinter", -3, kR, ZInterCommand, g, "6.2.0", "Intersection of sorted sets.",
+                "O(N*K)+O(M*log(M))"});
+  t->push_back({"zdiff", -3, kR, ZDiffCommand, g, "6.2.0", "Difference of sorted sets.",
+                "O(L + (N-K)log(N))"});
+  t->push_back({"zunionstore", -4, kW, ZUnionStoreCommand, g, "2.0.0",
                 "Stores a union of sorted sets.", "O(N)+O(M log(M))"});
-  t->push_back({"zinterstore", -4, kW | kCmdMovableKeys, ZInterStoreCommand, g, "2.0.0",
+  t->push_back({"zinterstore", -4, kW, ZInterStoreCommand, g, "2.0.0",
                 "Stores an intersection of sorted sets.", "O(N*K)+O(M*log(M))"});
-  t->push_back({"zdiffstore", -4, kW | kCmdMovableKeys, ZDiffStoreCommand, g, "6.2.0",
+  t->push_back({"zdiffstore", -4, kW, ZDiffStoreCommand, g, "6.2.0",
                 "Stores a difference of sorted sets.", "O(L + (N-K)log(N))"});
-  t->push_back({"zintercard", -3, kR | kCmdMovableKeys, ZInterCardCommand, g, "7.0.0",
+  t->push_back({"zintercard", -3, kR, ZInterCardCommand, g, "7.0.0",
                 "Counts the intersection of sorted sets.", "O(N*K)"});
   t->push_back({"zscan", -3, kR, ZScanCommand, g, "2.8.0", "Walks a sorted set with a cursor.",
                 "O(1) per call"});
