@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "cluster/bus.h"
+#include "cluster/cluster_cmd.h"
 #include "cluster/nodes_conf.h"
 #include "cluster/route.h"
 #include "net/event_loop.h"
@@ -225,6 +226,7 @@ bool Init(std::string* err) {
     st.myself = st.Add("", kNodePrimary | kNodeMyself, now);
     LOG_NOTICE("No cluster configuration found, I'm %.40s", st.myself->name.c_str());
   }
+  InitOpenSlots();
   if (!StartBus(err)) return false;
   SetMyAddressFromConfig();
   GetBusHooks().publish = PublishFromBus;

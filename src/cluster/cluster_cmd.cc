@@ -1,5 +1,5 @@
-// The CLUSTER command (every subcommand but SETSLOT and FAILOVER, which come with slot
-// migration and failover) and ASKING. Replies and errors as Valkey 8 (cluster-semantics §4,
+// The CLUSTER command (every subcommand but SETSLOT, in open_slots.cc, and FAILOVER, which
+// comes with failover) and ASKING. Replies and errors as Valkey 8 (cluster-semantics §4,
 // cluster-bus §5.1, §5.10, §6).
 #include <algorithm>
 
@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "cluster/bus.h"
 #include "cluster/cluster.h"
+#include "cluster/cluster_cmd.h"
 #include "cluster/nodes_format.h"
 #include "net/socket.h"
 #include "server/client.h"
@@ -19,7 +20,6 @@
 #include "server/transactions.h"
 
 namespace cluster {
-namespace {
 
 using server::cfg;
 using server::Client;
@@ -31,14 +31,6 @@ bool Enabled(Client* c) {
   return false;
 }
 
-FormatOptions Options(const Client* c) {
-  FormatOptions o;
-  o.ipv6 = c->laddr.find(':') != c->laddr.rfind(':');  // "ip:port" has one colon for IPv4
-  o.endpoint = static_cast<EndpointType>(cfg.cluster_preferred_endpoint_type);
-  return o;
-}
-
-// A slot argument, or the error "Invalid or out of range slot".
 bool SlotArg(Client* c, std::string_view s, int* slot) {
   int64_t v;
   if (!base::ParseInt64(s, &v) || v < 0 || v >= kSlots) {
@@ -47,6 +39,28 @@ bool SlotArg(Client* c, std::string_view s, int* slot) {
   }
   *slot = static_cast<int>(v);
   return true;
+}
+
+bool BumpEpochWithoutConsensus() {
+  State& st = GetState();
+  uint64_t max = 0;
+  for (auto& n : st.nodes) max = std::max(max, n->config_epoch);
+  if (st.myself->config_epoch == 0 || st.myself->config_epoch != max) {
+    st.current_epoch++;
+    st.myself->config_epoch = st.current_epoch;
+    MarkChanged(true, true);
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+FormatOptions Options(const Client* c) {
+  FormatOptions o;
+  o.ipv6 = c->laddr.find(':') != c->laddr.rfind(':');  // "ip:port" has one colon for IPv4
+  o.endpoint = static_cast<EndpointType>(cfg.cluster_preferred_endpoint_type);
+  return o;
 }
 
 Node* NodeArg(Client* c, std::string_view id) {
@@ -100,6 +114,8 @@ void Help(Client* c) {
                      "    Become a replica of <node-id>.",
                      "RESET [HARD|SOFT]",
                      "    Forget the cluster (HARD: also a new ID and epochs 0).",
+                     "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>) [TIMEOUT <ms>]",
+                     "    Open, close or assign a slot; replicated to the replicas before it applies here.",
                      "SET-CONFIG-EPOCH <epoch>",
                      "    Set the config epoch of a new node.",
                      "SAVECONFIG",
@@ -282,20 +298,6 @@ void FlushSlots(Client* c) {
   c->R().Ok();
 }
 
-// My configEpoch becomes the greatest, without agreement (§5.5); false if it already is.
-bool BumpEpochWithoutConsensus() {
-  State& st = GetState();
-  uint64_t max = 0;
-  for (auto& n : st.nodes) max = std::max(max, n->config_epoch);
-  if (st.myself->config_epoch == 0 || st.myself->config_epoch != max) {
-    st.current_epoch++;
-    st.myself->config_epoch = st.current_epoch;
-    MarkChanged(true, true);
-    return true;
-  }
-  return false;
-}
-
 void BumpEpoch(Client* c) {
   if (!Enabled(c)) return;
   bool bumped = BumpEpochWithoutConsensus();
@@ -458,6 +460,7 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("replicate", 3, kAdm, Replicate, "Becomes a replica of a node."),
       sub("reset", -2, kAdm | kCmdNoScript, Reset, "Forgets the cluster."),
       sub("saveconfig", 2, kAdm, SaveConfigCmd, "Writes nodes.conf now."),
+      sub("setslot", -4, kAdm, SetSlotCommand, "Binds a hash slot to a node."),
       sub("set-config-epoch", 3, kAdm, SetConfigEpoch, "Sets the config epoch of a new node."),
       sub("shards", 2, kLs, Shards, "Shards with their slots and nodes."),
       sub("slaves", 3, kAdm, Replicas, "The replicas of a node."),

@@ -420,6 +420,8 @@ LoadResult LoadSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
   env.on_new = nullptr;  // loaded keys are not "new" keys
   LoadOptions o = opts;
   if (o.num_dbs > static_cast<int>(dbs.size())) o.num_dbs = static_cast<int>(dbs.size());
+  for (auto& [name, hook] : AuxRegistry())
+    if (hook.before_load && (!hook.replication_only || opts.from_replication)) hook.before_load();
   uint32_t lfu_minutes = static_cast<uint32_t>(base::MsTime() / 60000) & 0xffff;
   LoadResult res = ParseSnapshot(
       p, n, o,

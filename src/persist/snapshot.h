@@ -55,6 +55,9 @@ struct AuxHook {
   // Written only into snapshots made for a replica (SaveOptions::for_replication), never
   // into disk snapshots (e.g. cluster-slot-states).
   bool replication_only = false;
+  // Called before every load that would read the field, so that a snapshot without it
+  // leaves no state from before (a primary that never sends the field).
+  std::function<void()> before_load;
 };
 void RegisterAuxField(const std::string& name, AuxHook hook);
 void UnregisterAuxField(const std::string& name);

@@ -38,6 +38,7 @@ struct PrimarySide {
   int pipe = -1;
   bool pipe_eof = false;
   int64_t waiting_since_ms = 0;
+  bool getack_pending = false;  // RequestAcks: GETACK once the running command is in the stream
 };
 PrimarySide primary_;
 
@@ -276,7 +277,42 @@ void SendGetAck() {
   FeedStream(kGetAck);
 }
 
+// "x.y.z" from REPLCONF version as 0xXXYYZZ; 0 when absent or malformed (an old replica).
+int64_t EncodedVersion(std::string_view v) {
+  int64_t parts[3] = {0, 0, 0};
+  int i = 0;
+  for (size_t pos = 0; i < 3; i++) {
+    size_t dot = v.find('.', pos);
+    std::string_view part = v.substr(pos, dot == std::string_view::npos ? v.npos : dot - pos);
+    if (!base::ParseInt64(part, &parts[i]) || parts[i] < 0 || parts[i] > 255) return 0;
+    if (dot == std::string_view::npos) break;
+    pos = dot + 1;
+  }
+  if (i != 2) return 0;
+  return (parts[0] << 16) | (parts[1] << 8) | parts[2];
+}
+
+// Applies CLUSTER SETSLOT from the stream: online and newer than 7.2.255.
+bool AppliesSlotStates(Client* c) {
+  return Link(c)->state == ReplicaLink::kOnline && EncodedVersion(Link(c)->version) > 0x0702ff;
+}
+
 }  // namespace
+
+int SlotStateReplicas() {
+  int n = 0;
+  for (Client* c : primary_.replicas) n += AppliesSlotStates(c);
+  return n;
+}
+
+int64_t SlotStateReplicasAckedAtLeast(int64_t offset) {
+  int64_t n = 0;
+  for (Client* c : primary_.replicas)
+    if (AppliesSlotStates(c) && Link(c)->ack_offset >= offset) n++;
+  return n;
+}
+
+void RequestAcks() { primary_.getack_pending = true; }
 
 // ---- hooks used by the rest of the node ----
 
@@ -407,7 +443,11 @@ void PrimaryCron() {
   }
 }
 
-void PrimaryBeforeSleep() { server::HandleReplicaAcks(); }
+void PrimaryBeforeSleep() {
+  if (primary_.getack_pending && !primary_.replicas.empty()) SendGetAck();
+  primary_.getack_pending = false;
+  server::HandleReplicaAcks();
+}
 
 void InitPrimary() {
   server::AddBgsaveDoneHook(OnBgsaveDone);

@@ -59,6 +59,13 @@ void ClientFreed(server::Client* c);
 void PrimaryStreamApplied(server::Client* c, std::string_view raw);
 void PrimaryLinkFreed(server::Client* c);
 
+// CLUSTER SETSLOT is replicated before it is applied (cluster-semantics §3.1). The replicas it
+// waits for: online ones that reported REPLCONF version above 7.2.255 (older ones ignore it).
+int SlotStateReplicas();
+int64_t SlotStateReplicasAckedAtLeast(int64_t offset);
+// Sends REPLCONF GETACK before the loop sleeps, after the running command reached the stream.
+void RequestAcks();
+
 // INFO replication section.
 void AppendInfo(std::string* s);
 int ConnectedReplicas();

@@ -36,8 +36,10 @@ Registry blocks_;
 // What a block answers when it ends without its condition (timeout, CLIENT UNBLOCK): blocked
 // list/zset commands a null array, WAIT the replicas acknowledged so far.
 void ReplyTimeout(Client* c, const BlockState& st) {
-  if (st.kind == BlockState::kReplicas)
-    c->R().Int(st.acked(st.offset));
+  if (st.run_when_acked)
+    c->R().Error(st.error);
+  else if (st.kind == BlockState::kReplicas)
+    c->R().Int(st.offset < 0 ? 0 : st.acked(st.offset));
   else
     c->R().NullArray();
 }
@@ -125,20 +127,62 @@ void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t de
   blocks_.wait_clients.push_back(c);
 }
 
+void BlockUntilReplicated(Client* c, int64_t numreplicas, int64_t deadline_ms, AckCounter acked,
+                          std::string error,
+                          void (*abandoned)(const std::vector<std::string>& argv)) {
+  BlockForReplicas(c, -1, numreplicas, deadline_ms, acked);
+  BlockState& st = blocks_.blocked[c];
+  st.run_when_acked = true;
+  st.error = std::move(error);
+  st.abandoned = abandoned;
+  c->held_argv.assign(c->argv.begin(), c->argv.end());
+}
+
+void SetPendingBlockOffset(Client* c, int64_t offset) {
+  auto it = blocks_.blocked.find(c);
+  if (it != blocks_.blocked.end() && it->second.kind == BlockState::kReplicas &&
+      it->second.offset < 0)
+    it->second.offset = offset;
+}
+
 void HandleReplicaAcks() {
   if (blocks_.wait_clients.empty()) return;
   std::vector<Client*> done;
   for (Client* c : blocks_.wait_clients) {
     const BlockState& st = blocks_.blocked[c];
-    if (st.acked(st.offset) >= st.numreplicas) done.push_back(c);
+    if (st.offset >= 0 && st.acked(st.offset) >= st.numreplicas) done.push_back(c);
   }
   for (Client* c : done) {
     BlockState st = blocks_.blocked[c];
     Unblock(c);
-    ReplyTimeout(c, st);  // the count, as on timeout
-    Completed(c);
+    if (st.run_when_acked) {
+      // Replicated: now the command itself, through the gate like any resumed command.
+      std::vector<std::string> argv = std::move(c->held_argv);
+      c->held_argv.clear();
+      c->argv.assign(argv.begin(), argv.end());
+      c->flags |= kReplicationDone;
+      if (PassesGate(c, c->cmd))
+        Call(c, c->cmd);
+      else if (st.abandoned)
+        st.abandoned(argv);
+      c->flags &= ~kReplicationDone;
+      c->argv.clear();
+      c->argv_len_sum = 0;
+    } else {
+      ReplyTimeout(c, st);  // the count, as on timeout
+      Completed(c);
+    }
     QueueWriteAndResume(c);
   }
+}
+
+void UnblockFreed(Client* c) {
+  auto it = blocks_.blocked.find(c);
+  if (it == blocks_.blocked.end()) return;
+  auto abandoned = it->second.abandoned;
+  std::vector<std::string> argv = std::move(c->held_argv);
+  Unblock(c);
+  if (abandoned) abandoned(argv);
 }
 
 void DisconnectAllBlockedClients() {
@@ -235,8 +279,9 @@ int64_t HandleBlockedTimeouts() {
   for (Client* c : expired) {
     BlockState st = blocks_.blocked[c];
     Unblock(c);
-    c->held_argv.clear();
     ReplyTimeout(c, st);
+    if (st.abandoned) st.abandoned(c->held_argv);
+    c->held_argv.clear();
     Completed(c);
     QueueWriteAndResume(c);
   }
@@ -248,11 +293,12 @@ bool UnblockByRequest(Client* c, bool with_error) {
   if (it == blocks_.blocked.end()) return false;
   BlockState st = it->second;
   Unblock(c);
-  c->held_argv.clear();
   if (with_error)
     c->R().Error("-UNBLOCKED client unblocked via CLIENT UNBLOCK");
   else
     ReplyTimeout(c, st);
+  if (st.abandoned) st.abandoned(c->held_argv);
+  c->held_argv.clear();
   Completed(c);
   QueueWriteAndResume(c);
   return true;

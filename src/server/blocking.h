@@ -25,9 +25,16 @@ struct BlockState {
   int dbid = 0;
   db::Type type = db::kList;          // the type whose arrival wakes the client
   bool null_array_on_timeout = true;  // reply inside MULTI: BLPOP-style *-1, BLMOVE-style $-1
-  // kReplicas (WAIT): numreplicas must have acknowledged offset
+  // kReplicas (WAIT): numreplicas must have acknowledged offset (-1: where the stream stands
+  // once the blocking command is propagated, set at the end of Call)
   int64_t offset = 0, numreplicas = 0;
   AckCounter acked = nullptr;
+  // kReplicas for a command replicated before it is applied (CLUSTER SETSLOT): once acked it
+  // runs again with kReplicationDone; a block that ends otherwise (timeout, CLIENT UNBLOCK,
+  // disconnection) replies `error` and calls `abandoned` with the command's arguments.
+  bool run_when_acked = false;
+  std::string error;
+  void (*abandoned)(const std::vector<std::string>& argv) = nullptr;
 };
 
 // Parses a timeout in seconds (float allowed); replies the error and returns false if invalid.
@@ -40,6 +47,14 @@ void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
 // WAIT: blocks c until `acked(offset) >= numreplicas` or the deadline; the reply is the count.
 void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t deadline_ms,
                       AckCounter acked);
+// A command replicated before it is applied: blocks c until `acked` counts numreplicas at the
+// offset that follows this command in the stream, then runs the command again (see
+// BlockState::run_when_acked). The caller forces its propagation.
+void BlockUntilReplicated(Client* c, int64_t numreplicas, int64_t deadline_ms, AckCounter acked,
+                          std::string error,
+                          void (*abandoned)(const std::vector<std::string>& argv));
+// End of Call: a block waiting for "the offset after this command" learns it.
+void SetPendingBlockOffset(Client* c, int64_t offset);
 // Replicas acknowledged: answers the WAIT clients now satisfied.
 void HandleReplicaAcks();
 // The node became a replica: every blocked client gets Valkey's -UNBLOCKED error and is
@@ -52,8 +67,11 @@ void KeyReady(int dbid, std::string_view key);
 void HandleReadyKeys();
 // Times out expired blocks; returns ms until the next deadline (-1: none).
 int64_t HandleBlockedTimeouts();
-// Removes c from the registry (disconnect, unblock). Sends nothing.
+// Removes c from the registry. Sends nothing.
 void Unblock(Client* c);
+// The client goes away: its block ends (a command replicated before being applied is
+// abandoned: see BlockState::abandoned).
+void UnblockFreed(Client* c);
 // CLIENT UNBLOCK: false when c is not blocked.
 bool UnblockByRequest(Client* c, bool with_error);
 // Clients blocked on keys, for the periodic cluster re-check (its slot may have moved).

@@ -386,7 +386,7 @@ void Destroy(Client* c) {
   if (g.current_client == c) g.current_client = nullptr;
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
-  Unblock(c);
+  UnblockFreed(c);
   Repl().client_freed(c);  // also releases c->repl
   g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
   close(c->fd);

@@ -43,6 +43,7 @@ enum ClientFlag : uint64_t {
   kBlocked = 1 << 15,    // waiting on keys (BLPOP...) or replicas (WAIT)
   kPrimary = 1 << 16,    // the link to our primary: its commands are applied, not answered
   kReplica = 1 << 17,    // a replica of ours (after SYNC/PSYNC)
+  kReplicationDone = 1 << 18,  // re-run of a command its replicas already applied (SETSLOT)
 };
 
 struct Client {

@@ -411,6 +411,7 @@ std::vector<Def>& Table() {
        "ip"},
       BOOL("cluster-require-full-coverage", cluster_require_full_coverage, "yes", 0),
       BOOL("cluster-allow-reads-when-down", cluster_allow_reads_when_down, "no", 0),
+      BOOL("cluster-allow-replica-migration", cluster_allow_replica_migration, "yes", 0),
       BOOL("cluster-allow-pubsubshard-when-down", cluster_allow_pubsubshard_when_down, "yes", 0),
       {"cluster-replica-no-failover",
        "cluster-slave-no-failover",

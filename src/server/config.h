@@ -59,6 +59,7 @@ struct Config {
   int cluster_preferred_endpoint_type = 0;  // ip, hostname, unknown-endpoint
   bool cluster_require_full_coverage = true;
   bool cluster_allow_reads_when_down = false;
+  bool cluster_allow_replica_migration = true;  // SETSLOT NODE and gossip: follow my last slot
   bool cluster_allow_pubsubshard_when_down = true;
   bool cluster_replica_no_failover = false;
   int64_t cluster_link_sendbuf_limit = 0;

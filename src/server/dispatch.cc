@@ -124,6 +124,7 @@ void Call(Client* c, const CommandSpec* cmd) {
       Repl().propagate(c->dbid, c->argv);
     }
     c->woff = Repl().offset();  // what WAIT waits for
+    if (c->flags & kBlocked) SetPendingBlockOffset(c, c->woff);
   }
   override_.has_override = false;
   override_.force_prop = false;

@@ -1,0 +1,288 @@
+# Slot migration with replicated migration state (cluster-semantics §2.2, §2.3, §3, §8):
+# CLUSTER SETSLOT's checks and texts, SETSLOT replicated to the replicas before it applies on
+# the primary, and the routing rows with open slots, sent over real connections to each
+# primary and its READONLY replica.  3 primaries with 1 replica each, built by hand: 0-2
+# primaries, 3-5 their replicas; node 6 joins later as a second replica of 0.
+# Written to pass on Valkey 8 too, except the tests tagged beyond-valkey (run the reference
+# with --tags -beyond-valkey).
+
+# One reply read raw: the exact bytes of the reply (RESP2), nested arrays included.
+proc sm_read_raw {c} {
+    set line [$c read]
+    set out "$line\r\n"
+    switch -- [string index $line 0] {
+        "\$" { if {[string range $line 1 end] >= 0} { append out [$c read] "\r\n" } }
+        "*" { for {set i 0} {$i < [string range $line 1 end]} {incr i} { append out [sm_read_raw $c] } }
+    }
+    return $out
+}
+
+# The raw reply of the last command, on a fresh connection to node idx after `prelude`
+# (READONLY, ASKING, ...), whose replies are read and dropped.
+proc sm_raw {idx prelude args} {
+    set c [cluster_client $idx]
+    $c deferred 1
+    $c readraw 1
+    foreach p $prelude { $c {*}$p; sm_read_raw $c }
+    $c {*}$args
+    set r [sm_read_raw $c]
+    $c close
+    return $r
+}
+
+# Open-slot tokens of a node's myself line in CLUSTER NODES ([slot->-id] / [slot-<-id]).
+proc sm_tokens {idx} {
+    foreach line [split [cn $idx cluster nodes] "\n"] {
+        if {[string match "* myself,*" $line] || [string match "* myself *" $line]} {
+            return [regexp -all -inline {\[[0-9]+-[<>]-[0-9a-f]{40}\]} $line]
+        }
+    }
+    return {}
+}
+
+proc sm_wait_tokens {idx expected} {
+    wait_for_condition 100 50 {[sm_tokens $idx] eq $expected} else {
+        fail "node $idx open slots: [sm_tokens $idx], expected $expected"
+    }
+}
+
+start_cluster {primaries 3 replicas 1 create manual} {
+    set A 0; set B 1; set A2 3; set B2 4
+    set idA [cluster_myid $A]; set idB [cluster_myid $B]; set idA2 [cluster_myid $A2]
+    # A tag whose slot A owns; the keys of the routing rows share it.
+    set tag [cluster_key_in_slot_of $A sm]
+    set slot [cn $A cluster keyslot $tag]
+    set present "{$tag}present"    ;# stays on A
+    set moved "{$tag}moved"        ;# lives on B only (moved during the migration)
+    set gone "{$tag}gone"          ;# nowhere
+    set portA [cnode $A port]; set portB [cnode $B port]
+
+    test "SETSLOT errors: checks of the primary, texts as Valkey 8" {
+        set other [cn $A cluster keyslot [cluster_key_in_slot_of $B]]
+        set nobody [string repeat 0 40]
+        foreach {cmd err} [list \
+            [list setslot $slot migrating $nobody] "ERR I don't know about node $nobody" \
+            [list setslot $other migrating $idB] "ERR I'm not the owner of hash slot $other" \
+            [list setslot $slot migrating $idA2] "ERR Target node is not a master" \
+            [list setslot $slot importing $idB] "ERR I'm already the owner of hash slot $slot" \
+            [list setslot $other importing $nobody] "ERR I don't know about node $nobody" \
+            [list setslot $other importing $idA2] "ERR Target node is not a master" \
+            [list setslot $slot node $nobody] "ERR Unknown node $nobody" \
+            [list setslot $slot node $idA2] "ERR Target node is not a master" \
+            [list setslot $slot bogus $idB] "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP" \
+            [list setslot $slot migrating] "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP" \
+            [list setslot $slot node] "ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP" \
+            [list setslot 16384 stable] "ERR Invalid or out of range slot" \
+            [list setslot -1 stable] "ERR Invalid or out of range slot" \
+            [list setslot x stable] "ERR Invalid or out of range slot" \
+            [list setslot $slot stable timeout] "ERR Missing timeout value" \
+            [list setslot $slot stable timeout -1] "ERR timeout is negative" \
+            [list setslot $slot stable timeout 1.5] "ERR timeout is not an integer or out of range" \
+            [list setslot $slot] "ERR wrong number of arguments for 'cluster|setslot' command" \
+        ] {
+            assert_equal $err [assert_error * {cn $A cluster {*}$cmd}] $cmd
+        }
+        # a slot with keys cannot be given away
+        cn $A set $present p1
+        assert_equal "ERR Can't assign hashslot $slot to a different node while I still hold keys for this hash slot." \
+            [assert_error * {cn $A cluster setslot $slot node $idB}]
+        # a replica takes SETSLOT only from its primary
+        assert_equal "ERR Please use SETSLOT only with masters." \
+            [assert_error * {cn $A2 cluster setslot $slot stable}]
+        # nothing changed anywhere
+        foreach i {0 1 2 3 4 5} { assert_equal {} [sm_tokens $i] }
+        assert_equal $A [cluster_slot_owner $slot]
+    }
+
+    test "SETSLOT MIGRATING / IMPORTING: the replicas have the open slot when the primary answers" {
+        # a client blocked on a key of the slot before it opens (finalising sends it to B)
+        set ::sm_blocked [::resp::client 127.0.0.1 [cnode $A port]]  ;# outlives this test
+        $::sm_blocked deferred 1
+        $::sm_blocked blpop "{$tag}list" 0
+        wait_for_condition 50 20 {[string match "*blocked_clients:1*" [cn $A info clients]]} else {
+            fail "BLPOP never blocked"
+        }
+        assert_equal OK [cn $B cluster setslot $slot importing $idA]
+        # replicated before it applied: no waiting needed on the replica
+        assert_equal [list "\[$slot-<-$idA\]"] [sm_tokens $B2]
+        assert_equal [list "\[$slot-<-$idA\]"] [sm_tokens $B]
+        assert_equal OK [cn $A cluster setslot $slot migrating $idB]
+        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A2]
+        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A]
+        # open slots are not gossiped: the other shards know nothing of them
+        foreach i {2 5} { assert_equal {} [sm_tokens $i] }
+        # the log of the replica names the slot
+        assert_match "*Migrating slot $slot to node $idB*" [exec cat [cnode $A2 log]]
+    }
+
+    # The state for the rows: present on A, moved on B (written with ASKING, as MIGRATE does),
+    # gone nowhere; the replicas have caught up.
+    cn $A set $present p1
+    set cb [cluster_client $B]
+    $cb asking
+    $cb set $moved m1
+    $cb close
+    assert_equal 1 [cn $A wait 1 5000]
+    assert_equal 1 [cn $B wait 1 5000]
+
+    set ask "-ASK $slot 127.0.0.1:$portB\r\n"
+    set tryagain "-TRYAGAIN Multiple keys request during rehashing of slot\r\n"
+    set movedA "-MOVED $slot 127.0.0.1:$portA\r\n"
+
+    test "Source primary and its READONLY replica give the same answer (§2.2, §2.3)" {
+        # {command} {reply of A} {reply of A' with READONLY}
+        foreach {cmd onA onA2} [list \
+            [list get $present] "\$2\r\np1\r\n" "\$2\r\np1\r\n" \
+            [list get $moved] $ask $ask \
+            [list get $gone] $ask $ask \
+            [list exists $moved] $ask $ask \
+            [list mget $present $moved] $tryagain $tryagain \
+            [list mget $moved $gone] $ask $ask \
+            [list mget $present $present] "*2\r\n\$2\r\np1\r\n\$2\r\np1\r\n" "*2\r\n\$2\r\np1\r\n\$2\r\np1\r\n" \
+            [list set $moved x] $ask $ask \
+            [list del $present $moved] $tryagain $tryagain \
+            [list set $present p1] "+OK\r\n" $movedA \
+            [list incr $present] "-ERR value is not an integer or out of range\r\n" $movedA \
+        ] {
+            assert_equal $onA [sm_raw $A {} {*}$cmd] "A: $cmd"
+            assert_equal $onA2 [sm_raw $A2 {readonly} {*}$cmd] "A' READONLY: $cmd"
+        }
+        # without READONLY the replica sends everything to its primary, as before
+        foreach cmd [list [list get $present] [list get $moved] [list mget $present $moved]] {
+            assert_equal $movedA [sm_raw $A2 {} {*}$cmd] "A' without READONLY: $cmd"
+        }
+        # ASKING changes nothing on the source side
+        assert_equal $ask [sm_raw $A2 {readonly asking} get $moved]
+        # nothing was written by the refused commands
+        assert_equal p1 [cn $A get $present]
+        assert_equal 1 [cn $A cluster countkeysinslot $slot]
+    }
+
+    test "Target primary and its READONLY replica give the same answer (§2.2, §2.3)" {
+        # {prelude on B} {command} {reply of B} {reply of B' with READONLY and the same prelude}
+        foreach {prelude cmd onB onB2} [list \
+            {} [list get $moved] $movedA $movedA \
+            {asking} [list get $moved] "\$2\r\nm1\r\n" "\$2\r\nm1\r\n" \
+            {asking} [list get $gone] "\$-1\r\n" "\$-1\r\n" \
+            {asking} [list mget $moved $gone] $tryagain $tryagain \
+            {asking} [list mget $moved $moved] "*2\r\n\$2\r\nm1\r\n\$2\r\nm1\r\n" "*2\r\n\$2\r\nm1\r\n\$2\r\nm1\r\n" \
+            {asking} [list exists $moved $gone] $tryagain $tryagain \
+            {asking} [list set $moved m1] "+OK\r\n" "-READONLY You can't write against a read only replica.\r\n" \
+            {} [list set $moved m1] $movedA $movedA \
+        ] {
+            assert_equal $onB [sm_raw $B $prelude {*}$cmd] "B $prelude: $cmd"
+            assert_equal $onB2 [sm_raw $B2 [concat readonly $prelude] {*}$cmd] "B' READONLY $prelude: $cmd"
+        }
+        # ASKING without READONLY on the replica: the primary of the slot
+        assert_equal $movedA [sm_raw $B2 {asking} get $moved]
+        # ASKING lasts one command: PING consumes it
+        assert_equal $movedA [sm_raw $B {asking ping} get $moved]
+        assert_equal $movedA [sm_raw $B2 {readonly asking ping} get $moved]
+    }
+
+    test "MULTI/EXEC during the migration: queued commands are routed, ASKING lasts the transaction" {
+        foreach {idx prelude} [list $A {} $A2 {readonly}] {
+            set c [cluster_client $idx]
+            foreach p $prelude { $c {*}$p }
+            assert_equal OK [$c multi]
+            assert_equal "ASK $slot 127.0.0.1:$portB" [assert_error * {$c get $moved}]
+            assert_equal QUEUED [$c get $present]
+            assert_equal "EXECABORT Transaction discarded because of previous errors." [assert_error * {$c exec}]
+        }
+        foreach {idx prelude} [list $B {asking} $B2 {readonly asking}] {
+            set c [cluster_client $idx]
+            foreach p $prelude { $c {*}$p }
+            assert_equal OK [$c multi]
+            assert_equal QUEUED [$c get $moved]
+            assert_equal QUEUED [$c get $moved]
+            assert_equal {m1 m1} [$c exec]
+        }
+    }
+
+    test "A replica attached during the migration learns the open slot from the full sync" {
+        set n [cluster_add_node]
+        cn $n cluster meet 127.0.0.1 $portA
+        cluster_wait_known $n 7
+        cluster_wait_known $A 7
+        assert_equal OK [cn $n cluster replicate $idA]
+        wait_for_condition 200 50 {[string match "*master_link_status:up*" [cn $n info replication]]} else {
+            fail "node $n never synced with A"
+        }
+        wait_for_condition 200 50 {[string match "*slave1:*state=online*" [cn $A info replication]]} else {
+            fail "A never saw node $n online"
+        }
+        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $n]
+        # and it answers like its primary
+        assert_equal "\$2\r\np1\r\n" [sm_raw $n {readonly} get $present]
+        assert_equal $ask [sm_raw $n {readonly} get $moved]
+        set ::sm_new $n
+    }
+
+    test "Disk snapshots never carry the open slots" {
+        cn $A save
+        set f [open [file join [cnode $A dir] dump.rdb] rb]
+        set bytes [read $f]
+        close $f
+        assert_equal -1 [string first "cluster-slot-states" $bytes]
+    }
+
+    test "SETSLOT that times out on a stopped replica: -NOREPLICAS, nothing applied, replicas brought back" {
+        set before [sm_tokens $A]
+        exec kill -STOP [cnode $A2 pid]
+        try {
+            assert_equal "NOREPLICAS Not enough good replicas to write." \
+                [assert_error * {cn $A cluster setslot $slot stable timeout 300}]
+            assert_equal $before [sm_tokens $A]
+        } finally {
+            exec kill -CONT [cnode $A2 pid]
+        }
+        # the replica that got it late applied it, then the primary's state again
+        sm_wait_tokens $A2 $before
+        sm_wait_tokens $::sm_new $before
+        assert_equal 2 [cn $A wait 2 5000]
+        assert_equal $before [sm_tokens $A2]
+        assert_equal $before [sm_tokens $::sm_new]
+    } {beyond-valkey}
+
+    test "TIMEOUT 0 waits for the replicas as long as it takes" {
+        exec kill -STOP [cnode $A2 pid]
+        set c [cluster_client $A]
+        $c deferred 1
+        try {
+            $c cluster setslot $slot migrating $idB timeout 0
+            after 500
+            # still waiting, and the client is blocked (with the BLPOP of the first test)
+            assert_match "*blocked_clients:2*" [cn $A info clients]
+        } finally {
+            exec kill -CONT [cnode $A2 pid]
+        }
+        assert_equal OK [$c read]
+        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A]
+        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A2]
+    }
+
+    test "Finalising: NODE on the target, then on the source; open slots close everywhere" {
+        # the keys still on A leave first (MIGRATE would move them)
+        cn $A del $present
+        set bl $::sm_blocked
+        # blocked all along: the slot is still A's
+        assert_match "*blocked_clients:1*" [cn $A info clients]
+        assert_equal OK [cn $B cluster setslot $slot node $idB]
+        assert_equal {} [sm_tokens $B]
+        assert_equal {} [sm_tokens $B2]
+        assert_equal OK [cn $A cluster setslot $slot node $idB]
+        assert_equal {} [sm_tokens $A]
+        assert_equal {} [sm_tokens $A2]
+        assert_equal {} [sm_tokens $::sm_new]
+        foreach i {0 1 2 3 4 5} {
+            wait_for_condition 100 50 {[cluster_slot_owner $slot $i] == $B} else {
+                fail "node $i does not see B own slot $slot"
+            }
+        }
+        # the client blocked on A for a key of the slot is sent to B
+        assert_equal "MOVED $slot 127.0.0.1:$portB" [assert_error * {$bl read}]
+        assert_equal m1 [cn $B get $moved]
+        assert_equal "-MOVED $slot 127.0.0.1:$portB\r\n" [sm_raw $A2 {readonly} get $moved]
+        assert_equal "\$2\r\nm1\r\n" [sm_raw $B2 {readonly} get $moved]
+    }
+}
