@@ -386,40 +386,106 @@ void ProcessExtensions(const Message& m, Node* sender) {
   if (changed) MarkChanged(true, false);
 }
 
-// §5.6: a primary claims `slots` at `epoch`.
+// §5.6 and cluster-semantics §3.3: a primary claims `slots` at `epoch`. Ownership follows the
+// higher epoch; open slots follow failovers of the other side; a target whose source gave the
+// slot up claims it.
 void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots) {
   State& st = GetState();
-  Node* my_primary = st.MyPrimary();
-  int my_shard_slots_before = my_primary ? my_primary->num_slots : 0;
-  bool lost_to_sender = false;
+  if (sender == st.myself) return;
+  Node* cur_primary = st.MyPrimary();
+  bool same_shard = sender->shard_id == st.myself->shard_id;
+  Node* new_primary = nullptr;
+  int sender_slots = 0, migrated_our_slots = 0;
   std::vector<int> dirty;
   bool changed = false;
   for (int s = 0; s < kSlots; s++) {
-    if (!SlotTest(slots, s)) continue;
     Node* owner = st.slot_owner[s];
+    if (!SlotTest(slots, s)) {
+      // The new primary of a migration target's shard is the target now.
+      Node* to = st.migrating_to[s];
+      if (to && to != sender && (to->config_epoch < epoch || to->IsReplica()) &&
+          to->shard_id == sender->shard_id) {
+        LOG_NOTICE("Failover occurred in migration target. Slot %d is now being migrated to "
+                   "node %.40s in shard %.40s.",
+                   s, sender->name.c_str(), sender->shard_id.c_str());
+        st.migrating_to[s] = sender;
+        changed = true;
+      }
+      // The source let the slot go: the importing primary claims it (the target's primary may
+      // have died between its replicas' SETSLOT NODE and the source's).
+      if (st.myself->IsPrimary() && st.importing_from[s] == sender) {
+        LOG_NOTICE("Slot %d is no longer being imported from node %.40s in shard %.40s; clear "
+                   "my importing source for the slot.",
+                   s, sender->name.c_str(), sender->shard_id.c_str());
+        st.importing_from[s] = nullptr;
+        changed = true;
+        if (owner != st.myself) {
+          st.AssignSlot(s, st.myself);
+          BumpEpochWithoutConsensus();
+        }
+      }
+      continue;
+    }
+    sender_slots++;
     if (owner == sender) continue;
-    if (st.importing_from[s]) continue;  // a migration in progress here decides this slot
     if (owner && owner->config_epoch >= epoch) continue;
+    if (owner && owner->shard_id != sender->shard_id)
+      LOG_NOTICE("Slot %d is migrated from node %.40s in shard %.40s to node %.40s in shard %.40s.",
+                 s, owner->name.c_str(), owner->shard_id.c_str(), sender->name.c_str(),
+                 sender->shard_id.c_str());
     if (owner == st.myself && SlotHasKeys(s)) dirty.push_back(s);
-    if (owner && owner == my_primary) lost_to_sender = true;
-    st.AssignSlot(s, sender);
-    if (st.migrating_to[s] && st.migrating_to[s]->shard_id != sender->shard_id)
+    if (owner && owner == cur_primary) {
+      new_primary = sender;
+      migrated_our_slots++;
+    }
+    if (st.migrating_to[s] && !same_shard) {
+      LOG_NOTICE("Slot %d is no longer being migrated to node %.40s.", s,
+                 st.migrating_to[s]->name.c_str());
       st.migrating_to[s] = nullptr;
+    }
+    if (Node* from = st.importing_from[s]; from && from != sender) {
+      if (from->shard_id == sender->shard_id) {
+        LOG_NOTICE("Failover occurred in migration source. Update importing source for slot %d "
+                   "to node %.40s in shard %.40s.",
+                   s, sender->name.c_str(), sender->shard_id.c_str());
+        st.importing_from[s] = sender;
+      } else {
+        LOG_NOTICE("Slot %d is no longer being imported from node %.40s.", s, from->name.c_str());
+        st.importing_from[s] = nullptr;
+      }
+    }
+    st.AssignSlot(s, sender);
     changed = true;
   }
-  if (!changed) return;
-  MarkChanged(true, true);
-  if (lost_to_sender && my_primary && my_primary->num_slots == 0 && my_shard_slots_before > 0 &&
-      sender != st.myself) {
-    // My shard lost every slot to the sender: follow it.
-    LOG_NOTICE("Configuration change detected. Reconfiguring myself as a replica of %.40s",
-               sender->name.c_str());
-    st.SetPrimary(st.myself, sender);
-    st.myself->shard_id = sender->shard_id;
-    if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(sender);
+  if (changed) MarkChanged(true, true);
+  // A node of my shard with a newer epoch and no slots: it took over (failover).
+  uint64_t my_epoch = cur_primary ? cur_primary->config_epoch : 0;
+  if (!new_primary && st.myself->primary != sender && sender_slots == 0 &&
+      st.myself->num_slots == 0 && my_epoch < epoch && same_shard)
+    new_primary = sender;
+  if (new_primary && cur_primary && cur_primary->num_slots == 0) {
+    if (server::cfg.cluster_allow_replica_migration || same_shard) {
+      // My shard lost every slot to the sender: follow it. Another shard's history means a
+      // full sync, and my open slots close.
+      LOG_NOTICE("Configuration change detected. Reconfiguring myself as a replica of %.40s",
+                 sender->name.c_str());
+      if (!same_shard)
+        for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
+      st.SetPrimary(st.myself, sender);
+      st.myself->shard_id = sender->shard_id;
+      if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(sender);
+      MarkChanged(true, true);
+    } else if (st.myself->IsPrimary() && sender_slots >= migrated_our_slots && !same_shard) {
+      LOG_NOTICE("My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
+                 "primary.",
+                 sender->name.c_str(), sender->shard_id.c_str());
+    }
     return;
   }
-  for (int s : dirty) DeleteKeysInSlot(s);
+  for (int s : dirty) {
+    LOG_NOTICE("Deleting keys in dirty slot %d", s);
+    DeleteKeysInSlot(s);
+  }
 }
 
 void ProcessPacket(Link* l, const Message& m) {

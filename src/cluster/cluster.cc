@@ -327,6 +327,19 @@ void DeleteNode(Node* n) {
   MarkChanged(true, false);
 }
 
+bool BumpEpochWithoutConsensus() {
+  State& st = GetState();
+  uint64_t max = 0;
+  for (auto& n : st.nodes) max = std::max(max, n->config_epoch);
+  if (st.myself->config_epoch == 0 || st.myself->config_epoch != max) {
+    st.current_epoch++;
+    st.myself->config_epoch = st.current_epoch;
+    MarkChanged(true, true);
+    return true;
+  }
+  return false;
+}
+
 bool SlotHasKeys(int slot) { return server::GetDb(0)->CountInSlot(slot) > 0; }
 
 size_t DeleteKeysInSlot(int slot) {

@@ -28,6 +28,10 @@ void Blacklist(const std::string& name, int64_t until_ms);
 // Closes the node's links and removes it from the state.
 void DeleteNode(Node* n);
 
+// My configEpoch becomes the greatest, without agreement (cluster-bus §5.5); false if it
+// already is.
+bool BumpEpochWithoutConsensus();
+
 // Keys of db 0 in a slot.
 bool SlotHasKeys(int slot);
 size_t DeleteKeysInSlot(int slot);

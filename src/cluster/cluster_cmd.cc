@@ -41,19 +41,6 @@ bool SlotArg(Client* c, std::string_view s, int* slot) {
   return true;
 }
 
-bool BumpEpochWithoutConsensus() {
-  State& st = GetState();
-  uint64_t max = 0;
-  for (auto& n : st.nodes) max = std::max(max, n->config_epoch);
-  if (st.myself->config_epoch == 0 || st.myself->config_epoch != max) {
-    st.current_epoch++;
-    st.myself->config_epoch = st.current_epoch;
-    MarkChanged(true, true);
-    return true;
-  }
-  return false;
-}
-
 namespace {
 
 FormatOptions Options(const Client* c) {

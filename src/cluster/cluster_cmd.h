@@ -12,9 +12,6 @@ namespace cluster {
 bool Enabled(server::Client* c);
 // A slot argument, or the error "Invalid or out of range slot".
 bool SlotArg(server::Client* c, std::string_view s, int* slot);
-// My configEpoch becomes the greatest, without agreement (cluster-bus §5.5); false if it
-// already is.
-bool BumpEpochWithoutConsensus();
 
 // open_slots.cc: CLUSTER SETSLOT, and the full-sync aux field of the open slots.
 void SetSlotCommand(server::Client* c);

@@ -111,6 +111,15 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A]
         # open slots are not gossiped: the other shards know nothing of them
         foreach i {2 5} { assert_equal {} [sm_tokens $i] }
+        # nodes.conf keeps them, on the replica too, on the myself line only
+        foreach {i tok} [list $A2 "\[$slot->-$idB\]" $B2 "\[$slot-<-$idA\]"] {
+            wait_for_condition 50 20 {[string first $tok [exec cat [cnode $i nodes_conf]]] >= 0} else {
+                fail "nodes.conf of node $i lacks $tok"
+            }
+            foreach line [split [exec cat [cnode $i nodes_conf]] "\n"] {
+                if {[string first $tok $line] >= 0} { assert_match "*myself*" $line }
+            }
+        }
         # the log of the replica names the slot
         assert_match "*Migrating slot $slot to node $idB*" [exec cat [cnode $A2 log]]
     }
@@ -201,6 +210,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
 
     test "A replica attached during the migration learns the open slot from the full sync" {
         set n [cluster_add_node]
+        set ::sm_new $n
         cn $n cluster meet 127.0.0.1 $portA
         cluster_wait_known $n 7
         cluster_wait_known $A 7
@@ -212,10 +222,10 @@ start_cluster {primaries 3 replicas 1 create manual} {
             fail "A never saw node $n online"
         }
         assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $n]
-        # and it answers like its primary
+        # and, once it sees the cluster up, it answers like its primary
+        cluster_wait_state $n ok
         assert_equal "\$2\r\np1\r\n" [sm_raw $n {readonly} get $present]
         assert_equal $ask [sm_raw $n {readonly} get $moved]
-        set ::sm_new $n
     }
 
     test "Disk snapshots never carry the open slots" {
@@ -284,5 +294,30 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal m1 [cn $B get $moved]
         assert_equal "-MOVED $slot 127.0.0.1:$portB\r\n" [sm_raw $A2 {readonly} get $moved]
         assert_equal "\$2\r\nm1\r\n" [sm_raw $B2 {readonly} get $moved]
+    }
+
+    test "The target claims a slot its source gave up without it (auto-claim, §3.3)" {
+        set s2 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm2]]
+        assert_equal 0 [cn $A cluster countkeysinslot $s2]
+        set epochB [dict get [cluster_nodes_line $B $B] epoch]
+        assert_equal OK [cn $B cluster setslot $s2 importing $idA]
+        assert_equal OK [cn $A cluster setslot $s2 migrating $idB]
+        # the source finalises alone; the target never runs SETSLOT NODE
+        assert_equal OK [cn $A cluster setslot $s2 node $idB]
+        assert_equal {} [sm_tokens $A]
+        wait_for_condition 100 50 {[sm_tokens $B] eq {}} else {
+            fail "B still imports slot $s2: [sm_tokens $B]"
+        }
+        sm_wait_tokens $B2 {}
+        foreach i {0 1 2 3 4 5} {
+            wait_for_condition 100 50 {[cluster_slot_owner $s2 $i] == $B} else {
+                fail "node $i does not see B own slot $s2"
+            }
+        }
+        # its claim carries the greatest config epoch (bumped unless it already was)
+        set eB [dict get [cluster_nodes_line $B $B] epoch]
+        assert_morethan $eB [expr {$epochB - 1}]
+        foreach i {0 2} { assert_morethan $eB [dict get [cluster_nodes_line $B $i] epoch] }
+        cluster_wait_ok {0 1 2 3 4 5}
     }
 }
