@@ -120,6 +120,7 @@ TEST_CASE(command_docs_grammar) {
            "{{name o type oneof arguments {{name a type pure-token display_text a token A} "
            "{name b type block token B arguments {{name c type integer display_text c} "
            "{name d type unix-time display_text d}}}}}}");
+  CHECK_EQ(Render("e:pure-token:''"), "{{name e type pure-token display_text e token {}}}");
   const char* bad[] = {"",
                        "a",
                        "a:nope",
