@@ -85,6 +85,7 @@ set ::getkeys_rows {
     {rename a b} {ok {a b}} {ok {{a {RW access delete}} {b {OW update}}}}
     {renamenx a b} {ok {a b}} {ok {{a {RW access delete}} {b {OW insert}}}}
     {restore k1 k2 k3} {ok k1} {ok {{k1 {OW update}}}}
+    {restore-asking k1 k2 k3} {ok k1} {ok {{k1 {OW update}}}}
     {rpop k1 k2 k3} {ok k1} {ok {{k1 {RW access delete}}}}
     {rpoplpush a b} {ok {a b}} {ok {{a {RW access delete}} {b {RW insert}}}}
     {rpush k1 k2 k3} {ok k1} {ok {{k1 {RW insert}}}}
@@ -199,7 +200,7 @@ start_server {tags {command keys}} {
                 "GETKEYSANDFLAGS $argv"
             incr n
         }
-        assert_equal 178 $n
+        assert_equal 179 $n
     }
 
     test "COMMAND INFO: key specs and the legacy triple derived from them" {
