@@ -546,6 +546,11 @@ void RegisterKeyCommands(std::vector<CommandSpec>* t) {
   t->push_back({"restore", -4, kCmdWrite | kCmdDenyOom, RestoreCommand, g, "2.6.0",
                 "Creates a key from a DUMP payload.",
                 "O(1) to create the new key and additional O(N*M)"});
+  // What MIGRATE sends in cluster mode: the `asking` flag lets an importing node take it
+  // without a preceding ASKING.
+  t->push_back({"restore-asking", -4, kCmdWrite | kCmdDenyOom | kCmdAsking, RestoreCommand,
+                "server", "3.0.0", "Creates a key from a DUMP payload sent by MIGRATE.",
+                "O(1) to create the new key and additional O(N*M)"});
   CommandSpec object{"object",
                      -2,
                      0,

@@ -5,12 +5,16 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include "base/time.h"
+#include "net/event_loop.h"
 
 namespace net {
 
@@ -111,6 +115,21 @@ int ConnectError(int fd) {
   socklen_t len = sizeof(e);
   if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) == -1) return errno;
   return e;
+}
+
+bool WaitFd(int fd, int mask, int64_t timeout_ms) {
+  pollfd p = {};
+  p.fd = fd;
+  p.events =
+      static_cast<short>(((mask & kReadable) ? POLLIN : 0) | ((mask & kWritable) ? POLLOUT : 0));
+  int64_t deadline = base::MonotonicUs() / 1000 + timeout_ms;
+  for (;;) {
+    int64_t left = deadline - base::MonotonicUs() / 1000;
+    if (left <= 0) return false;
+    int n = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, INT32_MAX)));
+    if (n > 0) return true;
+    if (n < 0 && errno != EINTR) return false;
+  }
 }
 
 void TuneTcp(int fd, int keepalive_secs) {

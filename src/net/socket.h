@@ -1,9 +1,11 @@
-// Sockets: listen (TCP and Unix), accept, non-blocking connect, per-connection tuning and
-// address formatting. Client sockets, the replica link and the cluster bus all use these; no
-// other file calls socket(), bind(), listen(), accept4() or connect().
+// Sockets: listen (TCP and Unix), accept, non-blocking connect, a bounded wait on one socket,
+// per-connection tuning and address formatting. Client sockets, the replica link, the cluster
+// bus and MIGRATE all use these; no other file calls socket(), bind(), listen(), accept4(),
+// connect() or poll().
 #pragma once
 #include <sys/socket.h>
 
+#include <cstdint>
 #include <string>
 
 namespace net {
@@ -22,6 +24,10 @@ int Accept(int listen_fd, sockaddr_storage* peer);
 int ConnectTcp(const std::string& host, int port, std::string* err);
 // 0 once a non-blocking connect succeeded, else its errno.
 int ConnectError(int fd);
+// Blocks up to timeout_ms until fd is ready for mask (kReadable or kWritable, event_loop.h); an
+// error or hang-up counts as ready (the next call on fd reports it). False on timeout (or if
+// poll itself fails).
+bool WaitFd(int fd, int mask, int64_t timeout_ms);
 // TCP_NODELAY, and keepalive probes every keepalive_secs (0: off).
 void TuneTcp(int fd, int keepalive_secs);
 // "ip:port" of an address, "" for other families.

@@ -93,6 +93,7 @@ void BuildCommandTable() {
   Repl().register_commands(&t);
   Cluster().register_commands(&t);
   RegisterPersistenceCommands(&t);
+  RegisterMigrateCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     AttachKeySpecs(&c);

@@ -75,6 +75,12 @@ void RegisterListCommands(std::vector<CommandSpec>* t);
 void RegisterSetCommands(std::vector<CommandSpec>* t);
 void RegisterZSetCommands(std::vector<CommandSpec>* t);
 void RegisterPersistenceCommands(std::vector<CommandSpec>* t);
+void RegisterMigrateCommands(std::vector<CommandSpec>* t);
+
+// MIGRATE's cached connections to target nodes (commands/migrate.cc): the server cron closes
+// the idle ones, INFO counts them.
+void MigrateCloseIdleConnections();
+size_t MigrateCachedConnections();
 
 void BuildCommandTable();
 const CommandSpec* LookupCommand(std::string_view name);

@@ -142,8 +142,10 @@ class Parser {
       }
     }
     if (Eat(':')) {
-      a->token = Peek() == '\'' ? Quoted() : Span(IsTokenChar);
-      if (a->token.empty()) return Fail("expected a token");
+      bool quoted = Peek() == '\'';
+      a->token = quoted ? Quoted() : Span(IsTokenChar);
+      if (a->token.empty() && !quoted) return Fail("expected a token");
+      a->has_token = true;
     } else if (a->type == "pure-token") {
       return Fail("a pure-token needs a token");
     }
@@ -209,7 +211,7 @@ void ReplyDocArguments(net::Reply& r, const std::vector<DocArg>& args) {
   for (const DocArg& a : args) {
     bool container = a.type == "oneof" || a.type == "block";
     int flags = a.optional + a.multiple + a.multiple_token;
-    r.MapLen(2 + !container + (a.key_spec_index >= 0) + !a.token.empty() + !a.since.empty() +
+    r.MapLen(2 + !container + (a.key_spec_index >= 0) + a.has_token + !a.since.empty() +
              !a.deprecated_since.empty() + (flags > 0) + container);
     r.Bulk("name");
     r.Bulk(a.name);
@@ -223,7 +225,7 @@ void ReplyDocArguments(net::Reply& r, const std::vector<DocArg>& args) {
       r.Bulk("key_spec_index");
       r.Int(a.key_spec_index);
     }
-    if (!a.token.empty()) {
+    if (a.has_token) {
       r.Bulk("token");
       r.Bulk(a.token);
     }

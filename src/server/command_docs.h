@@ -15,6 +15,7 @@ struct DocArg {
   std::string type;  // key, string, integer, double, pattern, unix-time, pure-token, oneof, block
   std::string display;  // display_text (non-container types only; the name unless given)
   std::string token;
+  bool has_token = false;  // a token may be the empty string (MIGRATE's "" key selector)
   std::string since;
   std::string deprecated_since;
   int key_spec_index = -1;  // key type only

@@ -146,11 +146,32 @@ bool SetKeys(const std::vector<std::string_view>& argv, std::vector<KeyRef>* out
   return true;
 }
 
+// MIGRATE moves argv[3], or with KEYS (and an empty argv[3]) every argument after KEYS. The
+// options before KEYS are skipped with their values, so a password spelled "keys" is no
+// keyword. KEYS with a non-empty argv[3] is MIGRATE's syntax error: no keys.
+bool MigrateKeys(const std::vector<std::string_view>& argv, std::vector<KeyRef>* out) {
+  const uint32_t flags = kKeyRW | kKeyAccess | kKeyDelete;
+  size_t first = 3, num = 1;
+  for (size_t i = 6; i < argv.size(); i++) {
+    if (base::EqualsNoCase(argv[i], "keys")) {
+      first = i + 1;
+      num = argv[3].empty() ? argv.size() - first : 0;
+      break;
+    }
+    if (base::EqualsNoCase(argv[i], "auth"))
+      i += 1;
+    else if (base::EqualsNoCase(argv[i], "auth2"))
+      i += 2;
+  }
+  for (size_t i = 0; i < num; i++) out->push_back({static_cast<int>(first + i), flags});
+  return true;
+}
+
 struct ProcEntry {
   const char* fullname;
   KeysProc proc;
 };
-const ProcEntry kKeyProcs[] = {{"set", SetKeys}};
+const ProcEntry kKeyProcs[] = {{"set", SetKeys}, {"migrate", MigrateKeys}};
 
 }  // namespace
 

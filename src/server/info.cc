@@ -199,7 +199,7 @@ void SecStats(std::string* s) {
   Line(s, "pubsubshard_channels:%zu", PubsubNumShardChannels());
   Line(s, "latest_fork_usec:%lld", static_cast<ll>(Persistence().latest_fork_usec));
   Line(s, "total_forks:%llu", static_cast<ull>(Persistence().total_forks));
-  Line(s, "migrate_cached_sockets:0");
+  Line(s, "migrate_cached_sockets:%zu", MigrateCachedConnections());
   Line(s, "slave_expires_tracked_keys:0");
   Line(s, "active_defrag_hits:0");
   Line(s, "active_defrag_misses:0");

@@ -152,6 +152,7 @@ void Cron() {
     for (auto& d : g.dbs) d->RehashSome(100);
   ClientsCron();
   PersistenceCron();
+  MigrateCloseIdleConnections();
   UnpauseClientsIfDue();
   uint64_t mem = UsedMemory();
   if (mem > g.stat_peak_memory) g.stat_peak_memory = mem;

@@ -98,6 +98,25 @@ TEST_CASE(command_docs_rendered_structures) {
            "{name data type block flags multiple arguments "
            "{{name score type double display_text score} "
            "{name member type string display_text member}}}}");
+  // MIGRATE's key selector: a key, or the pure token "" (an empty token, still sent).
+  CHECK_EQ(RenderLine("migrate"),
+           "{{name host type string display_text host} "
+           "{name port type integer display_text port} "
+           "{name key-selector type oneof arguments "
+           "{{name key type key display_text key key_spec_index 0} "
+           "{name empty-string type pure-token display_text empty-string token {}}}} "
+           "{name destination-db type integer display_text destination-db} "
+           "{name timeout type integer display_text timeout} "
+           "{name copy type pure-token display_text copy token COPY since 3.0.0 flags optional} "
+           "{name replace type pure-token display_text replace token REPLACE since 3.0.0 "
+           "flags optional} "
+           "{name authentication type oneof flags optional arguments "
+           "{{name auth type string display_text password token AUTH since 4.0.7} "
+           "{name auth2 type block token AUTH2 since 6.0.0 arguments "
+           "{{name username type string display_text username} "
+           "{name password type string display_text password}}}}} "
+           "{name keys type key display_text key key_spec_index 1 token KEYS since 3.0.6 "
+           "flags {optional multiple}}}");
   CHECK_EQ(RenderLine("rpoplpush"),
            "{{name source type key display_text source key_spec_index 0} "
            "{name destination type key display_text destination key_spec_index 1}}");
@@ -120,6 +139,7 @@ TEST_CASE(command_docs_grammar) {
            "{{name o type oneof arguments {{name a type pure-token display_text a token A} "
            "{name b type block token B arguments {{name c type integer display_text c} "
            "{name d type unix-time display_text d}}}}}}");
+  CHECK_EQ(Render("e:pure-token:''"), "{{name e type pure-token display_text e token {}}}");
   const char* bad[] = {"",
                        "a",
                        "a:nope",
