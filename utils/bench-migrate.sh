@@ -1,0 +1,617 @@
+#!/usr/bin/env bash
+# bench-migrate.sh -- slot migration, our nodes against Debian's redis-server 7.0, side by side
+# in one run, reported as ratios (ours / theirs) because the machine is shared and noisy.
+#
+#   utils/bench-migrate.sh [--quick]
+#
+# Rows, each for a cluster of our nodes and one of redis-server nodes of the same shape:
+#   migrate keys/s     3 primaries, no replicas; one slot holds MIG_KEYS keys (hash tag {m});
+#                      the slot moves to another primary the way redis-cli moves it: SETSLOT
+#                      IMPORTING on the target, MIGRATING on the source, then one batch at a time
+#                      GETKEYSINSLOT slot 1000 + MIGRATE host port "" 0 5000 KEYS k1..k1000, then
+#                      SETSLOT NODE on the target and the source. Keys/s over the whole move,
+#                      median of 3 moves (there, back, there again) (higher is better; target
+#                      for ours: ratio >= 1.7)
+#   reshard N slots    3 primaries + 3 replicas, RESHARD_KEYS keys key:0.. over all slots; seconds
+#                      of `redis-cli --cluster reshard` moving N slots from one primary to
+#                      another (lower is better; target: ratio <= 0.7). Then DBSIZE summed over
+#                      the primaries must still be RESHARD_KEYS and `redis-cli --cluster check`
+#                      must be clean.
+#   replica reads      on that cluster: pipelined READONLY GETs of the keys of one primary P,
+#                      against P's replica, while P's slots are stable and while a background
+#                      loop moves P's slots one by one to another primary and back (SETSLOT +
+#                      MIGRATE). Phases alternate stable/migrating/migrating/stable so that a
+#                      drift of the machine's load cancels out. Reported: migrating/stable
+#                      throughput (target for ours: >= 0.95), and how many replies were ASK,
+#                      MOVED, TRYAGAIN or nil (all counted as answered requests). A redis 7.0
+#                      replica does not know open slots: a moved key reads as nil there.
+#                      Also shown: the replica's CPU use (cores) in each state and the ratio of
+#                      its reads per CPU second, which the machine's noise moves less.
+#
+# A small python3 driver (raw sockets, no client library) runs the migrations and the read load,
+# so its overhead is the same for both servers. Exits non-zero on a setup failure, or when a
+# reshard loses keys or leaves `--cluster check` unclean; never because of a speed.
+#
+# Environment (defaults; with --quick):
+#   OURS (src/valkey-server), THEIRS (/usr/bin/redis-server), OURS_ARGS / THEIRS_ARGS (extra
+#   server arguments, word-split), PYTHON (python3), NT (cluster-node-timeout, 5000),
+#   MIG_KEYS (200000; 50000), RESHARD_KEYS (100000; 20000), RESHARD_SLOTS (1000; 300),
+#   READ_SECS (seconds of reads per state, 20; 8), PHASE_K (rounds of stable, migrating,
+#   migrating, stable; 4; 2), READERS (load processes, 2), PIPE (GETs per pipelined batch, 256,
+#   so that the replica, not the readers, is the bottleneck), MOVE_GAP (seconds between two slot
+#   moves of the background loop, 0.02).
+# Ports 14001-14006 (ours) and 14101-14106 (theirs), buses +10000, stay below the ephemeral
+# range, where a client socket could hold a bus port.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=utils/bench-lib.sh disable=SC1091
+. utils/bench-lib.sh
+OURS=${OURS:-$PWD/src/valkey-server}
+THEIRS=${THEIRS:-/usr/bin/redis-server}
+PYTHON=${PYTHON:-python3}
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+q() { if [ $QUICK = 1 ]; then echo "$2"; else echo "$1"; fi; }
+MIG_KEYS=${MIG_KEYS:-$(q 200000 50000)}
+RESHARD_KEYS=${RESHARD_KEYS:-$(q 100000 20000)}
+RESHARD_SLOTS=${RESHARD_SLOTS:-$(q 1000 300)}
+READ_SECS=${READ_SECS:-$(q 20 8)}
+READERS=${READERS:-2}
+PIPE=${PIPE:-256}
+MOVE_GAP=${MOVE_GAP:-0.02}
+NT=${NT:-5000}
+TMP=$(mktemp -d /tmp/bench-migrate.XXXXXX)
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+log() { printf '%s\n' "$*" >&2; }
+die() { log "setup failed: $*"; exit 1; }
+
+# ---------------------------------------------------------------------------------------------
+# The driver: cluster topology helpers, the redis-cli-style slot mover and the replica load.
+cat >"$TMP/mig.py" <<'PY'
+import multiprocessing as mp, os, socket, sys, threading, time
+
+class Err(str):
+    pass
+
+def enc(args):
+    out = [b'*%d\r\n' % len(args)]
+    for a in args:
+        if isinstance(a, int):
+            a = str(a).encode()
+        elif isinstance(a, str):
+            a = a.encode()
+        out.append(b'$%d\r\n%s\r\n' % (len(a), a))
+    return b''.join(out)
+
+class Conn:
+    def __init__(self, port):
+        self.s = socket.create_connection(('127.0.0.1', int(port)), timeout=60)
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b''
+        self.pos = 0
+
+    def _fill(self):
+        d = self.s.recv(1 << 16)
+        if not d:
+            raise ConnectionError('connection closed')
+        self.buf = self.buf[self.pos:] + d
+        self.pos = 0
+
+    def _line(self):
+        while True:
+            i = self.buf.find(b'\r\n', self.pos)
+            if i >= 0:
+                line = self.buf[self.pos:i]
+                self.pos = i + 2
+                return line
+            self._fill()
+
+    def read(self):
+        line = self._line()
+        t, rest = line[:1], line[1:]
+        if t == b'+':
+            return rest.decode()
+        if t == b'-':
+            return Err(rest.decode())
+        if t == b':':
+            return int(rest)
+        if t == b'$':
+            n = int(rest)
+            if n < 0:
+                return None
+            while len(self.buf) - self.pos < n + 2:
+                self._fill()
+            d = self.buf[self.pos:self.pos + n]
+            self.pos += n + 2
+            return d
+        if t == b'*':
+            n = int(rest)
+            return None if n < 0 else [self.read() for _ in range(n)]
+        raise ValueError('bad reply %r' % line)
+
+    def call(self, *args):
+        self.s.sendall(enc(args))
+        return self.read()
+
+def ok(r, what):
+    if isinstance(r, Err):
+        raise RuntimeError('%s: %s' % (what, r))
+    return r
+
+# --- topology ---------------------------------------------------------------------------------
+def nodes(port):
+    text = ok(Conn(port).call('CLUSTER', 'NODES'), 'CLUSTER NODES')
+    out = []
+    for line in text.decode().splitlines():
+        f = line.split()
+        if len(f) < 8:
+            continue
+        addr = f[1].split(',')[0].split('@')[0]
+        slots = set()
+        for r in f[8:]:
+            if r.startswith('['):
+                continue
+            a, _, b = r.partition('-')
+            slots.update(range(int(a), int(b or a) + 1))
+        out.append(dict(id=f[0], port=int(addr.rsplit(':', 1)[1]), flags=f[2].split(','),
+                        master=f[3], slots=slots))
+    return out
+
+def primaries(port):
+    return sorted(n['port'] for n in nodes(port) if 'master' in n['flags'] and n['slots'])
+
+def owner(port, slot):
+    for n in nodes(port):
+        if 'master' in n['flags'] and slot in n['slots']:
+            return n['port']
+    raise RuntimeError('slot %d has no owner' % slot)
+
+def replica_of(port, pport):
+    ns = nodes(port)
+    pid = [n['id'] for n in ns if n['port'] == pport][0]
+    return [n['port'] for n in ns if n['master'] == pid][0]
+
+_T = []
+def crc16(data):
+    if not _T:
+        for i in range(256):
+            c = i << 8
+            for _ in range(8):
+                c = ((c << 1) ^ 0x1021) if c & 0x8000 else (c << 1)
+            _T.append(c & 0xffff)
+    c = 0
+    for b in data:
+        c = ((c << 8) & 0xffff) ^ _T[((c >> 8) ^ b) & 0xff]
+    return c
+
+def keyslot(key):
+    s = key.find(b'{')
+    if s >= 0:
+        e = key.find(b'}', s + 1)
+        if e > s + 1:
+            key = key[s + 1:e]
+    return crc16(key) & 16383
+
+def value(i):
+    return b'v%015d' % i
+
+def gen_spread(port, n, outdir):
+    """RESP SETs of key:0..n-1, one file per owning primary; prints 'port count' lines."""
+    owner_of = {}
+    for nd in nodes(port):
+        if 'master' in nd['flags']:
+            for s in nd['slots']:
+                owner_of[s] = nd['port']
+    files, counts = {}, {}
+    for i in range(n):
+        k = b'key:%d' % i
+        p = owner_of[keyslot(k)]
+        if p not in files:
+            files[p] = open(os.path.join(outdir, '%d.resp' % p), 'wb')
+            counts[p] = 0
+        files[p].write(enc((b'SET', k, value(i))))
+        counts[p] += 1
+    for p, f in files.items():
+        f.close()
+        print(p, counts[p])
+
+# --- moving a slot the way redis-cli does it --------------------------------------------------
+def move_slot(src, dst, sid, did, slot, batch=1000):
+    ok(dst.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', sid), 'SETSLOT IMPORTING')
+    ok(src.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', did), 'SETSLOT MIGRATING')
+    moved = 0
+    while True:
+        keys = ok(src.call('CLUSTER', 'GETKEYSINSLOT', slot, batch), 'GETKEYSINSLOT')
+        if not keys:
+            break
+        ok(src.call('MIGRATE', '127.0.0.1', dst.port, '', 0, 5000, 'KEYS', *keys), 'MIGRATE')
+        moved += len(keys)
+    ok(dst.call('CLUSTER', 'SETSLOT', slot, 'NODE', did), 'SETSLOT NODE (target)')
+    ok(src.call('CLUSTER', 'SETSLOT', slot, 'NODE', did), 'SETSLOT NODE (source)')
+    return moved
+
+def conn_with_id(port):
+    c = Conn(port)
+    c.port = int(port)
+    return c, ok(c.call('CLUSTER', 'MYID'), 'MYID').decode()
+
+def migrate(src_port, dst_port, slot, batch, rounds):
+    """Moves the slot rounds times, back and forth; prints 'keys seconds' for each move."""
+    a, b = conn_with_id(src_port), conn_with_id(dst_port)
+    for _ in range(int(rounds)):
+        t0 = time.perf_counter()
+        moved = move_slot(a[0], b[0], a[1], b[1], int(slot), int(batch))
+        print(moved, '%.4f' % (time.perf_counter() - t0))
+        a, b = b, a
+
+# --- replica read load --------------------------------------------------------------------------
+NCOUNT = 6  # replies, ASK, MOVED, TRYAGAIN, nil, other errors
+
+def reader(idx, nreaders, port, keys, pipe, vlen, stop, counts):
+    c = Conn(port)
+    ok(c.call('READONLY'), 'READONLY')
+    n = len(keys)
+    start = (idx * n) // nreaders
+    order = keys[start:] + keys[:start]
+    batches = []
+    for i in range(0, n, pipe):
+        chunk = order[i:i + pipe]
+        if len(chunk) < pipe:
+            chunk += order[:pipe - len(chunk)]
+        batches.append(b''.join(enc((b'GET', k)) for k in chunk))
+    bulk = b'$%d\r\n' % vlen
+    sock, base, b = c.s, idx * NCOUNT, 0
+    while not stop.value:
+        sock.sendall(batches[b])
+        b = (b + 1) % len(batches)
+        buf = sock.recv(1 << 16)
+        # A value reply is two lines, every other reply (error, nil) one line.
+        while buf.count(b'\r\n') - buf.count(bulk) < pipe:
+            d = sock.recv(1 << 16)
+            if not d:
+                raise ConnectionError('replica closed the connection')
+            buf += d
+        counts[base] += pipe
+        if buf.count(bulk) != pipe:
+            ask = buf.count(b'-ASK ')
+            moved = buf.count(b'-MOVED ')
+            tryagain = buf.count(b'-TRYAGAIN')
+            nil = buf.count(b'$-1\r\n')
+            counts[base + 1] += ask
+            counts[base + 2] += moved
+            counts[base + 3] += tryagain
+            counts[base + 4] += nil
+            counts[base + 5] += buf.count(b'\r\n-') + buf.startswith(b'-') - ask - moved - tryagain
+
+class Mover(threading.Thread):
+    """Moves the slots one by one from P to Q and back until told to stop (after a round trip)."""
+    def __init__(self, pport, qport, slots, gap):
+        super().__init__(daemon=True)
+        self.p, self.pid = conn_with_id(pport)
+        self.q, self.qid = conn_with_id(qport)
+        self.slots, self.gap, self.i = slots, gap, 0
+        self.moves = 0
+        self.halt = threading.Event()
+        self.error = None
+
+    def run(self):
+        try:
+            while not self.halt.is_set():
+                s = self.slots[self.i % len(self.slots)]
+                self.i += 1
+                move_slot(self.p, self.q, self.pid, self.qid, s)
+                time.sleep(self.gap)
+                move_slot(self.q, self.p, self.qid, self.pid, s)
+                self.moves += 2
+                time.sleep(self.gap)
+        except Exception as e:
+            self.error = e
+
+def cpu_secs(pid):
+    with open('/proc/%d/stat' % pid) as f:
+        st = f.read().rsplit(')', 1)[1].split()
+    return (int(st[11]) + int(st[12])) / os.sysconf('SC_CLK_TCK')
+
+def readload(rport, rpid, pport, qport, nkeys, secs, phases, readers, pipe, gap):
+    rport, rpid, pport, qport = int(rport), int(rpid), int(pport), int(qport)
+    nkeys, secs, readers, pipe, gap = int(nkeys), float(secs), int(readers), int(pipe), float(gap)
+    mine = [n for n in nodes(pport) if n['port'] == pport][0]['slots']
+    keys, slots = [], set()
+    for i in range(nkeys):
+        k = b'key:%d' % i
+        s = keyslot(k)
+        if s in mine:
+            keys.append(k)
+            slots.add(s)
+    stop = mp.Value('i', 0, lock=False)
+    counts = mp.Array('q', readers * NCOUNT, lock=False)
+    procs = [mp.Process(target=reader, daemon=True,
+                        args=(i, readers, rport, keys, pipe, 16, stop, counts))
+             for i in range(readers)]
+    for p in procs:
+        p.start()
+
+    def snap():
+        return [sum(counts[w * NCOUNT + j] for w in range(readers)) for j in range(NCOUNT)]
+
+    time.sleep(1.0)  # warm-up: connections up, caches warm
+    if not all(counts[w * NCOUNT] for w in range(readers)):
+        raise RuntimeError('a reader got no replies during warm-up')
+    acc = {'S': [0.0, 0.0] + [0] * NCOUNT, 'M': [0.0, 0.0] + [0] * NCOUNT}
+    mover = None
+    moves = 0
+    for ph in phases:
+        if ph == 'M' and mover is None:
+            mover = Mover(pport, qport, sorted(slots), gap)
+            mover.start()
+        if ph == 'S' and mover is not None:
+            mover.halt.set()
+            mover.join()
+            moves += mover.moves
+            if mover.error:
+                raise RuntimeError('slot mover: %s' % mover.error)
+            mover = None
+        a, t0, c0 = snap(), time.perf_counter(), cpu_secs(rpid)
+        time.sleep(secs)
+        b, t1, c1 = snap(), time.perf_counter(), cpu_secs(rpid)
+        acc[ph][0] += t1 - t0
+        acc[ph][1] += c1 - c0
+        for j in range(NCOUNT):
+            acc[ph][j + 2] += b[j] - a[j]
+    if mover is not None:
+        mover.halt.set()
+        mover.join()
+        moves += mover.moves
+    stop.value = 1
+    for p in procs:
+        p.join(10)
+    bad = [p for p in procs if p.exitcode != 0]
+    if bad:
+        raise RuntimeError('a reader died (exit code %s)' % bad[0].exitcode)
+    names = ['replies', 'ask', 'moved', 'tryagain', 'nil', 'err']
+    print('info=%d keys in %d slots, %d slot moves' % (len(keys), len(slots), moves))
+    for ph, tag in (('S', 'stable'), ('M', 'migrating')):
+        v = acc[ph]
+        if not v[0]:
+            continue
+        print('%s_rps=%.0f' % (tag, v[2] / v[0]))
+        print('%s_cpu=%.2f' % (tag, v[1] / v[0]))  # replica CPU use, cores
+        print('%s_rpc=%.0f' % (tag, v[2] / v[1] if v[1] else 0))  # replies per CPU second
+        for j, nm in enumerate(names[1:], 3):
+            print('%s_%s=%d' % (tag, nm, v[j]))
+
+if __name__ == '__main__':
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == 'primaries':
+        print(*primaries(int(args[0])))
+    elif cmd == 'owner':
+        print(owner(int(args[0]), int(args[1])))
+    elif cmd == 'replica':
+        print(replica_of(int(args[0]), int(args[1])))
+    elif cmd == 'keyslot':
+        print(keyslot(args[0].encode()))
+    elif cmd == 'gen-spread':
+        gen_spread(int(args[0]), int(args[1]), args[2])
+    elif cmd == 'migrate':
+        migrate(*args)
+    elif cmd == 'readload':
+        readload(*args)
+    else:
+        sys.exit('unknown command ' + cmd)
+PY
+py() { "$PYTHON" "$TMP/mig.py" "$@"; }
+
+# ---------------------------------------------------------------------------------------------
+# start_nodes BIN FIRST_PORT COUNT [ARGS]: one node per port, cluster-enabled, own dir.
+start_nodes() {
+  local bin=$1 first=$2 count=$3 args=${4:-} p
+  for p in $(seq "$first" $((first + count - 1))); do
+    bl_port_in_use "$p" && die "port $p is in use"
+    mkdir -p "$TMP/$p"
+    # shellcheck disable=SC2086  # ARGS are word-split on purpose
+    (cd "$TMP/$p" && exec "$bin" --port "$p" --bind 127.0.0.1 --cluster-enabled yes \
+      --cluster-config-file nodes.conf --cluster-node-timeout "$NT" --save "" \
+      --appendonly no --logfile node.log $args) &
+    disown
+    PIDS+=($!)
+    echo $! >"$TMP/$p.pid"
+  done
+  for p in $(seq "$first" $((first + count - 1))); do
+    for _ in $(seq 1 100); do
+      [ "$(redis-cli -p "$p" ping 2>/dev/null)" = PONG ] && continue 2
+      sleep 0.05
+    done
+    die "node $p did not start: $(tail -3 "$TMP/$p/node.log" 2>/dev/null)"
+  done
+}
+
+stop_nodes() {
+  local first=$1 count=$2 p
+  for p in $(seq "$first" $((first + count - 1))); do
+    kill -9 "$(cat "$TMP/$p.pid")" 2>/dev/null
+    rm -rf "${TMP:?}/$p" "$TMP/$p.pid"
+  done
+  sleep 0.3
+}
+
+# check_clean PORT: `redis-cli --cluster check` reports no error and no warning.
+check_clean() {
+  redis-cli --cluster check "127.0.0.1:$1" >"$TMP/check.log" 2>&1 &&
+    ! grep -qE '\[ERR\]|\[WARNING\]' "$TMP/check.log"
+}
+
+# create FIRST COUNT REPLICAS: a cluster, every node in cluster_state:ok, replicas in sync and
+# `--cluster check` clean.
+create() {
+  local first=$1 count=$2 replicas=$3 hosts="" p last=$(($1 + $2 - 1))
+  for p in $(seq "$first" "$last"); do hosts="$hosts 127.0.0.1:$p"; done
+  # shellcheck disable=SC2086
+  redis-cli --cluster create $hosts --cluster-replicas "$replicas" --cluster-yes \
+    >"$TMP/create.log" 2>&1 || die "create: $(tail -3 "$TMP/create.log")"
+  for p in $(seq "$first" "$last"); do
+    for _ in $(seq 1 600); do
+      redis-cli -p "$p" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && continue 2
+      sleep 0.05
+    done
+    die "node $p never reached cluster_state:ok"
+  done
+  for p in $(seq "$first" "$last"); do
+    for _ in $(seq 1 600); do
+      redis-cli -p "$p" info replication 2>/dev/null | tr -d '\r' |
+        grep -qE '^role:master|^master_link_status:up' && continue 2
+      sleep 0.05
+    done
+    die "replica $p never got in sync"
+  done
+  for _ in $(seq 1 300); do check_clean "$first" && return 0; sleep 0.1; done
+  die "--cluster check not clean after create: $(grep -E 'ERR|WARN' "$TMP/check.log" | head -3)"
+}
+
+# pipe_load PORT FILE N: mass insert through redis-cli --pipe, all N replies without error.
+pipe_load() {
+  local out
+  out=$(redis-cli -p "$1" --pipe <"$2" 2>&1 | tr -d '\r')
+  grep -q "errors: 0, replies: $3\$" <<<"$out" ||
+    die "load on $1: $(tail -2 <<<"$out" | tr '\n' ' ')"
+}
+
+# Row 1: one slot of MIG_KEYS keys moved from its owner to another primary; sets T[side,mig]
+# (keys/s). Not run in a subshell: the nodes it starts must reach the EXIT trap's list.
+declare -A T
+row_migrate() {
+  local side=$1 bin=$2 base=$3 slot src dst moved secs n
+  start_nodes "$bin" "$base" 3 "$ARGS"
+  create "$base" 3 0
+  slot=$(py keyslot '{m}') || die "driver"
+  src=$(py owner "$base" "$slot") || die "owner of slot $slot"
+  dst=$base; [ "$dst" = "$src" ] && dst=$((base + 1))
+  LC_ALL=C awk -v n="$MIG_KEYS" 'BEGIN {
+    for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$11\r\n{m}:%07d\r\n$16\r\nv%015d\r\n", i, i
+  }' >"$TMP/slot.resp"
+  pipe_load "$src" "$TMP/slot.resp" "$MIG_KEYS"
+  # Three moves (there, back, there again): the median of their rates.
+  py migrate "$src" "$dst" "$slot" 1000 3 >"$TMP/migrate.out" ||
+    die "migrate slot $slot $src <-> $dst"
+  n=$(redis-cli -p "$dst" cluster countkeysinslot "$slot")
+  [ "$n" = "$MIG_KEYS" ] || die "slot $slot: the target holds $n keys, expected $MIG_KEYS"
+  while read -r moved secs; do
+    [ "$moved" = "$MIG_KEYS" ] || die "slot $slot: a move took $moved keys, expected $MIG_KEYS"
+  done <"$TMP/migrate.out"
+  log "  slot $slot moved $src -> $dst -> $src -> $dst, seconds each:" \
+    "$(awk '{printf " %s", $2}' "$TMP/migrate.out")"
+  stop_nodes "$base" 3
+  # shellcheck disable=SC2046
+  T[$side,mig]=$(bl_median $(awk '{ printf "%.0f\n", $1 / $2 }' "$TMP/migrate.out"))
+}
+
+dbsize_primaries() {
+  local p sum=0
+  for p in $(py primaries "$1"); do sum=$((sum + $(redis-cli -p "$p" dbsize))); done
+  echo "$sum"
+}
+
+# Rows 2 and 3 on one 3+3 cluster. Sets R[side,reshard], R[side,check] and R[side,read_*].
+declare -A R
+rows_reshard_reads() {
+  local side=$1 bin=$2 base=$3 port count from to p q r t0 secs sum out prims
+  start_nodes "$bin" "$base" 6 "$ARGS"
+  create "$base" 6 1
+  mkdir -p "$TMP/spread"
+  py gen-spread "$base" "$RESHARD_KEYS" "$TMP/spread" >"$TMP/spread.txt" || die "gen-spread"
+  while read -r port count; do
+    pipe_load "$port" "$TMP/spread/$port.resp" "$count"
+  done <"$TMP/spread.txt"
+  rm -rf "$TMP/spread"
+  read -r -a prims <<<"$(py primaries "$base")"
+  [ ${#prims[@]} = 3 ] || die "expected 3 primaries, got ${prims[*]}"
+  from=$(redis-cli -p "${prims[0]}" cluster myid)
+  to=$(redis-cli -p "${prims[1]}" cluster myid)
+  t0=$(bl_now)
+  redis-cli --cluster reshard "127.0.0.1:$base" --cluster-from "$from" --cluster-to "$to" \
+    --cluster-slots "$RESHARD_SLOTS" --cluster-yes >"$TMP/reshard.log" 2>&1 ||
+    die "reshard: $(grep -E 'ERR|rror' "$TMP/reshard.log" | head -3)"
+  secs=$(bl_since "$t0")
+  R[$side,reshard]=$secs
+  sum=$(dbsize_primaries "$base")
+  R[$side,check]=ok
+  if [ "$sum" != "$RESHARD_KEYS" ]; then
+    R[$side,check]="keys $sum"
+    log "  $side: after the reshard the primaries hold $sum keys, not $RESHARD_KEYS"
+  fi
+  # The other nodes learn the new owners through gossip: give them a moment to agree.
+  for _ in $(seq 1 100); do check_clean "$base" && break; sleep 0.1; done
+  if ! check_clean "$base"; then
+    R[$side,check]="${R[$side,check]/ok/}unclean"
+    log "  $side: --cluster check after the reshard:"
+    grep -E 'ERR|WARN' "$TMP/check.log" | head -5 | sed 's/^/    /' >&2
+  fi
+  log "  $side: reshard of $RESHARD_SLOTS slots in ${secs}s, $sum keys on the primaries," \
+    "check ${R[$side,check]}"
+
+  # Row 3: P = the primary the reshard did not touch, R = its replica, Q = another primary.
+  p=${prims[2]}; q=${prims[0]}
+  r=$(py replica "$base" "$p") || die "no replica of $p"
+  secs=$(awk -v s="$READ_SECS" -v k="$PHASE_K" 'BEGIN { print s / (2 * k) }')  # per phase
+  out=$(py readload "$r" "$(cat "$TMP/$r.pid")" "$p" "$q" "$RESHARD_KEYS" "$secs" "$PHASES" \
+    "$READERS" "$PIPE" "$MOVE_GAP") || die "replica read load on $r"
+  while IFS='=' read -r k v; do
+    case $k in info) log "  $side: reads on replica $r of $p: $v" ;; *) R[$side,$k]=$v ;; esac
+  done <<<"$out"
+  stop_nodes "$base" 6
+}
+
+# Phases: stable/migrating in ABBA order, PHASE_K times (READ_SECS per state in total).
+PHASE_K=${PHASE_K:-$(q 4 2)}
+PHASES=$(for _ in $(seq 1 "$PHASE_K"); do printf 'SMMS'; done)
+
+command -v "$PYTHON" >/dev/null || die "no $PYTHON"
+[ -x "$OURS" ] || die "no server binary at $OURS"
+log "ours:   $OURS"
+log "theirs: $THEIRS ($("$THEIRS" --version | head -1))"
+log "migrate: $MIG_KEYS keys in one slot; reshard: $RESHARD_SLOTS slots of $RESHARD_KEYS keys;" \
+  "replica reads: ${READ_SECS}s per state, $READERS readers, pipeline $PIPE"
+
+for side in ours theirs; do
+  bin=$OURS; base=14001; ARGS=${OURS_ARGS:-}
+  [ $side = theirs ] && { bin=$THEIRS; base=14101; ARGS=${THEIRS_ARGS:-}; }
+  log "[$side] migrate one slot"
+  row_migrate $side "$bin" $base
+  log "[$side] reshard and replica reads"
+  rows_reshard_reads $side "$bin" $base
+done
+
+row() { printf '%-30s %12s %12s %8s\n' "$@"; }
+frac() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f\n", a / b; else print "n/a" }'; }
+echo
+row "row" "ours" "theirs" "ratio"
+row "migrate keys/s" "${T[ours,mig]}" "${T[theirs,mig]}" \
+  "$(bl_ratio "${T[ours,mig]}" "${T[theirs,mig]}")"
+row "reshard $RESHARD_SLOTS slots s" "${R[ours,reshard]}" "${R[theirs,reshard]}" \
+  "$(bl_ratio "${R[ours,reshard]}" "${R[theirs,reshard]}")"
+row "  keys kept, check clean" "${R[ours,check]}" "${R[theirs,check]}" "-"
+for s in ours theirs; do R[$s,frac]=$(frac "${R[$s,migrating_rps]}" "${R[$s,stable_rps]}"); done
+row "replica reads migr/stable" "${R[ours,frac]}" "${R[theirs,frac]}" \
+  "$(bl_ratio "${R[ours,frac]}" "${R[theirs,frac]}")"
+row "  replica cpu stable/migr" "${R[ours,stable_cpu]}/${R[ours,migrating_cpu]}" \
+  "${R[theirs,stable_cpu]}/${R[theirs,migrating_cpu]}" "-"
+for s in ours theirs; do R[$s,fracc]=$(frac "${R[$s,migrating_rpc]}" "${R[$s,stable_rpc]}"); done
+row "  reads per cpu-s migr/stable" "${R[ours,fracc]}" "${R[theirs,fracc]}" \
+  "$(bl_ratio "${R[ours,fracc]}" "${R[theirs,fracc]}")"
+row "  stable reads/s" "${R[ours,stable_rps]}" "${R[theirs,stable_rps]}" \
+  "$(bl_ratio "${R[ours,stable_rps]}" "${R[theirs,stable_rps]}")"
+row "  migrating reads/s" "${R[ours,migrating_rps]}" "${R[theirs,migrating_rps]}" \
+  "$(bl_ratio "${R[ours,migrating_rps]}" "${R[theirs,migrating_rps]}")"
+for k in ask moved tryagain nil err; do
+  row "  migrating: $(tr '[:lower:]' '[:upper:]' <<<"$k") replies" \
+    "${R[ours,migrating_$k]}" "${R[theirs,migrating_$k]}" "-"
+done
+for s in ours theirs; do
+  for k in ask moved tryagain nil err; do
+    [ "${R[$s,stable_$k]}" = 0 ] || log "note: $s had ${R[$s,stable_$k]} $k replies while stable"
+  done
+done
+for s in ours theirs; do [ "${R[$s,check]}" = ok ] || exit 3; done
+exit 0
