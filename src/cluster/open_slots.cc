@@ -197,7 +197,8 @@ void Abandoned(const std::vector<std::string>& argv) {
   int64_t slot;
   if (argv.size() < 3 || !base::ParseInt64(argv[2], &slot) || slot < 0 || slot >= kSlots) return;
   State& st = GetState();
-  if (st.myself->IsReplica()) return;  // no longer feeding a stream of our own
+  // No longer feeding a stream of our own, or no replica left that takes SETSLOT.
+  if (st.myself->IsReplica() || !repl::SlotStateReplicaLinks()) return;
   std::string s = std::to_string(slot);
   auto send = [](std::vector<std::string_view> v) { server::Repl().propagate(0, v); };
   send({"CLUSTER", "SETSLOT", s, "STABLE"});
@@ -278,9 +279,12 @@ void SetSlotCommand(Client* c) {
     return;
   }
   State& st = GetState();
-  if (st.myself->IsPrimary() && !(c->flags & server::kReplicationDone)) {
-    // Replicated before applied (§3.1): the stream carries it first, to every replica, and
-    // the eligible ones must have applied it before it is applied here.
+  if (st.myself->IsPrimary() && !(c->flags & server::kReplicationDone) &&
+      repl::SlotStateReplicaLinks()) {
+    // Replicated before applied (§3.1): the stream carries it first, and the replicas that
+    // apply it must have done so before it is applied here. Replicas too old to take it
+    // (Redis 7.0 refuses it and logs a critical error) never see it when alone, as in
+    // Valkey; one still syncing gets it through the stream it receives after its snapshot.
     server::ForcePropagation();
     int eligible = repl::SlotStateReplicas();
     bool can_block = !server::g.in_exec && !c->InMulti();

@@ -292,9 +292,10 @@ int64_t EncodedVersion(std::string_view v) {
   return (parts[0] << 16) | (parts[1] << 8) | parts[2];
 }
 
-// Applies CLUSTER SETSLOT from the stream: online and newer than 7.2.255.
+// Applies CLUSTER SETSLOT from the stream: newer than 7.2.255 (older ones refuse it).
+bool TakesSlotStates(Client* c) { return EncodedVersion(Link(c)->version) > 0x0702ff; }
 bool AppliesSlotStates(Client* c) {
-  return Link(c)->state == ReplicaLink::kOnline && EncodedVersion(Link(c)->version) > 0x0702ff;
+  return Link(c)->state == ReplicaLink::kOnline && TakesSlotStates(c);
 }
 
 }  // namespace
@@ -303,6 +304,12 @@ int SlotStateReplicas() {
   int n = 0;
   for (Client* c : primary_.replicas) n += AppliesSlotStates(c);
   return n;
+}
+
+bool SlotStateReplicaLinks() {
+  for (Client* c : primary_.replicas)
+    if (TakesSlotStates(c)) return true;
+  return false;
 }
 
 int64_t SlotStateReplicasAckedAtLeast(int64_t offset) {

@@ -63,6 +63,8 @@ void PrimaryLinkFreed(server::Client* c);
 // waits for: online ones that reported REPLCONF version above 7.2.255 (older ones ignore it).
 int SlotStateReplicas();
 int64_t SlotStateReplicasAckedAtLeast(int64_t offset);
+// Whether any replica link (online or still syncing) takes SETSLOT from the stream.
+bool SlotStateReplicaLinks();
 // Sends REPLCONF GETACK before the loop sleeps, after the running command reached the stream.
 void RequestAcks();
 
