@@ -33,6 +33,7 @@
 # reshard loses keys or leaves `--cluster check` unclean; never because of a speed.
 #
 # Environment (defaults; with --quick):
+#   ROWS (migrate,reshard,reads: the rows to run),
 #   OURS (src/valkey-server), THEIRS (/usr/bin/redis-server), OURS_ARGS / THEIRS_ARGS (extra
 #   server arguments, word-split), PYTHON (python3), NT (cluster-node-timeout, 5000),
 #   MIG_KEYS (200000; 50000), RESHARD_KEYS (100000; 20000), RESHARD_SLOTS (1000; 300),
@@ -552,6 +553,7 @@ rows_reshard_reads() {
     "check ${R[$side,check]}"
 
   # Row 3: P = the primary the reshard did not touch, R = its replica, Q = another primary.
+  if [[ $ROWS != *reads* ]]; then stop_nodes "$base" 6; return; fi
   p=${prims[2]}; q=${prims[0]}
   r=$(py replica "$base" "$p") || die "no replica of $p"
   secs=$(awk -v s="$READ_SECS" -v k="$PHASE_K" 'BEGIN { print s / (2 * k) }')  # per phase
@@ -562,6 +564,9 @@ rows_reshard_reads() {
   done <<<"$out"
   stop_nodes "$base" 6
 }
+
+# Which rows run (the replica reads need the reshard's cluster, so they bring the reshard).
+ROWS=${ROWS:-migrate,reshard,reads}
 
 # Phases: stable/migrating in ABBA order, PHASE_K times (READ_SECS per state in total).
 PHASE_K=${PHASE_K:-$(q 4 2)}
@@ -577,10 +582,14 @@ log "migrate: $MIG_KEYS keys in one slot; reshard: $RESHARD_SLOTS slots of $RESH
 for side in ours theirs; do
   bin=$OURS; base=14001; ARGS=${OURS_ARGS:-}
   [ $side = theirs ] && { bin=$THEIRS; base=14101; ARGS=${THEIRS_ARGS:-}; }
-  log "[$side] migrate one slot"
-  row_migrate $side "$bin" $base
-  log "[$side] reshard and replica reads"
-  rows_reshard_reads $side "$bin" $base
+  if [[ $ROWS == *migrate* ]]; then
+    log "[$side] migrate one slot"
+    row_migrate $side "$bin" $base
+  fi
+  if [[ $ROWS == *reshard* || $ROWS == *reads* ]]; then
+    log "[$side] reshard and replica reads"
+    rows_reshard_reads $side "$bin" $base
+  fi
 done
 
 row() { printf '%-30s %12s %12s %8s\n' "$@"; }

@@ -166,6 +166,26 @@ void AssignFinal(int slot, Node* n) {
   }
 }
 
+// Whether applying the command changes anything here. One that does not needs no round trip
+// to the replicas: their open slots mirror this node's through the stream, and ownership
+// reaches them by gossip. redis-cli's reshard sends SETSLOT NODE to the source and to every
+// other primary after the target already told them by gossip: those are such no-ops.
+bool Changes(const SetSlotArgs& a) {
+  State& st = GetState();
+  switch (a.action) {
+    case Action::kMigrating:
+      return st.migrating_to[a.slot] != a.node;
+    case Action::kImporting:
+      return st.importing_from[a.slot] != a.node;
+    case Action::kStable:
+      return st.migrating_to[a.slot] || st.importing_from[a.slot];
+    case Action::kNode:
+      return st.slot_owner[a.slot] != a.node || st.migrating_to[a.slot] ||
+             st.importing_from[a.slot];
+  }
+  return true;
+}
+
 void Apply(const SetSlotArgs& a) {
   State& st = GetState();
   switch (a.action) {
@@ -279,7 +299,7 @@ void SetSlotCommand(Client* c) {
     return;
   }
   State& st = GetState();
-  if (st.myself->IsPrimary() && !(c->flags & server::kReplicationDone) &&
+  if (st.myself->IsPrimary() && !(c->flags & server::kReplicationDone) && Changes(a) &&
       repl::SlotStateReplicaLinks()) {
     // Replicated before applied (§3.1): the stream carries it first, and the replicas that
     // apply it must have done so before it is applied here. Replicas too old to take it

@@ -505,7 +505,12 @@ void SendAckToPrimary(bool now) {
   g_side.last_ack_ms = t;
   // Written to `out` directly: the primary link's replies are otherwise discarded.
   c->out += Cmd({"REPLCONF", "ACK", std::to_string(GetState().offset)});
-  server::QueueWrite(c);
+  // Asked for (GETACK: a primary waits on it, e.g. for CLUSTER SETSLOT): sent at once, not
+  // after the work of this loop iteration (nodes.conf, other clients' replies).
+  if (now)
+    server::WriteNow(c);
+  else
+    server::QueueWrite(c);
 }
 
 void PrimaryStreamApplied(Client* c, std::string_view raw) {

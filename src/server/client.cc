@@ -423,6 +423,11 @@ void QueueWrite(Client* c) {
   g.pending_writes.push_back(c);
 }
 
+void WriteNow(Client* c) {
+  if (c->flags & kCloseAsap) return;
+  if (WriteSome(c)) AfterWrite(c);
+}
+
 void CloseAsync(Client* c) {
   if (c->flags & kCloseAsap) return;
   c->flags |= kCloseAsap;

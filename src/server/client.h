@@ -111,6 +111,9 @@ void CloseAsync(Client* c);
 Client* AdoptConnection(int fd, const std::string& addr);
 // Schedules the client's output for writing before the loop sleeps.
 void QueueWrite(Client* c);
+// Writes what c has buffered now instead of before the loop sleeps (what is left waits for
+// the socket as usual).
+void WriteNow(Client* c);
 // Writes pending replies (called before the loop sleeps), closes queued clients.
 void HandleClientsBeforeSleep();
 void ProcessInput(Client* c);

@@ -162,6 +162,13 @@ start_cluster {primaries 3 replicas 1 create manual} {
         }
         # ASKING changes nothing on the source side
         assert_equal $ask [sm_raw $A2 {readonly asking} get $moved]
+        # MIGRATE is local only on the primary: on the replica it is a write like any other
+        assert_equal $ask [sm_raw $A2 {readonly} migrate 127.0.0.1 $portB $moved 0 1000]
+        assert_equal $movedA [sm_raw $A2 {readonly} migrate 127.0.0.1 $portB $present 0 1000]
+        # shard pub/sub never counts keys: served by both, READONLY or not
+        foreach {idx prelude} [list $A {} $A2 {} $A2 {readonly}] {
+            assert_equal ":0\r\n" [sm_raw $idx $prelude spublish $moved hello] "SPUBLISH on $idx"
+        }
         # nothing was written by the refused commands
         assert_equal p1 [cn $A get $present]
         assert_equal 1 [cn $A cluster countkeysinslot $slot]
@@ -184,6 +191,16 @@ start_cluster {primaries 3 replicas 1 create manual} {
         }
         # ASKING without READONLY on the replica: the primary of the slot
         assert_equal $movedA [sm_raw $B2 {asking} get $moved]
+        # RESTORE-ASKING needs no ASKING on the importing primary; its replica refuses the write
+        set payload [cn $A dump $present]
+        set restored "{$tag}restored"
+        assert_equal "+OK\r\n" [sm_raw $B {} restore-asking $restored 0 $payload]
+        assert_equal "-READONLY You can't write against a read only replica.\r\n" \
+            [sm_raw $B2 {readonly} restore-asking $restored 0 $payload replace]
+        assert_equal $movedA [sm_raw $B {} restore $restored 0 $payload replace]
+        assert_equal "\$2\r\np1\r\n" [sm_raw $B {asking} get $restored]
+        assert_equal "-BUSYKEY Target key name already exists.\r\n" \
+            [sm_raw $B {} restore-asking $restored 0 $payload]
         # ASKING lasts one command: PING consumes it
         assert_equal $movedA [sm_raw $B {asking ping} get $moved]
         assert_equal $movedA [sm_raw $B2 {readonly asking ping} get $moved]
@@ -259,7 +276,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         set c [cluster_client $A]
         $c deferred 1
         try {
-            $c cluster setslot $slot migrating $idB timeout 0
+            $c cluster setslot $slot stable timeout 0
             after 500
             # still waiting, and the client is blocked (with the BLPOP of the first test)
             assert_match "*blocked_clients:2*" [cn $A info clients]
@@ -267,9 +284,20 @@ start_cluster {primaries 3 replicas 1 create manual} {
             exec kill -CONT [cnode $A2 pid]
         }
         assert_equal OK [$c read]
-        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A]
-        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A2]
+        assert_equal {} [sm_tokens $A]
+        assert_equal {} [sm_tokens $A2]
     }
+
+    test "A SETSLOT that changes nothing here answers at once, replicas stopped or not" {
+        exec kill -STOP [cnode $A2 pid]
+        try {
+            assert_equal OK [cn $A cluster setslot $slot stable]
+            assert_equal OK [cn $A cluster setslot $slot node $idA]
+        } finally {
+            exec kill -CONT [cnode $A2 pid]
+        }
+        assert_equal {} [sm_tokens $A]
+    } {beyond-valkey}
 
     test "Finalising: NODE on the target, then on the source; open slots close everywhere" {
         # the keys still on A leave first (MIGRATE would move them)
@@ -320,4 +348,10 @@ start_cluster {primaries 3 replicas 1 create manual} {
         foreach i {0 2} { assert_morethan $eB [dict get [cluster_nodes_line $B $i] epoch] }
         cluster_wait_ok {0 1 2 3 4 5}
     }
+
+    test "COMMAND DOCS READONLY says what a READONLY replica answers during a migration" {
+        set docs [cn $A2 command docs readonly]
+        set summary [dict get [lindex $docs 1] summary]
+        assert_match "*-ASK for a key moved*-TRYAGAIN*-MOVED*" $summary
+    } {beyond-valkey}
 }
