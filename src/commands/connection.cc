@@ -423,7 +423,11 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
   t->push_back({"select", 2, kCmdLoading | kCmdStale | kCmdFast, SelectCommand, g, "1.0.0",
                 "Switches the connection to another database.", "O(1)"});
   t->push_back({"readonly", 1, kCmdLoading | kCmdStale | kCmdFast, ReadonlyCommand, "cluster",
-                "3.0.0", "Lets reads of a cluster replica be served locally.", "O(1)"});
+                "3.0.0",
+                "Lets a cluster replica serve reads of its primary's slots; while a slot "
+                "migrates it redirects like its primary: -ASK for a key moved, -TRYAGAIN for a "
+                "partly moved multi-key request, -MOVED for a slot of another shard.",
+                "O(1)"});
   t->push_back({"readwrite", 1, kCmdLoading | kCmdStale | kCmdFast, ReadwriteCommand, "cluster",
                 "3.0.0", "Ends READONLY mode.", "O(1)"});
   CommandSpec client{"client",
