@@ -29,33 +29,6 @@ if {![file executable $::redis7]} {
 
 # ---------------------------------------------------------------- helpers
 
-# One reply read raw, nested arrays included (RESP2).
-proc mm_read_raw {c} {
-    set line [$c read]
-    set out "$line\r\n"
-    switch -- [string index $line 0] {
-        "\$" { if {[string range $line 1 end] >= 0} { append out [$c read] "\r\n" } }
-        "*" {
-            set n [string range $line 1 end]
-            for {set i 0} {$i < $n} {incr i} { append out [mm_read_raw $c] }
-        }
-    }
-    return $out
-}
-
-# Raw reply of a command on a fresh connection to node idx, after `prelude` (READONLY,
-# ASKING ...), whose replies are dropped.
-proc mm_raw {idx prelude args} {
-    set c [cluster_client $idx]
-    $c deferred 1
-    $c readraw 1
-    foreach p $prelude { $c {*}$p; mm_read_raw $c }
-    $c {*}$args
-    set r [mm_read_raw $c]
-    $c close
-    return $r
-}
-
 proc mm_bulk {v} { return "\$[string length $v]\r\n$v\r\n" }
 proc mm_moved {idx} { return "-MOVED $::mm(slot) 127.0.0.1:[cnode $idx port]\r\n" }
 proc mm_ask {idx} { return "-ASK $::mm(slot) 127.0.0.1:[cnode $idx port]\r\n" }
@@ -66,19 +39,9 @@ set ::mm_nil "\$-1\r\n"
 proc mm_rows {idxs rows what} {
     foreach idx $idxs {
         foreach {prelude cmd want} $rows {
-            assert_equal $want [mm_raw $idx $prelude {*}$cmd] "$what, node $idx, $prelude $cmd"
+            assert_equal $want [cluster_raw $idx $prelude {*}$cmd] "$what, node $idx, $prelude $cmd"
         }
     }
-}
-
-# Open-slot tokens on node idx's myself line of CLUSTER NODES.
-proc mm_tokens {idx} {
-    foreach line [split [cn $idx cluster nodes] "\n"] {
-        if {[lsearch -exact [split [lindex [split $line " "] 2] ,] myself] >= 0} {
-            return [regexp -all -inline {\[[0-9]+-[<>]-[0-9a-f]{40}\]} $line]
-        }
-    }
-    return {}
 }
 
 # A command on node idx's cached client, after ASKING or READONLY when mode says so.
@@ -342,11 +305,11 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         # (opened anyway, so that a failure here does not stop the migration below)
         if {$r ne "OK"} { catch {cn 1 cluster setslot $slot importing $id0} }
         assert_equal OK $r "SETSLOT IMPORTING on our primary while its 7.0 replica is stopped"
-        assert_equal [list "\[$slot-<-$id0\]"] [mm_tokens 1]
+        assert_equal [list "\[$slot-<-$id0\]"] [cluster_open_slots 1]
         # writes after the SETSLOT reach the 7.0 replica
         assert_equal OK [cn 1 set $k1 after-importing]
         assert_equal 1 [cn 1 wait 1 5000]
-        assert_equal [mm_bulk after-importing] [mm_raw 4 {readonly} get $k1]
+        assert_equal [mm_bulk after-importing] [cluster_raw 4 {readonly} get $k1]
         assert_equal up [info_field [cn 4 info replication] master_link_status]
         assert_equal [cn 1 dbsize] [cn 4 dbsize]
         # nothing in the stream made the 7.0 replica answer its primary with an error (Valkey 8
@@ -358,8 +321,8 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
 
     test "1: the 7.0 source opens the slot (MIGRATING); redirects before any key moved" {
         assert_equal OK [cn 0 cluster setslot $slot migrating $id1]
-        assert_equal [list "\[$slot->-$id1\]"] [mm_tokens 0]
-        assert_equal [list "\[$slot-<-$id0\]"] [mm_tokens 1]
+        assert_equal [list "\[$slot->-$id1\]"] [cluster_open_slots 0]
+        assert_equal [list "\[$slot-<-$id0\]"] [cluster_open_slots 1]
         set pv [mm_bulk $::mm(pv)]
         set mv [mm_bulk $::mm(mv)]
         mm_rows 0 [list \
@@ -375,7 +338,7 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         ] "our target, nothing moved"
         mm_bystander_rows {2 5} 0
         # 2: neither replica of the 7.0 primary has open slots
-        foreach i {3 6} { assert_equal {} [mm_tokens $i] "node $i" }
+        foreach i {3 6} { assert_equal {} [cluster_open_slots $i] "node $i" }
     }
 
     test "1: the 7.0 source MIGRATEs a first batch to us (RESTORE-ASKING): ASK, TRYAGAIN, ASKING on our target; values and TTLs" {
@@ -389,8 +352,8 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         # what stayed on the source is untouched
         mm_assert_keys 0 [lrange $keys 10 49]
         # the open slots are unchanged on both sides
-        assert_equal [list "\[$slot->-$id1\]"] [mm_tokens 0]
-        assert_equal [list "\[$slot-<-$id0\]"] [mm_tokens 1]
+        assert_equal [list "\[$slot->-$id1\]"] [cluster_open_slots 0]
+        assert_equal [list "\[$slot-<-$id0\]"] [cluster_open_slots 1]
         # 3: the restored keys reach our primary's 7.0 replica
         assert_equal 1 [cn 1 wait 1 5000]
         assert_equal [lsort $batch1] [lsort [cn 4 cluster getkeysinslot $slot 100]]
@@ -416,7 +379,7 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         # node 6 is Redis 7.0's own replica: the oracle for each row
         mm_rows {6 3} $rows "replica of the 7.0 source"
         foreach i {3 6} {
-            assert_equal {} [mm_tokens $i] "node $i"
+            assert_equal {} [cluster_open_slots $i] "node $i"
             assert_equal [expr {$nkeys - [llength $batch1]}] [cn $i cluster countkeysinslot $slot]
         }
         cn 3 cluster saveconfig
@@ -431,14 +394,14 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         }
         # an open slot of its own before, to be sure nothing brings one back
         assert_equal OK [cn 7 cluster setslot $slot importing $id0]
-        assert_equal [list "\[$slot-<-$id0\]"] [mm_tokens 7]
+        assert_equal [list "\[$slot-<-$id0\]"] [cluster_open_slots 7]
         set full [info_field [cn 0 info stats] sync_full]
         assert_equal OK [cn 7 cluster replicate $id0]
-        assert_equal {} [mm_tokens 7]
+        assert_equal {} [cluster_open_slots 7]
         mm_wait_link_up 7
         assert_equal [expr {$full + 1}] [info_field [cn 0 info stats] sync_full]
         assert_equal 3 [cn 0 wait 3 5000]
-        assert_equal {} [mm_tokens 7]
+        assert_equal {} [cluster_open_slots 7]
         cluster_wait_state 7 ok
         set pv [mm_bulk $::mm(pv)]
         mm_rows {6 7} [list \
@@ -469,9 +432,9 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         ] "our target, all moved"
         mm_assert_keys 1 $keys asking
         assert_equal OK [cn 1 cluster setslot $slot node $id1]
-        assert_equal {} [mm_tokens 1]
+        assert_equal {} [cluster_open_slots 1]
         assert_equal OK [cn 0 cluster setslot $slot node $id1]
-        assert_equal {} [mm_tokens 0]
+        assert_equal {} [cluster_open_slots 0]
         mm_wait_owner $all 1
         cluster_wait_ok $all
         lassign [cluster_cli --cluster check 127.0.0.1:[cnode 0 port]] code out
@@ -480,7 +443,7 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         assert_not_contains {[WARNING]} $out
         mm_assert_keys 1 $keys
         mm_bystander_rows {0 2 5} 1
-        assert_equal [mm_bulk $::mm(pv)] [mm_raw 1 {} get $::mm(present)]
+        assert_equal [mm_bulk $::mm(pv)] [cluster_raw 1 {} get $::mm(present)]
         assert_equal $nkeys [cn 1 cluster countkeysinslot $slot]
         assert_equal 0 [cn 0 dbsize]
         # 3: the 7.0 replica of our primary holds the same, expire times included
@@ -500,7 +463,7 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         ]
         mm_rows {6 3 7} $rows "replica of the former owner"
         foreach i {3 6 7} {
-            assert_equal {} [mm_tokens $i] "node $i"
+            assert_equal {} [cluster_open_slots $i] "node $i"
             assert_equal 0 [cn $i cluster countkeysinslot $slot] "node $i"
             assert_equal 0 [cn $i dbsize] "node $i"
         }
@@ -513,9 +476,9 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         }
         if {$r ne "OK"} { catch {cn 1 cluster setslot $slot migrating $id0} }
         assert_equal OK $r "SETSLOT MIGRATING on our primary while its 7.0 replica is stopped"
-        assert_equal [list "\[$slot-<-$id1\]"] [mm_tokens 0]
-        assert_equal [list "\[$slot->-$id0\]"] [mm_tokens 1]
-        foreach i {3 6 7} { assert_equal {} [mm_tokens $i] "node $i" }
+        assert_equal [list "\[$slot-<-$id1\]"] [cluster_open_slots 0]
+        assert_equal [list "\[$slot->-$id0\]"] [cluster_open_slots 1]
+        foreach i {3 6 7} { assert_equal {} [cluster_open_slots $i] "node $i" }
         set pv [mm_bulk $::mm(pv)]
         mm_rows 1 [list \
             {} [list get $::mm(present)] $pv \
@@ -539,8 +502,8 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         set log [exec cat [cnode 4 log]]
         assert_equal 2 [regexp -all {MASTER <-> REPLICA sync: Finished with success} $log]
         # the open slot stays ours: the replica's view has none (7.0 ignores the aux field)
-        assert_equal {} [mm_tokens 4]
-        assert_equal [list "\[$slot->-$id0\]"] [mm_tokens 1]
+        assert_equal {} [cluster_open_slots 4]
+        assert_equal [list "\[$slot->-$id0\]"] [cluster_open_slots 1]
         mm_assert_same 1 4 [list $::mm(present) "{$tag}bighash" "{$tag}hashttl" "{$tag}ttl:3"]
     }
 
@@ -561,7 +524,7 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
             {readonly} [list get $::mm(present)] [mm_moved 1] \
         ] "replica of the 7.0 target"
         foreach i {3 6 7} {
-            assert_equal {} [mm_tokens $i] "node $i"
+            assert_equal {} [cluster_open_slots $i] "node $i"
             assert_equal [llength $batch1] [cn $i cluster countkeysinslot $slot] "node $i"
         }
         # 3: MIGRATE's DEL of the moved keys reaches our primary's 7.0 replica
@@ -577,12 +540,12 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         mm_rows 1 [list {} [list get $::mm(present)] [mm_ask 0]] "our source, all moved"
         mm_assert_keys 0 $keys asking
         assert_equal OK [cn 0 cluster setslot $slot node $id0]
-        assert_equal {} [mm_tokens 0]
+        assert_equal {} [cluster_open_slots 0]
         assert_equal OK [cn 1 cluster setslot $slot node $id0]
-        assert_equal {} [mm_tokens 1]
+        assert_equal {} [cluster_open_slots 1]
         mm_wait_owner $all 0
         cluster_wait_ok $all
-        foreach i $all { assert_equal {} [mm_tokens $i] "node $i" }
+        foreach i $all { assert_equal {} [cluster_open_slots $i] "node $i" }
         lassign [cluster_cli --cluster check 127.0.0.1:[cnode 1 port]] code out
         assert_equal 0 $code $out
         assert_contains {[OK] All nodes agree about slots configuration.} $out
@@ -594,7 +557,7 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
         assert_equal 1 [cn 1 dbsize]
         assert_equal 0 [cn 2 dbsize]
         mm_bystander_rows {1 2 4 5} 0
-        assert_equal [mm_bulk $::mm(pv)] [mm_raw 0 {} get $::mm(present)]
+        assert_equal [mm_bulk $::mm(pv)] [cluster_raw 0 {} get $::mm(present)]
         assert_equal 3 [cn 0 wait 3 5000]
         foreach i {3 6 7} { mm_assert_same 0 $i $keys }
     }
@@ -602,7 +565,7 @@ start_cluster [list primaries 3 replicas 1 nodes 8 create manual \
     test "3: our primary's 7.0 replica afterwards: link up, same data, offsets equal, writes arrive, no error logged" {
         assert_equal OK [cn 1 set $k1 after-migration]
         assert_equal 1 [cn 1 wait 1 5000]
-        assert_equal [mm_bulk after-migration] [mm_raw 4 {readonly} get $k1]
+        assert_equal [mm_bulk after-migration] [cluster_raw 4 {readonly} get $k1]
         assert_equal up [info_field [cn 4 info replication] master_link_status]
         assert_equal [cn 1 dbsize] [cn 4 dbsize]
         assert_equal 0 [cn 4 cluster countkeysinslot $slot]

@@ -6,43 +6,9 @@
 # Written to pass on Valkey 8 too, except the tests tagged beyond-valkey (run the reference
 # with --tags -beyond-valkey).
 
-# One reply read raw: the exact bytes of the reply (RESP2), nested arrays included.
-proc sm_read_raw {c} {
-    set line [$c read]
-    set out "$line\r\n"
-    switch -- [string index $line 0] {
-        "\$" { if {[string range $line 1 end] >= 0} { append out [$c read] "\r\n" } }
-        "*" { for {set i 0} {$i < [string range $line 1 end]} {incr i} { append out [sm_read_raw $c] } }
-    }
-    return $out
-}
-
-# The raw reply of the last command, on a fresh connection to node idx after `prelude`
-# (READONLY, ASKING, ...), whose replies are read and dropped.
-proc sm_raw {idx prelude args} {
-    set c [cluster_client $idx]
-    $c deferred 1
-    $c readraw 1
-    foreach p $prelude { $c {*}$p; sm_read_raw $c }
-    $c {*}$args
-    set r [sm_read_raw $c]
-    $c close
-    return $r
-}
-
-# Open-slot tokens of a node's myself line in CLUSTER NODES ([slot->-id] / [slot-<-id]).
-proc sm_tokens {idx} {
-    foreach line [split [cn $idx cluster nodes] "\n"] {
-        if {[string match "* myself,*" $line] || [string match "* myself *" $line]} {
-            return [regexp -all -inline {\[[0-9]+-[<>]-[0-9a-f]{40}\]} $line]
-        }
-    }
-    return {}
-}
-
 proc sm_wait_tokens {idx expected} {
-    wait_for_condition 100 50 {[sm_tokens $idx] eq $expected} else {
-        fail "node $idx open slots: [sm_tokens $idx], expected $expected"
+    wait_for_condition 100 50 {[cluster_open_slots $idx] eq $expected} else {
+        fail "node $idx open slots: [cluster_open_slots $idx], expected $expected"
     }
 }
 
@@ -90,7 +56,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal "ERR Please use SETSLOT only with masters." \
             [assert_error * {cn $A2 cluster setslot $slot stable}]
         # nothing changed anywhere
-        foreach i {0 1 2 3 4 5} { assert_equal {} [sm_tokens $i] }
+        foreach i {0 1 2 3 4 5} { assert_equal {} [cluster_open_slots $i] }
         assert_equal $A [cluster_slot_owner $slot]
     }
 
@@ -104,13 +70,13 @@ start_cluster {primaries 3 replicas 1 create manual} {
         }
         assert_equal OK [cn $B cluster setslot $slot importing $idA]
         # replicated before it applied: no waiting needed on the replica
-        assert_equal [list "\[$slot-<-$idA\]"] [sm_tokens $B2]
-        assert_equal [list "\[$slot-<-$idA\]"] [sm_tokens $B]
+        assert_equal [list "\[$slot-<-$idA\]"] [cluster_open_slots $B2]
+        assert_equal [list "\[$slot-<-$idA\]"] [cluster_open_slots $B]
         assert_equal OK [cn $A cluster setslot $slot migrating $idB]
-        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A2]
-        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $A]
+        assert_equal [list "\[$slot->-$idB\]"] [cluster_open_slots $A2]
+        assert_equal [list "\[$slot->-$idB\]"] [cluster_open_slots $A]
         # open slots are not gossiped: the other shards know nothing of them
-        foreach i {2 5} { assert_equal {} [sm_tokens $i] }
+        foreach i {2 5} { assert_equal {} [cluster_open_slots $i] }
         # nodes.conf keeps them, on the replica too, on the myself line only
         foreach {i tok} [list $A2 "\[$slot->-$idB\]" $B2 "\[$slot-<-$idA\]"] {
             wait_for_condition 50 20 {[string first $tok [exec cat [cnode $i nodes_conf]]] >= 0} else {
@@ -153,21 +119,21 @@ start_cluster {primaries 3 replicas 1 create manual} {
             [list set $present p1] "+OK\r\n" $movedA \
             [list incr $present] "-ERR value is not an integer or out of range\r\n" $movedA \
         ] {
-            assert_equal $onA [sm_raw $A {} {*}$cmd] "A: $cmd"
-            assert_equal $onA2 [sm_raw $A2 {readonly} {*}$cmd] "A' READONLY: $cmd"
+            assert_equal $onA [cluster_raw $A {} {*}$cmd] "A: $cmd"
+            assert_equal $onA2 [cluster_raw $A2 {readonly} {*}$cmd] "A' READONLY: $cmd"
         }
         # without READONLY the replica sends everything to its primary, as before
         foreach cmd [list [list get $present] [list get $moved] [list mget $present $moved]] {
-            assert_equal $movedA [sm_raw $A2 {} {*}$cmd] "A' without READONLY: $cmd"
+            assert_equal $movedA [cluster_raw $A2 {} {*}$cmd] "A' without READONLY: $cmd"
         }
         # ASKING changes nothing on the source side
-        assert_equal $ask [sm_raw $A2 {readonly asking} get $moved]
+        assert_equal $ask [cluster_raw $A2 {readonly asking} get $moved]
         # MIGRATE is local only on the primary: on the replica it is a write like any other
-        assert_equal $ask [sm_raw $A2 {readonly} migrate 127.0.0.1 $portB $moved 0 1000]
-        assert_equal $movedA [sm_raw $A2 {readonly} migrate 127.0.0.1 $portB $present 0 1000]
+        assert_equal $ask [cluster_raw $A2 {readonly} migrate 127.0.0.1 $portB $moved 0 1000]
+        assert_equal $movedA [cluster_raw $A2 {readonly} migrate 127.0.0.1 $portB $present 0 1000]
         # shard pub/sub never counts keys: served by both, READONLY or not
         foreach {idx prelude} [list $A {} $A2 {} $A2 {readonly}] {
-            assert_equal ":0\r\n" [sm_raw $idx $prelude spublish $moved hello] "SPUBLISH on $idx"
+            assert_equal ":0\r\n" [cluster_raw $idx $prelude spublish $moved hello] "SPUBLISH on $idx"
         }
         # nothing was written by the refused commands
         assert_equal p1 [cn $A get $present]
@@ -186,24 +152,24 @@ start_cluster {primaries 3 replicas 1 create manual} {
             {asking} [list set $moved m1] "+OK\r\n" "-READONLY You can't write against a read only replica.\r\n" \
             {} [list set $moved m1] $movedA $movedA \
         ] {
-            assert_equal $onB [sm_raw $B $prelude {*}$cmd] "B $prelude: $cmd"
-            assert_equal $onB2 [sm_raw $B2 [concat readonly $prelude] {*}$cmd] "B' READONLY $prelude: $cmd"
+            assert_equal $onB [cluster_raw $B $prelude {*}$cmd] "B $prelude: $cmd"
+            assert_equal $onB2 [cluster_raw $B2 [concat readonly $prelude] {*}$cmd] "B' READONLY $prelude: $cmd"
         }
         # ASKING without READONLY on the replica: the primary of the slot
-        assert_equal $movedA [sm_raw $B2 {asking} get $moved]
+        assert_equal $movedA [cluster_raw $B2 {asking} get $moved]
         # RESTORE-ASKING needs no ASKING on the importing primary; its replica refuses the write
         set payload [cn $A dump $present]
         set restored "{$tag}restored"
-        assert_equal "+OK\r\n" [sm_raw $B {} restore-asking $restored 0 $payload]
+        assert_equal "+OK\r\n" [cluster_raw $B {} restore-asking $restored 0 $payload]
         assert_equal "-READONLY You can't write against a read only replica.\r\n" \
-            [sm_raw $B2 {readonly} restore-asking $restored 0 $payload replace]
-        assert_equal $movedA [sm_raw $B {} restore $restored 0 $payload replace]
-        assert_equal "\$2\r\np1\r\n" [sm_raw $B {asking} get $restored]
+            [cluster_raw $B2 {readonly} restore-asking $restored 0 $payload replace]
+        assert_equal $movedA [cluster_raw $B {} restore $restored 0 $payload replace]
+        assert_equal "\$2\r\np1\r\n" [cluster_raw $B {asking} get $restored]
         assert_equal "-BUSYKEY Target key name already exists.\r\n" \
-            [sm_raw $B {} restore-asking $restored 0 $payload]
+            [cluster_raw $B {} restore-asking $restored 0 $payload]
         # ASKING lasts one command: PING consumes it
-        assert_equal $movedA [sm_raw $B {asking ping} get $moved]
-        assert_equal $movedA [sm_raw $B2 {readonly asking ping} get $moved]
+        assert_equal $movedA [cluster_raw $B {asking ping} get $moved]
+        assert_equal $movedA [cluster_raw $B2 {readonly asking ping} get $moved]
     }
 
     test "MULTI/EXEC during the migration: queued commands are routed, ASKING lasts the transaction" {
@@ -238,11 +204,11 @@ start_cluster {primaries 3 replicas 1 create manual} {
         wait_for_condition 200 50 {[string match "*slave1:*state=online*" [cn $A info replication]]} else {
             fail "A never saw node $n online"
         }
-        assert_equal [list "\[$slot->-$idB\]"] [sm_tokens $n]
+        assert_equal [list "\[$slot->-$idB\]"] [cluster_open_slots $n]
         # and, once it sees the cluster up, it answers like its primary
         cluster_wait_state $n ok
-        assert_equal "\$2\r\np1\r\n" [sm_raw $n {readonly} get $present]
-        assert_equal $ask [sm_raw $n {readonly} get $moved]
+        assert_equal "\$2\r\np1\r\n" [cluster_raw $n {readonly} get $present]
+        assert_equal $ask [cluster_raw $n {readonly} get $moved]
     }
 
     test "Disk snapshots never carry the open slots" {
@@ -254,12 +220,12 @@ start_cluster {primaries 3 replicas 1 create manual} {
     }
 
     test "SETSLOT that times out on a stopped replica: -NOREPLICAS, nothing applied, replicas brought back" {
-        set before [sm_tokens $A]
+        set before [cluster_open_slots $A]
         exec kill -STOP [cnode $A2 pid]
         try {
             assert_equal "NOREPLICAS Not enough good replicas to write." \
                 [assert_error * {cn $A cluster setslot $slot stable timeout 300}]
-            assert_equal $before [sm_tokens $A]
+            assert_equal $before [cluster_open_slots $A]
         } finally {
             exec kill -CONT [cnode $A2 pid]
         }
@@ -267,8 +233,8 @@ start_cluster {primaries 3 replicas 1 create manual} {
         sm_wait_tokens $A2 $before
         sm_wait_tokens $::sm_new $before
         assert_equal 2 [cn $A wait 2 5000]
-        assert_equal $before [sm_tokens $A2]
-        assert_equal $before [sm_tokens $::sm_new]
+        assert_equal $before [cluster_open_slots $A2]
+        assert_equal $before [cluster_open_slots $::sm_new]
     } {beyond-valkey}
 
     test "TIMEOUT 0 waits for the replicas as long as it takes" {
@@ -284,8 +250,8 @@ start_cluster {primaries 3 replicas 1 create manual} {
             exec kill -CONT [cnode $A2 pid]
         }
         assert_equal OK [$c read]
-        assert_equal {} [sm_tokens $A]
-        assert_equal {} [sm_tokens $A2]
+        assert_equal {} [cluster_open_slots $A]
+        assert_equal {} [cluster_open_slots $A2]
     }
 
     test "A SETSLOT that changes nothing here answers at once, replicas stopped or not" {
@@ -296,7 +262,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         } finally {
             exec kill -CONT [cnode $A2 pid]
         }
-        assert_equal {} [sm_tokens $A]
+        assert_equal {} [cluster_open_slots $A]
     } {beyond-valkey}
 
     test "Finalising: NODE on the target, then on the source; open slots close everywhere" {
@@ -306,12 +272,12 @@ start_cluster {primaries 3 replicas 1 create manual} {
         # blocked all along: the slot is still A's
         assert_match "*blocked_clients:1*" [cn $A info clients]
         assert_equal OK [cn $B cluster setslot $slot node $idB]
-        assert_equal {} [sm_tokens $B]
-        assert_equal {} [sm_tokens $B2]
+        assert_equal {} [cluster_open_slots $B]
+        assert_equal {} [cluster_open_slots $B2]
         assert_equal OK [cn $A cluster setslot $slot node $idB]
-        assert_equal {} [sm_tokens $A]
-        assert_equal {} [sm_tokens $A2]
-        assert_equal {} [sm_tokens $::sm_new]
+        assert_equal {} [cluster_open_slots $A]
+        assert_equal {} [cluster_open_slots $A2]
+        assert_equal {} [cluster_open_slots $::sm_new]
         foreach i {0 1 2 3 4 5} {
             wait_for_condition 100 50 {[cluster_slot_owner $slot $i] == $B} else {
                 fail "node $i does not see B own slot $slot"
@@ -320,8 +286,8 @@ start_cluster {primaries 3 replicas 1 create manual} {
         # the client blocked on A for a key of the slot is sent to B
         assert_equal "MOVED $slot 127.0.0.1:$portB" [assert_error * {$bl read}]
         assert_equal m1 [cn $B get $moved]
-        assert_equal "-MOVED $slot 127.0.0.1:$portB\r\n" [sm_raw $A2 {readonly} get $moved]
-        assert_equal "\$2\r\nm1\r\n" [sm_raw $B2 {readonly} get $moved]
+        assert_equal "-MOVED $slot 127.0.0.1:$portB\r\n" [cluster_raw $A2 {readonly} get $moved]
+        assert_equal "\$2\r\nm1\r\n" [cluster_raw $B2 {readonly} get $moved]
     }
 
     test "The target claims a slot its source gave up without it (auto-claim, §3.3)" {
@@ -332,9 +298,9 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal OK [cn $A cluster setslot $s2 migrating $idB]
         # the source finalises alone; the target never runs SETSLOT NODE
         assert_equal OK [cn $A cluster setslot $s2 node $idB]
-        assert_equal {} [sm_tokens $A]
-        wait_for_condition 100 50 {[sm_tokens $B] eq {}} else {
-            fail "B still imports slot $s2: [sm_tokens $B]"
+        assert_equal {} [cluster_open_slots $A]
+        wait_for_condition 100 50 {[cluster_open_slots $B] eq {}} else {
+            fail "B still imports slot $s2: [cluster_open_slots $B]"
         }
         sm_wait_tokens $B2 {}
         foreach i {0 1 2 3 4 5} {

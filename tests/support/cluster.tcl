@@ -34,6 +34,11 @@
 #                                     ;#   (id addr ip port cport host flags primary ping pong epoch link slots)
 #   cluster_nodes_line idx subject    ;# the parsed entry for subject idx as seen by idx
 #   cluster_cli ?args?                ;# run redis-cli, returns {exit_code output}
+#   cluster_raw idx prelude cmd args...  ;# exact reply bytes (RESP2) of cmd on a fresh
+#                                     ;#   connection, after the commands of prelude
+#                                     ;#   (e.g. {readonly asking}), whose replies are dropped
+#   cluster_open_slots idx            ;# open-slot tokens ([slot->-id] / [slot-<-id]) of idx's
+#                                     ;#   myself line in CLUSTER NODES
 
 namespace eval ::cl {
     variable nodes          ;# array: idx -> dict
@@ -586,4 +591,38 @@ proc cluster_has_subcommand {idx sub} {
         return 0
     }
     return 1
+}
+
+# One reply read raw (RESP2), nested arrays included: its exact bytes.
+proc ::cl::read_raw {c} {
+    set line [$c read]
+    set out "$line\r\n"
+    switch -- [string index $line 0] {
+        "\$" { if {[string range $line 1 end] >= 0} { append out [$c read] "\r\n" } }
+        "*" {
+            set n [string range $line 1 end]
+            for {set i 0} {$i < $n} {incr i} { append out [::cl::read_raw $c] }
+        }
+    }
+    return $out
+}
+
+proc cluster_raw {idx prelude args} {
+    set c [cluster_client $idx]
+    $c deferred 1
+    $c readraw 1
+    foreach p $prelude { $c {*}$p; ::cl::read_raw $c }
+    $c {*}$args
+    set r [::cl::read_raw $c]
+    $c close
+    return $r
+}
+
+proc cluster_open_slots {idx} {
+    foreach line [split [cn $idx cluster nodes] "\n"] {
+        if {[lsearch -exact [split [lindex [split $line " "] 2] ,] myself] >= 0} {
+            return [regexp -all -inline {\[[0-9]+-[<>]-[0-9a-f]{40}\]} $line]
+        }
+    }
+    return {}
 }
