@@ -28,40 +28,23 @@ proc with_crc {body} {
     return "$body[binary format w $crc]"
 }
 
-# r at a nesting level: 0 is the innermost server, -1 the one around it.
-proc rl {level args} {
-    if {$level == 0} { return [r {*}$args] }
-    return [r $level {*}$args]
-}
-
-# Contents of a key in a canonical, comparable form.
-proc key_contents {level key} {
-    switch [rl $level type $key] {
-        string { return [rl $level get $key] }
-        list { return [rl $level lrange $key 0 -1] }
-        set { return [lsort [rl $level smembers $key]] }
-        zset { return [rl $level zrange $key 0 -1 withscores] }
-        hash { return [lsort -stride 2 [rl $level hgetall $key]] }
-        default { return "" }
-    }
-}
 
 proc fill_values {level} {
-    rl $level flushall
-    rl $level set s:int 12345
-    rl $level set s:emb hello
-    rl $level set s:raw [string repeat x 100]
-    rl $level set s:lzf [string repeat "abcdefgh" 200]
-    rl $level rpush l:small a b c 1 2 3
-    for {set i 0} {$i < 2000} {incr i} { rl $level rpush l:big "element-$i-[string repeat y 20]" }
-    rl $level sadd set:int 1 2 3 -4 100000
-    rl $level sadd set:str a b c
-    for {set i 0} {$i < 600} {incr i} { rl $level sadd set:big "m$i" }
-    rl $level zadd z:small 1 a 2.5 b -3 c
-    for {set i 0} {$i < 300} {incr i} { rl $level zadd z:big [expr {$i * 0.5}] "member$i" }
-    rl $level hset h:small f1 v1 f2 2
-    for {set i 0} {$i < 700} {incr i} { rl $level hset h:big "field$i" "value$i" }
-    rl $level hset h:longval f [string repeat z 100]
+    r_at $level flushall
+    r_at $level set s:int 12345
+    r_at $level set s:emb hello
+    r_at $level set s:raw [string repeat x 100]
+    r_at $level set s:lzf [string repeat "abcdefgh" 200]
+    r_at $level rpush l:small a b c 1 2 3
+    for {set i 0} {$i < 2000} {incr i} { r_at $level rpush l:big "element-$i-[string repeat y 20]" }
+    r_at $level sadd set:int 1 2 3 -4 100000
+    r_at $level sadd set:str a b c
+    for {set i 0} {$i < 600} {incr i} { r_at $level sadd set:big "m$i" }
+    r_at $level zadd z:small 1 a 2.5 b -3 c
+    for {set i 0} {$i < 300} {incr i} { r_at $level zadd z:big [expr {$i * 0.5}] "member$i" }
+    r_at $level hset h:small f1 v1 f2 2
+    for {set i 0} {$i < 700} {incr i} { r_at $level hset h:big "field$i" "value$i" }
+    r_at $level hset h:longval f [string repeat z 100]
 }
 
 set ::dump_keys {s:int s:emb s:raw s:lzf l:small l:big set:int set:str set:big z:small z:big

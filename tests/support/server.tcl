@@ -299,6 +299,24 @@ proc r {args} {
     return [$c {*}$args]
 }
 
+# r at a nesting level: 0 is the innermost server, -1 the one around it, ...
+proc r_at {level args} {
+    if {$level == 0} { return [r {*}$args] }
+    return [r $level {*}$args]
+}
+
+# The contents of a key on the server at a nesting level, in a canonical, comparable form.
+proc key_contents {level key} {
+    switch [r_at $level type $key] {
+        string { return [r_at $level get $key] }
+        list { return [r_at $level lrange $key 0 -1] }
+        set { return [lsort [r_at $level smembers $key]] }
+        zset { return [r_at $level zrange $key 0 -1 withscores] }
+        hash { return [lsort -stride 2 [r_at $level hgetall $key]] }
+        default { return "" }
+    }
+}
+
 # Drop the cached client of server -N (the next `r` reconnects).
 proc reconnect {{level 0}} {
     set idx [::srv::index $level]

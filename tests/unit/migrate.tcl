@@ -11,39 +11,23 @@ proc mig_reply {args} {
     return $e
 }
 
-# r at a nesting level: 0 is the innermost server, -1 the one around it, ...
-proc mig_r {level args} {
-    if {$level == 0} { return [r {*}$args] }
-    return [r $level {*}$args]
-}
-
-proc mig_contents {level key} {
-    switch [mig_r $level type $key] {
-        string { return [mig_r $level get $key] }
-        list { return [mig_r $level lrange $key 0 -1] }
-        set { return [lsort [mig_r $level smembers $key]] }
-        zset { return [mig_r $level zrange $key 0 -1 withscores] }
-        hash { return [lsort -stride 2 [mig_r $level hgetall $key]] }
-        default { return "" }
-    }
-}
 
 # Small and big encodings of every type.
 set ::mig_type_keys {s:int s:emb s:raw l:small l:big set:int set:str set:big z:small z:big
                      h:small h:big}
 proc mig_fill_types {level} {
-    mig_r $level set s:int 12345
-    mig_r $level set s:emb hello
-    mig_r $level set s:raw [string repeat x 300]
-    mig_r $level rpush l:small a b c 1 2 3
-    for {set i 0} {$i < 1000} {incr i} { mig_r $level rpush l:big "element-$i-[string repeat y 20]" }
-    mig_r $level sadd set:int 1 2 3 -4 100000
-    mig_r $level sadd set:str a b c
-    for {set i 0} {$i < 600} {incr i} { mig_r $level sadd set:big "m$i" }
-    mig_r $level zadd z:small 1 a 2.5 b -3 c
-    for {set i 0} {$i < 300} {incr i} { mig_r $level zadd z:big [expr {$i * 0.5}] "member$i" }
-    mig_r $level hset h:small f1 v1 f2 2
-    for {set i 0} {$i < 700} {incr i} { mig_r $level hset h:big "field$i" "value$i" }
+    r_at $level set s:int 12345
+    r_at $level set s:emb hello
+    r_at $level set s:raw [string repeat x 300]
+    r_at $level rpush l:small a b c 1 2 3
+    for {set i 0} {$i < 1000} {incr i} { r_at $level rpush l:big "element-$i-[string repeat y 20]" }
+    r_at $level sadd set:int 1 2 3 -4 100000
+    r_at $level sadd set:str a b c
+    for {set i 0} {$i < 600} {incr i} { r_at $level sadd set:big "m$i" }
+    r_at $level zadd z:small 1 a 2.5 b -3 c
+    for {set i 0} {$i < 300} {incr i} { r_at $level zadd z:big [expr {$i * 0.5}] "member$i" }
+    r_at $level hset h:small f1 v1 f2 2
+    for {set i 0} {$i < 700} {incr i} { r_at $level hset h:big "field$i" "value$i" }
 }
 
 # Moves every type from `from` to the server on `port` and checks each arrives equal at `to`
@@ -51,16 +35,16 @@ proc mig_fill_types {level} {
 proc mig_check_types {from to port} {
     mig_fill_types $from
     set before {}
-    foreach k $::mig_type_keys { dict set before $k [mig_contents $from $k] }
-    assert_equal OK [mig_r $from migrate 127.0.0.1 $port "" 0 10000 KEYS {*}$::mig_type_keys]
+    foreach k $::mig_type_keys { dict set before $k [key_contents $from $k] }
+    assert_equal OK [r_at $from migrate 127.0.0.1 $port "" 0 10000 KEYS {*}$::mig_type_keys]
     foreach k $::mig_type_keys {
-        assert_equal 0 [mig_r $from exists $k] "$k left the source"
-        assert_equal [dict get $before $k] [mig_contents $to $k] "contents of $k"
+        assert_equal 0 [r_at $from exists $k] "$k left the source"
+        assert_equal [dict get $before $k] [key_contents $to $k] "contents of $k"
     }
 }
 
 proc mig_commandstat {level cmd field} {
-    set line [info_field [mig_r $level info commandstats] cmdstat_$cmd]
+    set line [info_field [r_at $level info commandstats] cmdstat_$cmd]
     if {$line eq {}} { return 0 }
     if {![regexp "$field=(\\d+)" $line -> v]} { return 0 }
     return $v
