@@ -570,7 +570,7 @@ ROWS=${ROWS:-migrate,reshard,reads}
 
 # Phases: stable/migrating in ABBA order, PHASE_K times (READ_SECS per state in total).
 PHASE_K=${PHASE_K:-$(q 4 2)}
-PHASES=$(for _ in $(seq 1 "$PHASE_K"); do printf 'SMMS'; done)
+PHASES=${PHASES:-$(for _ in $(seq 1 "$PHASE_K"); do printf 'SMMS'; done)}
 
 command -v "$PYTHON" >/dev/null || die "no $PYTHON"
 [ -x "$OURS" ] || die "no server binary at $OURS"
