@@ -167,9 +167,9 @@ void AssignFinal(int slot, Node* n) {
 }
 
 // Whether applying the command changes anything here. One that does not needs no round trip
-// to the replicas: their open slots mirror this node's through the stream, and ownership
-// reaches them by gossip. redis-cli's reshard sends SETSLOT NODE to the source and to every
-// other primary after the target already told them by gossip: those are such no-ops.
+// to the replicas: what it could change on them came through the stream already, and
+// ownership reaches them by gossip. redis-cli's reshard sends SETSLOT NODE to the source and to
+// every other primary after the target already told them by gossip: those are such no-ops.
 bool Changes(const SetSlotArgs& a) {
   State& st = GetState();
   switch (a.action) {
@@ -299,15 +299,17 @@ void SetSlotCommand(Client* c) {
     return;
   }
   State& st = GetState();
-  if (st.myself->IsPrimary() && !(c->flags & server::kReplicationDone) && Changes(a) &&
+  if (st.myself->IsPrimary() && !(c->flags & server::kReplicationDone) &&
       repl::SlotStateReplicaLinks()) {
     // Replicated before applied (§3.1): the stream carries it first, and the replicas that
     // apply it must have done so before it is applied here. Replicas too old to take it
     // (Redis 7.0 refuses it and logs a critical error) never see it when alone, as in
     // Valkey; one still syncing gets it through the stream it receives after its snapshot.
+    // One that changes nothing here is still streamed (a replica may lag behind a change
+    // made here alone, e.g. CLUSTER FORGET) but not waited for.
     server::ForcePropagation();
     int eligible = repl::SlotStateReplicas();
-    bool can_block = !server::g.in_exec && !c->InMulti();
+    bool can_block = !server::g.in_exec && !c->InMulti() && Changes(a);
     if (eligible > 0 && can_block) {
       server::BlockUntilReplicated(c, eligible, a.deadline_ms, repl::SlotStateReplicasAckedAtLeast,
                                    "-NOREPLICAS Not enough good replicas to write.", Abandoned);

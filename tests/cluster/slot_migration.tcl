@@ -320,4 +320,37 @@ start_cluster {primaries 3 replicas 1 create manual} {
         set summary [dict get [lindex $docs 1] summary]
         assert_match "*-ASK for a key moved*-TRYAGAIN*-MOVED*" $summary
     } {beyond-valkey}
+
+    test "FORGET, RESET and ADDSLOTS close open slots; a SETSLOT brings lagging replicas back" {
+        set s4 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm4]]
+        set n $::sm_new
+        # RESET of a replica (the node added above) drops the open slots it mirrored
+        assert_equal OK [cn $A cluster setslot $s4 migrating $idB]
+        sm_wait_tokens $n [list "\[$s4->-$idB\]"]
+        assert_equal OK [cn $n cluster reset]
+        assert_equal {} [cluster_open_slots $n]
+        assert_equal OK [cn $A cluster setslot $s4 stable]
+        # FORGET of the node a slot migrates to closes it here (FORGET is not replicated:
+        # the replica keeps it until the primary's next SETSLOT for the slot)
+        assert_equal OK [cn $n cluster meet 127.0.0.1 $portA]
+        cluster_wait_known $n 7
+        set idN [cn $n cluster myid]
+        wait_for_condition 100 50 {[string match "*master*" [dict get [cluster_nodes_line $A $n] flags]]} else {
+            fail "A does not see node $n as a primary"
+        }
+        assert_equal OK [cn $A cluster setslot $s4 migrating $idN]
+        sm_wait_tokens $A2 [list "\[$s4->-$idN\]"]
+        assert_equal OK [cn $A cluster forget $idN]
+        assert_equal {} [cluster_open_slots $A]
+        assert_equal [list "\[$s4->-$idN\]"] [cluster_open_slots $A2]
+        assert_equal OK [cn $A cluster setslot $s4 stable]
+        sm_wait_tokens $A2 {}
+        # ADDSLOTS of a slot being imported ends the import
+        set s5 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm5]]
+        assert_equal OK [cn $B cluster setslot $s5 importing $idA]
+        assert_equal [list "\[$s5-<-$idA\]"] [cluster_open_slots $B]
+        assert_equal OK [cn $B cluster delslots $s5]
+        assert_equal OK [cn $B cluster addslots $s5]
+        assert_equal {} [cluster_open_slots $B]
+    }
 }
