@@ -188,8 +188,11 @@ size_t Db::CountInSlot(int slot) const {
 
 void Db::KeysInSlot(int slot, size_t count, std::vector<std::string_view>* out) {
   if (!per_slot() || !tables_[slot]) return;
-  tables_[slot]->ForEach([&](Obj* o) {
-    if (out->size() < count) out->push_back(o->key());
+  if (count == 0) return;
+  // Stops at `count`: GETKEYSINSLOT in a loop over a big slot (a migration) stays linear.
+  tables_[slot]->ForEachWhile([&](Obj* o) {
+    out->push_back(o->key());
+    return out->size() < count;
   });
 }
 

@@ -144,6 +144,20 @@ class HashTable {
       }
   }
 
+  // As ForEach, until fn returns false.
+  template <class Fn>
+  void ForEachWhile(Fn&& fn) const {
+    for (int t = 0; t < 2; t++)
+      for (size_t i = 0; i < t_[t].size; i++) {
+        Node* n = t_[t].slots[i];
+        while (n) {
+          Node* next = Next(n);
+          if (!fn(n)) return;
+          n = next;
+        }
+      }
+  }
+
   // Unlinks everything, handing each node to free_fn.
   template <typename Fn>
   void Clear(Fn&& free_fn) {

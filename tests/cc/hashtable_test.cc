@@ -138,3 +138,18 @@ TEST_CASE(HashSeedChangesBucketOrder) {
   ds::SetHashSeed(s1);
   CHECK_EQ(ds::Hash("hello"), a);
 }
+
+TEST_CASE(HashTableForEachWhileStopsWhenAsked) {
+  Table t;
+  for (int i = 0; i < 1000; i++) t.Insert(Make(i));
+  int seen = 0;
+  t.ForEachWhile([&](Node*) { return ++seen < 10; });
+  CHECK_EQ(seen, 10);
+  std::set<std::string> all;
+  t.ForEachWhile([&](Node* n) {
+    all.insert(n->key);
+    return true;
+  });
+  CHECK_EQ(all.size(), 1000u);
+  FreeAll(t);
+}
