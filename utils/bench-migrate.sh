@@ -620,7 +620,7 @@ for k in ask moved tryagain nil err; do
 done
 for s in ours theirs; do
   for k in ask moved tryagain nil err; do
-    [ "${R[$s,stable_$k]}" = 0 ] || log "note: $s had ${R[$s,stable_$k]} $k replies while stable"
+    [ "${R[$s,stable_$k]:-0}" = 0 ] || log "note: $s had ${R[$s,stable_$k]} $k replies while stable"
   done
 done
 for s in ours theirs; do [ -z "${R[$s,check]}" ] || [ "${R[$s,check]}" = ok ] || exit 3; done
