@@ -317,7 +317,8 @@ void SetSlotCommand(Client* c) {
       return;
     }
   }
-  Apply(a);
+  // A no-op leaves nodes.conf as it is (no rewrite, no log line).
+  if (Changes(a)) Apply(a);
   c->R().Ok();
 }
 
