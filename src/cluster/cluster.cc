@@ -33,7 +33,7 @@ namespace {
 using server::cfg;
 using server::g;
 
-int g_lock_fd = -1;
+NodesConfFile g_conf_file;  // nodes.conf, locked for the life of the process
 
 int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
 
@@ -211,8 +211,7 @@ bool Init(std::string* err) {
   if (!cfg.cluster_enabled) return true;
   State& st = GetState();
   const std::string& path = cfg.cluster_config_file;
-  g_lock_fd = LockNodesConf(path, err);
-  if (g_lock_fd < 0) return false;
+  if (!g_conf_file.Open(path, err)) return false;
   std::string text;
   ReadFile(path, &text);
   int64_t now = base::MsTime();
@@ -265,8 +264,7 @@ void MarkChanged(bool save, bool fsync) {
 bool SaveConfig(bool fsync, std::string* err) {
   State& st = GetState();
   st.todo_save = st.todo_fsync = false;
-  // g_lock_fd keeps the lock on the new file (a rename would leave it on the old one).
-  return SaveNodesConfAtomic(cfg.cluster_config_file, FormatNodesConf(st), fsync, err, g_lock_fd);
+  return g_conf_file.Save(FormatNodesConf(st), fsync, err);
 }
 
 void UpdateState(int64_t now) {
