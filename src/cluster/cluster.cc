@@ -252,6 +252,7 @@ void Install() {
   h.init = Init;
   h.before_sleep = BeforeSleep;
   h.cron = Cron;
+  h.in_child = [] { g_conf_file.CloseInChild(); };
 }
 
 void MarkChanged(bool save, bool fsync) {

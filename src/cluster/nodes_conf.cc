@@ -539,6 +539,12 @@ NodesConfFile::~NodesConfFile() {
   if (prev_fd_ >= 0) close(prev_fd_);
 }
 
+void NodesConfFile::CloseInChild() {
+  if (cur_fd_ >= 0) close(cur_fd_);
+  if (prev_fd_ >= 0) close(prev_fd_);
+  cur_fd_ = prev_fd_ = -1;
+}
+
 bool NodesConfFile::Open(const std::string& path, std::string* err) {
   path_ = path;
   prev_ = path + ".prev";

@@ -76,6 +76,9 @@ class NodesConfFile {
   bool Open(const std::string& path, std::string* err);
   bool Save(const std::string& content, bool fsync, std::string* err);
   int lock_fd() const { return cur_fd_; }
+  // In a forked child: closes the descriptors without unlocking (the lock belongs to the open
+  // file, which the node keeps; LOCK_UN here would release it for the node too).
+  void CloseInChild();
 
  private:
   bool SaveSwapping(const std::string& content, bool fsync, std::string* err);

@@ -11,6 +11,7 @@ ClusterHooks& Cluster() {
       [](std::string*) { return true; },
       [] {},
       [] {},
+      [] {},
   };
   return h;
 }

@@ -22,6 +22,9 @@ struct ClusterHooks {
   bool (*init)(std::string* err);
   void (*before_sleep)();
   void (*cron)();  // from the server cron, at most every 100 ms
+  // In a forked child (snapshot, diskless sync): drop what only the node itself may hold (the
+  // nodes.conf lock, which a child outliving its node would keep from the node's restart).
+  void (*in_child)();
 };
 
 ClusterHooks& Cluster();

@@ -24,6 +24,7 @@
 #include "db/set.h"
 #include "db/zset.h"
 #include "persist/snapshot.h"
+#include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -501,6 +502,7 @@ void KillSnapshotChild() {
 }
 
 void StopWithParent(pid_t parent, const char* tmp_path) {
+  Cluster().in_child();
   g_parent_pid = parent;
   snprintf(g_child_tmp, sizeof(g_child_tmp), "%s", tmp_path);
   struct sigaction sa = {};

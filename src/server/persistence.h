@@ -57,9 +57,10 @@ void AddBgsaveDoneHook(std::function<void(bool ok)> fn);
 // Other forked children (e.g. the diskless replication one) report whether they are alive:
 // BGSAVE is then refused (or scheduled with SCHEDULE) and save points wait, one child at a time.
 void AddOtherChildCheck(std::function<bool()> active);
-// In a forked child: the child ends (SIGTERM) when `parent` dies, removing `tmp_path` (may be
-// empty) on the way, and exits at once when `parent` is already gone. A snapshot child whose
-// node was killed must not go on to replace dbfilename under a node started after it.
+// Every forked child calls this first: the child ends (SIGTERM) when `parent` dies, removing
+// `tmp_path` (may be empty) on the way, and exits at once when `parent` is already gone. A
+// snapshot child whose node was killed must not go on to replace dbfilename under a node
+// started after it. It also closes what only the node may hold (Cluster().in_child).
 void StopWithParent(pid_t parent, const char* tmp_path);
 // Pauses (false) or resumes hash-table resizing of every table while a forked child shares
 // the parent's memory pages.

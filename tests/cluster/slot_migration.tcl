@@ -353,4 +353,32 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal OK [cn $B cluster addslots $s5]
         assert_equal {} [cluster_open_slots $B]
     }
+
+    test "A snapshot child does not hold the nodes.conf lock (the node does)" {
+        for {set i 0} {$i < 5} {incr i} { cn $A set [cluster_key_in_slot_of $A snap$i] $i }
+        cn $A config set rdb-key-save-delay 100000
+        try {
+            assert_match "*started*" [cn $A bgsave]
+            set child {}
+            wait_for_condition 50 20 {[set child [exec sh -c "pgrep -P [cnode $A pid] || true"]] ne {}} else {
+                fail "no snapshot child"
+            }
+            set held {}
+            foreach fd [glob -nocomplain /proc/$child/fd/*] {
+                catch { lappend held [file readlink $fd] }
+            }
+            assert_equal {} [lsearch -all -inline -glob $held *nodes.conf*]
+            set parent {}
+            foreach fd [glob -nocomplain /proc/[cnode $A pid]/fd/*] {
+                catch { lappend parent [file readlink $fd] }
+            }
+            # the node itself still has it open (and locked)
+            assert_morethan [llength [lsearch -all -inline -glob $parent *nodes.conf*]] 0
+        } finally {
+            cn $A config set rdb-key-save-delay 0
+        }
+        wait_for_condition 100 50 {[string match "*rdb_bgsave_in_progress:0*" [cn $A info persistence]]} else {
+            fail "the snapshot never ended"
+        }
+    }
 }
