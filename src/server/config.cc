@@ -768,6 +768,9 @@ const FailClosed kFailClosed[] = {
     {"syslog-enabled", IsYes, "logging to syslog is not implemented yet"},
     {"rdb-del-sync-files", IsYes,
      "deleting the snapshot files made for replication is not implemented yet"},
+    {"cluster-slot-stats-enabled", IsYes,
+     "per-slot CPU and network counters are not implemented yet (CLUSTER SLOT-STATS shows key "
+     "counts)"},
 };
 // "" when the value is fine, else the reason it is refused.
 std::string RefusedValue(const std::string& canon, const std::string& value) {

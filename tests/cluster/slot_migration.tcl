@@ -381,4 +381,56 @@ start_cluster {primaries 3 replicas 1 create manual} {
             fail "the snapshot never ended"
         }
     }
+
+    test "CLUSTER SLOT-STATS: key counts of the slots of this shard, on the primary and its replica" {
+        # three slots of A with 3, 1 and 1 keys; the other slots of A hold what earlier tests left
+        set k1 [cluster_key_in_slot_of $A st1]
+        set s1 [cn $A cluster keyslot $k1]
+        for {set i 0} {$i < 3} {incr i} { cn $A set "{$k1}$i" x }
+        assert_equal 1 [cn $A wait 1 5000]
+        set expect [list [list $s1 [list key-count [cn $A cluster countkeysinslot $s1]]]]
+        foreach i [list $A $A2] {
+            assert_equal $expect [cn $i cluster slot-stats slotsrange $s1 $s1] "node $i"
+        }
+        # a range covers only the slots of this shard: none of B's
+        set sB [cn $A cluster keyslot [cluster_key_in_slot_of $B]]
+        assert_equal {} [cn $A cluster slot-stats slotsrange $sB $sB]
+        # ORDERBY key-count: the fullest first, ties in slot order; LIMIT; ASC
+        set top [cn $A cluster slot-stats orderby key-count limit 1]
+        assert_equal 1 [llength $top]
+        set best [lindex $top 0 1 1]
+        set all [cn $A cluster slot-stats orderby key-count]
+        set owned 0
+        foreach r [cn $A cluster slots] {
+            if {[lindex $r 2 2] eq $idA} { incr owned [expr {[lindex $r 1] - [lindex $r 0] + 1}] }
+        }
+        assert_equal $owned [llength $all]
+        set prev {}
+        foreach e $all {
+            set n [lindex $e 1 1]
+            assert_equal [cn $A cluster countkeysinslot [lindex $e 0]] $n
+            if {$prev ne {}} {
+                lassign $prev pn ps
+                assert {$pn > $n || ($pn == $n && $ps < [lindex $e 0])} "order at slot [lindex $e 0]"
+            }
+            set prev [list $n [lindex $e 0]]
+        }
+        assert_equal $best [lindex $all 0 1 1]
+        set asc [cn $A cluster slot-stats orderby key-count asc limit 2]
+        assert_equal [lrange [lsort -integer -index 0 [lsearch -all -inline -index 1 $all {key-count 0}]] 0 1] $asc
+        # errors, as Valkey 8 with cluster-slot-stats-enabled no
+        foreach {args err} {
+            {slotsrange 3 1} "ERR Start slot number 3 is greater than end slot number 1"
+            {slotsrange 0 16384} "ERR Invalid or out of range slot"
+            {orderby cpu-usec} "ERR Unrecognized sort metric for ORDERBY."
+            {orderby key-count limit 0} "ERR Limit has to lie in between 1 and 16384 (maximum number of slots)."
+            {orderby key-count limit 2 limit 3} "ERR Multiple filters of the same type are disallowed."
+            {orderby key-count asc desc} "ERR Multiple filters of the same type are disallowed."
+            {orderby key-count bogus} "ERR syntax error"
+            {slotsrange 1} "ERR unknown subcommand or wrong number of arguments for 'slot-stats'. Try CLUSTER HELP."
+            {foo} "ERR wrong number of arguments for 'cluster|slot-stats' command"
+        } {
+            assert_equal $err [assert_error * {cn $A cluster slot-stats {*}$args}] $args
+        }
+    }
 }
