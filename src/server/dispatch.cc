@@ -88,16 +88,17 @@ void Call(Client* c, const CommandSpec* cmd) {
   c->cmd = cmd;
   bool prev_from_primary = db::GetEnv().from_primary;
   db::GetEnv().from_primary = c->flags & kPrimary;
-  // One clock read gives both the command's time (expiry decisions) and the start of its
-  // duration; a transaction runs at one instant.
-  int64_t start = base::UsTime();
-  if (!g.in_exec) db::GetEnv().now_ms = start / 1000;
+  // One cheap clock read gives both the command's wall time (expiry decisions: the wake-up's
+  // wall clock plus the time since) and the start of its duration; a transaction runs at one
+  // instant.
+  int64_t start = base::FastUs();
+  if (!g.in_exec) db::GetEnv().now_ms = (g.wake_wall_us + (start - g.wake_fast_us)) / 1000;
   int prev_slot = db::GetEnv().key_slot;
   db::GetEnv().key_slot = c->key_slot;
   cmd->proc(c);
   db::GetEnv().key_slot = prev_slot;
   db::GetEnv().from_primary = prev_from_primary;
-  int64_t dur = base::UsTime() - start;
+  int64_t dur = std::max<int64_t>(0, base::FastUs() - start);
   c->flags &= ~kProtected;
   g.current_client = prev;
   // A command that blocked counts when it completes (served, timed out or unblocked).

@@ -77,6 +77,14 @@ volatile sig_atomic_t g_signal = 0;
 
 void OnSignal(int sig) { g_signal = sig; }
 
+// The wall clock and the fast clock at one instant (see Globals::wake_wall_us).
+void StampWakeUp() {
+  int64_t wall = base::UsTime();
+  g.wake_fast_us = base::FastUs();
+  g.wake_wall_us = wall;
+  g.loop_time_ms = wall / 1000;
+}
+
 void OnErrorReply(std::string_view code) {
   g.stats.total_error_replies++;
   g.stats.error_seq++;
@@ -224,6 +232,8 @@ int Usage() {
 }  // namespace
 
 int Main(int argc, char** argv) {
+  base::InitFastClock();
+  StampWakeUp();
   std::string config_path;
   std::vector<std::string> cli;
   for (int i = 1; i < argc; i++) {
@@ -329,7 +339,7 @@ int Main(int argc, char** argv) {
   }
   if (!cfg.unixsocket.empty()) LOG_NOTICE("Ready to accept connections unix");
   loop.SetBeforeSleep(BeforeSleep);
-  loop.SetAfterSleep([] { g.loop_time_ms = base::MsTime(); });
+  loop.SetAfterSleep(StampWakeUp);
   loop.AddTimer(1000 / cfg.hz, Cron);
   loop.SetSpinUs(cfg.busy_poll_us);
   loop.Run();

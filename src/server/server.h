@@ -86,6 +86,9 @@ struct Server {
   bool shutdown_asap = false;
   bool in_exec = false;
   int64_t loop_time_ms = 0;  // wall clock at the last event-loop wake-up
+  // The same instant in microseconds, on the wall clock and on base::FastUs: a command's
+  // wall time is derived from one cheap FastUs read (Call).
+  int64_t wake_wall_us = 0, wake_fast_us = 0;
   bool active_expire_enabled = true;
   std::string executable, config_file;
   std::vector<std::string> exec_argv;
