@@ -29,26 +29,11 @@ proc with_crc {body} {
 }
 
 
-proc fill_values {level} {
-    r_at $level flushall
-    r_at $level set s:int 12345
-    r_at $level set s:emb hello
-    r_at $level set s:raw [string repeat x 100]
-    r_at $level set s:lzf [string repeat "abcdefgh" 200]
-    r_at $level rpush l:small a b c 1 2 3
-    for {set i 0} {$i < 2000} {incr i} { r_at $level rpush l:big "element-$i-[string repeat y 20]" }
-    r_at $level sadd set:int 1 2 3 -4 100000
-    r_at $level sadd set:str a b c
-    for {set i 0} {$i < 600} {incr i} { r_at $level sadd set:big "m$i" }
-    r_at $level zadd z:small 1 a 2.5 b -3 c
-    for {set i 0} {$i < 300} {incr i} { r_at $level zadd z:big [expr {$i * 0.5}] "member$i" }
-    r_at $level hset h:small f1 v1 f2 2
-    for {set i 0} {$i < 700} {incr i} { r_at $level hset h:big "field$i" "value$i" }
-    r_at $level hset h:longval f [string repeat z 100]
-}
 
-set ::dump_keys {s:int s:emb s:raw s:lzf l:small l:big set:int set:str set:big z:small z:big
-                 h:small h:big h:longval}
+proc fill_flushed {level} {
+    r_at $level flushall
+    fill_every_type $level
+}
 
 # The peer is installed by `make test`; without it this file fails (it never skips).
 if {![file executable $::dump_redis_bin]} {
@@ -63,9 +48,9 @@ try {
         set ::cfg(server) $::dump_tested_server
         start_server {} {
             test "Values DUMPed by redis-server 7.0 RESTORE into our node with equal contents" {
-                fill_values -1
+                fill_flushed -1
                 r flushall
-                foreach k $::dump_keys {
+                foreach k $::every_type_keys {
                     set payload [r -1 dump $k]
                     assert_equal OK [r restore $k 0 $payload]
                     assert_equal [key_contents -1 $k] [key_contents 0 $k] "contents of $k"
@@ -79,9 +64,9 @@ try {
             }
 
             test "Values DUMPed by our node RESTORE into redis-server 7.0 with equal contents" {
-                fill_values 0
+                fill_flushed 0
                 r -1 flushall
-                foreach k $::dump_keys {
+                foreach k $::every_type_keys {
                     set payload [r dump $k]
                     assert_equal OK [r -1 restore $k 0 $payload]
                     assert_equal [key_contents 0 $k] [key_contents -1 $k] "contents of $k"

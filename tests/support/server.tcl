@@ -305,6 +305,28 @@ proc r_at {level args} {
     return [r $level {*}$args]
 }
 
+# Keys of every type and encoding (small and big lists, sets, sorted sets, hashes; int, short,
+# long and compressible strings) on the server at a nesting level; their names are in
+# $::every_type_keys.
+set ::every_type_keys {s:int s:emb s:raw s:lzf l:small l:big set:int set:str set:big z:small
+                       z:big h:small h:big h:longval}
+proc fill_every_type {level} {
+    r_at $level set s:int 12345
+    r_at $level set s:emb hello
+    r_at $level set s:raw [string repeat x 100]
+    r_at $level set s:lzf [string repeat "abcdefgh" 200]
+    r_at $level rpush l:small a b c 1 2 3
+    for {set i 0} {$i < 2000} {incr i} { r_at $level rpush l:big "element-$i-[string repeat y 20]" }
+    r_at $level sadd set:int 1 2 3 -4 100000
+    r_at $level sadd set:str a b c
+    for {set i 0} {$i < 600} {incr i} { r_at $level sadd set:big "m$i" }
+    r_at $level zadd z:small 1 a 2.5 b -3 c
+    for {set i 0} {$i < 300} {incr i} { r_at $level zadd z:big [expr {$i * 0.5}] "member$i" }
+    r_at $level hset h:small f1 v1 f2 2
+    for {set i 0} {$i < 700} {incr i} { r_at $level hset h:big "field$i" "value$i" }
+    r_at $level hset h:longval f [string repeat z 100]
+}
+
 # The contents of a key on the server at a nesting level, in a canonical, comparable form.
 proc key_contents {level key} {
     switch [r_at $level type $key] {

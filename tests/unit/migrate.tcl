@@ -12,32 +12,14 @@ proc mig_reply {args} {
 }
 
 
-# Small and big encodings of every type.
-set ::mig_type_keys {s:int s:emb s:raw l:small l:big set:int set:str set:big z:small z:big
-                     h:small h:big}
-proc mig_fill_types {level} {
-    r_at $level set s:int 12345
-    r_at $level set s:emb hello
-    r_at $level set s:raw [string repeat x 300]
-    r_at $level rpush l:small a b c 1 2 3
-    for {set i 0} {$i < 1000} {incr i} { r_at $level rpush l:big "element-$i-[string repeat y 20]" }
-    r_at $level sadd set:int 1 2 3 -4 100000
-    r_at $level sadd set:str a b c
-    for {set i 0} {$i < 600} {incr i} { r_at $level sadd set:big "m$i" }
-    r_at $level zadd z:small 1 a 2.5 b -3 c
-    for {set i 0} {$i < 300} {incr i} { r_at $level zadd z:big [expr {$i * 0.5}] "member$i" }
-    r_at $level hset h:small f1 v1 f2 2
-    for {set i 0} {$i < 700} {incr i} { r_at $level hset h:big "field$i" "value$i" }
-}
-
 # Moves every type from `from` to the server on `port` and checks each arrives equal at `to`
 # and leaves the source.
 proc mig_check_types {from to port} {
-    mig_fill_types $from
+    fill_every_type $from
     set before {}
-    foreach k $::mig_type_keys { dict set before $k [key_contents $from $k] }
-    assert_equal OK [r_at $from migrate 127.0.0.1 $port "" 0 10000 KEYS {*}$::mig_type_keys]
-    foreach k $::mig_type_keys {
+    foreach k $::every_type_keys { dict set before $k [key_contents $from $k] }
+    assert_equal OK [r_at $from migrate 127.0.0.1 $port "" 0 10000 KEYS {*}$::every_type_keys]
+    foreach k $::every_type_keys {
         assert_equal 0 [r_at $from exists $k] "$k left the source"
         assert_equal [dict get $before $k] [key_contents $to $k] "contents of $k"
     }
