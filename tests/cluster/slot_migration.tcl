@@ -433,4 +433,19 @@ start_cluster {primaries 3 replicas 1 create manual} {
             assert_equal $err [assert_error * {cn $A cluster slot-stats {*}$args}] $args
         }
     }
+
+    test "SETSLOT inside MULTI/EXEC: applied at once, and the replicas get it in the same transaction" {
+        set s6 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm6]]
+        set c [cluster_client $A]
+        assert_equal OK [$c multi]
+        assert_equal QUEUED [$c cluster setslot $s6 migrating $idB]
+        assert_equal {OK} [$c exec]
+        assert_equal [list "\[$s6->-$idB\]"] [cluster_open_slots $A]
+        sm_wait_tokens $A2 [list "\[$s6->-$idB\]"]
+        assert_equal OK [$c multi]
+        assert_equal QUEUED [$c cluster setslot $s6 stable]
+        assert_equal {OK} [$c exec]
+        assert_equal {} [cluster_open_slots $A]
+        sm_wait_tokens $A2 {}
+    } {beyond-valkey}
 }
