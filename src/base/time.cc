@@ -21,11 +21,20 @@ bool InvariantTsc() {
   }
   return false;
 }
+
+// The kernel itself keeps time with the TSC (it falls back to another source when it finds
+// the counters of the CPUs out of step, as some virtual machines have them).
+bool KernelUsesTsc() {
+  std::ifstream f("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string source;
+  return std::getline(f, source) && source == "tsc";
+}
+
 }  // namespace
 
 void InitFastClock() {
 #if defined(__x86_64__)
-  if (!InvariantTsc()) return;
+  if (!InvariantTsc() || !KernelUsesTsc()) return;
   int64_t us_a = MonotonicUs();
   uint64_t tick_a = __rdtsc();
   struct timespec ten_ms = {0, 10 * 1000 * 1000};

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "base/time.h"
 #include "check.h"
 
 TEST_CASE(DoubleFormattingMatchesValkey) {
@@ -53,4 +54,18 @@ TEST_CASE(FloatParsingTakesTheWholeString) {
   CHECK(!base::ParseLongDouble("1e99999", &ld));
   CHECK(base::ParseDouble("5e-324", &d));
   CHECK(!base::ParseDouble("1e-400", &d));
+}
+
+TEST_CASE(FastClockKeepsPaceWithTheMonotonicClock) {
+  base::InitFastClock();  // TSC where the CPU and kernel allow it, else CLOCK_MONOTONIC
+  int64_t f0 = base::FastUs(), m0 = base::MonotonicUs();
+  struct timespec t = {0, 30 * 1000 * 1000};
+  nanosleep(&t, nullptr);
+  int64_t f1 = base::FastUs(), m1 = base::MonotonicUs();
+  int64_t fast = f1 - f0, mono = m1 - m0;
+  CHECK(mono >= 30000);
+  // Within 2% (calibration error) plus a little scheduling noise between the two reads.
+  CHECK(fast > mono * 98 / 100 - 200);
+  CHECK(fast < mono * 102 / 100 + 200);
+  CHECK(base::FastUs() >= f1);
 }
