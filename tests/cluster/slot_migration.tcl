@@ -448,4 +448,31 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal {} [cluster_open_slots $A]
         sm_wait_tokens $A2 {}
     } {beyond-valkey}
+
+    test "A replica in the middle of its full sync gets a SETSLOT made meanwhile through the stream" {
+        set n [cluster_add_node]
+        cn $n cluster meet 127.0.0.1 $portA
+        wait_for_condition 200 50 {[string match "*$idA 127.0.0.1:$portA*master*" [cn $n cluster nodes]]} else {
+            fail "node $n does not know A"
+        }
+        for {set i 0} {$i < 10} {incr i} { cn $A set [cluster_key_in_slot_of $A fs$i] $i }
+        set s7 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm7]]
+        cn $A config set rdb-key-save-delay 200000
+        try {
+            assert_equal OK [cn $n cluster replicate $idA]
+            wait_for_condition 100 50 {[string match "*master_sync_in_progress:1*" [cn $n info replication]]} else {
+                fail "no full sync started"
+            }
+            # the snapshot is being made without the open slot; the stream after it carries it
+            assert_equal OK [cn $A cluster setslot $s7 migrating $idB]
+        } finally {
+            cn $A config set rdb-key-save-delay 0
+        }
+        wait_for_condition 200 50 {[string match "*master_link_status:up*" [cn $n info replication]]} else {
+            fail "node $n never finished its sync"
+        }
+        sm_wait_tokens $n [list "\[$s7->-$idB\]"]
+        assert_equal OK [cn $A cluster setslot $s7 stable]
+        sm_wait_tokens $n {}
+    }
 }
