@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
-#include <initializer_list>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +13,7 @@
 #include "base/util.h"
 #include "commands/common.h"
 #include "net/event_loop.h"
+#include "net/reply.h"
 #include "net/socket.h"
 #include "persist/object_codec.h"
 #include "server/config.h"
@@ -159,22 +158,6 @@ class ReplyReader {
   size_t pos_ = 0;
 };
 
-void AppendCommand(std::string* out, std::initializer_list<std::string_view> argv) {
-  char num[32];
-  auto head = [&](char t, size_t n) {
-    num[0] = t;
-    auto r = std::to_chars(num + 1, num + 30, n);
-    out->append(num, r.ptr);
-    out->append("\r\n", 2);
-  };
-  head('*', argv.size());
-  for (auto a : argv) {
-    head('$', a.size());
-    out->append(a);
-    out->append("\r\n", 2);
-  }
-}
-
 // ---- The command ----
 
 struct MigrateArgs {
@@ -239,10 +222,10 @@ Exchange Transfer(TargetConn* tc, const MigrateArgs& m, const std::string& resto
   bool select = tc->dbid != m.dbid;
   std::string head;
   if (m.auth && m.has_user)
-    AppendCommand(&head, {"AUTH", m.user, m.password});
+    net::AppendCommand(&head, {"AUTH", m.user, m.password});
   else if (m.auth)
-    AppendCommand(&head, {"AUTH", m.password});
-  if (select) AppendCommand(&head, {"SELECT", std::to_string(m.dbid)});
+    net::AppendCommand(&head, {"AUTH", m.password});
+  if (select) net::AppendCommand(&head, {"SELECT", std::to_string(m.dbid)});
   ex.io = WriteAll(tc->fd, head, m.timeout_ms);
   if (ex.io == Io::kOk) ex.io = WriteAll(tc->fd, restores, m.timeout_ms);
   if (ex.io != Io::kOk) {
@@ -305,9 +288,9 @@ void MigrateCommand(Client* c) {
     std::string payload = persist::EncodeDump(persist::ToValue(o));
     std::string ttl_text = std::to_string(ttl);
     if (m.replace)
-      AppendCommand(&restores, {restore, k, ttl_text, payload, "REPLACE"});
+      net::AppendCommand(&restores, {restore, k, ttl_text, payload, "REPLACE"});
     else
-      AppendCommand(&restores, {restore, k, ttl_text, payload});
+      net::AppendCommand(&restores, {restore, k, ttl_text, payload});
     keys.emplace_back(k);
   }
   if (keys.empty()) return c->R().Simple("NOKEY");

@@ -150,4 +150,21 @@ void Reply::SetDeferred(size_t handle, char c, int64_t n) {
   out_->replace(handle, 16, buf, r.ptr + 2 - buf);
 }
 
+void AppendCommand(std::string* out, const std::string_view* argv, size_t argc) {
+  char num[32];
+  auto head = [&](char t, size_t n) {
+    num[0] = t;
+    auto r = std::to_chars(num + 1, num + 30, n);
+    r.ptr[0] = '\r';
+    r.ptr[1] = '\n';
+    out->append(num, r.ptr + 2 - num);
+  };
+  head('*', argc);
+  for (size_t i = 0; i < argc; i++) {
+    head('$', argv[i].size());
+    out->append(argv[i]);
+    out->append("\r\n", 2);
+  }
+}
+
 }  // namespace net

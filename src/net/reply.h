@@ -2,9 +2,26 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <initializer_list>
 #include <string_view>
+#include <vector>
 
 namespace net {
+
+// A command as a RESP array of bulk strings: what a client sends (MIGRATE to its target, a
+// replica to its primary) and what the replication stream carries.
+void AppendCommand(std::string* out, const std::string_view* argv, size_t argc);
+inline void AppendCommand(std::string* out, std::initializer_list<std::string_view> argv) {
+  AppendCommand(out, argv.begin(), argv.size());
+}
+inline void AppendCommand(std::string* out, const std::vector<std::string_view>& argv) {
+  AppendCommand(out, argv.data(), argv.size());
+}
+inline std::string Command(std::initializer_list<std::string_view> argv) {
+  std::string out;
+  AppendCommand(&out, argv);
+  return out;
+}
 
 // Called with the error code ("ERR", "WRONGTYPE", ...) of every error reply (errorstats).
 void SetErrorHook(void (*hook)(std::string_view code));

@@ -2,8 +2,7 @@
 // to the replication stream (backlog and replicas). Nothing is encoded while nobody consumes.
 #include "repl/propagate.h"
 
-#include <charconv>
-
+#include "net/reply.h"
 #include "repl/repl.h"
 
 namespace repl {
@@ -18,22 +17,7 @@ struct Stream {
 };
 Stream stream_;
 
-void Append(const std::vector<std::string_view>& argv) {
-  char num[32];
-  auto head = [&](char t, size_t n) {
-    num[0] = t;
-    auto r = std::to_chars(num + 1, num + 30, n);
-    r.ptr[0] = '\r';
-    r.ptr[1] = '\n';
-    stream_.buf.append(num, r.ptr + 2 - num);
-  };
-  head('*', argv.size());
-  for (auto a : argv) {
-    head('$', a.size());
-    stream_.buf.append(a);
-    stream_.buf.append("\r\n", 2);
-  }
-}
+void Append(const std::vector<std::string_view>& argv) { net::AppendCommand(&stream_.buf, argv); }
 
 void Flush() {
   stream_.bytes += static_cast<int64_t>(stream_.buf.size());

@@ -12,6 +12,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "ds/seed.h"
+#include "net/reply.h"
 #include "net/socket.h"
 #include "persist/snapshot.h"
 #include "repl/backlog.h"
@@ -104,12 +105,6 @@ void SendRaw(const std::string& s) {
   }
 }
 
-std::string Cmd(const std::vector<std::string>& a) {
-  std::string s = "*" + std::to_string(a.size()) + "\r\n";
-  for (auto& x : a) s += "$" + std::to_string(x.size()) + "\r\n" + x + "\r\n";
-  return s;
-}
-
 void OnReadable(int fd, void*, int);
 
 void SendNextHandshakeCommand() {
@@ -123,22 +118,22 @@ void StartHandshake() {
   State& st = GetState();
   auto& q = g_side.to_send;
   q.clear();
-  q.push_back(Cmd({"PING"}));
+  q.push_back(net::Command({"PING"}));
   g_side.expect = {"PING"};
   if (!server::cfg.primaryauth.empty()) {
     q.push_back(server::cfg.primaryuser.empty()
-                    ? Cmd({"AUTH", server::cfg.primaryauth})
-                    : Cmd({"AUTH", server::cfg.primaryuser, server::cfg.primaryauth}));
+                    ? net::Command({"AUTH", server::cfg.primaryauth})
+                    : net::Command({"AUTH", server::cfg.primaryuser, server::cfg.primaryauth}));
     g_side.expect.push_back("AUTH");
   }
-  q.push_back(Cmd({"REPLCONF", "listening-port", std::to_string(server::cfg.port)}));
-  q.push_back(Cmd({"REPLCONF", "capa", "eof", "capa", "psync2"}));
-  q.push_back(Cmd({"REPLCONF", "version", server::kValkeyVersion}));
+  q.push_back(net::Command({"REPLCONF", "listening-port", std::to_string(server::cfg.port)}));
+  q.push_back(net::Command({"REPLCONF", "capa", "eof", "capa", "psync2"}));
+  q.push_back(net::Command({"REPLCONF", "version", server::kValkeyVersion}));
   g_side.expect.insert(g_side.expect.end(), {"REPLCONF", "REPLCONF", "REPLCONF"});
   // Continue our history when we have one (PSYNC2), else ask for everything.
   bool has_history = st.backlog != nullptr;
-  q.push_back(has_history ? Cmd({"PSYNC", st.replid, std::to_string(st.offset + 1)})
-                          : Cmd({"PSYNC", "?", "-1"}));
+  q.push_back(has_history ? net::Command({"PSYNC", st.replid, std::to_string(st.offset + 1)})
+                          : net::Command({"PSYNC", "?", "-1"}));
   g_side.expect.push_back("PSYNC");
   g_side.state = kHandshake;
   SendNextHandshakeCommand();
@@ -504,7 +499,7 @@ void SendAckToPrimary(bool now) {
   if (!now && t - g_side.last_ack_ms < 1000) return;
   g_side.last_ack_ms = t;
   // Written to `out` directly: the primary link's replies are otherwise discarded.
-  c->out += Cmd({"REPLCONF", "ACK", std::to_string(GetState().offset)});
+  c->out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset)});
   // Asked for (GETACK: a primary waits on it, e.g. for CLUSTER SETSLOT): sent at once, not
   // after the work of this loop iteration (nodes.conf, other clients' replies).
   if (now)
