@@ -50,12 +50,6 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 
 // ---- Field checks ----
 
-bool IsNodeId(std::string_view s) {
-  if (s.size() != kNodeNameLen) return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
-  return true;
-}
 
 // Characters the server accepts in aux field names and values.
 bool IsAuxString(std::string_view s) {
@@ -611,6 +605,13 @@ bool NodesConfFile::SaveSwapping(const std::string& content, bool fsync, std::st
     prev_fd_ = -1;
   }
   return !fsync || FsyncDirOf(path_, err);
+}
+
+bool IsNodeId(std::string_view s) {
+  if (s.size() != kNodeNameLen) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+  return true;
 }
 
 }  // namespace cluster

@@ -41,6 +41,9 @@ std::string FormatNodesConf(const State& state);
 bool ParseNodesConf(std::string_view text, State* out, int64_t now_ms, bool tls_cluster,
                     std::string* err);
 
+// A node ID as Valkey accepts one: 40 characters of [a-z0-9].
+bool IsNodeId(std::string_view s);
+
 // ---- File side ----
 
 // Writes `content` to `<path>.tmp-<pid>-<ms>`, fsyncs it (if `fsync`), renames it over `path` and

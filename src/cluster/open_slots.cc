@@ -2,6 +2,7 @@
 // (cluster-semantics §3). A primary replicates SETSLOT before applying it; a replica applies
 // it from its primary's stream at its point in the stream, and learns the open slots of a
 // primary it attaches to from the full-sync aux field `cluster-slot-states`.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "cluster/bus.h"
 #include "cluster/cluster.h"
 #include "cluster/cluster_cmd.h"
+#include "cluster/nodes_conf.h"
 #include "persist/snapshot.h"
 #include "repl/repl.h"
 #include "server/blocking.h"
@@ -41,9 +43,7 @@ struct SetSlotArgs {
 Node* FindOrPlaceholder(std::string_view id) {
   State& st = GetState();
   if (Node* n = st.Find(id)) return n;
-  if (id.size() != kNodeNameLen) return nullptr;
-  for (char ch : id)
-    if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return nullptr;
+  if (!IsNodeId(id)) return nullptr;
   return st.Add(std::string(id), 0, base::MsTime());
 }
 
@@ -122,7 +122,12 @@ bool ParseSetSlot(Client* c, SetSlotArgs* out) {
       c->R().Error("timeout is negative");
       return false;
     }
-    out->deadline_ms = ms == 0 ? 0 : base::MsTime() + ms;
+    int64_t now = base::MsTime();
+    if (ms > INT64_MAX - now) {  // the deadline would overflow
+      c->R().Error("timeout is out of range");
+      return false;
+    }
+    out->deadline_ms = ms == 0 ? 0 : now + ms;
   }
   return true;
 }
@@ -262,8 +267,7 @@ bool ReadSlotStates(std::string_view v) {
     int64_t slot;
     if (!base::ParseInt64(v.substr(0, dir), &slot) || slot < 0 || slot >= kSlots) return false;
     std::string_view id = v.substr(dir + 1, kNodeNameLen);
-    for (char ch : id)
-      if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f'))) return false;
+    if (!IsNodeId(id)) return false;
     entries.push_back({static_cast<int>(slot), v[dir] == '<', id});
     v.remove_prefix(dir + 1 + kNodeNameLen + 1);
   }
@@ -299,6 +303,7 @@ void SetSlotCommand(Client* c) {
     return;
   }
   State& st = GetState();
+  bool changes = Changes(a);
   if (st.myself->IsPrimary() && !(c->flags & server::kReplicationDone) &&
       repl::SlotStateReplicaLinks()) {
     // Replicated before applied (§3.1): the stream carries it first, and the replicas that
@@ -309,7 +314,7 @@ void SetSlotCommand(Client* c) {
     // made here alone, e.g. CLUSTER FORGET) but not waited for.
     server::ForcePropagation();
     int eligible = repl::SlotStateReplicas();
-    bool can_block = !server::g.in_exec && !c->InMulti() && Changes(a);
+    bool can_block = !server::g.in_exec && !c->InMulti() && changes;
     if (eligible > 0 && can_block) {
       server::BlockUntilReplicated(c, eligible, a.deadline_ms, repl::SlotStateReplicasAckedAtLeast,
                                    "-NOREPLICAS Not enough good replicas to write.", Abandoned);
@@ -318,7 +323,7 @@ void SetSlotCommand(Client* c) {
     }
   }
   // A no-op leaves nodes.conf as it is (no rewrite, no log line).
-  if (Changes(a)) Apply(a);
+  if (changes) Apply(a);
   c->R().Ok();
 }
 

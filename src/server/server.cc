@@ -77,7 +77,7 @@ volatile sig_atomic_t g_signal = 0;
 
 void OnSignal(int sig) { g_signal = sig; }
 
-// The wall clock and the fast clock at one instant (see Globals::wake_wall_us).
+// The wall clock and the fast clock at one instant (see Server::wake_wall_us).
 void StampWakeUp() {
   int64_t wall = base::UsTime();
   g.wake_fast_us = base::FastUs();

@@ -44,6 +44,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
             [list setslot $slot stable timeout] "ERR Missing timeout value" \
             [list setslot $slot stable timeout -1] "ERR timeout is negative" \
             [list setslot $slot stable timeout 1.5] "ERR timeout is not an integer or out of range" \
+            [list setslot $slot stable timeout 9223372036854775807] "ERR timeout is out of range" \
             [list setslot $slot] "ERR wrong number of arguments for 'cluster|setslot' command" \
         ] {
             assert_equal $err [assert_error * {cn $A cluster {*}$cmd}] $cmd
