@@ -7,12 +7,6 @@ set ::nt $::cl::node_timeout
 
 proc cm_is_id {s} { return [regexp {^[0-9a-f]{40}$} $s] }
 
-# The myself entry of node idx.
-proc cm_self {idx} {
-    foreach e [cluster_nodes_parsed $idx] {
-        if {"myself" in [dict get $e flags]} { return $e }
-    }
-}
 
 start_cluster {primaries 3 nodes 6 create none} {
 
@@ -181,9 +175,9 @@ start_cluster {primaries 3 nodes 6 create none} {
             assert_equal $err [assert_error * {cn $n cluster addslotsrange {*}$args}] "ADDSLOTSRANGE $args"
         }
         # none of the failed calls added anything
-        assert_equal {100-101} [dict get [cm_self $n] slots]
+        assert_equal {100-101} [dict get [cluster_self $n] slots]
         assert_equal OK [cn $n cluster addslotsrange 1000 1009 2000 2000]
-        assert_equal {100-101 1000-1009 2000} [dict get [cm_self $n] slots]
+        assert_equal {100-101 1000-1009 2000} [dict get [cluster_self $n] slots]
         assert_equal 13 [cluster_info_field $n cluster_slots_assigned]
         # in the cluster: a slot another node owns is busy
         assert_equal "ERR Slot 6000 is already busy" [assert_error * {cn 0 cluster addslots 6000}]
@@ -199,15 +193,15 @@ start_cluster {primaries 3 nodes 6 create none} {
         } {
             assert_equal $err [assert_error * {cn $n cluster delslots {*}$args}] "DELSLOTS $args"
         }
-        assert_equal {100-101 1000-1009 2000} [dict get [cm_self $n] slots]
+        assert_equal {100-101 1000-1009 2000} [dict get [cluster_self $n] slots]
         assert_equal OK [cn $n cluster delslots 100]
         assert_equal "ERR start slot number 1009 is greater than end slot number 1000" \
             [assert_error * {cn $n cluster delslotsrange 1009 1000}]
         assert_equal "ERR Slot 999 is already unassigned" [assert_error * {cn $n cluster delslotsrange 999 1000}]
         assert_equal OK [cn $n cluster delslotsrange 1000 1004]
-        assert_equal {101 1005-1009 2000} [dict get [cm_self $n] slots]
+        assert_equal {101 1005-1009 2000} [dict get [cluster_self $n] slots]
         assert_equal OK [cn $n cluster flushslots]
-        assert_equal {} [dict get [cm_self $n] slots]
+        assert_equal {} [dict get [cluster_self $n] slots]
         assert_equal 0 [cluster_info_field $n cluster_slots_assigned]
         # FLUSHSLOTS (and RESET) refuse a primary holding keys; nothing changes
         set k [cluster_key_in_slot_of 0 fs]
@@ -217,7 +211,7 @@ start_cluster {primaries 3 nodes 6 create none} {
             [assert_error * {cn 0 cluster reset}]
         assert_equal "ERR CLUSTER RESET can't be called with master nodes containing keys" \
             [assert_error * {cn 0 cluster reset hard}]
-        assert_equal {0-5460} [dict get [cm_self 0] slots]
+        assert_equal {0-5460} [dict get [cluster_self 0] slots]
         cn 0 del $k
     }
 

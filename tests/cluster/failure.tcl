@@ -32,12 +32,6 @@ proc fl_wait_flag_all {observers subject flag t0 timeout_ms} {
     return $seen
 }
 
-# The myself entry of node idx.
-proc fl_self {idx} {
-    foreach e [cluster_nodes_parsed $idx] {
-        if {"myself" in [dict get $e flags]} { return $e }
-    }
-}
 
 start_cluster {primaries 3 nodes 4 create none} {
 
@@ -156,7 +150,7 @@ start_cluster {primaries 3 nodes 4 create none} {
         set my_epoch [dict get [cluster_nodes_line 0 2] epoch]
         cluster_restart 2
         assert_equal $id [cn 2 cluster myid]
-        set self [fl_self 2]
+        set self [cluster_self 2]
         assert_equal $my_epoch [dict get $self epoch]
         assert_equal {10922-16383} [dict get $self slots]
         assert_equal $my_epoch [cluster_info_field 2 cluster_my_epoch]
@@ -181,12 +175,12 @@ start_cluster {primaries 3 nodes 4 create none} {
         cluster_kill 0
         set seen [fl_wait_flag_all {1 2 3} 0 fail $t0 [expr {4 * $::nt}]]
         ::cl::deadline_wait [expr {6 * $::nt}] {
-            [dict get [fl_self 3] slots] eq {0-5460}
+            [dict get [cluster_self 3] slots] eq {0-5460}
         } {node 3 was never promoted: [cn 3 cluster nodes]}
         set promoted [expr {[clock milliseconds] - $t0}]
         ::testutil::log "  fail seen after $seen ms; replica owns the slots after ${promoted}ms"
-        assert_equal {myself master} [dict get [fl_self 3] flags]
-        set e3 [dict get [fl_self 3] epoch]
+        assert_equal {myself master} [dict get [cluster_self 3] flags]
+        set e3 [dict get [cluster_self 3] epoch]
         foreach e $old_epochs { assert [expr {$e3 > $e}] "new epoch $e3 vs $old_epochs" }
         assert_equal master [info_field [cn 3 info replication] role]
         # the other nodes learn it and the cluster is ok without node 0
@@ -212,11 +206,11 @@ start_cluster {primaries 3 nodes 4 create none} {
         cluster_restart 0
         assert_equal $id [cn 0 cluster myid]
         ::cl::deadline_wait [expr {6 * $::nt}] {
-            [dict get [fl_self 0] primary] eq [cluster_myid 3] &&
+            [dict get [cluster_self 0] primary] eq [cluster_myid 3] &&
             [info_field [cn 0 info replication] master_link_status] eq "up"
         } {node 0 never became a replica of node 3: [cn 0 cluster nodes]}
-        assert_equal {myself slave} [dict get [fl_self 0] flags]
-        assert_equal {} [dict get [fl_self 0] slots]
+        assert_equal {myself slave} [dict get [cluster_self 0] flags]
+        assert_equal {} [dict get [cluster_self 0] slots]
         cluster_wait_ok {} [expr {6 * $::nt}]
         cluster_refresh
         assert_equal {1 2 3} [cluster_primaries]

@@ -37,6 +37,7 @@
 #   cluster_raw idx prelude cmd args...  ;# exact reply bytes (RESP2) of cmd on a fresh
 #                                     ;#   connection, after the commands of prelude
 #                                     ;#   (e.g. {readonly asking}), whose replies are dropped
+#   cluster_self idx                  ;# the myself entry of idx's CLUSTER NODES (parsed dict)
 #   cluster_open_slots idx            ;# open-slot tokens ([slot->-id] / [slot-<-id]) of idx's
 #                                     ;#   myself line in CLUSTER NODES
 
@@ -625,4 +626,10 @@ proc cluster_open_slots {idx} {
         }
     }
     return {}
+}
+
+proc cluster_self {idx} {
+    foreach e [cluster_nodes_parsed $idx] {
+        if {"myself" in [dict get $e flags]} { return $e }
+    }
 }
