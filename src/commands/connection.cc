@@ -316,12 +316,14 @@ void ClientPause(Client* c) {
   if (!g.pause_end_ms || end > g.pause_end_ms) g.pause_end_ms = end;
   g.pause_all = g.pause_all && g.pause_end_ms > base::MsTime() ? true : all;
   if (all) g.pause_all = true;
+  db::GetEnv().keep_expired = true;
   c->R().Ok();
 }
 
 void ClientUnpause(Client* c) {
   g.pause_end_ms = 0;
   g.pause_all = false;
+  db::GetEnv().keep_expired = WritesPaused();
   UnpauseClientsIfDue();
   c->R().Ok();
 }

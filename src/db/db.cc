@@ -55,6 +55,7 @@ Obj* Db::Lookup(std::string_view key) {
   Obj* o = Find(key);
   if (!o || !IsExpired(o)) return o;
   if (GetEnv().replica) return GetEnv().from_primary ? o : nullptr;
+  if (GetEnv().keep_expired) return nullptr;
   std::string k(key);
   Delete(k);
   if (GetEnv().on_expired) GetEnv().on_expired(id_, k);

@@ -35,6 +35,9 @@ struct Env {
   int64_t now_ms = 0;         // the command's clock: fixed for a command / transaction
   bool replica = false;       // replicas hide expired keys but never delete them on their own
   bool from_primary = false;  // applying the primary's stream: expired keys are still there
+  // Writes are paused (CLIENT PAUSE, manual failover): expired keys are hidden, not deleted,
+  // so that nothing reaches the replication stream.
+  bool keep_expired = false;
   bool cluster = false;       // db 0 split per slot
   // The slot of the running command's keys when routing already computed it (cluster mode
   // checks they all share one), so lookups do not hash each key again; -1: hash the key.

@@ -21,6 +21,7 @@
 #include "server/blocking.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/dispatch.h"
 #include "server/persistence.h"
 #include "server/server.h"
 
@@ -440,10 +441,11 @@ void PrimaryCron() {
     LOG_NOTICE("Replication backlog freed after %lld seconds without connected replicas.",
                static_cast<long long>(server::cfg.repl_backlog_ttl));
   }
-  // Ping replicas now and then so their link stays alive (part of the stream).
+  // Ping replicas now and then so their link stays alive (part of the stream). Not while
+  // writes are paused: a manual failover waits for the offset to hold still.
   static int64_t last_ping = 0;
   int64_t now = base::MsTime();
-  if (!primary_.replicas.empty() && !IsReplica() &&
+  if (!primary_.replicas.empty() && !IsReplica() && !server::WritesPaused() &&
       now - last_ping >= server::cfg.repl_ping_replica_period * 1000) {
     last_ping = now;
     FeedStream("*1\r\n$4\r\nPING\r\n");

@@ -220,8 +220,7 @@ void ProcessCommand(Client* c) {
     return Reject(c, cmd, ArityText(cmd));
   if (!PassesGate(c, cmd)) return;
   if (c->InMulti() && !IsTxControl(cmd)) return QueueCommand(c, cmd);
-  if (g.pause_end_ms && base::MsTime() < g.pause_end_ms &&
-      (g.pause_all || (cmd->flags & (kCmdWrite | kCmdMayReplicate)))) {
+  if (PausedFor(cmd)) {
     // Hold the command until the pause ends.
     c->held_argv.assign(c->argv.begin(), c->argv.end());
     c->flags |= kPaused;
@@ -232,9 +231,44 @@ void ProcessCommand(Client* c) {
   HandleReadyKeys();
 }
 
+bool PausedFor(const CommandSpec* cmd) {
+  if (!g.pause_end_ms && !g.failover_pause_end_ms) return false;
+  int64_t now = base::MsTime();
+  bool write = cmd->flags & (kCmdWrite | kCmdMayReplicate);
+  if (now < g.pause_end_ms && (g.pause_all || write)) return true;
+  return now < g.failover_pause_end_ms && write;
+}
+
+bool WritesPaused() {
+  int64_t now = base::MsTime();
+  return now < g.pause_end_ms || now < g.failover_pause_end_ms;
+}
+
+void SetFailoverPause(int64_t end_ms) {
+  g.failover_pause_end_ms = end_ms;
+  db::GetEnv().keep_expired = WritesPaused();
+  if (!end_ms) UnpauseClientsIfDue();
+}
+
+int64_t NextPauseEndIn() {
+  int64_t now = base::MsTime(), next = -1;
+  for (int64_t end : {g.pause_end_ms, g.failover_pause_end_ms})
+    if (end && (next < 0 || end - now < next)) next = std::max<int64_t>(0, end - now);
+  return next;
+}
+
 void UnpauseClientsIfDue() {
-  if (g.pause_end_ms && base::MsTime() < g.pause_end_ms) return;
-  g.pause_end_ms = 0;
+  // Held clients are released when any pause ends; those the other pause still holds are held
+  // again by ProcessCommand.
+  int64_t now = base::MsTime();
+  bool ended = false;
+  for (int64_t* end : {&g.pause_end_ms, &g.failover_pause_end_ms})
+    if (*end && now >= *end) {
+      *end = 0;
+      ended = true;
+    }
+  if (!ended && (g.pause_end_ms || g.failover_pause_end_ms)) return;
+  db::GetEnv().keep_expired = WritesPaused();
   std::vector<Client*> held;
   held.swap(g.paused_clients);
   for (Client* c : held) {

@@ -16,6 +16,16 @@ void Call(Client* c, const CommandSpec* cmd);
 void PropagateAs(Client* c, std::vector<std::string> argv);
 // Propagate the running command although it changed no data (PUBLISH).
 void ForcePropagation();
-// Resumes clients held by CLIENT PAUSE once the pause is over.
+// Resumes held clients once a pause is over (they pass the whole dispatch path again, so a
+// write held across a failover is answered with MOVED).
 void UnpauseClientsIfDue();
+// Whether a command would be held now by CLIENT PAUSE or a failover pause.
+bool PausedFor(const CommandSpec* cmd);
+// Writes are paused (either pause): keys do not expire, nothing is added to the stream, so the
+// replication offset holds still.
+bool WritesPaused();
+// The write pause of a manual failover (until end_ms; 0 ends it now).
+void SetFailoverPause(int64_t end_ms);
+// Milliseconds until the next pause ends, -1 if none is active.
+int64_t NextPauseEndIn();
 }  // namespace server

@@ -102,7 +102,7 @@ void OnExpired(int dbid, std::string_view key) {
 void OnNewKey(int dbid, std::string_view key) { Notify(kNotifyNew, "new", key, dbid); }
 
 void ActiveExpireCycle() {
-  if (!g.active_expire_enabled || db::GetEnv().replica) return;
+  if (!g.active_expire_enabled || db::GetEnv().replica || db::GetEnv().keep_expired) return;
   // Budget: 25% of each cron period, raised a little by active-expire-effort.
   int64_t budget_us = 1000000 / cfg.hz * (25 + 2 * (cfg.active_expire_effort - 1)) / 100;
   int64_t deadline = base::MonotonicUs() + budget_us;
@@ -172,10 +172,9 @@ void BeforeSleep() {
   int64_t next_timeout = HandleBlockedTimeouts();
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
   HandleClientsBeforeSleep();
-  if (!g.paused_clients.empty()) {
-    int64_t left = g.pause_end_ms - base::MsTime();
-    g.loop->SetMaxWaitMs(left > 0 ? static_cast<int>(left) : 0);
-    if (left <= 0) UnpauseClientsIfDue();
+  if (int64_t left = NextPauseEndIn(); left >= 0) {
+    g.loop->SetMaxWaitMs(static_cast<int>(left));
+    if (left == 0) UnpauseClientsIfDue();
   }
 }
 

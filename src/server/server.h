@@ -93,9 +93,11 @@ struct Server {
   std::string executable, config_file;
   std::vector<std::string> exec_argv;
 
-  // CLIENT PAUSE
+  // CLIENT PAUSE, and the write pause of a manual failover (cluster), which ends on its own
+  // terms and never shortens an operator's pause.
   int64_t pause_end_ms = 0;
   bool pause_all = false;  // true: ALL, false: WRITE
+  int64_t failover_pause_end_ms = 0;
   std::vector<Client*> paused_clients;
 
   Stats stats;

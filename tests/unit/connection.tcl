@@ -481,6 +481,25 @@ start_server {tags {connection}} {
         $rd close
     }
 
+    test "CLIENT PAUSE WRITE hides expired keys without deleting them" {
+        # Nothing may reach the replication stream while writes are paused (a manual
+        # failover waits for the offset to hold still).
+        r flushall
+        r set gone v px 30
+        set before [s expired_keys]
+        set offset [s master_repl_offset]
+        assert_equal OK [r client pause 5000 write]
+        after 300
+        assert_equal {} [r get gone]
+        assert_equal 0 [r exists gone]
+        assert_equal $before [s expired_keys]
+        assert_equal $offset [s master_repl_offset]
+        assert_equal OK [r client unpause]
+        wait_for_condition 50 100 {[s expired_keys] == $before + 1} else {
+            fail "the key never expired after the pause"
+        }
+    }
+
     test "CLIENT PAUSE ALL blocks every command until the timeout" {
         set c [valkey_client]
         set start [clock milliseconds]
