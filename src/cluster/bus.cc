@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "cluster/cluster.h"
+#include "cluster/failover.h"
 #include "ds/hashtable.h"
 #include "net/event_loop.h"
 #include "net/socket.h"
@@ -89,6 +90,7 @@ Header MyHeader(uint16_t type) {
   // extensions they keep from Redis 7.0 nodes).
   h.flags = static_cast<uint16_t>(me->flags | kNodeLightHdr);
   h.mflags[0] = kMsgFlagExtData;
+  if (ManualFailoverPausedHere()) h.mflags[0] |= kMsgFlagPaused;
   return h;
 }
 
@@ -474,6 +476,7 @@ void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots
       st.SetPrimary(st.myself, sender);
       st.myself->shard_id = sender->shard_id;
       if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(sender);
+      ResetManualFailover();  // a paused old primary answers its held writes with MOVED
       MarkChanged(true, true);
     } else if (st.myself->IsPrimary() && sender_slots >= migrated_our_slots && !same_shard) {
       LOG_NOTICE("My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
@@ -511,6 +514,7 @@ void ProcessPacket(Link* l, const Message& m) {
       MarkChanged(true, true);
     }
     sender->repl_offset = h.offset;
+    FailoverSawHeader(sender, h);
   }
   if (IsPingType(type) && l->peer_ip.empty()) {
     sockaddr_storage sa;
@@ -676,8 +680,17 @@ void ProcessPacket(Link* l, const Message& m) {
       MarkChanged(true, true);
       break;
     }
+    case kTypeFailoverAuthRequest:
+      FailoverAuthRequest(sender, h);
+      break;
+    case kTypeFailoverAuthAck:
+      FailoverAuthAck(sender, h);
+      break;
+    case kTypeMfStart:
+      FailoverMfStart(sender, l);
+      break;
     default:
-      break;  // failover messages: the failover work
+      break;
   }
 }
 
@@ -813,6 +826,34 @@ void BroadcastPong() {
   for (auto& n : GetState().nodes)
     if (n->link && !n->link->connecting && !(n->flags & kNodeHandshake))
       SendPing(n->link, kTypePong);
+}
+
+void BroadcastPongToSiblings() {
+  State& st = GetState();
+  Node* p = st.myself->primary;
+  if (!p) return;
+  for (Node* r : p->replicas)
+    if (r != st.myself && r->link && !r->link->connecting && !(r->flags & kNodeHandshake))
+      SendPing(r->link, kTypePong);
+}
+
+void SendPingOn(Link* l) { SendPing(l, kTypePing); }
+
+void SendHeaderOnly(Link* l, uint16_t type, uint8_t mflags0) {
+  if (!l) return;
+  Message m;
+  m.header = MyHeader(type);
+  m.header.mflags[0] |= mflags0;
+  Queue(l, Encode(m), type);
+}
+
+void BroadcastHeaderOnly(uint16_t type, uint8_t mflags0) {
+  Message m;
+  m.header = MyHeader(type);
+  m.header.mflags[0] |= mflags0;
+  std::vector<uint8_t> bytes = Encode(m);
+  for (auto& n : GetState().nodes)
+    if (n->link && !(n->flags & kNodeHandshake)) Queue(n->link, bytes, type);
 }
 
 void BroadcastFail(Node* failing) {

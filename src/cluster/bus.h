@@ -33,6 +33,13 @@ void BusCron(int64_t now_ms);
 void FreeLink(Link* l);
 // Sends to every node with an outbound link (PONG broadcast of a configuration change).
 void BroadcastPong();
+// PONG to the other replicas of my primary (they learn my offset before an election).
+void BroadcastPongToSiblings();
+// A PING on one link (failover: the primary tells the replica its paused offset).
+void SendPingOn(Link* l);
+// Header-only messages (FAILOVER_AUTH_REQUEST/ACK, MFSTART) to one link or to every node.
+void SendHeaderOnly(Link* l, uint16_t type, uint8_t mflags0);
+void BroadcastHeaderOnly(uint16_t type, uint8_t mflags0);
 // PUBLISH / SPUBLISH reaching other nodes (SPUBLISH: my shard only).
 void BusPublish(std::string_view channel, std::string_view message, bool shard);
 // FAIL broadcast about n.

@@ -12,6 +12,7 @@
 #include "base/time.h"
 #include "cluster/bus.h"
 #include "cluster/cluster_cmd.h"
+#include "cluster/failover.h"
 #include "cluster/nodes_conf.h"
 #include "cluster/route.h"
 #include "net/event_loop.h"
@@ -125,6 +126,7 @@ void Cron() {
   SetMyAddressFromConfig();
   int64_t now = base::MsTime();
   BusCron(now);
+  FailoverCron(now);
   if (!st.ok || st.todo_update_state) UpdateState(now);
   if (server::BlockedClientCount()) RedirectBlockedClients();
 }
@@ -132,6 +134,7 @@ void Cron() {
 void BeforeSleep() {
   State& st = GetState();
   if (!st.myself) return;
+  FailoverBeforeSleep();
   if (st.todo_update_state) UpdateState(base::MsTime());
   if (st.todo_save) {
     std::string err;

@@ -1,5 +1,5 @@
-// The CLUSTER command (every subcommand but SETSLOT, in open_slots.cc, and FAILOVER, which
-// comes with failover) and ASKING. Replies and errors as Valkey 8 (cluster-semantics §4,
+// The CLUSTER command (every subcommand but SETSLOT, in open_slots.cc, and FAILOVER, in
+// failover.cc) and ASKING. Replies and errors as Valkey 8 (cluster-semantics §4,
 // cluster-bus §5.1, §5.10, §6).
 #include <algorithm>
 
@@ -9,6 +9,7 @@
 #include "cluster/bus.h"
 #include "cluster/cluster.h"
 #include "cluster/cluster_cmd.h"
+#include "cluster/failover.h"
 #include "cluster/nodes_format.h"
 #include "net/socket.h"
 #include "server/client.h"
@@ -91,6 +92,9 @@ void Help(Client* c) {
                      "    Stop serving these slots.",
                      "DELSLOTSRANGE <start slot> <end slot> [...]",
                      "    Stop serving these slot ranges.",
+                     "FAILOVER [FORCE|TAKEOVER]",
+                     "    Make this replica the primary of its shard (FORCE: without the primary's",
+                     "    agreement; TAKEOVER: without a vote either).",
                      "FORGET <node-id>",
                      "    Remove a node from this node's view.",
                      "FLUSHSLOTS",
@@ -505,6 +509,7 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("countkeysinslot", 3, kCmdStale, CountKeysInSlot, "Counts the keys of a slot."),
       sub("delslots", -3, kAdm, DelSlots, "Stops serving slots."),
       sub("delslotsrange", -4, kAdm, DelSlotsRange, "Stops serving slot ranges."),
+      sub("failover", -2, kAdm, ClusterFailoverCommand, "Promotes this replica."),
       sub("flushslots", 2, kAdm, FlushSlots, "Stops serving every slot."),
       sub("forget", 3, kAdm, Forget, "Removes a node from this node's view."),
       sub("getkeysinslot", 4, kCmdStale, GetKeysInSlot, "Key names of a slot."),

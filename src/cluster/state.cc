@@ -59,7 +59,11 @@ void State::AssignSlot(int slot, Node* n) {
   if (slot_owner[slot]) UnassignSlot(slot);
   slot_owner[slot] = n;
   SlotSet(&n->slots, slot);
-  n->num_slots++;
+  // A primary's first slot makes it a replica-migration target if replicas exist at all.
+  if (++n->num_slots == 1 && std::any_of(nodes.begin(), nodes.end(), [](const auto& p) {
+        return p->IsPrimary() && !p->replicas.empty();
+      }))
+    n->flags |= kNodeMigrateTo;
 }
 
 void State::UnassignSlot(int slot) {
@@ -71,16 +75,22 @@ void State::UnassignSlot(int slot) {
 }
 
 void State::SetPrimary(Node* replica, Node* primary) {
-  if (replica->primary) {
-    auto& v = replica->primary->replicas;
+  // MIGRATE_TO (cluster-bus §5.9) marks primaries that had replicas, or took over from one that
+  // had: an orphaned one of them attracts a migrating replica.
+  if (Node* old = replica->primary) {
+    auto& v = old->replicas;
     v.erase(std::remove(v.begin(), v.end(), replica), v.end());
+    if (v.empty()) old->flags &= ~kNodeMigrateTo;
+    if (!primary && replica != myself) replica->flags |= kNodeMigrateTo;
   }
   replica->primary = primary;
   if (primary) {
-    replica->flags = static_cast<uint16_t>((replica->flags & ~kNodePrimary) | kNodeReplica);
+    replica->flags = static_cast<uint16_t>((replica->flags & ~(kNodePrimary | kNodeMigrateTo)) |
+                                           kNodeReplica);
     if (std::find(primary->replicas.begin(), primary->replicas.end(), replica) ==
         primary->replicas.end())
       primary->replicas.push_back(replica);
+    primary->flags |= kNodeMigrateTo;
   } else {
     replica->flags = static_cast<uint16_t>((replica->flags & ~kNodeReplica) | kNodePrimary);
   }

@@ -43,6 +43,8 @@ void ResizeBacklog();
 
 bool IsReplica();
 bool PrimaryLinkUp();
+// Replica: the last bytes from the primary, or when the link went down (failover data age).
+int64_t PrimaryLastContactMs();
 // A write from a normal client on a replica is refused (replica-read-only).
 bool RefuseWrites();
 // replica-serve-stale-data no and the link is down.

@@ -486,6 +486,9 @@ bool IsReplica() { return g_side.state != kNone; }
 int CurrentStreamDb() { return g_side.primary ? g_side.primary->dbid : -1; }
 void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
+int64_t PrimaryLastContactMs() {
+  return PrimaryLinkUp() ? g_side.last_io_ms : g_side.link_down_since_ms;
+}
 bool RefuseWrites() { return IsReplica() && server::cfg.replica_read_only; }
 bool StaleDataRefused() {
   return IsReplica() && !PrimaryLinkUp() && !server::cfg.replica_serve_stale_data;

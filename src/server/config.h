@@ -52,6 +52,8 @@ struct Config {
   std::string cluster_config_file = "nodes.conf";
   int64_t cluster_port = 0;
   int64_t cluster_node_timeout = 15000;
+  int64_t cluster_replica_validity_factor = 10;  // 0: a replica fails over however stale
+  int64_t cluster_migration_barrier = 1;
   int64_t cluster_ping_interval = 0;
   std::string cluster_announce_ip, cluster_announce_hostname, cluster_announce_human_nodename;
   std::string cluster_announce_client_ipv4, cluster_announce_client_ipv6;

@@ -23,6 +23,7 @@ ReplHooks& Repl() {
       [] {},
       [](const std::string&, int) {},
       [] {},
+      []() -> int64_t { return 0; },
       [] {},
       [](std::vector<CommandSpec>*) {},
       [] {},

@@ -36,6 +36,8 @@ struct ReplHooks {
   void (*resize_backlog)();             // CONFIG SET repl-backlog-size
   void (*become_replica)(const std::string& host, int port);
   void (*become_primary)();
+  // Replica: the last bytes from the primary, or when the link went down (0: never up).
+  int64_t (*primary_last_contact_ms)();
   void (*new_replication_id)();  // DEBUG CHANGE-REPL-ID
   void (*register_commands)(std::vector<CommandSpec>* t);
   void (*init)();  // once the config is loaded, before data is loaded

@@ -1,0 +1,438 @@
+// Failover (see failover.h). Behaviour: spec/cluster-bus.md §5.7-§5.9, log lines as Valkey 8
+// writes them (operators grep for them), cluster-semantics §3.3 for open slots (kept as they
+// are: the promoted replica learned them through replication).
+#include "cluster/failover.h"
+
+#include <algorithm>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "cluster/cluster.h"
+#include "ds/hashtable.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/config.h"
+#include "server/dispatch.h"
+#include "server/repl_hooks.h"
+#include "server/server.h"
+
+namespace cluster {
+namespace {
+
+using server::cfg;
+
+constexpr int64_t kMfTimeoutMs = 5000;         // a manual failover gives up after this
+constexpr int64_t kMfPauseMs = 2 * kMfTimeoutMs;  // the primary's write pause
+constexpr int64_t kMigrationDelayMs = 5000;    // orphaned this long before a replica moves
+constexpr int64_t kCantFailoverRelogMs = 10000;
+
+enum CantFailover { kCanFailover, kDataAge, kWaitingDelay, kExpired, kWaitingVotes };
+
+// The failover state of this node: an election it runs (as a replica) and a manual failover
+// in progress (on either side).
+struct FailoverState {
+  int64_t auth_time_ms = 0;  // when the election starts (or started); 0: never
+  int auth_count = 0;        // votes received
+  bool auth_sent = false;    // AUTH_REQUEST broadcast for auth_epoch
+  int rank = 0;
+  uint64_t auth_epoch = 0;
+  CantFailover cant_reason = kCanFailover;
+  int64_t cant_logged_ms = 0;
+  // Manual failover. mf_end_ms 0: none.
+  int64_t mf_end_ms = 0;
+  std::string mf_replica;          // primary side: the replica that asked (by name)
+  int64_t mf_primary_offset = -1;  // replica side: the paused primary's offset
+  bool mf_can_start = false;       // replica side: caught up (or FORCE)
+  bool todo_handle = false;        // run the election step before sleeping
+};
+FailoverState fo_;
+
+int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
+bool IsVotingPrimary(const Node* n) { return n->IsPrimary() && n->num_slots > 0; }
+int64_t MyOffset() { return server::Repl().offset(); }
+
+// Replicas of my primary that would win before me: more data, or as much and a smaller ID.
+int Rank() {
+  State& st = GetState();
+  Node* p = st.myself->primary;
+  if (!p) return 0;
+  int64_t mine = MyOffset();
+  int rank = 0;
+  for (Node* r : p->replicas) {
+    if (r == st.myself || r->Has(kNodeNoFailover)) continue;
+    int64_t theirs = static_cast<int64_t>(r->repl_offset);
+    if (theirs > mine || (theirs == mine && r->name < st.myself->name)) rank++;
+  }
+  return rank;
+}
+
+// Says why no failover starts, once per reason (again after 10 s).
+void LogCantFailover(CantFailover reason, int64_t now) {
+  if (reason == fo_.cant_reason && now - fo_.cant_logged_ms < kCantFailoverRelogMs) return;
+  fo_.cant_reason = reason;
+  fo_.cant_logged_ms = now;
+  const char* msg = "Unknown reason code.";
+  switch (reason) {
+    case kDataAge:
+      msg = "Disconnected from primary for longer than allowed. Please check the "
+            "'cluster-replica-validity-factor' configuration option.";
+      break;
+    case kWaitingDelay:
+      msg = "Waiting the delay before I can start a new failover.";
+      break;
+    case kExpired:
+      msg = "Failover attempt expired.";
+      break;
+    case kWaitingVotes:
+      msg = "Waiting for votes, but majority still not reached.";
+      break;
+    default:
+      break;
+  }
+  LOG_NOTICE("Currently unable to failover: %s", msg);
+  if (reason == kWaitingVotes || reason == kExpired)
+    LOG_NOTICE("Needed quorum: %d. Number of votes received so far: %d",
+               GetState().size / 2 + 1, fo_.auth_count);
+}
+
+// The end of every failover: I take my primary's slots and tell everyone (§5.7 "Counting").
+void ReplaceMyPrimary() {
+  State& st = GetState();
+  Node* me = st.myself;
+  Node* old = me->primary;
+  if (me->IsPrimary() || !old) return;
+  st.SetPrimary(me, nullptr);
+  server::Repl().become_primary();
+  for (int s = 0; s < kSlots; s++)
+    if (st.slot_owner[s] == old) st.AssignSlot(s, me);
+  // Open slots stay as replication taught them (cluster-semantics §3.3).
+  UpdateState(base::MsTime());
+  std::string err;
+  if (!SaveConfig(true, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  BroadcastPong();
+  ResetManualFailover();
+}
+
+// A replica's side of an election (§5.7), every tick and after each vote.
+void HandleReplicaFailover(int64_t now) {
+  State& st = GetState();
+  Node* me = st.myself;
+  Node* p = me->primary;
+  bool manual = fo_.mf_end_ms && fo_.mf_can_start;
+  int64_t nt = NodeTimeout();
+  int64_t auth_timeout = std::max<int64_t>(2 * nt, 2000);
+  int64_t auth_retry = 2 * auth_timeout;
+  if (me->IsPrimary() || !p || (!p->Has(kNodeFail) && !manual) ||
+      (cfg.cluster_replica_no_failover && !manual)) {
+    fo_.cant_reason = kCanFailover;
+    return;
+  }
+  // How stale my data may be: the time since the primary last spoke, less the node timeout
+  // it takes to notice it is gone.
+  int64_t last = server::Repl().primary_last_contact_ms();
+  int64_t data_age = last ? now - last : now;
+  if (data_age > nt) data_age -= nt;
+  if (cfg.cluster_replica_validity_factor && !manual &&
+      data_age > cfg.repl_ping_replica_period * 1000 + nt * cfg.cluster_replica_validity_factor) {
+    LogCantFailover(kDataAge, now);
+    return;
+  }
+  if (now - fo_.auth_time_ms > auth_retry) {
+    // Schedule: a random delay so that replicas do not start together, plus a second per
+    // replica with more data than mine; a manual failover starts now.
+    fo_.auth_time_ms = now + 500 + static_cast<int64_t>(ds::RandomU64() % 500);
+    fo_.auth_count = 0;
+    fo_.auth_sent = false;
+    fo_.rank = Rank();
+    fo_.auth_time_ms += fo_.rank * 1000;
+    if (fo_.mf_end_ms) {
+      fo_.auth_time_ms = now;
+      fo_.rank = 0;
+      fo_.todo_handle = true;
+    }
+    LOG_NOTICE("Start of election delayed for %lld milliseconds (rank #%d, offset %lld).",
+               static_cast<long long>(fo_.auth_time_ms - now), fo_.rank,
+               static_cast<long long>(MyOffset()));
+    BroadcastPongToSiblings();
+    return;
+  }
+  if (!fo_.auth_sent && !fo_.mf_end_ms) {
+    int rank = Rank();
+    if (rank > fo_.rank) {
+      int64_t added = (rank - fo_.rank) * 1000;
+      fo_.auth_time_ms += added;
+      fo_.rank = rank;
+      LOG_NOTICE("Replica rank updated to #%d, added %lld milliseconds of delay.", rank,
+                 static_cast<long long>(added));
+    }
+  }
+  if (now < fo_.auth_time_ms) return LogCantFailover(kWaitingDelay, now);
+  if (now - fo_.auth_time_ms > auth_timeout) return LogCantFailover(kExpired, now);
+  if (!fo_.auth_sent) {
+    st.current_epoch++;
+    fo_.auth_epoch = st.current_epoch;
+    LOG_NOTICE("Starting a failover election for epoch %llu.",
+               static_cast<unsigned long long>(st.current_epoch));
+    BroadcastHeaderOnly(kTypeFailoverAuthRequest, fo_.mf_end_ms ? kMsgFlagForceAck : 0);
+    fo_.auth_sent = true;
+    MarkChanged(true, true);
+    return;
+  }
+  int quorum = st.size / 2 + 1;
+  if (fo_.auth_count < quorum) return LogCantFailover(kWaitingVotes, now);
+  LOG_NOTICE("Failover election won: I'm the new primary.");
+  if (me->config_epoch < fo_.auth_epoch) {
+    me->config_epoch = fo_.auth_epoch;
+    LOG_NOTICE("configEpoch set to %llu after successful failover",
+               static_cast<unsigned long long>(fo_.auth_epoch));
+  }
+  ReplaceMyPrimary();
+}
+
+// Replica side of a manual failover: once my offset reaches the paused primary's, the
+// election may start (at once, rank 0, FORCEACK).
+void HandleManualFailover() {
+  if (!fo_.mf_end_ms || fo_.mf_can_start || fo_.mf_primary_offset < 0) return;
+  if (fo_.mf_primary_offset != MyOffset()) return;
+  fo_.mf_can_start = true;
+  fo_.todo_handle = true;
+  LOG_NOTICE("All primary replication stream processed, manual failover can start.");
+}
+
+int GoodReplicas(const Node* primary) {
+  int n = 0;
+  for (const Node* r : primary->replicas)
+    if (!r->Has(kNodeFail)) n++;
+  return n;
+}
+
+// §5.9: a replica of a primary with the most replicas moves to an orphaned primary.
+void HandleReplicaMigration(int64_t now) {
+  State& st = GetState();
+  Node* me = st.myself;
+  if (!me->IsReplica()) return;
+  int orphaned = 0, max_replicas = 0, mine = 0;
+  for (auto& up : st.nodes) {
+    Node* n = up.get();
+    if (n == me || n->Has(kNodeNoAddr | kNodeHandshake)) continue;
+    if (!n->IsPrimary() || n->Has(kNodeFail)) continue;
+    int ok = GoodReplicas(n);
+    if (ok == 0 && n->num_slots > 0 && n->Has(kNodeMigrateTo)) orphaned++;
+    max_replicas = std::max(max_replicas, ok);
+    if (me->primary == n) mine = ok;
+  }
+  if (!orphaned || max_replicas < 2 || mine != max_replicas ||
+      !cfg.cluster_allow_replica_migration || !st.ok)
+    return;
+  Node* my_primary = me->primary;
+  if (!my_primary) return;
+  int ok_siblings = 0;  // my primary keeps more than the barrier
+  for (Node* r : my_primary->replicas)
+    if (!r->Has(kNodeFail | kNodePfail)) ok_siblings++;
+  if (ok_siblings <= cfg.cluster_migration_barrier) return;
+  Node* target = nullptr;
+  Node* candidate = me;  // the smallest ID among replicas of the best-served primaries
+  for (auto& up : st.nodes) {
+    Node* n = up.get();
+    bool is_orphaned = !n->IsReplica() && !n->Has(kNodeFail) && n->Has(kNodeMigrateTo);
+    int ok = n->IsPrimary() ? GoodReplicas(n) : 0;
+    if (ok > 0) is_orphaned = false;
+    if (is_orphaned) {
+      if (!target && n->num_slots > 0) target = n;
+      if (!n->orphaned_time_ms) n->orphaned_time_ms = now;
+    } else {
+      n->orphaned_time_ms = 0;
+    }
+    if (ok == max_replicas)
+      for (Node* r : n->replicas)
+        if (r->name < candidate->name) candidate = r;
+  }
+  if (!target || candidate != me || now - target->orphaned_time_ms <= kMigrationDelayMs) return;
+  LOG_NOTICE("Migrating to orphaned primary %.40s (%s) in shard %.40s", target->name.c_str(),
+             target->human_nodename.c_str(), target->shard_id.c_str());
+  // Another shard's history: a full sync, and no open slots of the old shard.
+  for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
+  st.SetPrimary(me, target);
+  me->shard_id = target->shard_id;
+  if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(target);
+  ResetManualFailover();
+  MarkChanged(true, true);
+  BroadcastPong();
+}
+
+}  // namespace
+
+void FailoverSawHeader(Node* sender, const Header& h) {
+  Node* me = GetState().myself;
+  if (fo_.mf_end_ms && me->IsReplica() && me->primary == sender &&
+      (h.mflags[0] & kMsgFlagPaused) && fo_.mf_primary_offset < 0) {
+    fo_.mf_primary_offset = static_cast<int64_t>(h.offset);
+    LOG_NOTICE("Received replication offset for paused primary manual failover: %lld",
+               static_cast<long long>(fo_.mf_primary_offset));
+    HandleManualFailover();
+  }
+}
+
+void FailoverAuthRequest(Node* sender, const Header& h) {
+  State& st = GetState();
+  if (!IsVotingPrimary(st.myself)) return;  // only primaries with slots vote
+  int64_t now = base::MsTime();
+  // currentEpoch was already raised to the request's by the header.
+  if (h.current_epoch < st.current_epoch) {
+    LOG_WARNING("Failover auth denied to %.40s (%s): reqEpoch (%llu) < curEpoch(%llu)",
+                sender->name.c_str(), sender->human_nodename.c_str(),
+                static_cast<unsigned long long>(h.current_epoch),
+                static_cast<unsigned long long>(st.current_epoch));
+    return;
+  }
+  if (st.last_vote_epoch == st.current_epoch) {
+    LOG_WARNING("Failover auth denied to %.40s (%s): already voted for epoch %llu",
+                sender->name.c_str(), sender->human_nodename.c_str(),
+                static_cast<unsigned long long>(st.current_epoch));
+    return;
+  }
+  Node* p = sender->primary;
+  bool force = h.mflags[0] & kMsgFlagForceAck;
+  if (sender->IsPrimary() || !p || (!p->Has(kNodeFail) && !force)) {
+    const char* why = sender->IsPrimary() ? "it is a primary node"
+                      : !p                ? "I don't know its primary"
+                                          : "its primary is up";
+    LOG_WARNING("Failover auth denied to %.40s (%s): %s", sender->name.c_str(),
+                sender->human_nodename.c_str(), why);
+    return;
+  }
+  // One vote per primary's replicas per 2 x node timeout: competing replicas of one primary
+  // do not both win.
+  int64_t nt2 = 2 * NodeTimeout();
+  if (now - p->voted_time_ms < nt2) {
+    LOG_WARNING("Failover auth denied to %.40s (%s): can't vote about this primary before %lld "
+                "milliseconds",
+                sender->name.c_str(), sender->human_nodename.c_str(),
+                static_cast<long long>(nt2 - (now - p->voted_time_ms)));
+    return;
+  }
+  // Every slot it claims must not be owned, as I see it, with a newer epoch than its claim.
+  for (int s = 0; s < kSlots; s++) {
+    if (!SlotTest(h.myslots, s)) continue;
+    Node* owner = st.slot_owner[s];
+    if (!owner || owner->config_epoch <= h.config_epoch) continue;
+    LOG_WARNING("Failover auth denied to %.40s (%s): slot %d epoch (%llu) > reqEpoch (%llu)",
+                sender->name.c_str(), sender->human_nodename.c_str(), s,
+                static_cast<unsigned long long>(owner->config_epoch),
+                static_cast<unsigned long long>(h.config_epoch));
+    return;
+  }
+  st.last_vote_epoch = st.current_epoch;
+  p->voted_time_ms = now;
+  // The vote is on disk before it is given: a restarted voter must not vote twice.
+  std::string err;
+  if (!SaveConfig(true, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  SendHeaderOnly(sender->link, kTypeFailoverAuthAck, 0);
+  LOG_NOTICE("Failover auth granted to %.40s (%s) for epoch %llu", sender->name.c_str(),
+             sender->human_nodename.c_str(), static_cast<unsigned long long>(st.current_epoch));
+}
+
+void FailoverAuthAck(Node* sender, const Header& h) {
+  // Votes count from primaries with slots that saw my election's epoch.
+  if (IsVotingPrimary(sender) && h.current_epoch >= fo_.auth_epoch && fo_.auth_sent) {
+    fo_.auth_count++;
+    fo_.todo_handle = true;
+  }
+}
+
+void FailoverMfStart(Node* sender, Link* l) {
+  State& st = GetState();
+  if (sender->primary != st.myself) return;  // only from my own replica
+  ResetManualFailover();
+  int64_t now = base::MsTime();
+  fo_.mf_end_ms = now + kMfTimeoutMs;
+  fo_.mf_replica = sender->name;
+  server::SetFailoverPause(now + kMfPauseMs);
+  LOG_NOTICE("Manual failover requested by replica %.40s (%s).", sender->name.c_str(),
+             sender->human_nodename.c_str());
+  // The PING carries PAUSED and the offset at which writes stopped.
+  SendPingOn(l);
+}
+
+bool ManualFailoverPausedHere() {
+  return fo_.mf_end_ms && !fo_.mf_replica.empty() && GetState().myself->IsPrimary();
+}
+
+void ResetManualFailover() {
+  // A primary that paused for its replica resumes (held writes are answered after this,
+  // with MOVED if the replica took over).
+  if (!fo_.mf_replica.empty()) server::SetFailoverPause(base::MsTime());
+  fo_.mf_end_ms = 0;
+  fo_.mf_can_start = false;
+  fo_.mf_replica.clear();
+  fo_.mf_primary_offset = -1;
+}
+
+void FailoverCron(int64_t now) {
+  State& st = GetState();
+  if (fo_.mf_end_ms && fo_.mf_end_ms < now) {
+    LOG_WARNING("Manual failover timed out.");
+    ResetManualFailover();
+  }
+  if (st.myself->IsPrimary()) {
+    // The replica of a manual failover hears my offset every tick.
+    if (fo_.mf_end_ms && !fo_.mf_replica.empty())
+      if (Node* r = st.Find(fo_.mf_replica); r && r->link) SendPingOn(r->link);
+    return;
+  }
+  HandleManualFailover();
+  HandleReplicaFailover(now);
+  HandleReplicaMigration(now);
+}
+
+void FailoverBeforeSleep() {
+  State& st = GetState();
+  if (!st.myself || st.myself->IsPrimary()) return;
+  HandleManualFailover();
+  if (!fo_.todo_handle) return;
+  fo_.todo_handle = false;
+  HandleReplicaFailover(base::MsTime());
+}
+
+void ClusterFailoverCommand(server::Client* c) {
+  auto& a = c->argv;
+  bool force = false, takeover = false;
+  if (a.size() == 3) {
+    if (base::EqualsNoCase(a[2], "force")) {
+      force = true;
+    } else if (base::EqualsNoCase(a[2], "takeover")) {
+      takeover = force = true;
+    } else {
+      return c->R().Error(server::kErrSyntax);
+    }
+  } else if (a.size() > 3) {
+    return c->R().Error(server::kErrSyntax);
+  }
+  State& st = GetState();
+  Node* me = st.myself;
+  if (me->IsPrimary()) return c->R().Error("You should send CLUSTER FAILOVER to a replica");
+  Node* p = me->primary;
+  if (!p) return c->R().Error("I'm a replica but my master is unknown to me");
+  if (!force && (p->Has(kNodeFail) || !p->link))
+    return c->R().Error("Master is down or failed, please use CLUSTER FAILOVER FORCE");
+  ResetManualFailover();
+  fo_.mf_end_ms = base::MsTime() + kMfTimeoutMs;
+  std::string who = server::ClientInfoForLog(c);
+  if (takeover) {
+    // No vote: a new epoch of my own, and the slots.
+    LOG_NOTICE("Taking over the primary (user request from '%s').", who.c_str());
+    BumpEpochWithoutConsensus();
+    ReplaceMyPrimary();
+  } else if (force) {
+    LOG_NOTICE("Forced failover user request accepted (user request from '%s').", who.c_str());
+    fo_.mf_can_start = true;
+    fo_.todo_handle = true;
+  } else {
+    LOG_NOTICE("Manual failover user request accepted (user request from '%s').", who.c_str());
+    SendHeaderOnly(p->link, kTypeMfStart, 0);
+  }
+  c->R().Ok();
+}
+
+}  // namespace cluster
