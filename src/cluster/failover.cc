@@ -407,7 +407,8 @@ void ClusterFailoverCommand(server::Client* c) {
       return c->R().Error(server::kErrSyntax);
     }
   } else if (a.size() > 3) {
-    return c->R().Error(server::kErrSyntax);
+    return c->R().Error("unknown subcommand or wrong number of arguments for '" +
+                        std::string(a[1]) + "'. Try CLUSTER HELP.");
   }
   State& st = GetState();
   Node* me = st.myself;

@@ -54,6 +54,9 @@ struct Side {
   size_t counted = 0;
   int64_t last_io_ms = 0;
   int64_t link_down_since_ms = 0;
+  // When this node last had a primary's data in step: the end of an online link (now while it
+  // is up); 0 if never since start. A replica that never synced must not win an election.
+  int64_t last_in_step_ms = 0;
   int64_t last_ack_ms = 0;
   Client* primary = nullptr;
   // repl-diskless-load disabled: the snapshot goes to a temp file, then becomes dbfilename.
@@ -487,7 +490,7 @@ int CurrentStreamDb() { return g_side.primary ? g_side.primary->dbid : -1; }
 void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
 int64_t PrimaryLastContactMs() {
-  return PrimaryLinkUp() ? g_side.last_io_ms : g_side.link_down_since_ms;
+  return PrimaryLinkUp() ? g_side.last_io_ms : g_side.last_in_step_ms;
 }
 bool RefuseWrites() { return IsReplica() && server::cfg.replica_read_only; }
 bool StaleDataRefused() {
@@ -532,6 +535,7 @@ void PrimaryLinkFreed(Client* c) {
     g_side.state = kConnect;
     g_side.link_down_since_ms = base::MsTime();
   }
+  g_side.last_in_step_ms = base::MsTime();
 }
 
 void ReplicaCron() {
@@ -593,6 +597,9 @@ void AppendReplicaInfo(std::string* s) {
 void BecomeReplica(const std::string& host, int port) {
   State& st = GetState();
   bool was_primary = !IsReplica();
+  // A replica whose link was up leaves its primary in step. A former primary does not count:
+  // whoever replaced it has newer data.
+  if (PrimaryLinkUp()) g_side.last_in_step_ms = base::MsTime();
   if (g_side.primary) {
     Client* p = g_side.primary;
     g_side.primary = nullptr;

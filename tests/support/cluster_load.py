@@ -8,6 +8,18 @@
                                             while writing ws:<j> = <j> (each acknowledged
                                             write is remembered); then checks that every
                                             acknowledged write is there
+    cluster_load.py writes PORT N STOPFILE  until STOPFILE exists: writes fw:<j> = <j> through a
+                                            RedisCluster (primaries only), each acknowledged
+                                            write remembered; an error that reaches the
+                                            application is counted by its class and the write
+                                            retried after 50 ms, as an application would; then
+                                            checks that every acknowledged write is there.
+                                            N: stop after N writes if STOPFILE never appears.
+                                            Prints "writes N errors E lost L kinds K clientbug
+                                            B" (K: the error classes seen, comma-separated,
+                                            or "none"; B: redis-py 4.3's failure to rebuild
+                                            its slot map after a node died, worked around
+                                            with a new client)
 Prints one line: "reads R wrong W errors E clientbug B writes N lost L" (wrong: a read that
 returned something other than the value written before the run; errors: exceptions that
 reached the application; clientbug: the IndexError that redis-py before 5.0.4 raises when
@@ -21,6 +33,7 @@ import sys
 import time
 
 from redis.cluster import RedisCluster
+from redis.exceptions import RedisClusterException
 
 
 def client(port, replicas):
@@ -80,6 +93,50 @@ def run(port, n, stopfile):
         print("SAMPLE " + s, file=sys.stderr)
 
 
+def writes(port, n, stopfile):
+    rc = client(port, False)
+    acked = []
+    errors = clientbug = 0
+    kinds = set()
+    samples = []
+    j = 0
+    while not os.path.exists(stopfile) and j < n:
+        try:
+            rc.set("fw:%d" % j, str(j))
+            acked.append(j)
+            j += 1
+        except RedisClusterException as e:
+            if "cannot pickle" not in str(e):
+                raise
+            # redis-py before 4.4 cannot rebuild its slot map once a seed node died (its
+            # deepcopy of the connection settings fails): a defect of the client. An
+            # application makes a new client, so do we.
+            clientbug += 1
+            rc = None
+            while rc is None:  # its first command may still meet the dead node
+                try:
+                    rc = client(port, False)
+                except Exception:
+                    time.sleep(0.1)
+        except Exception as e:  # what an application would see; it tries again
+            errors += 1
+            kinds.add(type(e).__name__)
+            if len(samples) < 5:
+                samples.append("write fw:%d: %s: %s" % (j, type(e).__name__, e))
+            time.sleep(0.05)
+    lost = 0
+    check = client(port, False)
+    for k in acked:
+        if check.get("fw:%d" % k) != str(k).encode():
+            lost += 1
+            if len(samples) < 10:
+                samples.append("lost fw:%d" % k)
+    print("writes %d errors %d lost %d kinds %s clientbug %d" %
+          (len(acked), errors, lost, ",".join(sorted(kinds)) or "none", clientbug))
+    for s in samples:
+        print("SAMPLE " + s, file=sys.stderr)
+
+
 def tagread(port, n, tag):
     rc = client(port, True)
     reads = wrong = errors = clientbug = 0
@@ -112,6 +169,8 @@ if __name__ == "__main__":
     mode, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     if mode == "fill":
         fill(port, n)
+    elif mode == "writes":
+        writes(port, n, sys.argv[4])
     elif mode == "tagread":
         tagread(port, n, sys.argv[4])
     else:
