@@ -478,6 +478,9 @@ void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots
       if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(sender);
       ResetManualFailover();  // a paused old primary answers its held writes with MOVED
       MarkChanged(true, true);
+      // Tell everyone now rather than with the next pings: voters must not take me for a
+      // primary when my siblings ask for votes (beyond Valkey, which waits for the pings).
+      BroadcastPong();
     } else if (st.myself->IsPrimary() && sender_slots >= migrated_our_slots && !same_shard) {
       LOG_NOTICE("My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
                  "primary.",

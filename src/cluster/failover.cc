@@ -298,15 +298,16 @@ void FailoverAuthRequest(Node* sender, const Header& h) {
     const char* why = sender->IsPrimary() ? "it is a primary node"
                       : !p                ? "I don't know its primary"
                                           : "its primary is up";
-    LOG_WARNING("Failover auth denied to %.40s (%s): %s", sender->name.c_str(),
-                sender->human_nodename.c_str(), why);
+    LOG_WARNING("Failover auth denied to %.40s (%s) for epoch %llu: %s", sender->name.c_str(),
+                sender->human_nodename.c_str(), static_cast<unsigned long long>(h.current_epoch),
+                why);
     return;
   }
   // One vote per primary's replicas per 2 x node timeout: competing replicas of one primary
   // do not both win.
   int64_t nt2 = 2 * NodeTimeout();
   if (now - p->voted_time_ms < nt2) {
-    LOG_WARNING("Failover auth denied to %.40s (%s): can't vote about this primary before %lld "
+    LOG_WARNING("Failover auth denied to %.40s %s: can't vote about this primary before %lld "
                 "milliseconds",
                 sender->name.c_str(), sender->human_nodename.c_str(),
                 static_cast<long long>(nt2 - (now - p->voted_time_ms)));

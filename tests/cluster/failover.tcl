@@ -58,6 +58,15 @@ proc fo_wait_primary {idx timeout_ms} {
         {node $idx never became a primary with slots: [cn $idx cluster nodes]}
 }
 
+# Every live node sees idx as a replica of primary.
+proc fo_wait_role_known {idx primary timeout_ms} {
+    set pid [cluster_myid $primary]
+    foreach o [cluster_alive_nodes] {
+        ::cl::deadline_wait $timeout_ms {[dict get [cluster_nodes_line $o $idx] primary] eq $pid} \
+            {node $o never saw node $idx replicate node $primary: [cn $o cluster nodes]}
+    }
+}
+
 # idx replicates primary (in its NODES view and with the replication link up).
 proc fo_wait_replica_of {idx primary timeout_ms} {
     set pid [cluster_myid $primary]
@@ -116,6 +125,48 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
             [assert_error * {cn 0 cluster failover force takeover}]
     }
 
+    test "Votes (cluster-bus §5.7): an AUTH_REQUEST in node 4's name, case by case, to primary 2" {
+        # Packets on node 2's bus port that claim to come from replica 4 (or primary 0); the
+        # voter's log says what it decided. Granted votes go to the real node 4, which ignores
+        # them (it runs no election).
+        set id4 [cluster_myid 4]
+        set id1 [cluster_myid 1]
+        set id0 [cluster_myid 0]
+        set id5 [cluster_myid 5]
+        set id2 [cluster_myid 2]
+        set c1 [dict get [cluster_nodes_line 2 1] epoch]
+        set c0 [dict get [cluster_nodes_line 2 0] epoch]
+        set mine1 [bg_bitmap [list [::cl::slot_range 1 3]]]
+        set mine0 [bg_bitmap [list [::cl::slot_range 0 3]]]
+        set e [cluster_info_field 2 cluster_current_epoch]
+        set cases [list \
+            [list [incr e] $c1 $mine1 0 $id4 $id1 "Failover auth denied to $id4 () for epoch $e: its primary is up"] \
+            [list [expr {$e - 1}] $c1 $mine1 2 $id4 $id1 "Failover auth denied to $id4 (): reqEpoch ([expr {$e - 1}]) < curEpoch($e)"] \
+            [list [incr e] $c1 $mine1 2 $id4 $id1 "Failover auth granted to $id4 () for epoch $e"] \
+            [list $e $c1 $mine1 2 $id4 $id1 "Failover auth denied to $id4 (): already voted for epoch $e"] \
+            [list [incr e] $c1 $mine1 2 $id4 $id1 "Failover auth denied to $id4 : can't vote about this primary before *"] \
+            [list [incr e] 0 $mine0 2 $id5 $id2 "Failover auth denied to $id5 (): slot 0 epoch ($c0) > reqEpoch (0)"] \
+            [list [incr e] $c0 $mine0 2 $id0 {} "Failover auth denied to $id0 () for epoch $e: it is a primary node"]]
+        foreach case $cases {
+            lassign $case cur conf slots mflags sender replicaof expect
+            set flags [expr {$replicaof eq {} ? 1 : 2}]
+            # a new link each time: the real node 4 reconnecting takes its link back
+            set fd [bg_connect 2]
+            assert_equal 1 [bg_send $fd [bg_msg type 5 sender $sender replicaof $replicaof \
+                                              flags $flags current $cur config $conf slots $slots \
+                                              mflags $mflags port [cnode 4 port] \
+                                              cport [expr {[cnode 4 port] + 10000}]]]
+            ::cl::deadline_wait 5000 {
+                [llength [lsearch -all -glob [split [fo_log 2] \n] "*Failover auth*"]] > 0 &&
+                [string match "*$expect*" [lindex [lsearch -all -inline -glob [split [fo_log 2] \n] "*Failover auth*"] end]]
+            } {voter said: [lindex [lsearch -all -inline -glob [split [fo_log 2] \n] "*Failover auth*"] end], expected: $expect}
+            close $fd
+        }
+        # the vote is on disk
+        assert_match "*lastVoteEpoch [expr {$e - 3}]*" [exec cat [cnode 2 nodes_conf]]
+        cluster_wait_ok
+    }
+
     test "Manual failover under a write load: no error, no lost write, a held write gets MOVED" {
         set old_epoch [dict get [cluster_self 1] epoch]
         set k [cluster_key_in_slot_of 1 held]
@@ -140,6 +191,7 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         fo_wait_primary 4 10000
         fo_wait_replica_of 1 4 10000
         fo_wait_agreed 4 [dict get [cluster_self 4] slots] 10000
+        fo_wait_role_known 1 4 10000
         after 500
         set rep [fo_stop_writes $h]
         ::testutil::log "  writer: $rep"
@@ -162,6 +214,7 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         assert_equal OK [cn 1 cluster failover force]
         fo_wait_primary 1 10000
         fo_wait_replica_of 4 1 10000
+        fo_wait_role_known 4 1 10000
         assert [expr {[dict get [cluster_self 1] epoch] > $before}]
         assert_match "*Forced failover user request accepted*" [fo_log 1]
         assert_no_match "*Manual failover requested*" [fo_log 4]
