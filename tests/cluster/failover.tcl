@@ -314,4 +314,70 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         cluster_wait_ok
         fo_check_clean 1
     }
+
+    test "SIGSTOP of a primary past node-timeout: its replica takes over, the old primary drops what it took late" {
+        cluster_refresh
+        set p 2
+        set r [lindex [cluster_replicas_of 2] 0]
+        set k [cluster_key_in_slot_of 2 stop]
+        assert_equal OK [cn $p set $k acked]
+        assert_equal 1 [cn $p wait 1 5000]
+        set w [cluster_client $p]
+        $w deferred 1
+        exec kill -STOP [cnode $p pid]
+        # writes that reach the stopped primary's socket: it reads them when it wakes
+        for {set i 0} {$i < 50} {incr i} { $w set late:{$k}:$i v }
+        fo_wait_primary $r [expr {6 * $::nt}]
+        exec kill -CONT [cnode $p pid]
+        set taken {}
+        for {set i 0} {$i < 50} {incr i} {
+            if {![catch {$w read 10000} reply]} { lappend taken $i } else {
+                assert_match "MOVED *" $reply
+            }
+        }
+        ::testutil::log "  writes the old primary took after waking: [llength $taken] of 50"
+        fo_wait_replica_of $p $r 20000
+        cluster_wait_ok
+        # the acknowledged write survived; the late ones are nowhere
+        assert_equal acked [cn $r get $k]
+        foreach i $taken {
+            assert_equal 0 [cn $r exists late:{$k}:$i]
+        }
+        wait_for_condition 50 100 {[cn $p dbsize] == [cn $r dbsize]} else {
+            fail "the old primary still differs from the new one"
+        }
+        set c [cluster_client $p]
+        $c readonly
+        foreach i $taken { assert_equal 0 [$c exists late:{$k}:$i] }
+    }
+
+    test "cluster-replica-no-failover: no election; FAILOVER says to FORCE, and FORCE works" {
+        cluster_refresh
+        set p [lindex [cluster_primaries] 0]
+        set r [lindex [cluster_replicas_of $p] 0]
+        set others [lrange [cluster_replicas_of $p] 1 end]
+        foreach o $others { assert_equal OK [cn $o config set cluster-replica-no-failover yes] }
+        assert_equal OK [cn $r config set cluster-replica-no-failover yes]
+        ::cl::deadline_wait 10000 {"nofailover" in [dict get [cluster_nodes_line $p $r] flags]} \
+            {node $p never saw the nofailover flag of node $r}
+        set slots [dict get [cluster_self $p] slots]
+        cluster_kill $p
+        cluster_wait_flag $r $p fail 20000
+        # time for an election had one been allowed (delay <= 1 s + rank)
+        after 4000
+        assert_equal 0 [fo_is_primary_with_slots $r]
+        assert_equal fail [cluster_info_field $r cluster_state]
+        assert_equal "ERR Master is down or failed, please use CLUSTER FAILOVER FORCE" \
+            [assert_error * {cn $r cluster failover}]
+        assert_equal OK [cn $r cluster failover force]
+        fo_wait_primary $r 10000
+        assert_equal $slots [dict get [cluster_self $r] slots]
+        fo_wait_agreed $r $slots 10000
+        assert_equal OK [cn $r config set cluster-replica-no-failover no]
+        foreach o $others { assert_equal OK [cn $o config set cluster-replica-no-failover no] }
+        cluster_restart $p
+        fo_wait_replica_of $p $r 30000
+        cluster_wait_ok
+        fo_check_clean $r
+    }
 }
