@@ -388,6 +388,21 @@ void ProcessExtensions(const Message& m, Node* sender) {
   if (changed) MarkChanged(true, false);
 }
 
+// Whether every other node of my shard has spoken since this process started. A primary
+// restarted from nodes.conf with an importing slot must first learn whether one of its replicas
+// replaced it; else its auto-claim (below) bumps its stale epoch over the new primary's and
+// takes the whole shard back, data the new primary took included. Valkey calls that case rare
+// and lets it happen; we wait (a shard member that never answers leaves the slot to
+// redis-cli --cluster fix).
+bool ShardHeardSinceStart() {
+  State& st = GetState();
+  for (auto& n : st.nodes)
+    if (n.get() != st.myself && n->shard_id == st.myself->shard_id &&
+        !(n->flags & kNodeHandshake) && n->data_received_ms < st.started_ms)
+      return false;
+  return true;
+}
+
 // §5.6 and cluster-semantics §3.3: a primary claims `slots` at `epoch`. Ownership follows the
 // higher epoch; open slots follow failovers of the other side; a target whose source gave the
 // slot up claims it.
@@ -415,7 +430,7 @@ void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots
       }
       // The source let the slot go: the importing primary claims it (the target's primary may
       // have died between its replicas' SETSLOT NODE and the source's).
-      if (st.myself->IsPrimary() && st.importing_from[s] == sender) {
+      if (st.myself->IsPrimary() && st.importing_from[s] == sender && ShardHeardSinceStart()) {
         LOG_NOTICE("Slot %d is no longer being imported from node %.40s in shard %.40s; clear "
                    "my importing source for the slot.",
                    s, sender->name.c_str(), sender->shard_id.c_str());
@@ -466,16 +481,29 @@ void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots
       st.myself->num_slots == 0 && my_epoch < epoch && same_shard)
     new_primary = sender;
   if (new_primary && cur_primary && cur_primary->num_slots == 0) {
+    // A primary of my own shard with a newer epoch replaced me (I was down while it was
+    // elected): follow it rather than whoever took my last slot, so that I continue its
+    // history (partial sync) and my shard keeps its replica. Beyond Valkey, which follows
+    // the last claimer and so depends on the order the claims arrive in.
+    Node* follow = sender;
+    if (!same_shard && st.myself->IsPrimary())
+      for (auto& n : st.nodes)
+        if (n.get() != st.myself && n->IsPrimary() && n->num_slots > 0 &&
+            n->shard_id == st.myself->shard_id && n->config_epoch > my_epoch) {
+          follow = n.get();
+          same_shard = true;
+          break;
+        }
     if (server::cfg.cluster_allow_replica_migration || same_shard) {
       // My shard lost every slot to the sender: follow it. Another shard's history means a
       // full sync, and my open slots close.
       LOG_NOTICE("Configuration change detected. Reconfiguring myself as a replica of %.40s",
-                 sender->name.c_str());
+                 follow->name.c_str());
       if (!same_shard)
         for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
-      st.SetPrimary(st.myself, sender);
-      st.myself->shard_id = sender->shard_id;
-      if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(sender);
+      st.SetPrimary(st.myself, follow);
+      st.myself->shard_id = follow->shard_id;
+      if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(follow);
       ResetManualFailover();  // a paused old primary answers its held writes with MOVED
       MarkChanged(true, true);
       // Tell everyone now rather than with the next pings: voters must not take me for a

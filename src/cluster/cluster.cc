@@ -240,6 +240,7 @@ bool Init(std::string* err) {
   if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
     server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port);
   st.first_eval_ms = 0;
+  st.started_ms = now;
   UpdateState(now);
   if (!SaveConfig(true, err)) return false;
   return true;

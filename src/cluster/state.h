@@ -75,6 +75,7 @@ struct State {
   int64_t state_changed_ms = 0;  // cluster state transitions (§5.11 delays)
   int64_t among_minority_ms = 0;
   int64_t first_eval_ms = 0;
+  int64_t started_ms = 0;  // when this process loaded its cluster state
   // Deferred work, done before the loop sleeps.
   bool todo_save = false, todo_fsync = false, todo_update_state = false;
 

@@ -1,0 +1,140 @@
+# Failover in the middle of a slot migration (issue 10; cluster-semantics.md §3.3): the
+# promoted replica keeps the open slot it learned through replication, the other side's open
+# slot is re-pointed to it, and the migration finishes from the new primary with every key in
+# exactly one place.  First the source's primary dies, then the target's.  Layout: primaries
+# 0, 1, 2 with replicas 3, 4, 5; node-timeout 3000 ms.
+
+set ::nt $::cl::node_timeout
+
+proc fm_wait_primary {idx} {
+    ::cl::deadline_wait [expr {6 * $::nt}] {
+        "master" in [dict get [cluster_self $idx] flags] && [llength [dict get [cluster_self $idx] slots]]
+    } {node $idx was never promoted: [cn $idx cluster nodes]}
+}
+
+proc fm_wait_tokens {idx expected} {
+    ::cl::deadline_wait 10000 {[cluster_open_slots $idx] eq $expected} \
+        {node $idx open slots: [cluster_open_slots $idx], expected $expected}
+}
+
+# Keys of {tag}0..n-1, set to v<i> on primary idx.
+proc fm_fill {idx tag n} {
+    for {set i 0} {$i < $n} {incr i} { assert_equal OK [cn $idx set "{$tag}$i" v$i] }
+}
+
+# MIGRATE keys {tag}from..to-1 from node src to node dst.
+proc fm_migrate {src dst tag from to} {
+    set keys {}
+    for {set i $from} {$i < $to} {incr i} { lappend keys "{$tag}$i" }
+    assert_equal OK [cn $src migrate 127.0.0.1 [cnode $dst port] "" 0 5000 keys {*}$keys]
+}
+
+# Every key {tag}0..n-1 is on exactly one live primary, node `owner`, with its value
+# (GETKEYSINSLOT looks at a node's own keys, whoever owns the slot).
+proc fm_check_keys {tag n owner} {
+    cluster_refresh
+    set slot [cn $owner cluster keyslot "{$tag}"]
+    set want {}
+    for {set i 0} {$i < $n} {incr i} { lappend want "{$tag}$i" }
+    foreach p [cluster_primaries] {
+        set have [lsort [cn $p cluster getkeysinslot $slot 1000]]
+        if {$p == $owner} {
+            assert_equal [lsort $want] $have "keys on the owner, node $p"
+        } else {
+            assert_equal {} $have "keys left on node $p"
+        }
+    }
+    for {set i 0} {$i < $n} {incr i} { assert_equal v$i [cn $owner get "{$tag}$i"] }
+}
+
+proc fm_setslot_node_everywhere {slot idx} {
+    set id [cluster_myid $idx]
+    cluster_refresh
+    # the new owner first, then the others (the order redis-cli uses)
+    assert_equal OK [cn $idx cluster setslot $slot node $id]
+    foreach p [cluster_primaries] {
+        if {$p != $idx} { assert_equal OK [cn $p cluster setslot $slot node $id] }
+    }
+}
+
+start_cluster {primaries 3 replicas 1 create manual} {
+
+    test "The source's primary dies mid-migration: its replica keeps MIGRATING and finishes" {
+        set tag fsrc
+        set slot [cn [lindex [cluster_alive_nodes] 0] cluster keyslot "{$tag}"]
+        set owner [cluster_slot_owner $slot]
+        # the source is the slot's owner; the target another primary
+        set src $owner
+        set dst [expr {($src + 1) % 3}]
+        set src_rep [lindex [cluster_replicas_of $src] 0]
+        fm_fill $src $tag 20
+        assert_equal OK [cn $dst cluster setslot $slot importing [cluster_myid $src]]
+        assert_equal OK [cn $src cluster setslot $slot migrating [cluster_myid $dst]]
+        fm_migrate $src $dst $tag 0 10
+        assert_equal 1 [cn $src wait 1 5000]
+        # the replica mirrors its primary's open slot
+        fm_wait_tokens $src_rep [list "\[$slot->-[cluster_myid $dst]\]"]
+        cluster_kill $src
+        fm_wait_primary $src_rep
+        # still migrating on the new primary, and the target's importing follows it
+        assert_equal [list "\[$slot->-[cluster_myid $dst]\]"] [cluster_open_slots $src_rep]
+        fm_wait_tokens $dst [list "\[$slot-<-[cluster_myid $src_rep]\]"]
+        assert_match "*Failover occurred in migration source*" [::srv::file_tail [cnode $dst log] 300]
+        # a moved key gets ASK from the new primary, as from the old one
+        set c [cluster_client $src_rep]
+        assert_equal "ASK $slot 127.0.0.1:[cnode $dst port]" [assert_error * {$c get "{$tag}0"}]
+        fm_migrate $src_rep $dst $tag 10 20
+        fm_setslot_node_everywhere $slot $dst
+        fm_wait_tokens $src_rep {}
+        fm_wait_tokens $dst {}
+        fm_check_keys $tag 20 $dst
+        cluster_restart $src
+        ::cl::deadline_wait 30000 {[dict get [cluster_self $src] primary] eq [cluster_myid $src_rep]} \
+            {the old source never became a replica of its successor}
+        cluster_wait_ok
+        fm_wait_tokens $src {}
+        fm_check_keys $tag 20 $dst
+        set ::fm_dst $dst
+    }
+
+    test "The target's primary dies mid-migration: its replica keeps IMPORTING and finishes" {
+        cluster_refresh
+        set tag ftgt
+        set slot [cn [lindex [cluster_alive_nodes] 0] cluster keyslot "{$tag}"]
+        set src [cluster_slot_owner $slot]
+        set dst [lindex [lsearch -all -inline -not -exact [cluster_primaries] $src] 0]
+        set dst_rep [lindex [cluster_replicas_of $dst] 0]
+        fm_fill $src $tag 20
+        assert_equal OK [cn $dst cluster setslot $slot importing [cluster_myid $src]]
+        assert_equal OK [cn $src cluster setslot $slot migrating [cluster_myid $dst]]
+        fm_migrate $src $dst $tag 0 10
+        assert_equal 1 [cn $dst wait 1 5000]
+        fm_wait_tokens $dst_rep [list "\[$slot-<-[cluster_myid $src]\]"]
+        cluster_kill $dst
+        fm_wait_primary $dst_rep
+        assert_equal [list "\[$slot-<-[cluster_myid $src]\]"] [cluster_open_slots $dst_rep]
+        # the source re-points its migration to the target's new primary
+        fm_wait_tokens $src [list "\[$slot->-[cluster_myid $dst_rep]\]"]
+        assert_match "*Failover occurred in migration target*" [::srv::file_tail [cnode $src log] 300]
+        # the keys moved before the failover are served by the new target primary after ASKING
+        set c [cluster_client $dst_rep]
+        $c asking
+        assert_equal v0 [$c get "{$tag}0"]
+        fm_migrate $src $dst_rep $tag 10 20
+        fm_setslot_node_everywhere $slot $dst_rep
+        fm_wait_tokens $src {}
+        fm_wait_tokens $dst_rep {}
+        fm_check_keys $tag 20 $dst_rep
+        cluster_restart $dst
+        ::cl::deadline_wait 30000 {[dict get [cluster_self $dst] primary] eq [cluster_myid $dst_rep]} \
+            {the old target never became a replica of its successor}
+        cluster_wait_ok
+        # it came back with the IMPORTING of its nodes.conf; as a replica it mirrors its
+        # primary, which has no open slot
+        fm_wait_tokens $dst {}
+        fm_check_keys $tag 20 $dst_rep
+        lassign [cluster_cli --cluster check 127.0.0.1:[cnode $src port]] code out
+        assert_equal 0 $code $out
+        assert_not_contains {[WARNING]} $out
+    }
+}
