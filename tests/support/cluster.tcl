@@ -1,7 +1,7 @@
 # Starting, creating and stopping clusters of server processes for tests/cluster/*.tcl.
 #
 #   start_cluster {?primaries P? ?replicas R? ?nodes N? ?create cli|manual|none?
-#                  ?config {k v ...}? ?bins {idx path ...}? ?tags {...}?} body
+#                  ?config {k v ...}? ?bins {idx path ...}? ?tags {...}? ?netns 0|1?} body
 #       starts N nodes (default P*(1+R)) with cluster-enabled yes, each in its own temp dir
 #       with its own nodes.conf; creates a cluster of P primaries with R replicas each from
 #       the first P*(1+R) nodes (`redis-cli --cluster create`, or by hand with MEET /
@@ -9,6 +9,12 @@
 #       agree, runs body, then stops every node.  Dirs and log tails are kept on failure.
 #       Nodes are numbered 0..N-1; nodes past P*(1+R) are left alone (empty, unmet).
 #       bins gives another binary for some nodes (default: the server under test).
+#       netns 1 puts every node in its own network namespace, on a bridge of its own subnet
+#       (node idx at 10.77.<n>.<idx+1>, the tests at .254); check cluster_netns_available
+#       first.  Then:
+#   cluster_cut a b             ;# no packet between nodes a and b, either way
+#   cluster_cut_oneway a b      ;# packets from a to b are dropped (b still reaches a)
+#   cluster_heal                ;# every cut removed
 #   cn idx cmd args...          ;# command on node idx through a cached client
 #   cluster_client idx          ;# new client to node idx (closed at the end of the test)
 #   cnode idx key               ;# node field: port host pid dir bin log conf_file nodes_conf
@@ -48,6 +54,7 @@ namespace eval ::cl {
     variable node_timeout 3000
     variable cli [expr {[auto_execok redis-cli] ne {} ? [lindex [auto_execok redis-cli] 0] : "redis-cli"}]
     variable topo {}        ;# dict idx -> {id role primary}
+    variable netns {}       ;# when nodes live in network namespaces: dict prefix subnet bridge
 }
 
 # Directives every cluster node gets; start_cluster's config overrides them.
@@ -60,7 +67,9 @@ proc ::cl::default_config {} {
 proc ::cl::spawn_node {idx} {
     variable nodes
     set n $nodes($idx)
-    set pid [lindex [exec [dict get $n bin] [dict get $n conf_file] \
+    set prefix {}
+    if {[dict exists $n netns]} { set prefix [list ip netns exec [dict get $n netns]] }
+    set pid [lindex [exec {*}$prefix [dict get $n bin] [dict get $n conf_file] \
                          > [dict get $n stdout] 2>> [dict get $n stderr] &] 0]
     ::testutil::emit spawn {} $pid
     dict set n pid $pid
@@ -77,6 +86,7 @@ proc ::cl::srvdict {idx} {
 proc ::cl::new_node {bin conf} {
     variable nodes
     variable count
+    variable netns
     set idx $count
     incr count
     set dir [::srv::make_dir]
@@ -87,10 +97,17 @@ proc ::cl::new_node {bin conf} {
     dict set c port $port
     dict set c dir $dir
     dict set c logfile [file join $dir server.log]
-    set n [dict create idx $idx host 127.0.0.1 port $port dir $dir bin $bin \
+    set host 127.0.0.1
+    if {$netns ne {}} {
+        set host [::cl::netns_add_node $idx]
+        dict set c bind $host
+        dict set c protected-mode no   ;# the tests reach it over the bridge, not loopback
+    }
+    set n [dict create idx $idx host $host port $port dir $dir bin $bin \
                conf_file [file join $dir server.conf] stdout [file join $dir stdout] \
                stderr [file join $dir stderr] log [file join $dir server.log] \
                nodes_conf [file join $dir nodes.conf] conf $c client {} pid 0]
+    if {$netns ne {}} { dict set n netns [dict get $netns prefix]$idx }
     ::srv::write_config [dict get $n conf_file] $c
     set nodes($idx) $n
     spawn_node $idx
@@ -130,14 +147,14 @@ proc cn {idx args} {
     set n $::cl::nodes($idx)
     set c [dict get $n client]
     if {$c eq {} || [info commands $c] eq {}} {
-        set c [::resp::client 127.0.0.1 [dict get $n port]]
+        set c [::resp::client [dict get $n host] [dict get $n port]]
         dict set ::cl::nodes($idx) client $c
     }
     return [$c {*}$args]
 }
 
 proc cluster_client {idx} {
-    set c [::resp::client 127.0.0.1 [cnode $idx port]]
+    set c [::resp::client [cnode $idx host] [cnode $idx port]]
     if {$::testutil::current_test ne {}} { lappend ::testutil::test_clients $c }
     return $c
 }
@@ -410,7 +427,7 @@ proc cluster_cli {args} {
 
 proc cluster_create_cli {idxs replicas} {
     set addrs {}
-    foreach i $idxs { lappend addrs 127.0.0.1:[cnode $i port] }
+    foreach i $idxs { lappend addrs [cnode $i host]:[cnode $i port] }
     lassign [cluster_cli --cluster create {*}$addrs --cluster-replicas $replicas --cluster-yes] \
         code out
     if {$code != 0} { error "redis-cli --cluster create failed (exit $code):\n$out" }
@@ -432,7 +449,7 @@ proc cluster_create_manual {primaries replica_lists} {
     foreach i $all { cn $i cluster set-config-epoch [incr epoch] }
     set first [lindex $all 0]
     foreach i [lrange $all 1 end] {
-        set r [cn $first cluster meet 127.0.0.1 [cnode $i port]]
+        set r [cn $first cluster meet [cnode $i host] [cnode $i port]]
         if {$r ne "OK"} { error "CLUSTER MEET answered $r" }
     }
     foreach i $all { cluster_wait_known $i [llength $all] }
@@ -501,6 +518,7 @@ proc ::cl::teardown {keep} {
 
 proc start_cluster {options body} {
     set p 3; set r 0; set total {}; set create cli; set conf {}; set bins {}; set tags {}
+    set netns 0
     foreach {opt val} $options {
         switch -- $opt {
             primaries { set p $val }
@@ -510,6 +528,7 @@ proc start_cluster {options body} {
             config { set conf $val }
             bins { set bins $val }
             tags { set tags $val }
+            netns { set netns $val }
             default { error "start_cluster: unknown option '$opt'" }
         }
     }
@@ -521,6 +540,7 @@ proc start_cluster {options body} {
         if {![::testutil::tags_allowed]} return
         set failures_before $::testutil::failed
         set code [catch {
+            if {$netns} { ::cl::netns_setup }
             for {set i 0} {$i < $total} {incr i} {
                 set bin $::cfg(server)
                 if {[dict exists $bins $i]} { set bin [dict get $bins $i] }
@@ -560,6 +580,7 @@ proc start_cluster {options body} {
         }
         set keep [expr {$::testutil::failed > $failures_before || $code == 1}]
         ::cl::teardown $keep
+        ::cl::netns_teardown
         if {$code == 1} {
             return -code error -errorinfo [dict get $opts -errorinfo] $result
         }
@@ -631,5 +652,79 @@ proc cluster_open_slots {idx} {
 proc cluster_self {idx} {
     foreach e [cluster_nodes_parsed $idx] {
         if {"myself" in [dict get $e flags]} { return $e }
+    }
+}
+
+# ---------------------------------------------------------------- network namespaces
+
+# "" if this machine lets the tests make network namespaces and veth pairs, else why not.
+proc cluster_netns_available {} {
+    if {[info exists ::cl::netns_probe]} { return $::cl::netns_probe }
+    set ns vkprobe[pid]
+    if {[catch {exec ip netns add $ns 2>@1} e]} {
+        set ::cl::netns_probe "cannot create a network namespace: $e"
+    } elseif {[catch {exec ip link add vkp[pid]a type veth peer name vkp[pid]b 2>@1} e]} {
+        set ::cl::netns_probe "cannot create a veth pair: $e"
+        catch {exec ip netns del $ns}
+    } else {
+        catch {exec ip link del vkp[pid]a}
+        catch {exec ip netns del $ns}
+        set ::cl::netns_probe {}
+    }
+    return $::cl::netns_probe
+}
+
+# A bridge with the tests' address on a subnet of this process (parallel test files differ).
+proc ::cl::netns_setup {} {
+    set n [expr {[pid] % 250}]
+    set bridge vkbr[pid]
+    set ::cl::netns [dict create prefix vkns[pid]n subnet 10.77.$n bridge $bridge nodes {}]
+    exec ip link add $bridge type bridge
+    exec ip addr add 10.77.$n.254/24 dev $bridge
+    exec ip link set $bridge up
+}
+
+# Namespace, veth pair and address of node idx; returns the address.
+proc ::cl::netns_add_node {idx} {
+    set ns [dict get $::cl::netns prefix]$idx
+    set subnet [dict get $::cl::netns subnet]
+    set outer vk[pid]o$idx
+    set ip $subnet.[expr {$idx + 1}]
+    exec ip netns add $ns
+    exec ip link add $outer type veth peer name eth0 netns $ns
+    exec ip link set $outer master [dict get $::cl::netns bridge]
+    exec ip link set $outer up
+    exec ip netns exec $ns ip addr add $ip/24 dev eth0
+    exec ip netns exec $ns ip link set eth0 up
+    exec ip netns exec $ns ip link set lo up
+    dict lappend ::cl::netns nodes $idx
+    return $ip
+}
+
+proc ::cl::netns_teardown {} {
+    if {$::cl::netns eq {}} return
+    foreach idx [dict get $::cl::netns nodes] {
+        catch {exec ip link del vk[pid]o$idx}
+        catch {exec ip netns del [dict get $::cl::netns prefix]$idx}
+    }
+    catch {exec ip link del [dict get $::cl::netns bridge]}
+    set ::cl::netns {}
+}
+
+# Packets from node a to node b are dropped: a blackhole route in a's namespace.
+proc cluster_cut_oneway {a b} {
+    exec ip netns exec [cnode $a netns] ip route replace blackhole [cnode $b host]/32
+}
+
+proc cluster_cut {a b} {
+    cluster_cut_oneway $a $b
+    cluster_cut_oneway $b $a
+}
+
+proc cluster_heal {} {
+    foreach i [dict get $::cl::netns nodes] {
+        foreach j [dict get $::cl::netns nodes] {
+            if {$i != $j} { catch {exec ip netns exec [cnode $i netns] ip route del blackhole [cnode $j host]/32 2>@1} }
+        }
     }
 }

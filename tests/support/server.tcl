@@ -123,7 +123,7 @@ proc ::srv::wait_ready {s {timeout_ms 20000}} {
         if {![alive $pid]} {
             error "server exited during startup\n[log_tail $s]"
         }
-        if {![catch {::resp::client 127.0.0.1 [dict get $s port] 1000} c]} {
+        if {![catch {::resp::client [dict get $s host] [dict get $s port] 1000} c]} {
             $c timeout 2000
             set rc [catch {$c ping} reply]
             set ok [expr {$reply eq "PONG" || ($rc && [string match NOAUTH* $reply])}]
