@@ -513,6 +513,18 @@ void ReplconfCommand(Client* c) {
 
 void PsyncGeneric(Client* c, bool psync) {
   if (c->flags & server::kReplica) return;  // already a replica link
+  // PSYNC <replid> <offset> FAILOVER: my primary hands its role over to me (FAILOVER on it).
+  if (psync && c->argv.size() > 3 && base::EqualsNoCase(c->argv[3], "failover")) {
+    LOG_NOTICE("Failover request received for replid %s.", std::string(c->argv[1]).c_str());
+    if (!IsReplica()) return c->R().Error("PSYNC FAILOVER can't be sent to a master.");
+    if (c->argv[1] != GetState().replid)
+      return c->R().Error("PSYNC FAILOVER replid must match my replid.");
+    BecomePrimary();
+    LOG_NOTICE("PRIMARY MODE enabled (failover request from '%s')",
+               server::ClientInfoForLog(c).c_str());
+  }
+  if (FailoverInProgress())
+    return c->R().Error("-NOMASTERLINK Can't SYNC while failing over");
   if (IsReplica() && !PrimaryLinkUp())
     return c->R().Error("-NOMASTERLINK Can't SYNC while not connected with my master");
   if (!c->repl) c->repl = new ReplicaLink();

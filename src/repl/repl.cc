@@ -153,6 +153,7 @@ void ShiftReplicationId() {
 void Cron() {
   PrimaryCron();
   ReplicaCron();
+  FailoverCron();
 }
 
 void BeforeSleep() { PrimaryBeforeSleep(); }
@@ -181,7 +182,7 @@ void AppendInfo(std::string* s) {
          ",lag=" + std::to_string((now - l->ack_time_ms) / 1000) + ",type=main-replica");
   }
   line("replicas_waiting_psync:0");
-  line("master_failover_state:no-failover");
+  line(std::string("master_failover_state:") + FailoverStateName());
   line("master_replid:" + st.replid);
   line("master_replid2:" + st.replid2);
   line("master_repl_offset:" + std::to_string(st.offset));
@@ -238,6 +239,8 @@ void RegisterCommands(std::vector<server::CommandSpec>* t) {
                 "Starts or resumes replication from this node (internal).", "O(1)"});
   t->push_back({"sync", 1, kAdm | kCmdNoMulti, SyncCommand, g, "1.0.0",
                 "Starts replication from this node (internal, old form).", "O(1)"});
+  t->push_back({"failover", -1, kAdm, FailoverCommand, g, "6.2.0",
+                "Starts a coordinated failover from a server to one of its replicas.", "O(1)"});
   t->push_back({"wait", 3, kCmdBlocking, WaitCommand, "generic", "3.0.0",
                 "Waits until replicas acknowledged the writes of this connection.", "O(1)"});
 }

@@ -54,5 +54,13 @@ void ShiftReplicationId();
 // Called when a primary link is established or dropped (keyspace behaviour, ids).
 void BecomeReplica(const std::string& host, int port);
 void BecomePrimary();
+// Coordinated failover (failover.cc): the FAILOVER command, its cron step, and what the
+// replication handshake and PSYNC ask of it.
+void FailoverCommand(server::Client* c);
+void FailoverCron();
+bool FailoverInProgress();
+bool FailoverHandingOver();  // demoted, asking the target with PSYNC ... FAILOVER
+const char* FailoverStateName();
+void FailoverPsyncAnswered(bool accepted);
 
 }  // namespace repl

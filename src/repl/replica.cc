@@ -135,8 +135,11 @@ void StartHandshake() {
   g_side.expect.insert(g_side.expect.end(), {"REPLCONF", "REPLCONF", "REPLCONF"});
   // Continue our history when we have one (PSYNC2), else ask for everything.
   bool has_history = st.backlog != nullptr;
-  q.push_back(has_history ? net::Command({"PSYNC", st.replid, std::to_string(st.offset + 1)})
-                          : net::Command({"PSYNC", "?", "-1"}));
+  std::string from = has_history ? std::to_string(st.offset + 1) : "-1";
+  std::string_view id = has_history ? std::string_view(st.replid) : "?";
+  // A primary handing over (FAILOVER) asks the target to take the role as it syncs.
+  q.push_back(FailoverHandingOver() ? net::Command({"PSYNC", id, from, "FAILOVER"})
+                                    : net::Command({"PSYNC", id, from}));
   g_side.expect.push_back("PSYNC");
   g_side.state = kHandshake;
   SendNextHandshakeCommand();
@@ -439,6 +442,7 @@ void HandleHandshakeLine(const std::string& line) {
     g_side.info_total = -1;
     g_side.transfer_read = 0;
     LOG_NOTICE("Full resync from primary: %s:%lld", parts[1].c_str(), static_cast<long long>(off));
+    FailoverPsyncAnswered(true);
     return;
   }
   if (line.rfind("+CONTINUE", 0) == 0) {
@@ -450,6 +454,7 @@ void HandleHandshakeLine(const std::string& line) {
       st.replid = newid;
     }
     LOG_NOTICE("Successful partial resynchronization with primary.");
+    FailoverPsyncAnswered(true);
     g_side.state = kTransfer;  // so that OnReadable hands the rest over
     std::string rest = g_side.in;
     g_side.in.clear();
@@ -458,6 +463,7 @@ void HandleHandshakeLine(const std::string& line) {
   }
   LOG_WARNING("Unexpected reply to PSYNC from primary: %s", line.c_str());
   Drop(nullptr);
+  FailoverPsyncAnswered(false);
 }
 
 void OnReadable(int fd, void*, int) {
@@ -653,6 +659,7 @@ void BecomePrimary() {
 void ReplicaofCommand(Client* c) {
   auto& a = c->argv;
   if (server::cfg.cluster_enabled) return c->R().Error("REPLICAOF not allowed in cluster mode.");
+  if (FailoverInProgress()) return c->R().Error("REPLICAOF not allowed while failing over.");
   if (base::EqualsNoCase(a[1], "no") && base::EqualsNoCase(a[2], "one")) {
     if (IsReplica()) {
       BecomePrimary();

@@ -258,7 +258,8 @@ TEST_CASE(nodes_conf_golden_parse_valkey) {
   for (int i = 0; i < 7; i++) CHECK_EQ(st.nodes[i]->name, std::string(order[i]));
   Node *n1 = st.Find(N1), *n2 = st.Find(N2), *n3 = st.Find(N3), *n5 = st.Find(N5),
        *n6 = st.Find(N6);
-  CHECK_EQ(n1->flags, kMyself | kMaster);
+  // MIGRATE_TO (internal, never printed): a primary with replicas attracts migrating replicas.
+  CHECK_EQ(n1->flags, kMyself | kMaster | cluster::kNodeMigrateTo);
   CHECK_EQ(n1->hostname, std::string("vk1.example"));
   CHECK_EQ(n1->human_nodename, std::string("vk-one"));
   CHECK_EQ(n1->shard_id, std::string(S1));

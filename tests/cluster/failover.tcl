@@ -121,6 +121,8 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         assert_equal "ERR You should send CLUSTER FAILOVER to a replica" \
             [assert_error * {cn 0 cluster failover}]
         assert_equal "ERR syntax error" [assert_error * {cn 4 cluster failover foo}]
+        assert_equal "ERR FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead." \
+            [assert_error * {cn 0 failover}]
         assert_equal "ERR unknown subcommand or wrong number of arguments for 'failover'. Try CLUSTER HELP." \
             [assert_error * {cn 0 cluster failover force takeover}]
     }
