@@ -66,6 +66,7 @@ die() { log "setup failed: $*"; exit 1; }
 bl_init bench-failover
 TMP=$BL_TMP
 declare -A PID BASE BIN ARGS BROKEN
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
   local k
   for k in "${!PID[@]}"; do [ -n "${PID[$k]}" ] && kill -9 "${PID[$k]}" 2>/dev/null; done
@@ -165,10 +166,9 @@ settled() {
     tp=$(redis-cli -p "$p" cluster nodes 2>/dev/null | topo) || return 1
     if [ $i = 0 ]; then ref_sl=$sl; ref_tp=$tp; fi
     [ "$sl" = "$ref_sl" ] && [ "$tp" = "$ref_tp" ] || return 1
-    if grep -q '^\S* slave' <<<"$tp" && [ "$(redis-cli -p "$p" role 2>/dev/null | head -1)" = slave ]; then
-      redis-cli -p "$p" info replication 2>/dev/null | tr -d '\r' |
-        grep -q '^master_link_status:up' || return 1
-    fi
+    redis-cli -p "$p" info replication 2>/dev/null | tr -d '\r' |
+      awk -F: '$1 == "role" { r = $2 } $1 == "master_link_status" { l = $2 }
+               END { exit !(r == "master" || (r == "slave" && l == "up")) }' || return 1
   done
   [ "$(grep -c ' master [^ ]* [0-9]' <<<"$ref_tp")" = 3 ] || return 1
   [ "$(grep -c ' slave ' <<<"$ref_tp")" = 3 ] || return 1
@@ -223,15 +223,13 @@ nodes_of() {
 # shard SIDE R: sets SH_P, SH_PID (index and id of the primary owning the round's slot),
 # SH_R, SH_RID (its replica), SH_SLOTS (the primary's slots as CLUSTER NODES shows them).
 shard() {
-  local side=$1 slot idx id role master slots first
-  slot=$(((($2 - 1) % 3) * 5461 + ($2 > 3 && 0)))
+  local side=$1 slot idx id role master slots rg
   case $((($2 - 1) % 3)) in 0) slot=0 ;; 1) slot=5461 ;; 2) slot=10923 ;; esac
   SH_P=""; SH_R=""
   while read -r idx id role master slots; do
-    [ "$role" = master ] && [ -n "$slots" ] || continue
-    for r in $slots; do
-      first=${r%-*}
-      if ((slot >= first && slot <= ${r#*-})); then SH_P=$idx; SH_PID=$id; SH_SLOTS=$slots; fi
+    [ "$role" = master ] && [ -n "$slots" ] || continue  # shellcheck disable=SC2015
+    for rg in $slots; do
+      if ((slot >= ${rg%-*} && slot <= ${rg#*-})); then SH_P=$idx; SH_PID=$id; SH_SLOTS=$slots; fi
     done
   done < <(nodes_of "$side")
   [ -n "$SH_P" ] || return 1
@@ -250,7 +248,8 @@ conn_open() {  # conn_open SIDE I
   FD[$2]=$fd
 }
 conn_close() {  # conn_close I
-  [ -n "${FD[$1]:-}" ] && exec {FD[$1]}>&-
+  local fd=${FD[$1]:-}
+  [ -z "$fd" ] || exec {fd}>&-
   unset "FD[$1]"
 }
 conn_close_all() { local i; for i in "${!FD[@]}"; do conn_close "$i"; done; }
@@ -265,7 +264,7 @@ call() {
   req="*$#"$'\r\n'
   for a in "$@"; do req+="\$${#a}"$'\r\n'"$a"$'\r\n'; done
   REPLY_TXT=""
-  if printf '%s' "$req" >&"$fd" 2>/dev/null && IFS= read -r -t 2 -u "$fd" line; then
+  if { printf '%s' "$req" >&"$fd"; } 2>/dev/null && IFS= read -r -t 2 -u "$fd" line; then
     line=${line%$'\r'}
     case $line in
       '$-1') return 0 ;;
@@ -294,7 +293,7 @@ line_has() {
   return 1
 }
 
-# ms T0 T1: milliseconds between two EPOCHREALTIME values, as seconds with 3 decimals.
+# secs_between T0 T1: seconds between two EPOCHREALTIME values, as seconds with 3 decimals.
 secs_between() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", b - a }'; }
 
 declare -A S  # S[side,row]: the samples, space separated; S[side,row_to]: timeouts
@@ -303,7 +302,7 @@ add() { S[$1,$2]="${S[$1,$2]:-} $3"; }
 # ---------------------------------------------------------------------------------------------
 # Row 1: kill -9 a primary, until all survivors are ok and its replica owns its slots.
 round_kill() {
-  local side=$1 r=$2 i t0 end tfail="" tmaster="" all st secs p
+  local side=$1 r=$2 i t0 end tfail="" tmaster="" all st secs="" p
   [ -z "${BROKEN[$side]:-}" ] || return 0
   shard "$side" "$r" || die "$side: no primary/replica pair for round $r"
   p=$(port_of "$side" "$SH_P")
@@ -321,7 +320,7 @@ round_kill() {
       if call "$i" CLUSTER INFO; then
         st=${REPLY_TXT#*cluster_state:}; st=${st%%[$'\r\n']*}
       else
-        st=?
+        st=none
       fi
       [ "$st" = ok ] || all=0
       [ "$st" = fail ] && [ -z "$tfail" ] && tfail=${EPOCHREALTIME/,/.}
@@ -329,12 +328,11 @@ round_kill() {
     if call "$SH_R" CLUSTER NODES && line_has "$REPLY_TXT" "$SH_RID" myself &&
       line_has "$REPLY_TXT" "$SH_RID" master "$SH_SLOTS"; then
       [ -n "$tmaster" ] || tmaster=${EPOCHREALTIME/,/.}
-      [ $all = 1 ] && break
+      if [ $all = 1 ]; then secs=$(bl_since "$t0"); break; fi
     fi
-    if ((SECONDS >= end)); then secs=""; break; fi
+    ((SECONDS < end)) || break
     sleep "$POLL"
   done
-  [ -z "${secs-x}" ] || secs=$(bl_since "$t0")
   conn_close_all
   kill_node "$side" "$SH_P"
   if [ -n "$secs" ]; then
@@ -355,13 +353,14 @@ round_kill() {
     BROKEN[$side]=1
     return 0
   fi
-  shard "$side" "$r" && [ "$SH_R" = "$((p - BASE[$side]))" ] ||
+  if ! shard "$side" "$r" || [ "$SH_R" != "$((p - BASE[$side]))" ]; then
     log "  $side: note: the restarted node $p is not the replica of its shard's new primary"
+  fi
 }
 
 # Row 2: CLUSTER FAILOVER on a replica, until every node sees the swap.
 round_manual() {
-  local side=$1 r=$2 i t0 end done secs view
+  local side=$1 r=$2 i t0 end all secs view
   [ -z "${BROKEN[$side]:-}" ] || return 0
   shard "$side" "$r" || die "$side: no primary/replica pair for round $r"
   for i in 0 1 2 3 4 5; do conn_open "$side" "$i" || die "$side: cannot connect to node $i"; done
@@ -373,15 +372,15 @@ round_manual() {
   fi
   secs=""
   while :; do
-    done=1
+    all=1
     for i in 0 1 2 3 4 5; do
-      [ -n "${FD[$i]:-}" ] || conn_open "$side" "$i" || { done=0; break; }
-      call "$i" CLUSTER NODES || { done=0; break; }
+      [ -n "${FD[$i]:-}" ] || conn_open "$side" "$i" || { all=0; break; }
+      call "$i" CLUSTER NODES || { all=0; break; }
       view=$REPLY_TXT
-      line_has "$view" "$SH_RID" master "$SH_SLOTS" && line_has "$view" "$SH_PID" slave ||
-        { done=0; break; }
+      if ! line_has "$view" "$SH_RID" master "$SH_SLOTS" || ! line_has "$view" "$SH_PID" slave
+      then all=0; break; fi
     done
-    if [ $done = 1 ]; then secs=$(bl_since "$t0"); break; fi
+    if [ $all = 1 ]; then secs=$(bl_since "$t0"); break; fi
     ((SECONDS < end)) || break
     sleep "$POLL"
   done
