@@ -12,7 +12,7 @@
 # the same topology in CLUSTER NODES (no fail/pfail flag), and every replica has
 # master_link_status:up. Rounds alternate ours/theirs (ours first in odd rounds, theirs first in
 # even ones), so that a drift of the machine's load hits both alike. Round r works on the shard
-# that owned slot 0, 5461 or 10923 at the start (r mod 3), so each round hits another primary.
+# of slot 0, 5461 or 10923 (for r = 1, 2, 3, then again), so each round hits another primary.
 #
 # Rows (seconds, median over ROUNDS rounds per server; lower is better):
 #   kill -9 -> ok       kill -9 of a primary P, until every surviving node reports
@@ -26,7 +26,8 @@
 #   manual failover     CLUSTER FAILOVER sent to the replica R of a primary P, until R is a
 #                       master owning P's slots in its own view AND in the CLUSTER NODES of every
 #                       other node, AND every node (P included) shows P as a slave. No write load
-#                       runs meanwhile. Target: ratio <= 1.0.
+#                       runs meanwhile. Target: ratio <= 1.0. Also shown: when every node
+#                       (R included) first showed R as a master with P's slots.
 # The polls (every POLL seconds) go over one plain bash /dev/tcp connection per node, so that no
 # process is forked per poll and the timing overhead is the same for both servers.
 #
@@ -227,7 +228,7 @@ shard() {
   case $((($2 - 1) % 3)) in 0) slot=0 ;; 1) slot=5461 ;; 2) slot=10923 ;; esac
   SH_P=""; SH_R=""
   while read -r idx id role master slots; do
-    [ "$role" = master ] && [ -n "$slots" ] || continue  # shellcheck disable=SC2015
+    if [ "$role" != master ] || [ -z "$slots" ]; then continue; fi
     for rg in $slots; do
       if ((slot >= ${rg%-*} && slot <= ${rg#*-})); then SH_P=$idx; SH_PID=$id; SH_SLOTS=$slots; fi
     done
@@ -244,7 +245,8 @@ shard() {
 declare -A FD
 conn_open() {  # conn_open SIDE I
   local fd
-  exec {fd}<>"/dev/tcp/127.0.0.1/$(port_of "$1" "$2")" 2>/dev/null || return 1
+  # (the braces: "exec ... 2>/dev/null" alone would silence the script's stderr for good)
+  { exec {fd}<>"/dev/tcp/127.0.0.1/$(port_of "$1" "$2")"; } 2>/dev/null || return 1
   FD[$2]=$fd
 }
 conn_close() {  # conn_close I
@@ -268,7 +270,8 @@ call() {
     line=${line%$'\r'}
     case $line in
       '$-1') return 0 ;;
-      '$'*) if IFS= read -r -d '' -N $((${line:1} + 2)) -t 2 -u "$fd" REPLY_TXT; then
+      # (no -t here: bash reads much slower with a timeout, and the body follows the header)
+      '$'*) if IFS= read -r -d '' -N $((${line:1} + 2)) -u "$fd" REPLY_TXT; then
               REPLY_TXT=${REPLY_TXT%$'\r\n'}
               return 0
             fi ;;
@@ -305,6 +308,7 @@ round_kill() {
   local side=$1 r=$2 i t0 end tfail="" tmaster="" all st secs="" p
   [ -z "${BROKEN[$side]:-}" ] || return 0
   shard "$side" "$r" || die "$side: no primary/replica pair for round $r"
+  trap '' PIPE  # a write to a node that just died must fail, not kill the script
   p=$(port_of "$side" "$SH_P")
   for i in 0 1 2 3 4 5; do
     [ "$i" = "$SH_P" ] || conn_open "$side" "$i" || die "$side: cannot connect to node $i"
@@ -334,6 +338,7 @@ round_kill() {
     sleep "$POLL"
   done
   conn_close_all
+  trap - PIPE
   kill_node "$side" "$SH_P"
   if [ -n "$secs" ]; then
     add "$side" kill "$secs"
@@ -353,16 +358,17 @@ round_kill() {
     BROKEN[$side]=1
     return 0
   fi
-  if ! shard "$side" "$r" || [ "$SH_R" != "$((p - BASE[$side]))" ]; then
+  if [ -n "$secs" ] && { ! shard "$side" "$r" || [ "$SH_R" != "$((p - BASE[$side]))" ]; }; then
     log "  $side: note: the restarted node $p is not the replica of its shard's new primary"
   fi
 }
 
 # Row 2: CLUSTER FAILOVER on a replica, until every node sees the swap.
 round_manual() {
-  local side=$1 r=$2 i t0 end all secs view
+  local side=$1 r=$2 i t0 end all rall secs view tview=""
   [ -z "${BROKEN[$side]:-}" ] || return 0
   shard "$side" "$r" || die "$side: no primary/replica pair for round $r"
+  trap '' PIPE
   for i in 0 1 2 3 4 5; do conn_open "$side" "$i" || die "$side: cannot connect to node $i"; done
   end=$((SECONDS + FAIL_WAIT))
   t0=$(bl_now)
@@ -372,23 +378,27 @@ round_manual() {
   fi
   secs=""
   while :; do
-    all=1
+    all=1 rall=1
     for i in 0 1 2 3 4 5; do
-      [ -n "${FD[$i]:-}" ] || conn_open "$side" "$i" || { all=0; break; }
-      call "$i" CLUSTER NODES || { all=0; break; }
+      [ -n "${FD[$i]:-}" ] || conn_open "$side" "$i" || { all=0 rall=0; break; }
+      call "$i" CLUSTER NODES || { all=0 rall=0; break; }
       view=$REPLY_TXT
-      if ! line_has "$view" "$SH_RID" master "$SH_SLOTS" || ! line_has "$view" "$SH_PID" slave
-      then all=0; break; fi
+      line_has "$view" "$SH_RID" master "$SH_SLOTS" || { all=0 rall=0; break; }
+      line_has "$view" "$SH_PID" slave || all=0
     done
+    [ $rall = 0 ] || [ -n "$tview" ] || tview=${EPOCHREALTIME/,/.}
     if [ $all = 1 ]; then secs=$(bl_since "$t0"); break; fi
     ((SECONDS < end)) || break
     sleep "$POLL"
   done
   conn_close_all
+  trap - PIPE
   if [ -n "$secs" ]; then
     add "$side" manual "$secs"
+    add "$side" mmaster "$(secs_between "$t0" "$tview")"
     log "  $side round $r: $(port_of "$side" "$SH_R") replaced $(port_of "$side" "$SH_P")" \
-      "in every view after ${secs}s"
+      "in every view after ${secs}s (new primary everywhere after" \
+      "$(secs_between "$t0" "$tview")s)"
   else
     S[$side,manual_to]=$((${S[$side,manual_to]:-0} + 1))
     log "  $side round $r: CLUSTER FAILOVER on $(port_of "$side" "$SH_R"): no convergence" \
@@ -447,7 +457,10 @@ if [[ $ROWS == *kill* ]]; then
   line "  first fail seen (s)" kfail "-"
   line "  replica promoted (s)" kmaster "-"
 fi
-[[ $ROWS == *manual* ]] && line "manual failover (s)" manual "<= 1.0"
+if [[ $ROWS == *manual* ]]; then
+  line "manual failover (s)" manual "<= 1.0"
+  line "  new primary seen (s)" mmaster "-"
+fi
 for k in kill manual; do
   [[ $ROWS == *$k* ]] || continue
   if [ -n "${S[ours,${k}_to]:-}${S[theirs,${k}_to]:-}" ]; then
