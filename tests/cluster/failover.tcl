@@ -181,8 +181,7 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         set r [cluster_client 4]
         $r write_raw "[::resp::encode_command cluster failover][::resp::encode_command debug sleep 1]"
         ::cl::deadline_wait 5000 {
-            [info_field [cn 1 info clients] paused_clients] >= 1 ||
-            [string match *paused* [fo_log 1]]
+            [string match "*Manual failover requested by replica [cluster_myid 4]*" [fo_log 1]]
         } {node 1 never paused}
         set w [cluster_client 1]
         $w deferred 1
@@ -307,7 +306,7 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         # the moved replica serves the new shard's data
         set k [cluster_key_in_slot_of 2 mig]
         assert_equal OK [cn 2 set $k v2]
-        assert_equal 1 [cn 2 wait 1 5000]
+        assert [expr {[cn 2 wait 1 5000] >= 1}]
         set c [cluster_client $moving]
         $c readonly
         assert_equal v2 [$c get $k]
@@ -320,16 +319,20 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
     test "SIGSTOP of a primary past node-timeout: its replica takes over, the old primary drops what it took late" {
         cluster_refresh
         set p 2
-        set r [lindex [cluster_replicas_of 2] 0]
+        set reps [cluster_replicas_of 2]
         set k [cluster_key_in_slot_of 2 stop]
         assert_equal OK [cn $p set $k acked]
-        assert_equal 1 [cn $p wait 1 5000]
+        assert [expr {[cn $p wait 1 5000] >= 1}]
         set w [cluster_client $p]
         $w deferred 1
         exec kill -STOP [cnode $p pid]
         # writes that reach the stopped primary's socket: it reads them when it wakes
         for {set i 0} {$i < 50} {incr i} { $w set late:{$k}:$i v }
-        fo_wait_primary $r [expr {6 * $::nt}]
+        # whichever replica wins (rank: the most data, then the smallest ID)
+        set r {}
+        ::cl::deadline_wait [expr {6 * $::nt}] {
+            [llength [set r [lmap x $reps { if {![fo_is_primary_with_slots $x]} continue; set x }]]] == 1
+        } {no replica of node $p was promoted}
         exec kill -CONT [cnode $p pid]
         set taken {}
         for {set i 0} {$i < 50} {incr i} {
