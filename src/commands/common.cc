@@ -2,6 +2,7 @@
 #include "commands/common.h"
 
 #include "base/util.h"
+#include "ds/seed.h"
 #include "server/notify.h"
 
 namespace cmd {
@@ -158,10 +159,34 @@ bool CheckRandomPicks(Client* c, int64_t count) {
   return false;
 }
 
-bool ParseScanCursor(Client* c, std::string_view s, uint64_t* cursor) {
-  if (base::ParseUint64(s, cursor)) return true;
-  c->R().Error("invalid cursor");
-  return false;
+namespace {
+constexpr int kPositionBits = 48;
+constexpr uint64_t kPositionMask = (uint64_t{1} << kPositionBits) - 1;
+}  // namespace
+
+bool ParseScanCursor(Client* c, std::string_view s, uint64_t* position) {
+  uint64_t cursor;
+  if (!base::ParseUint64(s, &cursor)) {
+    c->R().Error("invalid cursor");
+    return false;
+  }
+  if (cursor == 0) {
+    *position = 0;
+    return true;
+  }
+  if ((cursor >> kPositionBits) != ds::SeedFingerprint()) {  // bit 63 set never matches
+    c->R().Error(kErrForeignCursor);
+    return false;
+  }
+  *position = cursor & kPositionMask;
+  return true;
+}
+
+uint64_t ScanCursorFor(uint64_t position) {
+  if (!position) return 0;
+  // Positions are below the bucket count of a table (SCAN in cluster mode: shifted by 14):
+  // far below 2^48 for any table that fits in memory.
+  return (uint64_t{ds::SeedFingerprint()} << kPositionBits) | (position & kPositionMask);
 }
 
 void ScanElements(Client* c, db::Obj* o, const ScanStepFn& step, bool pairs) {
@@ -205,7 +230,7 @@ void ScanElements(Client* c, db::Obj* o, const ScanStepFn& step, bool pairs) {
   }
   auto r = c->R();
   r.ArrayLen(2);
-  r.BulkInt(static_cast<int64_t>(cursor));
+  r.BulkInt(static_cast<int64_t>(ScanCursorFor(cursor)));
   bool with_values = pairs && !only_keys;
   r.ArrayLen(static_cast<int64_t>(items.size() * (with_values ? 2 : 1)));
   for (auto& [e, v] : items) {

@@ -63,6 +63,21 @@ bool CheckRandomPicks(Client* c, int64_t count);
 using ScanEmit = std::function<void(std::string_view, std::string_view)>;
 using ScanStepFn = std::function<uint64_t(uint64_t, const ScanEmit&)>;
 void ScanElements(Client* c, db::Obj* o, const ScanStepFn& step, bool pairs);
-// Validates the cursor argument (argv[2]) of an element scan; replies "invalid cursor".
-bool ParseScanCursor(Client* c, std::string_view s, uint64_t* cursor);
+
+// Scan cursors (SCAN, HSCAN, SSCAN, ZSCAN) are portable across the nodes of a shard, which
+// share one hash seed (DESIGN decision 3), and say which seed issued them:
+//   bit 63: 0 (a cursor stays a valid signed 64-bit number for every client)
+//   bits 48-62: the seed's fingerprint (never 0)
+//   bits 0-47: the position (a table's reverse-binary bucket cursor; SCAN in cluster mode:
+//              bucket << 14 | slot)
+// 0 starts and ends a scan. A cursor with another fingerprint (another shard, a seed that
+// changed since, a server without fingerprints) is refused with kErrForeignCursor.
+inline constexpr const char* kErrForeignCursor =
+    "invalid cursor: it was issued by a node with another hash seed (another shard, or this "
+    "node before its seed changed); start the scan again with cursor 0";
+// Parses a cursor argument into its position; replies "invalid cursor" (not a number) or
+// kErrForeignCursor and returns false.
+bool ParseScanCursor(Client* c, std::string_view s, uint64_t* position);
+// The cursor to reply for a position (0 stays 0).
+uint64_t ScanCursorFor(uint64_t position);
 }  // namespace cmd

@@ -153,18 +153,12 @@ void KeysCommand(Client* c) {
   r.SetDeferredArrayLen(h, n);
 }
 
-bool ParseCursor(Client* c, std::string_view s, uint64_t* out) {
-  if (base::ParseUint64(s, out)) return true;
-  c->R().Error("invalid cursor");
-  return false;
-}
-
 const char* const kTypeNames[] = {"string", "list", "set", "zset", "hash", "stream"};
 
 void ScanCommand(Client* c) {
   auto& a = c->argv;
   uint64_t cursor;
-  if (!ParseCursor(c, a[1], &cursor)) return;
+  if (!ParseScanCursor(c, a[1], &cursor)) return;
   int64_t count = 10;
   std::string_view pattern;
   bool use_pattern = false;
@@ -193,7 +187,7 @@ void ScanCommand(Client* c) {
   } while (cursor && --max_steps && static_cast<int64_t>(keys.size()) < count);
   auto r = c->R();
   r.ArrayLen(2);
-  r.BulkInt(static_cast<int64_t>(cursor));
+  r.BulkInt(static_cast<int64_t>(ScanCursorFor(cursor)));
   size_t h = r.DeferLen();
   int64_t n = 0;
   for (auto& k : keys) {

@@ -69,7 +69,9 @@ void Init() {
                                        [](std::string_view v) {
                                          uint8_t seed[16];
                                          if (!ParseSeedHex(v, seed)) return false;
-                                         ds::SetHashSeed(seed);
+                                         // The operator's hash-seed wins over a
+                                         // snapshot's, a primary's included.
+                                         if (server::cfg.hash_seed.empty()) ds::SetHashSeed(seed);
                                          return true;
                                        }});
   // Which db the stream continues in after a snapshot (matters for chained replicas, whose

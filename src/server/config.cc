@@ -298,6 +298,7 @@ std::vector<Def>& Table() {
       STR("unixsocket", unixsocket, "", kImmutable),
       INT("unixsocketperm", unixsocketperm, 0, 0777, "0", kImmutable),
       STR("unixsocketgroup", unixsocketgroup, "", kImmutable),
+      STR("hash-seed", hash_seed, "", kImmutable),
       BOOL("protected-mode", protected_mode, "yes", 0),
       INT("maxclients", maxclients, 1, UINT32_MAX, "10000", 0),
       INT("timeout", timeout, 0, INT_MAX, "0", 0),

@@ -16,6 +16,8 @@ struct Config {
   std::string unixsocket;
   int64_t unixsocketperm = 0;
   std::string unixsocketgroup;  // group name or number given to the socket file
+  // Valkey 9's hash-seed: set, it is this node's seed (a primary's never replaces it).
+  std::string hash_seed;
   bool protected_mode = true;
   int64_t maxclients = 10000;
   int64_t timeout = 0;

@@ -302,6 +302,7 @@ int Main(int argc, char** argv) {
   }
 
   ds::RandomizeHashSeed();
+  if (!cfg.hash_seed.empty()) ds::SetHashSeedFromText(cfg.hash_seed);
   g.run_id = base::RandomHex(40);
   g.start_time_ms = base::MsTime();
   g.lastsave = time(nullptr);

@@ -268,17 +268,26 @@ start_server {tags {keys}} {
         assert_error "ERR wrong number of arguments for 'scan' command" {r scan}
     }
 
-    keys_test "SCAN accepts the largest 64-bit cursor" {
-        # All bits set is the last position of the reverse-binary order whatever the table
-        # size (Valkey and Redis alike): the scan ends there, with at most that bucket's keys.
+    # Valkey and Redis take any 64-bit number as a position (all bits set: the last bucket).
+    # Ours carry the fingerprint of the hash seed that issued them (DESIGN decision 3).
+    test "SCAN refuses a cursor this node's seed did not issue, never a partial scan" {
         r flushall
-        assert_equal {0 {}} [r scan 18446744073709551615]
         for {set i 0} {$i < 50} {incr i} { r set k$i v }
-        lassign [r scan 18446744073709551615] cursor keys
-        assert_equal 0 $cursor
-        foreach k $keys { assert_match {k[0-9]*} $k }
-        assert_lessthan [llength $keys] 50
-    }
+        set foreign "ERR invalid cursor: it was issued by a node with another hash seed (another shard, or this node before its seed changed); start the scan again with cursor 0"
+        foreach cur {18446744073709551615 1 12345 9223372036854775807} {
+            assert_equal $foreign [assert_error * {r scan $cur}]
+            assert_equal $foreign [assert_error * {r hscan h $cur}]
+        }
+        # its own cursors continue, below 2^63, and 0 always starts over
+        lassign [r scan 0 count 5] cursor keys
+        assert [expr {$cursor > 0 && $cursor < 9223372036854775808}]
+        set all $keys
+        while {$cursor != 0} {
+            lassign [r scan $cursor count 5] cursor keys
+            lappend all {*}$keys
+        }
+        assert_equal 50 [llength [lsort -unique $all]]
+    } {beyond-valkey}
 
     keys_test "RANDOMKEY" {
         r flushall
