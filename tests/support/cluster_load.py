@@ -20,6 +20,11 @@
                                             or "none"; B: redis-py 4.3's failure to rebuild
                                             its slot map after a node died, worked around
                                             with a new client)
+    cluster_load.py scan PORT N              writes sc:0..N-1 and a hash, a set and a sorted set
+                                            of N elements each, then SCANs (scan_iter) and
+                                            HSCAN/SSCAN/ZSCANs them through
+                                            read_from_replicas=True; prints "keys K hash H set
+                                            S zset Z" (distinct elements returned)
 Prints one line: "reads R wrong W errors E clientbug B writes N lost L" (wrong: a read that
 returned something other than the value written before the run; errors: exceptions that
 reached the application; clientbug: the IndexError that redis-py before 5.0.4 raises when
@@ -137,6 +142,28 @@ def writes(port, n, stopfile):
         print("SAMPLE " + s, file=sys.stderr)
 
 
+def scan(port, n):
+    w = client(port, False)
+    pipe = w.pipeline()
+    for i in range(n):
+        pipe.set("sc:%d" % i, i)
+        if i % 500 == 499:
+            pipe.execute()
+    pipe.execute()
+    for i in range(0, n, 500):
+        chunk = range(i, min(n, i + 500))
+        w.hset("{sch}h", mapping={"f%d" % j: j for j in chunk})
+        w.sadd("{sch}s", *["m%d" % j for j in chunk])
+        w.zadd("{sch}z", {"m%d" % j: j for j in chunk})
+    time.sleep(0.5)  # let the replicas catch up
+    r = client(port, True)
+    keys = set(r.scan_iter(match="sc:*", count=50))
+    h = set(f for f, _ in r.hscan_iter("{sch}h", count=20))
+    st = set(r.sscan_iter("{sch}s", count=20))
+    z = set(m for m, _ in r.zscan_iter("{sch}z", count=20))
+    print("keys %d hash %d set %d zset %d" % (len(keys), len(h), len(st), len(z)))
+
+
 def tagread(port, n, tag):
     rc = client(port, True)
     reads = wrong = errors = clientbug = 0
@@ -169,6 +196,8 @@ if __name__ == "__main__":
     mode, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     if mode == "fill":
         fill(port, n)
+    elif mode == "scan":
+        scan(port, n)
     elif mode == "writes":
         writes(port, n, sys.argv[4])
     elif mode == "tagread":
