@@ -48,24 +48,24 @@ void OnWritable(int fd, void* data, int);
 // ---- sending ----
 
 void WantWrite(Link* l) {
-  if (l->connecting || l->fd < 0) return;
-  if (!(g.loop->FileMask(l->fd) & net::kWritable))
-    g.loop->AddFile(l->fd, net::kWritable, OnWritable, l);
+  int fd = l->conn.fd;
+  if (l->connecting || fd < 0) return;
+  if (!(g.loop->FileMask(fd) & net::kWritable)) g.loop->AddFile(fd, net::kWritable, OnWritable, l);
 }
 
 void Queue(Link* l, const std::vector<uint8_t>& bytes, uint16_t type) {
-  if (!l || l->fd < 0 || bytes.empty()) return;
+  if (!l || l->conn.fd < 0 || bytes.empty()) return;
   if (type < kTypeCount) GetState().stats.sent[type]++;
-  size_t done = 0;
-  // Nothing queued before it: write now, and ask the loop for writability only if the socket
-  // takes less (saves two epoll_ctl and a loop pass per message).
-  if (!l->connecting && l->wpos == l->wbuf.size()) {
-    ssize_t n = write(l->fd, bytes.data(), bytes.size());
-    if (n > 0) done = static_cast<size_t>(n);
-    if (done == bytes.size()) return;
+  std::string_view b(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (l->connecting) {
+    l->conn.out.append(b);  // sent once connected
+    return;
   }
-  l->wbuf.append(reinterpret_cast<const char*>(bytes.data()) + done, bytes.size() - done);
-  WantWrite(l);
+  // Written at once when nothing is queued before it; writability is asked for only when the
+  // socket takes less (saves two epoll_ctl and a loop pass per message). A write error shows
+  // at the next read.
+  l->conn.Send(b);
+  if (l->conn.Pending()) WantWrite(l);
 }
 
 // The header of a message from myself.
@@ -187,7 +187,7 @@ void SendUpdate(Link* l, const Node* owner) {
 
 Link* NewLink(int fd, bool inbound, Node* node) {
   Link* l = new Link;
-  l->fd = fd;
+  l->conn.fd = fd;
   l->inbound = inbound;
   l->node = node;
   l->ctime_ms = base::MsTime();
@@ -550,7 +550,7 @@ void ProcessPacket(Link* l, const Message& m) {
   if (IsPingType(type) && l->peer_ip.empty()) {
     sockaddr_storage sa;
     socklen_t len = sizeof(sa);
-    if (getpeername(l->fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
+    if (getpeername(l->conn.fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
       l->peer_ip = net::FormatIp(sa);
   }
   std::string hdr_ip = IpToString(h.myip);
@@ -558,7 +558,7 @@ void ProcessPacket(Link* l, const Message& m) {
 
   if (type == kTypePing || type == kTypeMeet) {
     if (cfg.cluster_announce_ip.empty() && (type == kTypeMeet || st.myself->ip.empty())) {
-      std::string mine = IpOf(net::LocalAddr(l->fd));
+      std::string mine = IpOf(net::LocalAddr(l->conn.fd));
       if (!mine.empty() && mine != st.myself->ip) {
         st.myself->ip = mine;
         LOG_NOTICE("IP address for this node updated to %s", mine.c_str());
@@ -725,25 +725,23 @@ void ProcessPacket(Link* l, const Message& m) {
   }
 }
 
-void OnReadable(int fd, void* data, int) {
+void OnReadable(int, void* data, int) {
   Link* l = static_cast<Link*>(data);
   // Read what is there (a few messages at most when idle) so the loop is not woken again for
   // the rest; bounded, so one busy link cannot hold the loop.
-  char buf[16 * 1024];
+  constexpr size_t kChunk = 16 * 1024;
   for (int i = 0; i < 4; i++) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n <= 0) {
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) break;
-      return FreeLink(l);
-    }
-    l->rbuf.append(buf, static_cast<size_t>(n));
-    if (static_cast<size_t>(n) < sizeof(buf)) break;  // drained
+    net::IoResult r = l->conn.Read(kChunk);
+    if (r.status == net::IoResult::kAgain) break;
+    if (r.Failed()) return FreeLink(l);
+    if (r.bytes < kChunk) break;  // drained
   }
+  std::string& in = l->conn.in;
   State& st = GetState();
   size_t pos = 0;
-  while (pos < l->rbuf.size()) {
-    auto* p = reinterpret_cast<const uint8_t*>(l->rbuf.data()) + pos;
-    Frame f = FrameNext(p, l->rbuf.size() - pos);
+  while (pos < in.size()) {
+    auto* p = reinterpret_cast<const uint8_t*>(in.data()) + pos;
+    Frame f = FrameNext(p, in.size() - pos);
     if (f.state == FrameState::kNeedMore) break;
     if (f.state == FrameState::kFatal) {
       st.stats.dropped++;
@@ -775,28 +773,19 @@ void OnReadable(int fd, void* data, int) {
         return FreeLink(l);
     }
   }
-  l->rbuf.erase(0, pos);
-  if (l->rbuf.capacity() > 1024 * 1024 && l->rbuf.size() < 1024) l->rbuf.shrink_to_fit();
+  l->conn.in_pos = pos;
+  l->conn.CompactIn();
+  if (in.capacity() > 1024 * 1024 && in.size() < 1024) in.shrink_to_fit();
 }
 
 void OnWritable(int fd, void* data, int) {
   Link* l = static_cast<Link*>(data);
-  size_t left = l->wbuf.size() - l->wpos;
-  size_t chunk = std::min(left, kMaxWritePerEvent);
-  ssize_t n = chunk ? write(fd, l->wbuf.data() + l->wpos, chunk) : 0;
-  if (n < 0) {
-    if (errno == EAGAIN || errno == EINTR) return;
-    return FreeLink(l);
-  }
-  l->wpos += static_cast<size_t>(n);
-  if (l->wpos == l->wbuf.size()) {
-    l->wbuf.clear();
-    l->wpos = 0;
+  net::IoResult r = l->conn.Write(SIZE_MAX, kMaxWritePerEvent);
+  if (r.Failed()) return FreeLink(l);
+  if (!l->conn.Pending())
     g.loop->DelFile(fd, net::kWritable);
-  } else if (l->wpos > 64 * 1024) {
-    l->wbuf.erase(0, l->wpos);
-    l->wpos = 0;
-  }
+  else if (l->conn.out_sent > 64 * 1024)
+    l->conn.CompactOut();  // a long queue must not keep what was sent
 }
 
 }  // namespace
@@ -846,9 +835,9 @@ void FreeLink(Link* l) {
     if (l->node->link == l) l->node->link = nullptr;
     if (l->node->inbound_link == l) l->node->inbound_link = nullptr;
   }
-  if (l->fd >= 0) {
-    g.loop->DelFile(l->fd, net::kReadable | net::kWritable);
-    close(l->fd);
+  if (l->conn.fd >= 0) {
+    g.loop->DelFile(l->conn.fd, net::kReadable | net::kWritable);
+    close(l->conn.fd);
   }
   delete l;
 }
@@ -976,7 +965,7 @@ void BusCron(int64_t now) {
   if (cfg.cluster_link_sendbuf_limit > 0) {
     std::vector<Link*> over;
     for (Link* l : bus_.links)
-      if (static_cast<int64_t>(l->wbuf.size() - l->wpos) > cfg.cluster_link_sendbuf_limit)
+      if (static_cast<int64_t>(l->conn.PendingBytes()) > cfg.cluster_link_sendbuf_limit)
         over.push_back(l);
     for (Link* l : over) {
       st.stats.links_buffer_limit_exceeded++;

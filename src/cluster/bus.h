@@ -8,19 +8,17 @@
 #include <string_view>
 
 #include "cluster/state.h"
+#include "net/buffered_conn.h"
 
 namespace cluster {
 
 struct Link {
-  int fd = -1;
-  Node* node = nullptr;  // outbound: the node; inbound: bound once a packet names a sender
+  net::BufferedConn conn;  // the socket, received bytes not yet processed, bytes to send
+  Node* node = nullptr;    // outbound: the node; inbound: bound once a packet names a sender
   bool inbound = false;
   bool connecting = false;
   int64_t ctime_ms = 0;
   std::string peer_ip;  // the other end's IP (learned once: PING/MEET carry it per packet)
-  std::string rbuf;     // received bytes not yet processed
-  std::string wbuf;     // bytes queued to send
-  size_t wpos = 0;      // sent part of wbuf
 };
 
 // Opens the bus listener on the client bind addresses (bus port = cluster-port, else port +

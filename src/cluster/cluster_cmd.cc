@@ -160,9 +160,9 @@ void Links(Client* c) {
         i.inbound = l.inbound;
         i.create_time_ms = l.ctime_ms;
         i.reading = !l.connecting;
-        i.writing = l.wpos < l.wbuf.size();
-        i.send_buffer_allocated = static_cast<int64_t>(l.wbuf.capacity());
-        i.send_buffer_used = static_cast<int64_t>(l.wbuf.size() - l.wpos);
+        i.writing = l.conn.Pending();
+        i.send_buffer_allocated = static_cast<int64_t>(l.conn.out.capacity());
+        i.send_buffer_used = static_cast<int64_t>(l.conn.PendingBytes());
         static_cast<std::vector<LinkInfo>*>(arg)->push_back(i);
       },
       &links);

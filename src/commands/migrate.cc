@@ -12,6 +12,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "commands/common.h"
+#include "net/buffered_conn.h"
 #include "net/event_loop.h"
 #include "net/reply.h"
 #include "net/socket.h"
@@ -100,12 +101,12 @@ Io WriteAll(int fd, std::string_view data, int64_t timeout_ms) {
     size_t chunk_end = std::min(data.size(), pos + kWriteChunk);
     int64_t deadline = NowMs() + timeout_ms;
     while (pos < chunk_end) {
-      ssize_t n = write(fd, data.data() + pos, chunk_end - pos);
-      if (n > 0) {
-        pos += static_cast<size_t>(n);
+      net::IoResult io = net::WriteOnce(fd, data.data() + pos, chunk_end - pos);
+      if (io.status == net::IoResult::kOk) {
+        pos += io.bytes;
         continue;
       }
-      if (n < 0 && errno != EAGAIN && errno != EINTR) return Io::kError;
+      if (io.Failed()) return Io::kError;
       if (!net::WaitFd(fd, net::kWritable, deadline - NowMs())) return Io::kTimeout;
     }
   }
@@ -117,45 +118,38 @@ Io WriteAll(int fd, std::string_view data, int64_t timeout_ms) {
 // confused or hostile target must not make a key look moved.
 class ReplyReader {
  public:
-  ReplyReader(int fd, int64_t timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
+  ReplyReader(int fd, int64_t timeout_ms) : timeout_ms_(timeout_ms) { conn_.fd = fd; }
 
   Io Next(std::string* line) {
     int64_t deadline = NowMs() + timeout_ms_;
     for (;;) {
-      size_t eol = buf_.find('\n', pos_);
+      size_t eol = conn_.in.find('\n', conn_.in_pos);
       if (eol != std::string::npos) return TakeLine(eol, line);
-      if (buf_.size() - pos_ > kMaxReplyLine) return Io::kGarbage;
-      buf_.erase(0, pos_);
-      pos_ = 0;
-      char tmp[16 * 1024];
-      ssize_t n = read(fd_, tmp, sizeof(tmp));
-      if (n > 0) {
-        buf_.append(tmp, static_cast<size_t>(n));
-        continue;
-      }
-      if (n == 0 || (errno != EAGAIN && errno != EINTR)) return Io::kError;
-      if (!net::WaitFd(fd_, net::kReadable, deadline - NowMs())) return Io::kTimeout;
+      if (conn_.in.size() - conn_.in_pos > kMaxReplyLine) return Io::kGarbage;
+      conn_.CompactIn();
+      net::IoResult io = conn_.Read(16 * 1024);
+      if (io.status == net::IoResult::kOk) continue;
+      if (io.Failed()) return Io::kError;
+      if (!net::WaitFd(conn_.fd, net::kReadable, deadline - NowMs())) return Io::kTimeout;
     }
   }
 
   // Bytes after the last expected reply: the link is out of step, never reuse it.
-  bool HasUnread() const { return pos_ < buf_.size(); }
+  bool HasUnread() const { return conn_.in_pos < conn_.in.size(); }
 
  private:
   Io TakeLine(size_t eol, std::string* line) {
-    size_t len = eol - pos_;
+    size_t len = eol - conn_.in_pos;
     if (len > kMaxReplyLine) return Io::kGarbage;
-    line->assign(buf_, pos_, len);
-    pos_ = eol + 1;
+    line->assign(conn_.in, conn_.in_pos, len);
+    conn_.in_pos = eol + 1;
     if (!line->empty() && line->back() == '\r') line->pop_back();
     if (line->empty() || ((*line)[0] != '+' && (*line)[0] != '-')) return Io::kGarbage;
     return Io::kOk;
   }
 
-  int fd_;
+  net::BufferedConn conn_;  // borrows the cached connection's fd; never closes it
   int64_t timeout_ms_;
-  std::string buf_;
-  size_t pos_ = 0;
 };
 
 // ---- The command ----

@@ -50,8 +50,8 @@ ReplicaLink* Link(Client* c) { return c->repl; }
 // The PSYNC reply line: everything in `out` up to here goes before the snapshot, the stream
 // that follows goes after it.
 void WriteDirect(Client* c, std::string_view s) {
-  c->out.append(s);
-  c->repl->stream_start = c->out.size();
+  c->conn.out.append(s);
+  c->repl->stream_start = c->conn.out.size();
   server::QueueWrite(c);
 }
 
@@ -75,7 +75,7 @@ bool TryPartial(Client* c, std::string_view replid, int64_t from) {
   Link(c)->state = ReplicaLink::kOnline;
   Link(c)->ack_time_ms = base::MsTime();
   WriteDirect(c, Link(c)->capa_psync2 ? "+CONTINUE " + st.replid + "\r\n" : "+CONTINUE\r\n");
-  c->out.append(data);
+  c->conn.out.append(data);
   g.stats.sync_partial_ok++;
   LOG_NOTICE(
       "Partial resynchronization request from %s accepted. Sending %zu bytes of backlog "
@@ -330,15 +330,11 @@ bool ReplicaWriteReady(Client* c) {
       l->state == ReplicaLink::kNone)
     return true;  // everything buffered may go
   // Handshake replies and the FULLRESYNC line go first...
-  while (c->out_sent < l->stream_start) {
-    ssize_t n = write(c->fd, c->out.data() + c->out_sent, l->stream_start - c->out_sent);
-    if (n <= 0) {
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return false;
-      server::CloseAsync(c);
-      return false;
-    }
-    c->out_sent += n;
-    c->net_output_bytes += n;
+  if (c->conn.out_sent < l->stream_start) {
+    net::IoResult io = c->conn.Write(l->stream_start);
+    c->net_output_bytes += io.bytes;
+    if (io.Failed()) server::CloseAsync(c);
+    if (io.status != net::IoResult::kOk || c->conn.out_sent < l->stream_start) return false;
   }
   if (l->state == ReplicaLink::kWaitBgsaveEnd) return false;
   // ...then the snapshot, then the stream buffered meanwhile.
@@ -354,14 +350,13 @@ bool ReplicaWriteReady(Client* c) {
       l->rdb_buf.assign(buf, static_cast<size_t>(n));
     }
     if (l->rdb_buf.empty()) break;
-    ssize_t n = write(c->fd, l->rdb_buf.data(), l->rdb_buf.size());
-    if (n <= 0) {
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return false;
-      server::CloseAsync(c);
+    net::IoResult io = net::WriteOnce(c->conn.fd, l->rdb_buf.data(), l->rdb_buf.size());
+    if (io.status != net::IoResult::kOk) {
+      if (io.Failed()) server::CloseAsync(c);
       return false;
     }
-    g.stats.net_repl_output_bytes += n;
-    l->rdb_buf.erase(0, static_cast<size_t>(n));
+    g.stats.net_repl_output_bytes += io.bytes;
+    l->rdb_buf.erase(0, io.bytes);
   }
   // Drained: let the diskless pipe flow again.
   if (l->diskless && primary_.pipe != -1 && !DisklessBacklogged() &&
@@ -381,8 +376,8 @@ bool ReplicaWriteReady(Client* c) {
 bool ReplicaWantsWrite(Client* c) {
   ReplicaLink* l = Link(c);
   if (l->state == ReplicaLink::kSendRdb)
-    return !l->rdb_buf.empty() || l->rdb_fd >= 0 || c->out_sent < l->stream_start;
-  if (l->state == ReplicaLink::kWaitBgsaveEnd) return c->out_sent < l->stream_start;
+    return !l->rdb_buf.empty() || l->rdb_fd >= 0 || c->conn.out_sent < l->stream_start;
+  if (l->state == ReplicaLink::kWaitBgsaveEnd) return c->conn.out_sent < l->stream_start;
   return c->PendingOutput() > 0;
 }
 
@@ -405,7 +400,7 @@ void FeedReplicas(std::string_view bytes) {
   for (Client* c : primary_.replicas) {
     ReplicaLink* l = Link(c);
     if (l->state == ReplicaLink::kWaitBgsaveStart) continue;  // gets a snapshot later
-    c->out.append(bytes);
+    c->conn.out.append(bytes);
     server::QueueWrite(c);
     server::CheckOutputLimits(c);
   }

@@ -36,8 +36,9 @@ enum LinkState { kNone, kConnect, kConnecting, kHandshake, kTransfer, kConnected
 
 struct Side {
   LinkState state = kNone;
-  int fd = -1;
-  std::string in;                    // bytes received before the link becomes a client
+  // The socket until the link becomes a client, with the bytes received meanwhile (conn.in)
+  // and the handshake commands not yet written.
+  net::BufferedConn conn;
   std::vector<std::string> expect;   // handshake replies still expected (command names)
   std::vector<std::string> to_send;  // handshake commands not sent yet (one at a time:
                                      // primaries refuse PSYNC while replies are pending)
@@ -87,28 +88,34 @@ void Drop(const char* why) {
   CloseTempFile(true);
   g_side.searched = 0;
   g_side.payload_start = 0;
-  if (g_side.fd != -1 && !g_side.primary) {
-    g.loop->DelFile(g_side.fd, net::kReadable | net::kWritable);
-    close(g_side.fd);
+  if (g_side.conn.fd != -1 && !g_side.primary) {
+    g.loop->DelFile(g_side.conn.fd, net::kReadable | net::kWritable);
+    close(g_side.conn.fd);
   }
-  g_side.fd = -1;
-  g_side.in.clear();
+  g_side.conn.fd = -1;
+  g_side.conn.Clear();
   g_side.expect.clear();
   if (g_side.state != kNone) g_side.state = kConnect;
   if (!g_side.link_down_since_ms) g_side.link_down_since_ms = base::MsTime();
 }
 
+void OnWritable(int fd, void*, int);
+
+// Handshake commands are tiny: written at once, or when the socket takes them.
 void SendRaw(const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {  // handshake lines are tiny: a blocking-style loop is fine
-    ssize_t n = write(g_side.fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EAGAIN) continue;
-    if (n <= 0) return Drop("write error during handshake");
-    off += n;
-  }
+  net::IoResult io = g_side.conn.Send(s);
+  if (io.Failed()) return Drop("write error during handshake");
+  if (g_side.conn.Pending() && !(g.loop->FileMask(g_side.conn.fd) & net::kWritable))
+    g.loop->AddFile(g_side.conn.fd, net::kWritable, OnWritable, nullptr);
 }
 
-void OnReadable(int fd, void*, int);
+void OnWritable(int fd, void*, int) {
+  net::IoResult io = g_side.conn.Write();
+  if (io.Failed()) return Drop("write error during handshake");
+  if (!g_side.conn.Pending()) g.loop->DelFile(fd, net::kWritable);
+}
+
+void OnReadable(int, void*, int);
 
 void SendNextHandshakeCommand() {
   if (g_side.to_send.empty()) return;
@@ -167,7 +174,8 @@ void Connect() {
                 err.c_str());
     return;
   }
-  g_side.fd = fd;
+  g_side.conn.Clear();
+  g_side.conn.fd = fd;
   g_side.state = kConnecting;
   g_side.last_io_ms = base::MsTime();
   g.loop->AddFile(fd, net::kWritable, OnConnected, nullptr);
@@ -177,7 +185,7 @@ void Connect() {
 // Turns the link into a client whose commands are applied; `rest` is stream data already read.
 void StartStreaming(std::string rest) {
   State& st = GetState();
-  int fd = g_side.fd;
+  int fd = g_side.conn.fd;
   g.loop->DelFile(fd, net::kReadable | net::kWritable);
   Client* c = server::AdoptConnection(fd, st.primary_host + ":" + std::to_string(st.primary_port));
   if (!c) return Drop("cannot create the primary client");
@@ -190,7 +198,7 @@ void StartStreaming(std::string rest) {
   g_side.link_down_since_ms = 0;
   g_side.last_io_ms = base::MsTime();
   if (!rest.empty()) {
-    c->qbuf = std::move(rest);
+    c->conn.in = std::move(rest);
     server::ProcessInput(c);
   }
   SendAckToPrimary(true);
@@ -283,7 +291,7 @@ bool LoadTempFile() {
 // repl-diskless-load disabled: moves received payload bytes (from `in` at `start`) into the
 // temp file; at the end of the payload loads it and starts streaming.
 void ProcessTransferToDisk(size_t start) {
-  std::string& in = g_side.in;
+  std::string& in = g_side.conn.in;
   if (g_side.tmp_fd < 0) {
     g_side.tmp_path =
         "temp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime()) + ".rdb";
@@ -336,7 +344,7 @@ void ProcessTransferToDisk(size_t start) {
 
 // Parses what arrived during the transfer phase; true when the link moved on.
 void ProcessTransfer() {
-  std::string& in = g_side.in;
+  std::string& in = g_side.conn.in;
   if (g_side.payload_start == 0) {
     // Skip keepalive newlines, then read the "$..." line.
     size_t i = 0;
@@ -456,8 +464,8 @@ void HandleHandshakeLine(const std::string& line) {
     LOG_NOTICE("Successful partial resynchronization with primary.");
     FailoverPsyncAnswered(true);
     g_side.state = kTransfer;  // so that OnReadable hands the rest over
-    std::string rest = g_side.in;
-    g_side.in.clear();
+    std::string rest = g_side.conn.in;
+    g_side.conn.in.clear();
     StartStreaming(std::move(rest));
     return;
   }
@@ -466,21 +474,17 @@ void HandleHandshakeLine(const std::string& line) {
   FailoverPsyncAnswered(false);
 }
 
-void OnReadable(int fd, void*, int) {
-  char buf[64 * 1024];
-  ssize_t n = read(fd, buf, sizeof(buf));
-  if (n <= 0) {
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-    return Drop("connection lost during sync");
-  }
-  g.stats.net_repl_input_bytes += n;
+void OnReadable(int, void*, int) {
+  net::IoResult io = g_side.conn.Read(64 * 1024);
+  if (io.status == net::IoResult::kAgain) return;
+  if (io.Failed()) return Drop("connection lost during sync");
+  g.stats.net_repl_input_bytes += io.bytes;
   g_side.last_io_ms = base::MsTime();
-  g_side.in.append(buf, static_cast<size_t>(n));
   while (g_side.state == kHandshake && !g_side.expect.empty()) {
-    size_t nl = g_side.in.find("\r\n");
+    size_t nl = g_side.conn.in.find("\r\n");
     if (nl == std::string::npos) return;
-    std::string line = g_side.in.substr(0, nl);
-    g_side.in.erase(0, nl + 2);
+    std::string line = g_side.conn.in.substr(0, nl);
+    g_side.conn.in.erase(0, nl + 2);
     if (line.empty()) continue;
     HandleHandshakeLine(line);
     if (g_side.state == kHandshake) SendNextHandshakeCommand();
@@ -511,7 +515,7 @@ void SendAckToPrimary(bool now) {
   if (!now && t - g_side.last_ack_ms < 1000) return;
   g_side.last_ack_ms = t;
   // Written to `out` directly: the primary link's replies are otherwise discarded.
-  c->out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset)});
+  c->conn.out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset)});
   // Asked for (GETACK: a primary waits on it, e.g. for CLUSTER SETSLOT): sent at once, not
   // after the work of this loop iteration (nodes.conf, other clients' replies).
   if (now)
@@ -535,7 +539,7 @@ void PrimaryLinkFreed(Client* c) {
   if (g_side.primary != c) return;
   g_side.stream_db = c->dbid;
   g_side.primary = nullptr;
-  g_side.fd = -1;
+  g_side.conn.fd = -1;
   LOG_WARNING("Connection with primary lost.");
   if (g_side.state != kNone) {
     g_side.state = kConnect;
@@ -610,13 +614,13 @@ void BecomeReplica(const std::string& host, int port) {
     Client* p = g_side.primary;
     g_side.primary = nullptr;
     server::CloseAsync(p);
-  } else if (g_side.fd != -1) {
+  } else if (g_side.conn.fd != -1) {
     Drop(nullptr);
   }
   st.primary_host = host;
   st.primary_port = port;
   g_side.state = kConnect;
-  g_side.fd = -1;
+  g_side.conn.fd = -1;
   g_side.link_down_since_ms = base::MsTime();
   db::GetEnv().replica = true;
   base::SetLogRoleChar('S');
@@ -646,7 +650,7 @@ void BecomePrimary() {
     Drop(nullptr);
   }
   g_side.state = kNone;
-  g_side.fd = -1;
+  g_side.conn.fd = -1;
   db::GetEnv().replica = false;
   base::SetLogRoleChar('M');
   ShiftReplicationId();

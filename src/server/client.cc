@@ -99,8 +99,8 @@ const char* ProtocolErrorReason(const std::string& reply) {
 std::string ProtocolErrorSample(const Client* c) {
   std::string out = "Query buffer during protocol error: ";
   if (cfg.hide_user_data_from_log) return out + kRedacted;
-  std::string_view q(c->qbuf);
-  q.remove_prefix(std::min(c->qpos, q.size()));
+  std::string_view q(c->conn.in);
+  q.remove_prefix(std::min(c->conn.in_pos, q.size()));
   auto cstr = [](std::string_view v) { return v.substr(0, std::min(v.size(), v.find('\0'))); };
   std::string sample;
   if (q.size() < 128) {
@@ -116,15 +116,14 @@ std::string ProtocolErrorSample(const Client* c) {
 }
 
 void RejectAndClose(int fd, const char* msg) {
-  ssize_t r = write(fd, msg, strlen(msg));
-  (void)r;
+  net::WriteOnce(fd, msg, strlen(msg));  // best effort: the connection closes either way
   close(fd);
 }
 
 Client* CreateClient(int fd, bool unix_sock) {
   Client* c = new Client();
   c->id = g.next_client_id++;
-  c->fd = fd;
+  c->conn.fd = fd;
   c->resp = static_cast<int>(cfg.client_default_resp);
   c->ctime_ms = c->last_interaction_ms = base::MsTime();
   c->authenticated = cfg.requirepass.empty();
@@ -179,42 +178,38 @@ void AcceptHandler(int lfd, void* data, int) {
   }
 }
 
-void ReadHandler(int fd, void* data, int) {
+void ReadHandler(int, void* data, int) {
   Client* c = static_cast<Client*>(data);
   if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
   size_t want = kReadChunk;
   // A big bulk argument in progress: read it in larger pieces straight into the buffer.
   size_t pending = c->parser.PendingBulkLen();
   if (pending >= 32 * 1024) {
-    size_t have = c->qbuf.size() - c->qpos;
+    size_t have = c->conn.in.size() - c->conn.in_pos;
     if (pending + 2 > have) want = std::max(want, std::min<size_t>(pending + 2 - have, 1 << 20));
   }
-  // Read into a shared scratch buffer and append what arrived: growing the query buffer
-  // first would zero-fill the whole read size on every event.
-  static std::vector<char> scratch;
-  if (scratch.size() < want) scratch.resize(want);
-  ssize_t n = read(fd, scratch.data(), want);
-  if (n <= 0) {
-    if (n == 0) {
+  net::IoResult io = c->conn.Read(want);
+  if (io.status != net::IoResult::kOk) {
+    if (io.status == net::IoResult::kClosed) {
       if (base::GetLogLevel() <= base::kLogVerbose)
         LOG_VERBOSE("Client closed connection %s", ClientInfoForLog(c).c_str());
       FreeClient(c);
-    } else if (errno != EAGAIN && errno != EINTR) {
-      LOG_VERBOSE("Reading from client: %s", strerror(errno));
+    } else if (io.status == net::IoResult::kError) {
+      LOG_VERBOSE("Reading from client: %s", strerror(io.err));
       FreeClient(c);
     }
     return;
   }
-  c->qbuf.append(scratch.data(), static_cast<size_t>(n));
+  ssize_t n = static_cast<ssize_t>(io.bytes);
   c->net_input_bytes += n;
   g.stats.net_input_bytes += n;
   g.stats.io_reads++;
   c->last_interaction_ms = g.loop_time_ms;
-  if (c->qbuf.size() > c->qbuf_peak) c->qbuf_peak = c->qbuf.size();
-  if (static_cast<int64_t>(c->qbuf.size()) > cfg.client_query_buffer_limit) {
+  if (c->conn.in.size() > c->qbuf_peak) c->qbuf_peak = c->conn.in.size();
+  if (static_cast<int64_t>(c->conn.in.size()) > cfg.client_query_buffer_limit) {
     LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)",
                 ClientInfoForLog(c).c_str(),
-                cfg.hide_user_data_from_log ? kRedacted : Repr(c->qbuf, 64).c_str());
+                cfg.hide_user_data_from_log ? kRedacted : Repr(c->conn.in, 64).c_str());
     g.stats.client_qbuf_limit_disconnections++;
     FreeClient(c);
     return;
@@ -225,35 +220,27 @@ void ReadHandler(int fd, void* data, int) {
 bool WriteSome(Client* c) {
   // A replica in full sync gets its snapshot before the buffered stream.
   if (c->repl && !Repl().replica_write_ready(c)) return true;
-  while (c->out_sent < c->out.size()) {
-    ssize_t n = write(c->fd, c->out.data() + c->out_sent, c->out.size() - c->out_sent);
-    if (n <= 0) {
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
-      LOG_VERBOSE("Error writing to client: %s", n < 0 ? strerror(errno) : "nothing written");
-      CloseAsync(c);
-      return false;
-    }
-    c->out_sent += n;
-    c->net_output_bytes += n;
-    g.stats.net_output_bytes += n;
-    g.stats.io_writes++;
+  net::IoResult io = c->conn.Write();
+  c->net_output_bytes += io.bytes;
+  g.stats.net_output_bytes += io.bytes;
+  if (io.bytes) g.stats.io_writes++;
+  if (io.status == net::IoResult::kAgain) return true;
+  if (io.Failed()) {
+    LOG_VERBOSE("Error writing to client: %s", strerror(io.err));
+    CloseAsync(c);
+    return false;
   }
-  if (c->out.capacity() > 1024 * 1024)
-    std::string().swap(c->out);
-  else
-    c->out.clear();
-  c->out_sent = 0;
   c->obuf_soft_since_ms = 0;
   return true;
 }
 
 void AfterWrite(Client* c) {
-  bool pending = c->repl ? Repl().replica_has_pending(c) : !(c->out_sent == 0 && c->out.empty());
+  bool pending = c->repl ? Repl().replica_has_pending(c) : !(c->conn.out_sent == 0 && c->conn.out.empty());
   if (!pending) {
-    if (g.loop->FileMask(c->fd) & net::kWritable) g.loop->DelFile(c->fd, net::kWritable);
+    if (g.loop->FileMask(c->conn.fd) & net::kWritable) g.loop->DelFile(c->conn.fd, net::kWritable);
     if (c->flags & kCloseAfterReply) CloseAsync(c);
-  } else if (!(g.loop->FileMask(c->fd) & net::kWritable)) {
-    g.loop->AddFile(c->fd, net::kWritable, WriteHandler, c);
+  } else if (!(g.loop->FileMask(c->conn.fd) & net::kWritable)) {
+    g.loop->AddFile(c->conn.fd, net::kWritable, WriteHandler, c);
   }
 }
 
@@ -388,8 +375,8 @@ void Destroy(Client* c) {
   PubsubUnsubscribeAll(c);
   UnblockFreed(c);
   Repl().client_freed(c);  // also releases c->repl
-  g.loop->DelFile(c->fd, net::kReadable | net::kWritable);
-  close(c->fd);
+  g.loop->DelFile(c->conn.fd, net::kReadable | net::kWritable);
+  close(c->conn.fd);
   g.clients.remove(c);
   g.clients_by_id.erase(c->id);
   auto drop = [c](std::vector<Client*>& v) {
@@ -455,8 +442,8 @@ bool CheckOutputLimits(Client* c) {
     LOG_WARNING("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.",
                 ClientInfoForLog(c).c_str());
     g.stats.client_outbuf_limit_disconnections++;
-    c->out.clear();
-    c->out_sent = 0;
+    c->conn.out.clear();
+    c->conn.out_sent = 0;
     CloseAsync(c);
     return false;
   }
@@ -469,7 +456,7 @@ void ProcessInput(Client* c) {
   while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused | kBlocked))) {
     lim.unauthenticated = !c->authenticated;
     lim.trusted = c->flags & kPrimary;
-    auto st = c->parser.Parse(c->qbuf.data(), c->qbuf.size(), &c->qpos, lim);
+    auto st = c->parser.Parse(c->conn.in.data(), c->conn.in.size(), &c->conn.in_pos, lim);
     if (st == net::RequestParser::kNeedMore) break;
     if (st == net::RequestParser::kEmpty) continue;
     if (st == net::RequestParser::kError) {
@@ -482,15 +469,15 @@ void ProcessInput(Client* c) {
                   ClientInfoForLog(c).c_str(), ProtocolErrorSample(c).c_str());
       c->flags |= kCloseAfterReply;
       c->parser.Reset();
-      c->qbuf.clear();
-      c->qpos = 0;
+      c->conn.in.clear();
+      c->conn.in_pos = 0;
       break;
     }
     c->argv = c->parser.args();
     size_t argv_bytes = 0;
     for (auto a : c->argv) argv_bytes += a.size();
     c->argv_len_sum = argv_bytes;
-    std::string_view raw(c->qbuf.data() + c->parser.LastStart(), c->qpos - c->parser.LastStart());
+    std::string_view raw(c->conn.in.data() + c->parser.LastStart(), c->conn.in_pos - c->parser.LastStart());
     ProcessCommand(c);
     c->argv.clear();
     // ASKING lasts one command, unless the client is in MULTI or the command was ASKING.
@@ -500,23 +487,23 @@ void ProcessInput(Client* c) {
     // A blocked or held command keeps its arguments (argv-mem) until it completes.
     if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
     if (c->flags & kPrimary) Repl().primary_stream_applied(c, raw);
-    if (!(c->flags & kPendingWrite) && (!c->out.empty())) {
+    if (!(c->flags & kPendingWrite) && (!c->conn.out.empty())) {
       c->flags |= kPendingWrite;
       g.pending_writes.push_back(c);
     }
     if (c->PendingOutput() && !CheckOutputLimits(c)) break;
   }
-  if (!(c->flags & kPendingWrite) && (!c->out.empty() || (c->flags & kCloseAfterReply))) {
+  if (!(c->flags & kPendingWrite) && (!c->conn.out.empty() || (c->flags & kCloseAfterReply))) {
     c->flags |= kPendingWrite;
     g.pending_writes.push_back(c);
   }
   // Drop consumed bytes; keep an unfinished command at the front.
-  if (c->qpos > 0) {
-    c->qbuf.erase(0, c->qpos);
-    c->parser.Shift(c->qpos);
-    c->qpos = 0;
+  if (c->conn.in_pos > 0) {
+    c->conn.in.erase(0, c->conn.in_pos);
+    c->parser.Shift(c->conn.in_pos);
+    c->conn.in_pos = 0;
   }
-  if (c->qbuf.empty() && c->qbuf.capacity() > 64 * 1024) std::string().swap(c->qbuf);
+  if (c->conn.in.empty() && c->conn.in.capacity() > 64 * 1024) std::string().swap(c->conn.in);
 }
 
 void HandleClientsBeforeSleep() {
@@ -554,7 +541,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   if (c->flags & (kPaused | kBlocked)) flags += "b";
   if (flags.empty()) flags = "N";
   std::string events = "r";
-  if (g.loop && (g.loop->FileMask(c->fd) & net::kWritable)) events += "w";
+  if (g.loop && (g.loop->FileMask(c->conn.fd) & net::kWritable)) events += "w";
   // argv-mem: the command being executed or held, or the arguments of an unfinished one.
   size_t argv_mem = c->argv_len_sum + c->parser.PartialArgsBytes();
   // oll: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer is
@@ -567,16 +554,16 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
         "psub=%zu ssub=%zu multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
         "rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s "
         "redir=-1 resp=%d lib-name=%s lib-ver=%s tot-net-in=%llu tot-net-out=%llu tot-cmds=%llu",
-        static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->fd,
+        static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->conn.fd,
         hide_user_data ? kRedacted : c->name.c_str(),
         static_cast<long long>((now - c->ctime_ms) / 1000),
         static_cast<long long>((now - c->last_interaction_ms) / 1000), flags.c_str(), c->dbid,
         c->pubsub ? c->pubsub->channels.size() : 0, c->pubsub ? c->pubsub->patterns.size() : 0,
         c->pubsub ? c->pubsub->shard_channels.size() : 0,
         (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
-        c->qbuf.size() - c->qpos, c->qbuf.capacity() - c->qbuf.size(), argv_mem, c->multi_argv_mem,
-        c->qbuf.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->out.capacity(),
-        c->qbuf.capacity() + c->out.capacity() + sizeof(Client), events.c_str(),
+        c->conn.in.size() - c->conn.in_pos, c->conn.in.capacity() - c->conn.in.size(), argv_mem, c->multi_argv_mem,
+        c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->conn.out.capacity(),
+        c->conn.in.capacity() + c->conn.out.capacity() + sizeof(Client), events.c_str(),
         c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL",
         hide_user_data ? kRedacted : "default", c->resp, c->lib_name.c_str(), c->lib_ver.c_str(),
         static_cast<unsigned long long>(c->net_input_bytes),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "db/db.h"
+#include "net/buffered_conn.h"
 #include "net/reply.h"
 #include "net/resp_parser.h"
 
@@ -48,7 +49,9 @@ enum ClientFlag : uint64_t {
 
 struct Client {
   uint64_t id = 0;
-  int fd = -1;
+  // The socket with its query buffer (conn.in, parsed up to conn.in_pos) and output buffer
+  // (conn.out, written up to conn.out_sent).
+  net::BufferedConn conn;
   std::string addr, laddr, name, lib_name, lib_ver;
   int resp = 2;
   int dbid = 0;
@@ -70,16 +73,12 @@ struct Client {
   size_t multi_argv_mem = 0;
 
   // input
-  std::string qbuf;
-  size_t qpos = 0;
   net::RequestParser parser;
   std::vector<std::string_view> argv;  // current command (views; valid during execution)
   size_t qbuf_peak = 0;
   std::vector<std::string> held_argv;  // a command held by CLIENT PAUSE
 
   // output
-  std::string out;
-  size_t out_sent = 0;
   std::string discard;  // replies of CLIENT REPLY OFF/SKIP go here
   int64_t obuf_soft_since_ms = 0;
   int64_t woff = 0;  // replication offset just after this client's last propagated write
@@ -94,8 +93,10 @@ struct Client {
   // replication: per-replica state when this client is a replica of ours
   repl::ReplicaLink* repl = nullptr;
 
-  net::Reply R() { return net::Reply((flags & (kReplyOff | kReplySkip)) ? &discard : &out, resp); }
-  size_t PendingOutput() const { return out.size() - out_sent; }
+  net::Reply R() {
+    return net::Reply((flags & (kReplyOff | kReplySkip)) ? &discard : &conn.out, resp);
+  }
+  size_t PendingOutput() const { return conn.PendingBytes(); }
   bool InMulti() const { return flags & kMulti; }
 };
 

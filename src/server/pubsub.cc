@@ -85,7 +85,7 @@ int64_t CountFor(const PubsubState* s, PubsubKind k) {
 // Subscription confirmations are the command's reply, and like Valkey's they are sent even
 // under CLIENT REPLY OFF/SKIP.
 void ReplySubscription(Client* c, const char* word, const std::string_view* name, int64_t n) {
-  net::Reply r(&c->out, c->resp);
+  net::Reply r(&c->conn.out, c->resp);
   r.PushLen(3);
   r.Bulk(word);
   if (name)
@@ -119,7 +119,7 @@ void Deliver(Client* rc, const char* kind, const std::string_view* pattern,
     if (g_pending_client && g_pending_client != rc) PubsubFlushPending(g_pending_client);
     g_pending_client = rc;
   }
-  net::Reply r(deferred ? &g_pending : &rc->out, rc->resp);
+  net::Reply r(deferred ? &g_pending : &rc->conn.out, rc->resp);
   r.PushLen(pattern ? 4 : 3);
   r.Bulk(kind);
   if (pattern) r.Bulk(*pattern);
@@ -227,7 +227,7 @@ void PubsubFlushPending(Client* c) {
   if (g_pending_client != c || g_pending.empty()) return;
   Client* rc = g_pending_client;
   g_pending_client = nullptr;
-  rc->out.append(g_pending);
+  rc->conn.out.append(g_pending);
   g_pending.clear();
   QueueWrite(rc);
   CheckOutputLimits(rc);

@@ -1,0 +1,108 @@
+// Reads and writes of a buffered non-blocking socket (see buffered_conn.h).
+#include "net/buffered_conn.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+namespace net {
+
+IoResult WriteOnce(int fd, const char* data, size_t len) {
+  IoResult r;
+  while (true) {
+    ssize_t n = write(fd, data, len);
+    if (n > 0) {
+      r.bytes = static_cast<size_t>(n);
+      return r;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      r.status = IoResult::kAgain;
+      return r;
+    }
+    r.status = IoResult::kError;
+    r.err = n < 0 ? errno : EPIPE;  // write(2) of a non-empty buffer returning 0: give up
+    return r;
+  }
+}
+
+IoResult BufferedConn::Read(size_t max) {
+  static std::vector<char> scratch;
+  if (scratch.size() < max) scratch.resize(max);
+  IoResult r;
+  while (true) {
+    ssize_t n = read(fd, scratch.data(), max);
+    if (n > 0) {
+      in.append(scratch.data(), static_cast<size_t>(n));
+      r.bytes = static_cast<size_t>(n);
+      return r;
+    }
+    if (n == 0) {
+      r.status = IoResult::kClosed;
+      return r;
+    }
+    if (errno == EINTR) continue;
+    r.status = errno == EAGAIN ? IoResult::kAgain : IoResult::kError;
+    r.err = errno;
+    return r;
+  }
+}
+
+IoResult BufferedConn::Write(size_t upto, size_t max_bytes) {
+  IoResult r;
+  size_t end = std::min(upto, out.size());
+  while (out_sent < end && r.bytes < max_bytes) {
+    size_t len = std::min(end - out_sent, max_bytes - r.bytes);
+    IoResult w = WriteOnce(fd, out.data() + out_sent, len);
+    if (w.status != IoResult::kOk) {
+      w.bytes = r.bytes;
+      return w;
+    }
+    out_sent += w.bytes;
+    r.bytes += w.bytes;
+  }
+  if (upto == SIZE_MAX && out_sent == out.size()) {
+    if (out.capacity() > 1024 * 1024)
+      std::string().swap(out);
+    else
+      out.clear();
+    out_sent = 0;
+  }
+  return r;
+}
+
+IoResult BufferedConn::Send(std::string_view bytes) {
+  IoResult r;
+  if (bytes.empty()) return r;
+  size_t done = 0;
+  if (!Pending()) {
+    r = WriteOnce(fd, bytes.data(), bytes.size());
+    if (r.Failed()) return r;
+    done = r.status == IoResult::kOk ? r.bytes : 0;
+    r.status = IoResult::kOk;
+  }
+  if (done < bytes.size()) out.append(bytes.data() + done, bytes.size() - done);
+  return r;
+}
+
+void BufferedConn::CompactOut() {
+  if (!out_sent) return;
+  out.erase(0, out_sent);
+  out_sent = 0;
+}
+
+void BufferedConn::CompactIn() {
+  if (!in_pos) return;
+  in.erase(0, in_pos);
+  in_pos = 0;
+}
+
+void BufferedConn::Clear() {
+  std::string().swap(in);
+  std::string().swap(out);
+  in_pos = out_sent = 0;
+}
+
+}  // namespace net

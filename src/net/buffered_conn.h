@@ -1,0 +1,55 @@
+// A non-blocking socket with its two byte queues: what arrived and is not consumed yet (`in`,
+// consumed up to `in_pos`) and what is queued and not written yet (`out`, written up to
+// `out_sent`). The owner registers the fd with the event loop and decides when to read and
+// write; these calls do the reads and writes and their bookkeeping, the same way for client
+// connections, replica links, our link to a primary (handshake included) and the cluster bus.
+#pragma once
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace net {
+
+struct IoResult {
+  enum Status { kOk, kAgain, kClosed, kError };
+  Status status = kOk;
+  size_t bytes = 0;  // moved by this call
+  int err = 0;       // errno for kError
+  bool Failed() const { return status == kClosed || status == kError; }
+};
+
+// One write(2) of len bytes (EINTR retried): kOk with the bytes written, kAgain when the
+// socket takes nothing now, kError otherwise.
+IoResult WriteOnce(int fd, const char* data, size_t len);
+
+struct BufferedConn {
+  int fd = -1;
+  std::string in;
+  size_t in_pos = 0;
+  std::string out;
+  size_t out_sent = 0;
+
+  // One read(2) of up to `max` bytes, appended to `in` (through a shared scratch buffer, so
+  // that `in` is not zero-filled ahead of the data). kClosed on end of file.
+  IoResult Read(size_t max);
+  // Writes queued bytes until `out` is written up to `upto` (default: all), the socket is
+  // full, or `max_bytes` went out in this call. When all was asked for and written, `out` is
+  // emptied (a buffer above 1 MB is freed); with `upto`, offsets into `out` stay valid.
+  IoResult Write(size_t upto = SIZE_MAX, size_t max_bytes = SIZE_MAX);
+  // Queues bytes, writing them at once when nothing was pending (saves an event-loop pass);
+  // kOk also when some are left queued. The caller asks for writability when Pending().
+  IoResult Send(std::string_view bytes);
+  bool Pending() const { return out_sent < out.size(); }
+  size_t PendingBytes() const { return out.size() - out_sent; }
+  // Drops the consumed part of `in` / the written part of `out` (owners that keep offsets
+  // into `out` call the latter only when theirs allow it).
+  void CompactIn();
+  void CompactOut();
+  // Forgets the queues (the owner closes the fd).
+  void Clear();
+};
+
+}  // namespace net
