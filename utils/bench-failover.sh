@@ -439,16 +439,10 @@ if [[ $ROWS == *manual* ]]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-med() {
-  # shellcheck disable=SC2086  # samples are space separated
-  bl_median ${S[$1,$2]:-}
-}
-row() { printf '%-24s %9s %9s %7s   %s\n' "$@"; }
-line() {  # line LABEL KEY TARGET
-  local a b
-  a=$(med ours "$2"); b=$(med theirs "$2")
-  row "$1" "${a:--}" "${b:--}" "$(bl_ratio "$a" "$b")" "$3"
-}
+ROW_FMT='%-24s %9s %9s %7s   %s\n'
+# shellcheck disable=SC2059  # one format for the header and the rows
+row() { printf "$ROW_FMT" "$@"; }
+line() { bl_ratio_row "$ROW_FMT" "$1" "${S[ours,$2]:-}" "${S[theirs,$2]:-}" "$3"; }
 echo
 echo "versions: ours=$VERSION_OURS  theirs=$VERSION_THEIRS  (NT=$NT ms, $ROUNDS rounds, medians)"
 row "row" "ours" "theirs" "ratio" "target"

@@ -15,6 +15,9 @@
 #   bl_gen_set_file FILE N [EX]  write RESP SETs for N keys key:%07d (16-byte values)
 #   bl_pipe_load NAME FILE N     feed FILE through redis-cli --pipe, verify N replies
 #   bl_ratio A B                 A/B with 2 decimals ("n/a" if either is missing)
+#   bl_ratio_row FMT LABEL A_SAMPLES B_SAMPLES TARGET
+#                                one table row: the medians of two space-separated sample
+#                                lists, their ratio and the target, printed with FMT
 #   bl_stop_all                  stop every server started with bl_start
 #   bl_spawn NAME BIN [ARGS..]   like bl_start but returns at once (no PING wait)
 #   bl_stop NAME                 stop one server started with bl_start/bl_spawn
@@ -173,6 +176,16 @@ bl_pipe_load() {
 bl_ratio() {
     [[ "$1" =~ ^[0-9.]+$ && "$2" =~ ^[0-9.]+$ ]] || { echo n/a; return; }
     awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2f\n", a / b }'
+}
+
+bl_ratio_row() {
+    local fmt=$1 label=$2 a b
+    # shellcheck disable=SC2086  # the samples are space separated
+    a=$(bl_median $3)
+    # shellcheck disable=SC2086
+    b=$(bl_median $4)
+    # shellcheck disable=SC2059  # the format is the caller's
+    printf "$fmt" "$label" "${a:--}" "${b:--}" "$(bl_ratio "$a" "$b")" "$5"
 }
 
 # bl_spawn NAME BIN [extra server args...]

@@ -370,16 +370,10 @@ for row in "${RUN_ROWS[@]}"; do
 done
 
 # ---------------------------------------------------------------------------------------------
-med() {
-  # shellcheck disable=SC2086  # samples are space separated
-  bl_median ${S[$1,$2]:-}
-}
-trow() { printf '%-26s %15s %15s %7s   %s\n' "$@"; }
-line() {  # line LABEL KEY TARGET
-  local a b
-  a=$(med ours "$2"); b=$(med theirs "$2")
-  trow "$1" "${a:--}" "${b:--}" "$(bl_ratio "$a" "$b")" "$3"
-}
+ROW_FMT='%-26s %15s %15s %7s   %s\n'
+# shellcheck disable=SC2059  # one format for the header and the rows
+trow() { printf "$ROW_FMT" "$@"; }
+line() { bl_ratio_row "$ROW_FMT" "$1" "${S[ours,$2]:-}" "${S[theirs,$2]:-}" "$3"; }
 echo
 echo "versions: ours=$VERSION_OURS  theirs=$VERSION_THEIRS"
 echo "KEYS=$KEYS FIELDS=$FIELDS, $ROUNDS rounds, $WALKS parallel walks, >= ${MIN_SECS}s each, medians" \

@@ -48,6 +48,26 @@ proc fm_check_keys {tag n owner} {
     for {set i 0} {$i < $n} {incr i} { assert_equal v$i [cn $owner get "{$tag}$i"] }
 }
 
+# Ends the migration from node `from` to node `to` (keys 10..19 left to move) and checks that
+# every key is on `to` and no node keeps an open slot.
+proc fm_finish {slot tag from to} {
+    fm_migrate $from $to $tag 10 20
+    fm_setslot_node_everywhere $slot $to
+    fm_wait_tokens $from {}
+    fm_wait_tokens $to {}
+    fm_check_keys $tag 20 $to
+}
+
+# Restarts the dead node `old` and waits until it is a replica of `successor`, the cluster
+# ok, and `old` without an open slot (it mirrors its primary).
+proc fm_rejoin {old successor} {
+    cluster_restart $old
+    ::cl::deadline_wait 30000 {[dict get [cluster_self $old] primary] eq [cluster_myid $successor]} \
+        {node $old never became a replica of its successor, node $successor}
+    cluster_wait_ok
+    fm_wait_tokens $old {}
+}
+
 proc fm_setslot_node_everywhere {slot idx} {
     set id [cluster_myid $idx]
     cluster_refresh
@@ -84,11 +104,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         # a moved key gets ASK from the new primary, as from the old one
         set c [cluster_client $src_rep]
         assert_equal "ASK $slot 127.0.0.1:[cnode $dst port]" [assert_error * {$c get "{$tag}0"}]
-        fm_migrate $src_rep $dst $tag 10 20
-        fm_setslot_node_everywhere $slot $dst
-        fm_wait_tokens $src_rep {}
-        fm_wait_tokens $dst {}
-        fm_check_keys $tag 20 $dst
+        fm_finish $slot $tag $src_rep $dst
         set ::fm_case [list $tag $src $src_rep $dst]
     }
 
@@ -96,11 +112,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
     # of the migration, in another shard.
     test "The old source rejoins as a replica of its successor, with no open slot" {
         lassign $::fm_case tag src src_rep dst
-        cluster_restart $src
-        ::cl::deadline_wait 30000 {[dict get [cluster_self $src] primary] eq [cluster_myid $src_rep]} \
-            {the old source never became a replica of its successor}
-        cluster_wait_ok
-        fm_wait_tokens $src {}
+        fm_rejoin $src $src_rep
         fm_check_keys $tag 20 $dst
     } {beyond-valkey}
 
@@ -127,11 +139,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         set c [cluster_client $dst_rep]
         $c asking
         assert_equal v0 [$c get "{$tag}0"]
-        fm_migrate $src $dst_rep $tag 10 20
-        fm_setslot_node_everywhere $slot $dst_rep
-        fm_wait_tokens $src {}
-        fm_wait_tokens $dst_rep {}
-        fm_check_keys $tag 20 $dst_rep
+        fm_finish $slot $tag $src $dst_rep
         set ::fm_case [list $tag $src $dst $dst_rep]
     }
 
@@ -139,13 +147,9 @@ start_cluster {primaries 3 replicas 1 create manual} {
     # hears from its successor, with an epoch above the successor's: it takes the shard back.
     test "The old target rejoins as a replica of its successor and claims nothing" {
         lassign $::fm_case tag src dst dst_rep
-        cluster_restart $dst
-        ::cl::deadline_wait 30000 {[dict get [cluster_self $dst] primary] eq [cluster_myid $dst_rep]} \
-            {the old target never became a replica of its successor}
-        cluster_wait_ok
-        # it came back with the IMPORTING of its nodes.conf; as a replica it mirrors its
+        # it comes back with the IMPORTING of its nodes.conf; as a replica it must mirror its
         # primary, which has no open slot
-        fm_wait_tokens $dst {}
+        fm_rejoin $dst $dst_rep
         fm_check_keys $tag 20 $dst_rep
         lassign [cluster_cli --cluster check 127.0.0.1:[cnode $src port]] code out
         assert_equal 0 $code $out
@@ -170,9 +174,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal {} [cluster_open_slots $src_rep]
         # the operator brings the dead node back (redis-cli refuses to fix around an
         # unreachable primary), then fixes
-        cluster_restart $src
-        ::cl::deadline_wait 30000 {[dict get [cluster_self $src] primary] eq [cluster_myid $src_rep]} \
-            {the old source never became a replica of its successor}
+        fm_rejoin $src $src_rep
         lassign [cluster_cli --cluster check [cnode $dst host]:[cnode $dst port]] code out
         assert_contains {open slot} $out
         lassign [cluster_cli --cluster fix [cnode $dst host]:[cnode $dst port] --cluster-yes] code out

@@ -58,8 +58,23 @@ proc sc_scan {kind arg nodes order {mutate {}}} {
         if {$mutate ne {}} { uplevel #0 $mutate }
         if {$cursor == 0} break
     }
-    set ::sc_steps $step
+    set ::sc_nsteps $step
     return [dict keys $seen]
+}
+
+# Continues an element scan (kind: hscan/zscan, pairs; sscan) of key from `cursor` on the
+# nodes given, round robin, for `steps` replies (0: to the end); appends the elements to the
+# list variable `var`; returns the cursor.
+proc sc_steps {kind key cursor nodes steps var} {
+    upvar 1 $var got
+    set stride [expr {$kind eq "sscan" ? 1 : 2}]
+    for {set s 0} {$steps == 0 || $s < $steps} {incr s} {
+        set n [lindex $nodes [expr {$s % [llength $nodes]}]]
+        lassign [[sc_client $n] $kind $key $cursor count 20] cursor elems
+        for {set i 0} {$i < [llength $elems]} {incr i $stride} { lappend got [lindex $elems $i] }
+        if {$cursor == 0} break
+    }
+    return $cursor
 }
 
 # Missing elements of `want` in `got` (at most 5 named), "" if none.
@@ -148,7 +163,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
                         }
                     }
                     set got [sc_scan $kind $key $nodes $ord $mutate]
-                    assert_equal {} [sc_missing $want $got] "$kind of $size elements, order $order, $::sc_steps steps"
+                    assert_equal {} [sc_missing $want $got] "$kind of $size elements, order $order, $::sc_nsteps steps"
                     # put the table back to its size for the next order
                     sc_sync 0
                 }
@@ -190,7 +205,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
                     }
                 }
                 set got [sc_scan scan "*r$r:*" $nodes $ord $mutate]
-                assert_equal {} [sc_missing $want $got] "SCAN of $size keys, order $order, $::sc_steps steps"
+                assert_equal {} [sc_missing $want $got] "SCAN of $size keys, order $order, $::sc_nsteps steps"
                 sc_sync 0
             }
         }
@@ -204,12 +219,8 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
         sc_pipe 1 $cmds
         sc_sync 1
         # a few steps on the primary
-        set cursor 0
         set got {}
-        for {set s 0} {$s < 5} {incr s} {
-            lassign [cn 1 hscan $key $cursor count 20] cursor elems
-            foreach {f v} $elems { lappend got $f }
-        }
+        set cursor [sc_steps hscan $key 0 1 5 got]
         assert [expr {$cursor != 0}]
         cluster_kill 1
         ::cl::deadline_wait 30000 {
@@ -222,13 +233,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
             [info_field [cn $other info replication] master_link_status] eq "up"
         } {node $other never followed node $winner}
         sc_drop_clients
-        set step 0
-        while {$cursor != 0} {
-            set n [expr {$step % 2 ? $other : $winner}]
-            lassign [[sc_client $n] hscan $key $cursor count 20] cursor elems
-            foreach {f v} $elems { lappend got $f }
-            incr step
-        }
+        sc_steps hscan $key $cursor [list $winner $other] 0 got
         assert_equal {} [sc_missing $want $got]
         set ::sc_dead 1
     }
@@ -240,21 +245,14 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
         for {set i 0} {$i < 2000} {incr i} { lappend want m$i; lappend cmds [list zadd $key $i m$i] }
         sc_pipe 0 $cmds
         sc_sync 0
-        set cursor 0
         set got {}
-        for {set s 0} {$s < 5} {incr s} {
-            lassign [cn 0 zscan $key $cursor count 20] cursor elems
-            foreach {m sc} $elems { lappend got $m }
-        }
+        set cursor [sc_steps zscan $key 0 0 5 got]
         assert_equal OK [cn 3 save]
         cluster_restart 3
         sc_drop_clients
         ::cl::deadline_wait 20000 {[info_field [cn 3 info replication] master_link_status] eq "up"} \
             {node 3 never resynced}
-        while {$cursor != 0} {
-            lassign [[sc_client 3] zscan $key $cursor count 20] cursor elems
-            foreach {m sc} $elems { lappend got $m }
-        }
+        sc_steps zscan $key $cursor 3 0 got
         assert_equal {} [sc_missing $want $got]
     }
 
