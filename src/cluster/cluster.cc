@@ -136,6 +136,14 @@ void BeforeSleep() {
   if (!st.myself) return;
   FailoverBeforeSleep();
   if (st.todo_update_state) UpdateState(base::MsTime());
+  // A held-back cluster_state change happens when due, not at the next cron tick.
+  if (st.state_due_ms) {
+    int64_t now = base::MsTime();
+    if (now >= st.state_due_ms)
+      UpdateState(now);
+    else
+      g.loop->SetMaxWaitMs(static_cast<int>(st.state_due_ms - now));
+  }
   if (st.todo_save) {
     std::string err;
     if (!SaveConfig(st.todo_fsync, &err))
@@ -276,8 +284,12 @@ void UpdateState(int64_t now) {
   State& st = GetState();
   st.todo_update_state = false;
   if (!st.first_eval_ms) st.first_eval_ms = now;
+  st.state_due_ms = 0;
   // A primary just started keeps fail a little, so that it hears from the others first.
-  if (st.myself->IsPrimary() && !st.ok && now - st.first_eval_ms < 2000) return;
+  if (st.myself->IsPrimary() && !st.ok && now - st.first_eval_ms < 2000) {
+    st.state_due_ms = st.first_eval_ms + 2000;  // looked at again then, not a cron tick later
+    return;
+  }
   bool ok = true;
   if (cfg.cluster_require_full_coverage)
     for (int s = 0; s < kSlots && ok; s++) {
@@ -299,7 +311,10 @@ void UpdateState(int64_t now) {
   if (size == 0) ok = false;
   if (ok == st.ok) return;
   int64_t rejoin = std::clamp<int64_t>(NodeTimeout(), 500, 5000);
-  if (ok && st.myself->IsPrimary() && now - st.among_minority_ms < rejoin) return;
+  if (ok && st.myself->IsPrimary() && now - st.among_minority_ms < rejoin) {
+    st.state_due_ms = st.among_minority_ms + rejoin;
+    return;
+  }
   st.ok = ok;
   st.state_changed_ms = now;
   LOG_NOTICE("Cluster state changed: %s", ok ? "ok" : "fail");
