@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Data-type benchmark: redis-benchmark rows for lists, sets, hashes and sorted sets, and memory
 # of large values, for src/valkey-server and Debian's redis-server side by side in one run.
-# Usage: utils/bench-types.sh [--quick] [--rows throughput|memory|all]
+# Usage: utils/bench-types.sh [--quick] [--rows throughput|bitmap|memory|all]
+# bitmap: SETBIT, GETBIT, BITFIELD on 100,000 keys of 512 bytes (redis-benchmark's random numbers
+# are zero-padded, which no server takes as an offset, so they go in the key), and BITCOUNT,
+# BITPOS, BITOP on a 1 MB bitmap; redis-benchmark with the command line, -c 50 -P 1.
 # Targets: throughput ratio >= 1.0 per row; memory ratio <= 1.0 per row.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -16,7 +19,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --rows) ROWS=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--rows throughput|memory|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|memory|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -30,7 +33,7 @@ echo "theirs: $(bl_version theirs)"
 N=$([ $QUICK = 1 ] && echo 50000 || echo 300000)
 row() { printf '%-26s %12s %12s %7s   %s\n' "$@"; }
 
-if [ "$ROWS" != memory ]; then
+if [ "$ROWS" = all ] || [ "$ROWS" = throughput ]; then
   echo
   echo "-- throughput (redis-benchmark -c 50 -P 1, median of $REPS, req/s; n=$N)"
   row test ours theirs ratio target
@@ -55,6 +58,43 @@ if [ "$ROWS" != memory ]; then
     mark=OK; awk -v r="$ratio" 'BEGIN{exit !(r+0 < 1.0)}' && mark=MISS
     row "$t" "$a" "$b" "$ratio" "ratio >= 1.00  $mark"
   done
+fi
+
+# cmd_rps NAME N RANDOM ARGS...: redis-benchmark of one command line, requests per second.
+cmd_rps() {
+  local name=$1 n=$2 r=$3; shift 3
+  "$BL_BENCH" -h 127.0.0.1 -p "$(bl_port "$name")" -n "$n" -c 50 -r "$r" -q --csv "$@" 2>/dev/null |
+    awk -F'"' '$4 ~ /^[0-9.]+$/ {printf "%.0f\n", $4; exit}'
+}
+
+if [ "$ROWS" = all ] || [ "$ROWS" = bitmap ]; then
+  echo
+  echo "-- bitmaps (redis-benchmark -c 50 -P 1, median of $REPS, req/s; 1 MB bitmap)"
+  row test ours theirs ratio target
+  for s in ours theirs; do
+    bl_cli $s del bits zeros bf dst >/dev/null
+    bl_cli $s setbit bits 7999999 1 >/dev/null
+    bl_cli $s setbit zeros 7999999 0 >/dev/null
+  done
+  bitrow() {  # bitrow LABEL N RANDOM COMMAND...
+    local label=$1 n=$2 rnd=$3 o=() th=() r a b ratio mark; shift 3
+    for r in $(seq 1 "$REPS"); do
+      if [ $((r % 2)) = 1 ]; then
+        o+=("$(cmd_rps ours "$n" "$rnd" "$@")"); th+=("$(cmd_rps theirs "$n" "$rnd" "$@")")
+      else
+        th+=("$(cmd_rps theirs "$n" "$rnd" "$@")"); o+=("$(cmd_rps ours "$n" "$rnd" "$@")")
+      fi
+    done
+    a=$(bl_median "${o[@]}"); b=$(bl_median "${th[@]}"); ratio=$(bl_ratio "$a" "$b")
+    mark=OK; awk -v r="$ratio" 'BEGIN{exit !(r+0 < 1.0)}' && mark=MISS
+    row "$label" "$a" "$b" "$ratio" "ratio >= 1.00  $mark"
+  }
+  bitrow "setbit" "$N" 100000 setbit "bit:__rand_int__" 4095 1
+  bitrow "getbit" "$N" 100000 getbit "bit:__rand_int__" 4095
+  bitrow "bitfield incrby u16" "$N" 100000 bitfield "bit:__rand_int__" incrby u16 "#100" 1
+  bitrow "bitcount 1 MB" $((N / 10)) 1 bitcount bits
+  bitrow "bitpos 1 in 1 MB zeros" $((N / 10)) 1 bitpos zeros 1
+  bitrow "bitop and 1 MB" $((N / 50)) 1 bitop and dst bits zeros
 fi
 
 # mem_row NAME GENERATOR: loads the generated RESP stream into both and reports used_memory growth.
@@ -91,7 +131,7 @@ gen_bigzset() {  # 1 sorted set of 1,000,000 members, 1000 per command
     for (f = 0; f < 1000; f++) { s = sprintf("%d", c * 1000 + f); printf "$%d\r\n%s\r\n$14\r\nmember:%07d\r\n", length(s), s, c * 1000 + f } } }'
 }
 
-if [ "$ROWS" != throughput ]; then
+if [ "$ROWS" = all ] || [ "$ROWS" = memory ]; then
   echo
   echo "-- memory (INFO used_memory growth, bytes)"
   row data ours theirs ratio target

@@ -33,6 +33,13 @@ db::Obj* StoreKey(Client* c, db::Obj* old, db::Obj* nw) {
   return nw;
 }
 
+db::Obj* MakeRaw(Client* c, db::Obj* o) {
+  if (o->enc() == db::kEncRaw) return o;
+  char buf[24];
+  std::string v(o->str(buf));
+  return c->db->Replace(o, db::NewRaw(o->key(), std::move(v), o->expire()));
+}
+
 void Modified(Client* c, std::string_view key, int64_t dirty) {
   server::g.dirty += dirty;
   server::KeyModified(c->dbid, key);

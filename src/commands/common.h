@@ -19,6 +19,9 @@ db::Obj* LookupWrite(Client* c, std::string_view key);
 bool CheckType(Client* c, const db::Obj* o, db::Type t);
 // Stores nw under its key: adds or replaces; keep_ttl carries the old expire over.
 db::Obj* StoreKey(Client* c, db::Obj* old, db::Obj* nw);
+// Makes a string object raw, so that a command can edit it in place (SETRANGE, APPEND,
+// SETBIT, BITFIELD); returns the (possibly new) object.
+db::Obj* MakeRaw(Client* c, db::Obj* o);
 // Marks a write: dirty counter and WATCH invalidation.
 void Modified(Client* c, std::string_view key, int64_t dirty = 1);
 // Parses a relative or absolute expire argument; replies "invalid expire time in '<cmd>'

@@ -243,14 +243,6 @@ bool CheckStringLength(Client* c, uint64_t len) {
   return true;
 }
 
-// Makes o a raw string the command can edit in place; returns the (possibly new) object.
-db::Obj* MakeRaw(Client* c, db::Obj* o) {
-  if (o->enc() == db::kEncRaw) return o;
-  char buf[24];
-  std::string v(o->str(buf));
-  return c->db->Replace(o, db::NewRaw(o->key(), std::move(v), o->expire()));
-}
-
 void AppendCommand(Client* c) {
   db::Obj* o = LookupWrite(c, c->argv[1]);
   if (!CheckType(c, o, db::kString)) return;

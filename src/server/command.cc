@@ -81,6 +81,7 @@ void BuildCommandTable() {
   auto& t = Storage();
   t.reserve(512);
   RegisterStringCommands(&t);
+  RegisterBitmapCommands(&t);
   RegisterKeyCommands(&t);
   RegisterServerCommands(&t);
   RegisterConnectionCommands(&t);

@@ -65,6 +65,7 @@ struct CommandSpec {
 
 // Every command family adds its entries here (commands/*.cc).
 void RegisterStringCommands(std::vector<CommandSpec>* t);
+void RegisterBitmapCommands(std::vector<CommandSpec>* t);
 void RegisterKeyCommands(std::vector<CommandSpec>* t);
 void RegisterServerCommands(std::vector<CommandSpec>* t);
 void RegisterConnectionCommands(std::vector<CommandSpec>* t);

@@ -167,11 +167,29 @@ bool MigrateKeys(const std::vector<std::string_view>& argv, std::vector<KeyRef>*
   return true;
 }
 
+// BITFIELD only reads its key when every operation is a GET (Valkey's variable flags); a
+// syntax error counts as a write, the safe side.
+bool BitfieldKeys(const std::vector<std::string_view>& argv, std::vector<KeyRef>* out) {
+  bool readonly = true;
+  for (size_t i = 2; i < argv.size() && readonly; i++) {
+    size_t rem = argv.size() - i - 1;
+    if (base::EqualsNoCase(argv[i], "get") && rem >= 2)
+      i += 2;
+    else if (base::EqualsNoCase(argv[i], "overflow") && rem >= 1)
+      i += 1;
+    else
+      readonly = false;  // SET, INCRBY, or a syntax error
+  }
+  out->push_back({1, readonly ? kKeyRO | kKeyAccess : kKeyRW | kKeyAccess | kKeyUpdate});
+  return true;
+}
+
 struct ProcEntry {
   const char* fullname;
   KeysProc proc;
 };
-const ProcEntry kKeyProcs[] = {{"set", SetKeys}, {"migrate", MigrateKeys}};
+const ProcEntry kKeyProcs[] = {
+    {"set", SetKeys}, {"migrate", MigrateKeys}, {"bitfield", BitfieldKeys}};
 
 }  // namespace
 

@@ -6,6 +6,12 @@
 # argv, then the expected GETKEYS and GETKEYSANDFLAGS replies: "ok <reply>" or "err <error>".
 set ::getkeys_rows {
     {append k1 k2} {ok k1} {ok {{k1 {RW insert}}}}
+    {bitcount k1 0 1 BIT} {ok k1} {ok {{k1 {RO access}}}}
+    {bitfield k1 get u8 0} {ok k1} {ok {{k1 {RO access}}}}
+    {bitfield k1 get u8 0 incrby u8 0 1} {ok k1} {ok {{k1 {RW access update}}}}
+    {bitfield_ro k1 get u8 0} {ok k1} {ok {{k1 {RO access}}}}
+    {bitop and d a b c} {ok {d a b c}} {ok {{d {OW update}} {a {RO access}} {b {RO access}} {c {RO access}}}}
+    {bitpos k1 1} {ok k1} {ok {{k1 {RO access}}}}
     {blmove a b LEFT RIGHT 0} {ok {a b}} {ok {{a {RW access delete}} {b {RW insert}}}}
     {blmpop 0 2 a b LEFT} {ok {a b}} {ok {{a {RW access delete}} {b {RW access delete}}}}
     {blmpop 1.5 1 a RIGHT} {ok a} {ok {{a {RW access delete}}}}
@@ -27,6 +33,7 @@ set ::getkeys_rows {
     {expireat k1 k2 k3} {ok k1} {ok {{k1 {RW update}}}}
     {expiretime k1} {ok k1} {ok {{k1 {RO access}}}}
     {get k1} {ok k1} {ok {{k1 {RO access}}}}
+    {getbit k1 0} {ok k1} {ok {{k1 {RO access}}}}
     {getdel k1} {ok k1} {ok {{k1 {RW access delete}}}}
     {getex a} {ok a} {ok {{a {RW access update}}}}
     {getex a PERSIST} {ok a} {ok {{a {RW access update}}}}
@@ -110,6 +117,7 @@ set ::getkeys_rows {
     {set a v GET} {ok a} {ok {{a {RW access update}}}}
     {set a v EX 10 get} {ok a} {ok {{a {RW access update}}}}
     {set a v NX} {ok a} {ok {{a {OW update}}}}
+    {setbit k1 0 1} {ok k1} {ok {{k1 {RW access update}}}}
     {setex k1 k2 k3} {ok k1} {ok {{k1 {OW update}}}}
     {setnx k1 k2} {ok k1} {ok {{k1 {OW insert}}}}
     {setrange k1 k2 k3} {ok k1} {ok {{k1 {RW update}}}}
@@ -212,7 +220,7 @@ start_server {tags {command keys}} {
                 "GETKEYSANDFLAGS $argv"
             incr n
         }
-        assert_equal 191 $n
+        assert_equal 199 $n
     }
 
     test "COMMAND INFO: key specs and the legacy triple derived from them" {
