@@ -95,6 +95,7 @@ void BuildCommandTable() {
   Cluster().register_commands(&t);
   RegisterPersistenceCommands(&t);
   RegisterMigrateCommands(&t);
+  RegisterUnsupportedCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     AttachKeySpecs(&c);
