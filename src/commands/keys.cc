@@ -267,8 +267,7 @@ void SwapDbCommand(Client* c) {
 // EXPIRE family. unit: 1000 for seconds; absolute for *AT forms.
 void ExpireGeneric(Client* c, int64_t unit, bool absolute) {
   auto& a = c->argv;
-  int64_t v;
-  if (!ArgInt(c, a[2], &v)) return;
+  // The options are checked before the time, as Valkey does.
   bool nx = false, xx = false, gt = false, lt = false;
   for (size_t i = 3; i < a.size(); i++) {
     if (base::EqualsNoCase(a[i], "nx"))
@@ -285,6 +284,8 @@ void ExpireGeneric(Client* c, int64_t unit, bool absolute) {
   if (nx && (xx || gt || lt))
     return c->R().Error("NX and XX, GT or LT options at the same time are not compatible");
   if (gt && lt) return c->R().Error("GT and LT options at the same time are not compatible");
+  int64_t v;
+  if (!ArgInt(c, a[2], &v)) return;
   std::string cmdname = base::ToLower(a[0]);
   int64_t base_ms = absolute ? 0 : db::GetEnv().now_ms;
   if (v > INT64_MAX / unit || v < INT64_MIN / unit)

@@ -268,6 +268,25 @@ start_server {tags {keys}} {
         assert_error "ERR wrong number of arguments for 'scan' command" {r scan}
     }
 
+    keys_test "KEYS and SCAN MATCH with a pattern of many stars end at once on a long key" {
+        # A naive backtracking matcher takes exponential time on this (Valkey bounds it).
+        r flushall
+        r set [string repeat a 300] 1
+        set pattern "[string repeat a* 40]b"
+        assert_equal {} [r keys $pattern]
+        assert_equal {0 {}} [r scan 0 match $pattern count 100]
+    }
+
+    keys_test "EXPIRE checks its options before its time, as Valkey" {
+        r set k v
+        assert_equal "ERR NX and XX, GT or LT options at the same time are not compatible" \
+            [assert_error * {r expire k abc nx xx}]
+        assert_equal "ERR GT and LT options at the same time are not compatible" \
+            [assert_error * {r pexpire k abc gt lt}]
+        assert_equal "ERR Unsupported option foo" [assert_error * {r expire k abc foo}]
+        assert_equal "ERR value is not an integer or out of range" [assert_error * {r expire k abc nx}]
+    }
+
     # Valkey and Redis take any 64-bit number as a position (all bits set: the last bucket).
     # Ours carry the fingerprint of the hash seed that issued them (DESIGN decision 3).
     test "SCAN refuses a cursor this node's seed did not issue, never a partial scan" {
