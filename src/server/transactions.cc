@@ -27,6 +27,35 @@ void Watch(Client* c, std::string_view key) {
   if (o && c->db->IsExpired(o)) g_expired_at_watch[c].emplace_back(c->dbid, std::string(key));
 }
 
+// Whether c's watch of key was of a key already expired then; `set`/`clear` change that.
+bool ExpiredAtWatch(Client* c, int dbid, const std::string& key) {
+  auto it = g_expired_at_watch.find(c);
+  if (it == g_expired_at_watch.end()) return false;
+  for (auto& p : it->second)
+    if (p.first == dbid && p.second == key) return true;
+  return false;
+}
+void SetExpiredAtWatch(Client* c, int dbid, const std::string& key, bool on) {
+  auto& v = g_expired_at_watch[c];
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [&](const auto& p) { return p.first == dbid && p.second == key; }),
+          v.end());
+  if (on) v.emplace_back(dbid, key);
+  if (v.empty()) g_expired_at_watch.erase(c);
+}
+
+// Present and not logically expired.
+bool LiveIn(int dbid, const std::string& key) {
+  db::Db* d = GetDb(dbid);
+  db::Obj* o = d->Find(key);
+  return o && !d->IsExpired(o);
+}
+bool ExpiredIn(int dbid, const std::string& key) {
+  db::Db* d = GetDb(dbid);
+  db::Obj* o = d->Find(key);
+  return o && d->IsExpired(o);
+}
+
 bool WatchedKeyExpired(Client* c) {
   auto wasexp = g_expired_at_watch.find(c);
   for (auto& [dbid, key] : c->watched) {
@@ -134,23 +163,51 @@ void UnwatchAll(Client* c) {
   g_expired_at_watch.erase(c);
 }
 
+// Valkey 8's rules for keys that were already expired when watched: their deletion (or a
+// flush) is no logical change, a new value is.
 void TouchWatchedKey(int dbid, std::string_view key) {
   if (g_watched.empty()) return;
   auto dit = g_watched.find(dbid);
   if (dit == g_watched.end()) return;
-  auto kit = dit->second.find(std::string(key));
+  std::string k(key);
+  auto kit = dit->second.find(k);
   if (kit == dit->second.end()) return;
-  for (Client* c : kit->second.clients) c->flags |= kDirtyCas;
+  for (Client* c : kit->second.clients) {
+    if (ExpiredAtWatch(c, dbid, k)) {
+      if (!LiveIn(dbid, k)) {  // deleted, or still the expired value
+        if (!GetDb(dbid)->Find(k)) SetExpiredAtWatch(c, dbid, k, false);
+        continue;
+      }
+      SetExpiredAtWatch(c, dbid, k, false);  // a new value: a change
+    }
+    c->flags |= kDirtyCas;
+  }
 }
 
+// FLUSHDB / FLUSHALL (other -1) and SWAPDB (db `dbid` gets db `other`'s keys), before they
+// happen: a watched key changes if it exists on either side, except that an expired key
+// going away, or staying expired, is no change, and a missing key replaced by an expired one
+// counts as expired from then on.
 void TouchAllWatched(int dbid, int other) {
   for (auto& [db, keys] : g_watched) {
     if (dbid != -1 && db != dbid) continue;
     for (auto& [k, e] : keys) {
-      // Only keys that exist on either side change (flushing a missing key is no change).
-      bool exists = GetDb(db)->Find(k) != nullptr || (other >= 0 && GetDb(other)->Find(k));
-      if (exists)
-        for (Client* c : e.clients) c->flags |= kDirtyCas;
+      bool in_emptied = GetDb(db)->Find(k) != nullptr;
+      bool in_other = other >= 0 && GetDb(other)->Find(k) != nullptr;
+      if (!in_emptied && !in_other) continue;
+      for (Client* c : e.clients) {
+        if (ExpiredAtWatch(c, db, k)) {
+          if (!in_other) {
+            SetExpiredAtWatch(c, db, k, false);
+            continue;
+          }
+          if (ExpiredIn(other, k)) continue;
+        } else if (!in_emptied && ExpiredIn(other, k)) {
+          SetExpiredAtWatch(c, db, k, true);
+          continue;
+        }
+        c->flags |= kDirtyCas;
+      }
     }
   }
 }

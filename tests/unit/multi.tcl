@@ -419,6 +419,34 @@ start_server {tags {multi}} {
         }
     }
 
+    multi_test "WATCH of a key already expired: DEL, FLUSHDB, SWAPDB are no change; a new value is" {
+        # Valkey 8's rules: the key was logically gone when watched.
+        r flushall
+        r debug set-active-expire 0
+        set other [valkey_client]
+        try {
+            foreach {what cmd expect} {
+                del {del k} {PONG}
+                flushdb {flushdb} {PONG}
+                swapdb {swapdb 0 1} {PONG}
+                set {set k new} {}
+            } {
+                r set k v px 5
+                after 30
+                r watch k
+                $other {*}$cmd
+                r multi
+                r ping
+                assert_equal $expect [r exec] $what
+                if {$what eq "swapdb"} { $other swapdb 0 1 }
+                r flushall
+            }
+        } finally {
+            r debug set-active-expire 1
+            $other close
+        }
+    }
+
     multi_test "FLUSHDB by another client aborts a transaction watching an existing key" {
         r flushall
         set c [valkey_client]
