@@ -374,6 +374,114 @@ void IncrByFloatCommand(Client* c) {
   PropagateAs(c, {"SET", std::string(c->argv[1]), s, "KEEPTTL"});
 }
 
+// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN]: the longest common subsequence
+// of two string values by the dynamic-programming table, walked back from the end; IDX lists
+// the matching ranges from the last one, as Valkey does.
+void LcsCommand(Client* c) {
+  auto& a = c->argv;
+  db::Obj* oa = LookupRead(c, a[1]);
+  db::Obj* ob = LookupRead(c, a[2]);
+  if ((oa && oa->type() != db::kString) || (ob && ob->type() != db::kString))
+    return c->R().Error("The specified keys must contain string values");
+  char bufa[24], bufb[24];
+  std::string sa(oa ? oa->str(bufa) : std::string_view());
+  std::string sb(ob ? ob->str(bufb) : std::string_view());
+  bool getlen = false, getidx = false, withmatchlen = false;
+  int64_t minmatchlen = 0;
+  for (size_t j = 3; j < a.size(); j++) {
+    bool more = j + 1 < a.size();
+    if (base::EqualsNoCase(a[j], "idx")) {
+      getidx = true;
+    } else if (base::EqualsNoCase(a[j], "len")) {
+      getlen = true;
+    } else if (base::EqualsNoCase(a[j], "withmatchlen")) {
+      withmatchlen = true;
+    } else if (base::EqualsNoCase(a[j], "minmatchlen") && more) {
+      if (!ArgInt(c, a[j + 1], &minmatchlen)) return;
+      if (minmatchlen < 0) minmatchlen = 0;
+      j++;
+    } else {
+      return c->R().Error(kErrSyntax);
+    }
+  }
+  if (getlen && getidx)
+    return c->R().Error("If you want both the length and indexes, please just use IDX.");
+  if (sa.size() >= UINT32_MAX - 1 || sb.size() >= UINT32_MAX - 1)
+    return c->R().Error("String too long for LCS");
+  uint64_t alen = sa.size(), blen = sb.size();
+  uint64_t cells = (alen + 1) * (blen + 1);
+  if (cells * sizeof(uint32_t) > static_cast<uint64_t>(cfg.proto_max_bulk_len))
+    return c->R().Error(
+        "Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+  std::vector<uint32_t> table(cells, 0);
+  auto at = [&](uint64_t i, uint64_t j) -> uint32_t& { return table[j + i * (blen + 1)]; };
+  for (uint64_t i = 1; i <= alen; i++)
+    for (uint64_t j = 1; j <= blen; j++)
+      at(i, j) = sa[i - 1] == sb[j - 1] ? at(i - 1, j - 1) + 1
+                                         : std::max(at(i - 1, j), at(i, j - 1));
+  uint32_t len = at(alen, blen);
+  if (getlen) return c->R().Int(len);
+  auto r = c->R();
+  std::string result(len, '\0');
+  size_t handle = 0;
+  if (getidx) {
+    r.MapLen(2);
+    r.Bulk("matches");
+    handle = r.DeferLen();
+  }
+  // The current range, from its last byte backwards; astart == alen: none.
+  uint64_t astart = alen, aend = 0, bstart = 0, bend = 0;
+  int64_t ranges = 0;
+  uint64_t i = alen, j = blen, idx = len;
+  while (i > 0 && j > 0) {
+    bool emit = false;
+    if (sa[i - 1] == sb[j - 1]) {
+      result[idx - 1] = sa[i - 1];
+      if (astart == alen) {
+        astart = aend = i - 1;
+        bstart = bend = j - 1;
+      } else if (astart == i && bstart == j) {
+        astart--;
+        bstart--;
+      } else {
+        emit = true;
+      }
+      if (astart == 0 || bstart == 0) emit = true;
+      idx--;
+      i--;
+      j--;
+    } else {
+      if (at(i - 1, j) > at(i, j - 1))
+        i--;
+      else
+        j--;
+      if (astart != alen) emit = true;
+    }
+    if (emit) {
+      uint64_t match_len = aend - astart + 1;
+      if (getidx && (minmatchlen == 0 || match_len >= static_cast<uint64_t>(minmatchlen))) {
+        r.ArrayLen(withmatchlen ? 3 : 2);
+        r.ArrayLen(2);
+        r.Int(static_cast<int64_t>(astart));
+        r.Int(static_cast<int64_t>(aend));
+        r.ArrayLen(2);
+        r.Int(static_cast<int64_t>(bstart));
+        r.Int(static_cast<int64_t>(bend));
+        if (withmatchlen) r.Int(static_cast<int64_t>(match_len));
+        ranges++;
+      }
+      astart = alen;
+    }
+  }
+  if (getidx) {
+    r.SetDeferredArrayLen(handle, ranges);
+    r.Bulk("len");
+    r.Int(len);
+  } else {
+    r.Bulk(result);
+  }
+}
+
 }  // namespace
 }  // namespace cmd
 
@@ -408,6 +516,8 @@ void RegisterStringCommands(std::vector<CommandSpec>* t) {
                 "Adds bytes to the end of a string value (an absent key starts empty).", "O(1)"});
   t->push_back({"strlen", 2, kCmdReadonly | kCmdFast, StrlenCommand, g, "2.2.0",
                 "Byte length of a string value.", "O(1)"});
+  t->push_back({"lcs", -3, kCmdReadonly, LcsCommand, g, "7.0.0",
+                "The longest common subsequence of two string values.", "O(N*M)"});
   t->push_back({"getrange", 4, kCmdReadonly, GetRangeCommand, g, "2.4.0",
                 "Reads a byte range of a string value.", "O(N)"});
   t->push_back({"substr", 4, kCmdReadonly, GetRangeCommand, g, "1.0.0",

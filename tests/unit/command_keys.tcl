@@ -58,6 +58,7 @@ set ::getkeys_rows {
     {incr k1} {ok k1} {ok {{k1 {RW access update}}}}
     {incrby k1 k2} {ok k1} {ok {{k1 {RW access update}}}}
     {incrbyfloat k1 k2} {ok k1} {ok {{k1 {RW access update}}}}
+    {lcs a b IDX} {ok {a b}} {ok {{a {RO access}} {b {RO access}}}}
     {lindex k1 k2} {ok k1} {ok {{k1 {RO access}}}}
     {linsert k1 k2 k3 k4} {ok k1} {ok {{k1 {RW insert}}}}
     {llen k1} {ok k1} {ok {{k1 RO}}}
@@ -220,7 +221,7 @@ start_server {tags {command keys}} {
                 "GETKEYSANDFLAGS $argv"
             incr n
         }
-        assert_equal 199 $n
+        assert_equal 200 $n
     }
 
     test "COMMAND INFO: key specs and the legacy triple derived from them" {

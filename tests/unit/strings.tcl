@@ -761,3 +761,64 @@ start_server {tags {strings needs-types}} {
         assert_equal v [r get l3]
     }
 }
+
+# LCS (issue 12): a session of commands with the replies Valkey 8.0.1 gave to it (recorded
+# facts): the string, LEN, IDX with MINMATCHLEN and WITHMATCHLEN, missing keys, integer-encoded
+# values, the wrong-type and option errors.
+set ::lcs_session {
+    flushall {ok OK}
+    {set key1 ohmytext} {ok OK}
+    {set key2 mynewtext} {ok OK}
+    {lcs key1 key2} {ok mytext}
+    {lcs key1 key2 len} {ok 6}
+    {lcs key1 key2 idx} {ok {matches {{{4 7} {5 8}} {{2 3} {0 1}}} len 6}}
+    {lcs key1 key2 idx minmatchlen 4} {ok {matches {{{4 7} {5 8}}} len 6}}
+    {lcs key1 key2 idx minmatchlen 4 withmatchlen} {ok {matches {{{4 7} {5 8} 4}} len 6}}
+    {lcs key1 key2 idx withmatchlen} {ok {matches {{{4 7} {5 8} 4} {{2 3} {0 1} 2}} len 6}}
+    {lcs key1 key2 len idx} {err {ERR If you want both the length and indexes, please just use IDX.}}
+    {lcs key1 key2 foo} {err {ERR syntax error}}
+    {lcs key1 key2 minmatchlen} {err {ERR syntax error}}
+    {lcs key1 key2 idx minmatchlen x} {err {ERR value is not an integer or out of range}}
+    {lcs key1 key2 idx minmatchlen -5} {ok {matches {{{4 7} {5 8}} {{2 3} {0 1}}} len 6}}
+    {lcs key1 nokey} {ok {}}
+    {lcs key1 nokey idx} {ok {matches {} len 0}}
+    {lcs nokey nokey2 len} {ok 0}
+    {set a ABCBDAB} {ok OK}
+    {set b BDCABA} {ok OK}
+    {lcs a b} {ok BDAB}
+    {lcs a b idx withmatchlen} {ok {matches {{{5 6} {3 4} 2} {{3 4} {0 1} 2}} len 4}}
+    {set n 12345} {ok OK}
+    {set m 1234567} {ok OK}
+    {lcs n m idx} {ok {matches {{{0 4} {0 4}}} len 5}}
+    {lpush l x} {ok 1}
+    {lcs key1 l} {err {ERR The specified keys must contain string values}}
+    {lcs l key1 len} {err {ERR The specified keys must contain string values}}
+    {set x abcabcabcabcxyz} {ok OK}
+    {set y xyzabcab} {ok OK}
+    {lcs x y idx withmatchlen} {ok {matches {{{6 10} {3 7} 5}} len 5}}
+    {lcs y x idx} {ok {matches {{{3 7} {6 10}}} len 5}}
+}
+
+start_server {tags {string lcs}} {
+    test "LCS: every reply of the session as Valkey 8" {
+        set n 0
+        foreach {line expect} $::lcs_session {
+            if {[catch {r {*}$line} reply]} { set got [list err $reply] } else { set got [list ok $reply] }
+            assert_equal $expect $got $line
+            incr n
+        }
+        assert_equal 31 $n
+    }
+
+    test "LCS refuses a table larger than proto-max-bulk-len, and its keys are read-only" {
+        r set big1 [string repeat a 3000]
+        r set big2 [string repeat b 3000]
+        r config set proto-max-bulk-len 1mb
+        assert_equal "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len" \
+            [assert_error * {r lcs big1 big2}]
+        r config set proto-max-bulk-len 512mb
+        assert_equal 0 [r lcs big1 big2 len]
+        assert_equal {{a {RO access}} {b {RO access}}} [r command getkeysandflags lcs a b]
+        assert_equal "ERR wrong number of arguments for 'lcs' command" [assert_error * {r lcs a}]
+    }
+}
