@@ -87,10 +87,15 @@ proc sc_missing {want got} {
     return {}
 }
 
-# Waits until the replicas of the shard have what primary p has.
+# Waits until the replicas of the shard have what primary p has. (WAIT would not do: the
+# writes came on other connections than the one it would run on.)
 proc sc_sync {p} {
-    set n [llength [cluster_replicas_of $p]]
-    if {$n} { assert_equal $n [cn $p wait $n 5000] }
+    set off [info_field [cn $p info replication] master_repl_offset]
+    foreach r [cluster_replicas_of $p] {
+        ::cl::deadline_wait 10000 {
+            [info_field [cn $r info replication] slave_repl_offset] >= $off
+        } {replica $r never reached offset $off of node $p}
+    }
 }
 
 set ::sc_conf {hash-max-listpack-entries 0 set-max-listpack-entries 0 set-max-intset-entries 0
