@@ -33,7 +33,6 @@ struct BusRuntime {
 BusRuntime bus_;
 constexpr size_t kMaxWritePerEvent = 64 * 1024;
 
-int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
 
 uint64_t RandomIndex(size_t n) { return n ? ds::RandomU64() % n : 0; }
 
@@ -253,7 +252,6 @@ void SetAddress(Node* n, const std::string& ip, int tcp, int tls, int cport) {
 
 // ---- processing (§5.3) ----
 
-bool IsVotingPrimary(const Node* n) { return n->IsPrimary() && n->num_slots > 0; }
 
 void ClearFailIfNeeded(Node* n, int64_t now) {
   if (!(n->flags & kNodeFail)) return;
@@ -286,7 +284,7 @@ void MarkFailingIfNeeded(Node* n, int64_t now) {
   if (!(n->flags & kNodePfail) || (n->flags & kNodeFail)) return;
   int quorum = st.size / 2 + 1;
   int count = CountFailReports(n, now);
-  if (IsVotingPrimary(st.myself)) count++;
+  if (st.myself->IsVotingPrimary()) count++;
   if (count < quorum) return;
   LOG_NOTICE("Marking node %.40s as failing (quorum reached).", n->name.c_str());
   n->flags = static_cast<uint16_t>((n->flags & ~kNodePfail) | kNodeFail);
@@ -304,7 +302,7 @@ void ProcessGossip(const Message& m, Node* sender, int64_t now) {
     if (name == st.myself->name) continue;
     Node* n = st.Find(name);
     if (n) {
-      if (IsVotingPrimary(sender)) {
+      if (sender->IsVotingPrimary()) {
         if (e.flags & (kNodePfail | kNodeFail)) {
           AddFailReport(n, sender, now);
           MarkFailingIfNeeded(n, now);
@@ -958,7 +956,7 @@ void BusCron(int64_t now) {
       LOG_VERBOSE("*** NODE %.40s possibly failing", n->name.c_str());
       n->flags |= kNodePfail;
       MarkChanged(false, false);
-      if (st.size == 1 && IsVotingPrimary(st.myself)) MarkFailingIfNeeded(n, now);
+      if (st.size == 1 && st.myself->IsVotingPrimary()) MarkFailingIfNeeded(n, now);
     }
   }
   // Send-buffer limit.

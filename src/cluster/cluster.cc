@@ -36,8 +36,6 @@ using server::g;
 
 NodesConfFile g_conf_file;  // nodes.conf, locked for the life of the process
 
-int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
-
 // The node that answers for the slots of my shard: myself, or the top of my replication chain.
 Node* TopPrimary() {
   State& st = GetState();
@@ -267,6 +265,8 @@ void Install() {
   h.in_child = [] { g_conf_file.CloseInChild(); };
 }
 
+int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
+
 void MarkChanged(bool save, bool fsync) {
   State& st = GetState();
   st.todo_update_state = true;
@@ -298,7 +298,7 @@ void UpdateState(int64_t now) {
     }
   int size = 0, reachable = 0;
   for (auto& n : st.nodes)
-    if (n->IsPrimary() && n->num_slots) {
+    if (n->IsVotingPrimary()) {
       size++;
       if (!(n->flags & (kNodePfail | kNodeFail))) reachable++;
     }

@@ -13,6 +13,9 @@ namespace cluster {
 // Fills the server layer's cluster hooks (server/cluster_hooks.h); main calls it first.
 void Install();
 
+// cluster-node-timeout in ms (at least 1).
+int64_t NodeTimeout();
+
 // Something changed: re-evaluate cluster_state before sleeping, and save nodes.conf (with
 // fsync) if asked.
 void MarkChanged(bool save, bool fsync);

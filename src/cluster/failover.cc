@@ -48,8 +48,6 @@ struct FailoverState {
 };
 FailoverState fo_;
 
-int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
-bool IsVotingPrimary(const Node* n) { return n->IsPrimary() && n->num_slots > 0; }
 int64_t MyOffset() { return server::Repl().offset(); }
 
 // Replicas of my primary that would win before me: more data, or as much and a smaller ID.
@@ -276,7 +274,7 @@ void FailoverSawHeader(Node* sender, const Header& h) {
 
 void FailoverAuthRequest(Node* sender, const Header& h) {
   State& st = GetState();
-  if (!IsVotingPrimary(st.myself)) return;  // only primaries with slots vote
+  if (!st.myself->IsVotingPrimary()) return;  // only primaries with slots vote
   int64_t now = base::MsTime();
   // currentEpoch was already raised to the request's by the header.
   if (h.current_epoch < st.current_epoch) {
@@ -336,7 +334,7 @@ void FailoverAuthRequest(Node* sender, const Header& h) {
 
 void FailoverAuthAck(Node* sender, const Header& h) {
   // Votes count from primaries with slots that saw my election's epoch.
-  if (IsVotingPrimary(sender) && h.current_epoch >= fo_.auth_epoch && fo_.auth_sent) {
+  if (sender->IsVotingPrimary() && h.current_epoch >= fo_.auth_epoch && fo_.auth_sent) {
     fo_.auth_count++;
     fo_.todo_handle = true;
   }

@@ -49,6 +49,8 @@ struct Node {
 
   bool IsPrimary() const { return flags & kNodePrimary; }
   bool IsReplica() const { return flags & kNodeReplica; }
+  // A primary owning slots: it counts for the cluster size, FAIL quorums and votes.
+  bool IsVotingPrimary() const { return IsPrimary() && num_slots > 0; }
   bool Has(uint16_t f) const { return flags & f; }
 };
 

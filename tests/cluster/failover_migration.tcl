@@ -31,17 +31,6 @@ proc fm_migrate {src dst tag from to} {
     assert_equal OK [cn $src migrate 127.0.0.1 [cnode $dst port] "" 0 5000 keys {*}$keys]
 }
 
-# Waits until the replicas of node idx have everything it has (keys MIGRATE brought arrive on
-# another connection than any WAIT could run on).
-proc fm_sync {idx} {
-    set off [info_field [cn $idx info replication] master_repl_offset]
-    foreach r [cluster_replicas_of $idx] {
-        ::cl::deadline_wait 10000 {
-            [info_field [cn $r info replication] slave_repl_offset] >= $off
-        } {replica $r never reached offset $off of node $idx}
-    }
-}
-
 # Every key {tag}0..n-1 is on exactly one live primary, node `owner`, with its value
 # (GETKEYSINSLOT looks at a node's own keys, whoever owns the slot).
 proc fm_check_keys {tag n owner} {
@@ -139,7 +128,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal OK [cn $dst cluster setslot $slot importing [cluster_myid $src]]
         assert_equal OK [cn $src cluster setslot $slot migrating [cluster_myid $dst]]
         fm_migrate $src $dst $tag 0 10
-        fm_sync $dst
+        cluster_wait_replicas_synced $dst
         fm_wait_tokens $dst_rep [list "\[$slot-<-[cluster_myid $src]\]"]
         cluster_kill $dst
         fm_wait_primary $dst_rep

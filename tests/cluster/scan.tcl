@@ -87,17 +87,6 @@ proc sc_missing {want got} {
     return {}
 }
 
-# Waits until the replicas of the shard have what primary p has. (WAIT would not do: the
-# writes came on other connections than the one it would run on.)
-proc sc_sync {p} {
-    set off [info_field [cn $p info replication] master_repl_offset]
-    foreach r [cluster_replicas_of $p] {
-        ::cl::deadline_wait 10000 {
-            [info_field [cn $r info replication] slave_repl_offset] >= $off
-        } {replica $r never reached offset $off of node $p}
-    }
-}
-
 set ::sc_conf {hash-max-listpack-entries 0 set-max-listpack-entries 0 set-max-intset-entries 0
                zset-max-listpack-entries 0}
 
@@ -117,7 +106,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
         # a cursor of a primary continues on its replica, not on another shard
         set k [cluster_key_in_slot_of 0 seedprobe]
         sc_pipe 0 [list [list hset $k a 1 b 2 c 3 d 4 e 5 f 6 g 7 h 8 i 9 j 10 k 11 l 12]]
-        sc_sync 0
+        cluster_wait_replicas_synced 0
         set cur [lindex [cn 0 hscan $k 0 count 2] 0]
         assert [expr {$cur != 0}]
         set r [sc_client 3]
@@ -145,7 +134,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
                     }
                 }
                 sc_pipe 0 $cmds
-                sc_sync 0
+                cluster_wait_replicas_synced 0
                 foreach order {alt alt-rp random} {
                     set nodes [expr {$order eq "alt-rp" ? {3 0} : {0 3}}]
                     set ord [expr {$order eq "random" ? "random" : "alt"}]
@@ -170,7 +159,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
                     set got [sc_scan $kind $key $nodes $ord $mutate]
                     assert_equal {} [sc_missing $want $got] "$kind of $size elements, order $order, $::sc_nsteps steps"
                     # put the table back to its size for the next order
-                    sc_sync 0
+                    cluster_wait_replicas_synced 0
                 }
             }
         }
@@ -192,7 +181,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
                 lappend cmds [list set $k $i]
             }
             sc_pipe 0 $cmds
-            sc_sync 0
+            cluster_wait_replicas_synced 0
             foreach order {alt alt-rp random} {
                 set nodes [expr {$order eq "alt-rp" ? {3 0} : {0 3}}]
                 set ord [expr {$order eq "random" ? "random" : "alt"}]
@@ -211,7 +200,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
                 }
                 set got [sc_scan scan "*r$r:*" $nodes $ord $mutate]
                 assert_equal {} [sc_missing $want $got] "SCAN of $size keys, order $order, $::sc_nsteps steps"
-                sc_sync 0
+                cluster_wait_replicas_synced 0
             }
         }
     }
@@ -222,7 +211,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
         set cmds {}
         for {set i 0} {$i < 3000} {incr i} { lappend want f$i; lappend cmds [list hset $key f$i $i] }
         sc_pipe 1 $cmds
-        sc_sync 1
+        cluster_wait_replicas_synced 1
         # a few steps on the primary
         set got {}
         set cursor [sc_steps hscan $key 0 1 5 got]
@@ -249,7 +238,7 @@ start_cluster [list primaries 3 replicas 1 nodes 7 create manual config $::sc_co
         set cmds {}
         for {set i 0} {$i < 2000} {incr i} { lappend want m$i; lappend cmds [list zadd $key $i m$i] }
         sc_pipe 0 $cmds
-        sc_sync 0
+        cluster_wait_replicas_synced 0
         set got {}
         set cursor [sc_steps zscan $key 0 0 5 got]
         assert_equal OK [cn 3 save]

@@ -29,6 +29,7 @@
 #   cluster_wait_state idx state ?timeout_ms?
 #   cluster_wait_known idx n ?timeout_ms?   ;# idx knows n nodes, none in handshake
 #   cluster_wait_flag observer subject flag ?timeout_ms?   ;# flag in observer's NODES line
+#   cluster_wait_replicas_synced idx  ;# idx's replicas reached its replication offset
 #   cluster_kill idx            ;# SIGKILL (expected to be gone)
 #   cluster_stop idx            ;# SIGTERM
 #   cluster_restart idx         ;# start again from the same dir, config and nodes.conf
@@ -338,6 +339,17 @@ proc cluster_wait_known {idx n {timeout_ms 20000}} {
         [cluster_info_field $idx cluster_known_nodes] == $n &&
         ![string match *handshake* [cn $idx cluster nodes]]
     } {node $idx never knew $n nodes:\n[cn $idx cluster nodes]}
+}
+
+# Waits until every replica of primary idx (per cluster_refresh) has everything idx has, by
+# replication offset: WAIT would not do when the writes came on other connections.
+proc cluster_wait_replicas_synced {idx {timeout_ms 10000}} {
+    set off [info_field [cn $idx info replication] master_repl_offset]
+    foreach r [cluster_replicas_of $idx] {
+        ::cl::deadline_wait $timeout_ms {
+            [info_field [cn $r info replication] slave_repl_offset] >= $off
+        } {replica $r never reached offset $off of node $idx}
+    }
 }
 
 proc cluster_wait_flag {observer subject flag {timeout_ms 20000}} {
