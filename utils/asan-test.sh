@@ -12,8 +12,7 @@ cd "$(dirname "$0")/.."
 T=$(mktemp -d /tmp/asan-test.XXXXXX)
 cp -r Makefile src deps "$T"/
 rm -rf "$T/src/.build" "$T/src/valkey-server" "$T/src/valkey-unit-tests"
-make -C "$T" -j"$(nproc)" MALLOC=libc \
-  OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" src/valkey-server >"$T/build.log"
+make -C "$T" -j"$(nproc)" SANITIZE=address,undefined src/valkey-server >"$T/build.log"
 mkdir -p "$T/reports"
 ASAN_OPTIONS="abort_on_error=1:detect_leaks=0:log_path=$T/reports/asan" \
 UBSAN_OPTIONS="print_stacktrace=1:log_path=$T/reports/ubsan" \

@@ -939,8 +939,10 @@ std::vector<std::string> CliToLines(const std::vector<std::string>& cli) {
   return lines;
 }
 
+FILE* g_err_stream = nullptr;  // nullptr: stderr
+
 bool Fatal(int lineno, const std::string& line, const std::string& msg) {
-  fprintf(stderr,
+  fprintf(g_err_stream ? g_err_stream : stderr,
           "\n*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***\nReading the configuration file, "
           "at line %d\n>>> '%s'\n%s\n",
           lineno, line.c_str(), msg.c_str());
@@ -1050,11 +1052,17 @@ bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_arg
     for (std::string l; std::getline(f, l);) lines.push_back(l);
   }
   for (auto& l : CliToLines(cli_args)) lines.push_back(l);
+  return LoadConfigLines(lines);
+}
+
+void SetConfigErrorStream(FILE* f) { g_err_stream = f; }
+
+bool LoadConfigLines(const std::vector<std::string>& lines) {
   if (!LoadLines(lines, 0)) return false;
   // Sanity checks of the whole configuration, as Valkey makes them.
   if (cfg.cluster_enabled && !cfg.replicaof.empty()) {
     // Not one line's fault: no line is named (as Valkey prints it).
-    fprintf(stderr,
+    fprintf(g_err_stream ? g_err_stream : stderr,
             "\n*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***\n"
             "replicaof directive not allowed in cluster mode\n");
     return false;

@@ -1,6 +1,7 @@
 // The config table: one entry per directive, used for the config file, CONFIG GET/SET/REWRITE
 // and the documented defaults. Values the node acts on live in `cfg`.
 #pragma once
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -107,6 +108,11 @@ extern Config cfg;
 // message (naming the line) to stderr and returns false. Needs the command table
 // (rename-command edits it).
 bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_args);
+// The same for lines already read (config file lines, then "--name value" lines): the part of
+// LoadConfig that the config fuzz target drives.
+bool LoadConfigLines(const std::vector<std::string>& lines);
+// Where the fatal messages of the two functions above go (nullptr: stderr).
+void SetConfigErrorStream(FILE* f);
 // Logs one warning per directive that was set but is not implemented yet.
 void WarnUnimplementedDirectives();
 // CONFIG GET pattern(s): appends name/value pairs.
