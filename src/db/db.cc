@@ -167,6 +167,11 @@ Obj* Db::RandomKey() {
   return tables_[pos] ? tables_[pos]->Random() : nullptr;
 }
 
+Obj* Db::RandomVolatileKey() {
+  ExpNode* n = expires_.Size() ? expires_.Random() : nullptr;
+  return n ? n->obj : nullptr;
+}
+
 uint64_t Db::Scan(uint64_t cursor, const std::function<void(Obj*)>& fn) {
   if (!per_slot()) return tables_[0] ? tables_[0]->Scan(cursor, fn) : 0;
   int slot = static_cast<int>(cursor & (kSlots - 1));

@@ -86,6 +86,7 @@ class Db {
   void Swap(Db& other);
 
   Obj* RandomKey();  // may return an expired key; caller checks
+  Obj* RandomVolatileKey();  // a random key with an expire (volatile-* eviction), or nullptr
   // Keyspace scan; cursor layout: (table cursor << 14) | slot in cluster mode.
   uint64_t Scan(uint64_t cursor, const std::function<void(Obj*)>& fn);
   template <typename Fn>

@@ -92,7 +92,12 @@ void MaybeStartFullSync() {
   for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kWaitBgsaveStart) any = true;
   if (!any || server::BgsaveInProgress() || primary_.child != -1) return;
-  if (server::cfg.repl_diskless_sync) {
+  // Diskless only when every waiting replica can read the EOF-marked form; only then is the
+  // start delayed for more replicas to join (a replica without it gets a disk snapshot now).
+  bool diskless = server::cfg.repl_diskless_sync;
+  for (Client* c : primary_.replicas)
+    if (Link(c)->state == ReplicaLink::kWaitBgsaveStart && !Link(c)->capa_eof) diskless = false;
+  if (diskless) {
     int64_t delay = server::cfg.repl_diskless_sync_delay * 1000;
     if (!primary_.waiting_since_ms) primary_.waiting_since_ms = base::MsTime();
     if (base::MsTime() - primary_.waiting_since_ms < delay) return;
@@ -100,10 +105,6 @@ void MaybeStartFullSync() {
   primary_.waiting_since_ms = 0;
   State& st = GetState();
   EnsureBacklog();
-  // Diskless only when every waiting replica can read the EOF-marked form.
-  bool diskless = server::cfg.repl_diskless_sync;
-  for (Client* c : primary_.replicas)
-    if (Link(c)->state == ReplicaLink::kWaitBgsaveStart && !Link(c)->capa_eof) diskless = false;
   // Replicas start from the offset the snapshot is taken at.
   for (Client* c : primary_.replicas) {
     ReplicaLink* l = Link(c);

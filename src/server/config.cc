@@ -18,6 +18,7 @@
 #include "db/zset.h"
 #include "net/resp_parser.h"
 #include "server/command.h"
+#include "server/evict.h"
 #include "server/notify.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
@@ -56,6 +57,9 @@ struct Def {
 const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "nothing", nullptr};
 const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};  // also protected configs
 const char* const kDisklessLoad[] = {"disabled", "on-empty-db", "swapdb", nullptr};
+const char* const kMaxmemoryPolicies[] = {"volatile-lru",   "volatile-lfu",   "volatile-random",
+                                          "volatile-ttl",   "allkeys-lru",    "allkeys-lfu",
+                                          "allkeys-random", "noeviction",     nullptr};
 const char* const kEndpointTypes[] = {"ip", "hostname", "unknown-endpoint", nullptr};
 
 bool SetReplicaof(const std::vector<std::string>& raw, std::string* err) {
@@ -265,6 +269,32 @@ bool ValidDbFilename(const std::string& v, std::string* err) {
   return ValidBaseName("dbfilename", v, "filename", err);
 }
 
+// The keyspace environment follows the policy (LFU counters) at once.
+bool ApplyMaxmemoryPolicy(std::string*) {
+  RefreshDerivedConfig();
+  return true;
+}
+
+// Lowering maxmemory below the memory in use starts evicting in the next event loop round,
+// as in Valkey (the CONFIG SET reply goes first).
+bool ApplyMaxmemory(std::string*) {
+  if (!g.loop) return true;  // at start: checked once the log is open
+  if (!cfg.maxmemory) {
+    PerformEvictions();  // ends the exceeded-time count
+    return true;
+  }
+  uint64_t used = UsedMemory(), not_counted = MemoryNotCountedForEvict();
+  used = used > not_counted ? used - not_counted : 0;
+  if (static_cast<uint64_t>(cfg.maxmemory) < used)
+    LOG_WARNING(
+        "WARNING: the new maxmemory value set via CONFIG SET (%llu) is smaller than the current "
+        "memory usage (%llu). This will result in key eviction and/or the inability to accept "
+        "new write commands depending on the maxmemory-policy.",
+        static_cast<unsigned long long>(cfg.maxmemory), static_cast<unsigned long long>(used));
+  StartEviction();
+  return true;
+}
+
 bool ApplyHz(std::string*) {
   if (cfg.hz < 1) cfg.hz = 1;
   if (cfg.hz > 500) cfg.hz = 500;
@@ -374,7 +404,19 @@ std::vector<Def>& Table() {
       INT("client-default-resp", client_default_resp, 2, 3, "2", kImmutable | kHidden),
       INT("active-expire-effort", active_expire_effort, 1, 10, "1", 0),
       BOOL("activerehashing", activerehashing, "yes", 0),
-      MEM("maxmemory", maxmemory, 0, INT64_MAX, "0", 0),
+      {"maxmemory", nullptr, kMem, 0, &cfg.maxmemory, 0, INT64_MAX, nullptr, {},
+       ApplyMaxmemory, "0"},
+      {"maxmemory-policy", nullptr, kEnum, 0, &cfg.maxmemory_policy, 0, 0, kMaxmemoryPolicies,
+       {}, ApplyMaxmemoryPolicy, "noeviction"},
+      INT("maxmemory-samples", maxmemory_samples, 1, 64, "5", 0),
+      INT("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, "10", 0),
+      {"replica-ignore-maxmemory", "slave-ignore-maxmemory", kBool, 0,
+       &cfg.replica_ignore_maxmemory, 0, 0, nullptr, {}, nullptr, "yes"},
+      {"lfu-log-factor", nullptr, kInt, 0, &cfg.lfu_log_factor, 0, INT_MAX, nullptr, {},
+       ApplyMaxmemoryPolicy, "10"},
+      {"lfu-decay-time", nullptr, kInt, 0, &cfg.lfu_decay_time, 0, INT_MAX, nullptr, {},
+       ApplyMaxmemoryPolicy, "1"},
+      BOOL("lazyfree-lazy-eviction", lazyfree_lazy_eviction, "yes", 0),
       BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
       {"cluster-config-file",
        nullptr,
@@ -778,7 +820,6 @@ const FailClosed kFailClosed[] = {
     {"appendonly", IsYes,
      "there is no append-only file yet, so writes since the last snapshot would be lost in a "
      "crash"},
-    {"maxmemory", NotZero, "the memory limit is not enforced yet"},
     {"maxmemory-clients", NotZero, "the client memory limit is not enforced yet"},
     {"aclfile", NotEmpty,
      "ACL users are not implemented yet, so the node would start without the users of that "

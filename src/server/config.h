@@ -50,6 +50,13 @@ struct Config {
   int64_t active_expire_effort = 1;
   bool activerehashing = true;
   int64_t maxmemory = 0;
+  int maxmemory_policy = 7;  // index in kMaxmemoryPolicies ("noeviction")
+  int64_t maxmemory_samples = 5;
+  int64_t maxmemory_eviction_tenacity = 10;
+  bool replica_ignore_maxmemory = true;
+  int64_t lfu_log_factor = 10;
+  int64_t lfu_decay_time = 1;
+  bool lazyfree_lazy_eviction = true;  // evictions propagate as UNLINK (else DEL)
   bool cluster_enabled = false;
   // cluster (used by src/cluster/)
   std::string cluster_config_file = "nodes.conf";

@@ -8,6 +8,7 @@
 #include "server/blocking.h"
 #include "server/cluster_hooks.h"
 #include "server/config.h"
+#include "server/evict.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
@@ -181,6 +182,11 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
       return reject(err);
     }
   }
+  // maxmemory: evict first; a command that may use memory (EXEC: one that queued such a
+  // command) fails when nothing more can be evicted. Queueing it inside MULTI fails the same
+  // way, so EXEC then aborts.
+  if (cfg.maxmemory && PerformEvictions() == EvictResult::kFail && (flags & kCmdDenyOom))
+    return reject("-OOM command not allowed when used memory > 'maxmemory'.");
   if (!(c->flags & kPrimary) && WritesDeniedByDiskError() &&
       ((flags & kCmdWrite) || std::string_view(cmd->name) == "ping"))
     return reject(kErrMisconf);

@@ -20,6 +20,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/evict.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
@@ -152,6 +153,7 @@ void SecMemory(std::string* s) {
   Line(s, "maxmemory_human:%s", base::BytesToHuman(cfg.maxmemory).c_str());
   Line(s, "maxmemory_policy:%s", ConfigValue("maxmemory-policy").c_str());
   Line(s, "mem_fragmentation_ratio:%.2f", used ? static_cast<double>(rss) / used : 0.0);
+  Line(s, "mem_not_counted_for_evict:%llu", static_cast<ull>(MemoryNotCountedForEvict()));
   Line(s, "mem_clients_normal:%llu", static_cast<ull>(clients_mem));
 #ifdef USE_JEMALLOC
   // As Valkey prints it: jemalloc-<major>.<minor>.<bugfix> of the library built against.
@@ -190,8 +192,7 @@ void SecStats(std::string* s) {
   Line(s, "evicted_keys:%llu", static_cast<ull>(st.evicted_keys));
   Line(s, "evicted_clients:0");
   Line(s, "evicted_scripts:0");
-  Line(s, "total_eviction_exceeded_time:0");
-  Line(s, "current_eviction_exceeded_time:0");
+  AppendEvictionStats(s);
   Line(s, "keyspace_hits:%llu", static_cast<ull>(st.keyspace_hits));
   Line(s, "keyspace_misses:%llu", static_cast<ull>(st.keyspace_misses));
   Line(s, "pubsub_channels:%zu", PubsubNumChannels());

@@ -22,6 +22,7 @@
 #include "db/list.h"
 #include "db/set.h"
 #include "db/zset.h"
+#include "server/evict.h"
 #include "ds/seed.h"
 #include "net/reply.h"
 #include "server/blocking.h"
@@ -47,9 +48,9 @@ void UpdateCommandTime() { db::GetEnv().now_ms = base::MsTime(); }
 
 void RefreshDerivedConfig() {
   auto& env = db::GetEnv();
-  env.lfu = ConfigValue("maxmemory-policy").find("lfu") != std::string::npos;
-  env.lfu_log_factor = atoi(ConfigValue("lfu-log-factor").c_str());
-  env.lfu_decay_time = atoi(ConfigValue("lfu-decay-time").c_str());
+  env.lfu = MaxmemoryPolicyIsLfu();
+  env.lfu_log_factor = static_cast<int>(cfg.lfu_log_factor);
+  env.lfu_decay_time = static_cast<int>(cfg.lfu_decay_time);
 }
 
 void KeyModified(int dbid, std::string_view key) { TouchWatchedKey(dbid, key); }
@@ -58,13 +59,24 @@ void DbModified(int dbid) { TouchAllWatched(dbid); }
 
 uint64_t UsedMemory() {
 #ifdef USE_JEMALLOC
-  uint64_t epoch = 1;
-  size_t sz = sizeof(epoch);
-  mallctl("epoch", &epoch, &sz, &epoch, sz);
-  size_t allocated = 0;
-  sz = sizeof(allocated);
-  if (mallctl("stats.allocated", &allocated, &sz, nullptr, 0) == 0) return allocated;
-  return 0;
+  // The node allocates from one thread: that thread's running totals are the process's, and
+  // reading them costs two loads (eviction measures before and after every deletion).
+  static uint64_t* allocated = nullptr;
+  static uint64_t* deallocated = nullptr;
+  if (!allocated) {
+    size_t sz = sizeof(allocated);
+    if (mallctl("thread.allocatedp", &allocated, &sz, nullptr, 0) != 0 ||
+        mallctl("thread.deallocatedp", &deallocated, &sz, nullptr, 0) != 0) {
+      allocated = deallocated = nullptr;
+      uint64_t epoch = 1;
+      sz = sizeof(epoch);
+      mallctl("epoch", &epoch, &sz, &epoch, sz);
+      size_t total = 0;
+      sz = sizeof(total);
+      return mallctl("stats.allocated", &total, &sz, nullptr, 0) == 0 ? total : 0;
+    }
+  }
+  return *allocated > *deallocated ? *allocated - *deallocated : 0;
 #else
   struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
@@ -172,6 +184,7 @@ void BeforeSleep() {
   int64_t next_timeout = HandleBlockedTimeouts();
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
   HandleClientsBeforeSleep();
+  EvictionBeforeSleep();
   if (int64_t left = NextPauseEndIn(); left >= 0) {
     g.loop->SetMaxWaitMs(static_cast<int>(left));
     if (left == 0) UnpauseClientsIfDue();
@@ -282,6 +295,11 @@ int Main(int argc, char** argv) {
   else
     LOG_NOTICE("Configuration loaded");
   WarnUnimplementedDirectives();
+  if (cfg.maxmemory && cfg.maxmemory < 1024 * 1024)
+    LOG_WARNING(
+        "WARNING: You specified a maxmemory value that is less than 1MB (current value is %llu "
+        "bytes). Are you sure this is what you really want?",
+        static_cast<unsigned long long>(cfg.maxmemory));
   RefreshDerivedConfig();
   base::SetLogRoleChar('M');
 

@@ -349,3 +349,56 @@ proc randstring {len {alphabet alnum}} {
     }
     return $s
 }
+
+# ---- The replication stream as a replica sees it ----
+# repl_tap_open ?-N?: a raw replica of server -N (PSYNC ? -1, no capa eof: the snapshot comes
+# as $<len>), positioned after the snapshot. repl_tap_next reads the next propagated command
+# as a list, skipping PING (the primary's keepalive).
+proc ::testutil::tap_read {fd n timeout_ms} {
+    set deadline [expr {[clock milliseconds] + $timeout_ms}]
+    set buf {}
+    while {[string length $buf] < $n} {
+        set chunk [read $fd [expr {$n - [string length $buf]}]]
+        if {$chunk eq ""} {
+            if {[eof $fd]} { error "replication stream closed" }
+            if {[clock milliseconds] > $deadline} { error "replication stream: timeout" }
+            after 5
+            continue
+        }
+        append buf $chunk
+    }
+    return $buf
+}
+proc ::testutil::tap_line {fd timeout_ms} {
+    set line {}
+    while {[string range $line end-1 end] ne "\r\n"} {
+        append line [::testutil::tap_read $fd 1 $timeout_ms]
+    }
+    return [string range $line 0 end-2]
+}
+proc repl_tap_open {args} {
+    set fd [valkey_raw {*}$args]
+    fconfigure $fd -blocking 0
+    puts -nonewline $fd "*3\r\n\$5\r\nPSYNC\r\n\$1\r\n?\r\n\$2\r\n-1\r\n"
+    flush $fd
+    set line [::testutil::tap_line $fd 5000]
+    if {![string match "+FULLRESYNC *" $line]} { error "unexpected PSYNC reply: $line" }
+    # Newlines keep the link alive while the snapshot is made.
+    set line [string trimleft [::testutil::tap_line $fd 10000] "\n"]
+    if {![string match {$*} $line]} { error "unexpected snapshot preamble: $line" }
+    ::testutil::tap_read $fd [string range $line 1 end] 10000
+    return $fd
+}
+proc repl_tap_next {fd {timeout_ms 5000}} {
+    while 1 {
+        set head [::testutil::tap_line $fd $timeout_ms]
+        if {[string index $head 0] ne "*"} { error "unexpected stream line: $head" }
+        set cmd {}
+        for {set i 0} {$i < [string range $head 1 end]} {incr i} {
+            set len [string range [::testutil::tap_line $fd $timeout_ms] 1 end]
+            lappend cmd [::testutil::tap_read $fd $len $timeout_ms]
+            ::testutil::tap_read $fd 2 $timeout_ms
+        }
+        if {[string toupper [lindex $cmd 0]] ne "PING"} { return $cmd }
+    }
+}

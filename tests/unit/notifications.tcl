@@ -275,9 +275,15 @@ start_server {tags {notifications}} {
     }
 
     test "Evicted events (e)" {
-        # Deliberate: this server has no eviction (maxmemory is not enforced), so no key is
-        # ever evicted and there is no event to observe.
-        skip_deliberate "no eviction in this server: maxmemory is not enforced"
+        set c [ev_start Ee]
+        r config set notify-keyspace-events Ee
+        r set k v
+        r config set maxmemory-policy allkeys-random
+        r config set maxmemory 1
+        wait_for_condition 50 20 {[r dbsize] == 0} else { fail "k not evicted" }
+        r config set maxmemory 0
+        r config set maxmemory-policy noeviction
+        assert_equal {{evicted k}} [ev_events $c]
     }
 
     test "New key events (n): not part of A, published before the command's event" {

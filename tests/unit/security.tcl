@@ -174,7 +174,6 @@ start_server {tags {security} overrides {enable-protected-configs no}} {
     test "Directives that cannot be honoured yet are refused by CONFIG SET" {
         foreach {name value why} {
             appendonly yes "there is no append-only file yet, so writes since the last snapshot would be lost in a crash"
-            maxmemory 1gb "the memory limit is not enforced yet"
             maxmemory-clients 10% "the client memory limit is not enforced yet"
             tls-port 6380 "TLS is not implemented yet"
             tls-replication yes "TLS is not implemented yet, so replication would travel in clear text"
@@ -186,7 +185,6 @@ start_server {tags {security} overrides {enable-protected-configs no}} {
                 [assert_error * {r config set $name $value}]
         }
         assert_equal {appendonly no} [r config get appendonly]
-        assert_equal {maxmemory 0} [r config get maxmemory]
         # The values that ask for nothing more are accepted.
         assert_equal OK [r config set appendonly no maxmemory 0 tls-port 0 maxmemory-clients 0]
     }
@@ -250,7 +248,6 @@ tags {security} {
 
     test "Each directive the node cannot honour yet stops the start, naming the line" {
         foreach {line why} {
-            {maxmemory 100mb} "'maxmemory 100mb' is not supported yet by this server: the memory limit is not enforced yet"
             {maxmemory-clients 5%} "'maxmemory-clients 5%' is not supported yet by this server: the client memory limit is not enforced yet"
             {tls-port 6380} "'tls-port 6380' is not supported yet by this server: TLS is not implemented yet"
             {tls-replication yes} "'tls-replication yes' is not supported yet by this server: TLS is not implemented yet, so replication would travel in clear text"

@@ -1,0 +1,243 @@
+// Eviction (Valkey's algorithm, its facts and its limits): keys are sampled
+// (maxmemory-samples per database per round) into a pool of the 16 best candidates kept across
+// calls, best = longest idle (LRU), least used (LFU) or nearest expire (TTL); the random
+// policies take one random key per round, databases in turn. Memory is measured before and
+// after each deletion until what was over the limit is freed.
+#include "server/evict.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <string>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "db/db.h"
+#include "server/client.h"
+#include "server/config.h"
+#include "server/dispatch.h"
+#include "server/notify.h"
+#include "server/repl_hooks.h"
+#include "server/server.h"
+
+namespace server {
+
+namespace {
+
+constexpr int kPoolSize = 16;
+
+struct Candidate {
+  uint64_t idle = 0;  // larger is a better victim
+  std::string key;
+  int dbid = -1;  // -1: empty slot
+};
+// Sorted by idle, ascending: the best candidate is the rightmost non-empty one.
+Candidate g_pool[kPoolSize];
+
+bool g_running = false;               // an eviction cut short by the time limit goes on
+int64_t g_exceeded_since_us = 0;      // over the limit since (monotonic), 0: not over
+int64_t g_total_exceeded_us = 0;
+
+MaxmemoryPolicy Policy() { return static_cast<MaxmemoryPolicy>(cfg.maxmemory_policy); }
+bool AllKeys() { return Policy() >= kAllkeysLru && Policy() <= kAllkeysRandom; }
+
+// How long one round may run: maxmemory-eviction-tenacity 10 (default) gives 500 us; each
+// step above 10 multiplies by 1.15; 100 means no limit.
+int64_t TimeLimitUs() {
+  int64_t t = cfg.maxmemory_eviction_tenacity;
+  if (t <= 10) return 50 * t;
+  if (t < 100) return static_cast<int64_t>(500.0 * std::pow(1.15, static_cast<double>(t - 10)));
+  return INT64_MAX;
+}
+
+uint64_t IdleScore(const db::Obj* o) {
+  switch (Policy()) {
+    case kVolatileLru:
+    case kAllkeysLru: {
+      uint32_t now = db::LruClock(), lru = o->lru();
+      uint64_t sec = now >= lru ? now - lru : (db::kLruMax - lru) + now;
+      return sec * 1000;
+    }
+    case kVolatileLfu:
+    case kAllkeysLfu:
+      return 255 - db::LfuCounter(o);
+    case kVolatileTtl:
+      return UINT64_MAX - static_cast<uint64_t>(o->expire());
+    default:
+      return 0;
+  }
+}
+
+void PoolInsert(uint64_t idle, std::string_view key, int dbid) {
+  int k = 0;
+  while (k < kPoolSize && g_pool[k].dbid >= 0 && g_pool[k].idle < idle) k++;
+  if (k == 0 && g_pool[kPoolSize - 1].dbid >= 0) return;  // worse than all, and no room
+  if (k < kPoolSize && g_pool[k].dbid < 0) {
+    // an empty slot: nothing to move
+  } else if (g_pool[kPoolSize - 1].dbid < 0) {
+    for (int i = kPoolSize - 1; i > k; i--) g_pool[i] = std::move(g_pool[i - 1]);
+  } else {
+    k--;  // full: drop the worst (leftmost) to make room left of k
+    for (int i = 0; i < k; i++) g_pool[i] = std::move(g_pool[i + 1]);
+  }
+  g_pool[k].idle = idle;
+  g_pool[k].key.assign(key);
+  g_pool[k].dbid = dbid;
+}
+
+void PoolPopulate(int dbid, db::Db* d) {
+  bool all = AllKeys();
+  for (int64_t i = 0; i < cfg.maxmemory_samples; i++) {
+    db::Obj* o = all ? d->RandomKey() : d->RandomVolatileKey();
+    if (!o) return;
+    PoolInsert(IdleScore(o), o->key(), dbid);
+  }
+}
+
+// The next victim: its db and key, or false when there is nothing to evict.
+bool PickVictim(int* dbid, std::string* key) {
+  static int next_db = 0;
+  bool all = AllKeys();
+  if (Policy() == kAllkeysRandom || Policy() == kVolatileRandom) {
+    for (int i = 0; i < NumDbs(); i++) {
+      int j = (++next_db) % NumDbs();
+      db::Db* d = GetDb(j);
+      db::Obj* o = all ? d->RandomKey() : d->RandomVolatileKey();
+      if (o) {
+        *dbid = j;
+        key->assign(o->key());
+        return true;
+      }
+    }
+    return false;
+  }
+  while (true) {
+    size_t total = 0;
+    for (int i = 0; i < NumDbs(); i++) {
+      db::Db* d = GetDb(i);
+      size_t n = all ? d->Size() : d->ExpiresSize();
+      if (n) PoolPopulate(i, d);
+      total += n;
+    }
+    if (total == 0) return false;
+    for (int k = kPoolSize - 1; k >= 0; k--) {
+      if (g_pool[k].dbid < 0) continue;
+      int id = g_pool[k].dbid;
+      std::string cand = std::move(g_pool[k].key);
+      g_pool[k].dbid = -1;
+      g_pool[k].key.clear();
+      if (id >= NumDbs()) continue;
+      db::Obj* o = GetDb(id)->Find(cand);
+      // A candidate deleted (or, for volatile policies, persisted) since it was sampled.
+      if (!o || (!all && o->expire() < 0)) continue;
+      *dbid = id;
+      *key = std::move(cand);
+      return true;
+    }
+  }
+}
+
+void EvictKey(int dbid, const std::string& key) {
+  GetDb(dbid)->Delete(key);
+  g.stats.evicted_keys++;
+  KeyModified(dbid, key);
+  Repl().propagate(dbid, {cfg.lazyfree_lazy_eviction ? "UNLINK" : "DEL", key});
+  Notify(kNotifyEvicted, "evicted", key, dbid);
+}
+
+// Over the limit by *to_free bytes (after what is not counted): false. Else true.
+bool UnderLimit(uint64_t* to_free) {
+  uint64_t used = UsedMemory();
+  if (used <= static_cast<uint64_t>(cfg.maxmemory)) return true;
+  uint64_t not_counted = MemoryNotCountedForEvict();
+  used = used > not_counted ? used - not_counted : 0;
+  if (used <= static_cast<uint64_t>(cfg.maxmemory)) return true;
+  if (to_free) *to_free = used - static_cast<uint64_t>(cfg.maxmemory);
+  return false;
+}
+
+bool SafeToEvict() {
+  if (Repl().is_replica() && cfg.replica_ignore_maxmemory) return false;
+  return !WritesPaused();  // CLIENT PAUSE WRITE and a failover's pause hold evictions too
+}
+
+void UpdateMetrics(EvictResult r) {
+  if (r != EvictResult::kOk) {
+    if (g_exceeded_since_us == 0) g_exceeded_since_us = base::MonotonicUs();
+  } else if (g_exceeded_since_us != 0) {
+    g_total_exceeded_us += base::MonotonicUs() - g_exceeded_since_us;
+    g_exceeded_since_us = 0;
+  }
+}
+
+}  // namespace
+
+bool MaxmemoryPolicyIsLfu() { return Policy() == kVolatileLfu || Policy() == kAllkeysLfu; }
+
+uint64_t MemoryNotCountedForEvict() {
+  uint64_t n = 0;
+  for (Client* c : g.clients)
+    if (c->flags & kReplica) n += c->conn.out.capacity();
+  return n;
+}
+
+EvictResult PerformEvictions() {
+  if (!cfg.maxmemory) {
+    // No limit, nothing exceeded (Valkey 8 keeps counting current_eviction_exceeded_time
+    // after maxmemory is set back to 0).
+    g_running = false;
+    UpdateMetrics(EvictResult::kOk);
+    return EvictResult::kOk;
+  }
+  if (!SafeToEvict()) return EvictResult::kOk;
+  uint64_t to_free = 0;
+  EvictResult result = EvictResult::kFail;
+  if (UnderLimit(&to_free)) {
+    g_running = false;
+    UpdateMetrics(EvictResult::kOk);
+    return EvictResult::kOk;
+  }
+  if (Policy() != kNoEviction) {
+    int64_t start = base::MonotonicUs(), limit = TimeLimitUs();
+    uint64_t freed = 0, keys = 0;
+    bool cut = false;
+    while (freed < to_free) {
+      int dbid;
+      std::string key;
+      if (!PickVictim(&dbid, &key)) break;
+      uint64_t before = UsedMemory();
+      EvictKey(dbid, key);
+      uint64_t after = UsedMemory();
+      freed += before > after ? before - after : 0;
+      if (++keys % 16 == 0 && base::MonotonicUs() - start > limit) {
+        cut = true;
+        break;
+      }
+    }
+    if (freed >= to_free) {
+      result = EvictResult::kOk;
+    } else if (cut) {
+      result = EvictResult::kRunning;
+    }
+    g_running = cut;
+  }
+  UpdateMetrics(result);
+  return result;
+}
+
+void StartEviction() { g_running = true; }
+
+void EvictionBeforeSleep() {
+  if (!g_running) return;
+  if (PerformEvictions() == EvictResult::kRunning) g.loop->SetMaxWaitMs(0);
+}
+
+void AppendEvictionStats(std::string* s) {
+  int64_t now = base::MonotonicUs();
+  int64_t current = g_exceeded_since_us ? now - g_exceeded_since_us : 0;
+  *s += "total_eviction_exceeded_time:" + std::to_string((g_total_exceeded_us + current) / 1000) +
+        "\r\n";
+  *s += "current_eviction_exceeded_time:" + std::to_string(current / 1000) + "\r\n";
+}
+
+}  // namespace server

@@ -1,0 +1,329 @@
+# maxmemory and eviction: every maxmemory-policy, the -OOM verdict (MULTI included), what
+# evictions propagate and notify, the replica's replica-ignore-maxmemory, CLIENT PAUSE, the INFO
+# fields and the config checks. Written to pass on Valkey 8 as well.
+
+# Writes keys prefix:from .. prefix:to-1 with values of `size` bytes (and a TTL in seconds when
+# ttl > 0), pipelined. Returns the number of -OOM replies.
+proc mm_fill {prefix from to size {ttl 0}} {
+    set c [valkey_client]
+    $c deferred 1
+    set val [string repeat x $size]
+    for {set i $from} {$i < $to} {incr i} {
+        if {$ttl > 0} { $c set $prefix:$i $val ex $ttl } else { $c set $prefix:$i $val }
+    }
+    set oom 0
+    for {set i $from} {$i < $to} {incr i} {
+        if {[catch {$c read} e]} {
+            if {![string match "OOM *" $e]} { error $e }
+            incr oom
+        }
+    }
+    $c close
+    return $oom
+}
+
+# Writes 1000-byte values one by one until a write is refused; returns the error.
+proc mm_set_until_oom {prefix} {
+    set val [string repeat x 1000]
+    for {set i 0} {$i < 100000} {incr i} {
+        if {[catch {r set $prefix:$i $val} e]} { return $e }
+    }
+    return "never refused"
+}
+
+# How many of prefix:from .. prefix:to-1 exist.
+proc mm_count {prefix from to} {
+    set n 0
+    for {set i $from} {$i < $to} {incr i} { incr n [r exists $prefix:$i] }
+    return $n
+}
+
+# Reads each key `times` times (LRU/LFU access), pipelined.
+proc mm_touch {prefix from to times} {
+    set c [valkey_client]
+    $c deferred 1
+    for {set t 0} {$t < $times} {incr t} {
+        for {set i $from} {$i < $to} {incr i} { $c get $prefix:$i }
+    }
+    for {set t 0} {$t < $times} {incr t} {
+        for {set i $from} {$i < $to} {incr i} { $c read }
+    }
+    $c close
+}
+
+# Sets maxmemory `extra` bytes above the memory in use now.
+proc mm_limit_above_used {extra} {
+    set limit [expr {[s used_memory] + $extra}]
+    r config set maxmemory $limit
+    return $limit
+}
+
+proc mm_reset {policy} {
+    r config set maxmemory 0
+    r flushall
+    r config set maxmemory-policy $policy
+    r config set maxmemory-samples 10
+    r config resetstat
+}
+
+start_server {tags {maxmemory}} {
+    test "maxmemory directives: values and errors as Valkey 8" {
+        foreach {name value err} {
+            maxmemory-policy foo "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"
+            maxmemory-samples 0 "argument must be between 1 and 64 inclusive"
+            maxmemory-samples 65 "argument must be between 1 and 64 inclusive"
+            maxmemory-eviction-tenacity 101 "argument must be between 0 and 100 inclusive"
+            lfu-log-factor -1 "argument must be between 0 and 2147483647 inclusive"
+            lfu-decay-time -1 "argument must be between 0 and 2147483647 inclusive"
+        } {
+            assert_equal "ERR CONFIG SET failed (possibly related to argument '$name') - $err" \
+                [assert_error * {r config set $name $value}]
+        }
+        foreach {name value} {
+            maxmemory-policy noeviction maxmemory-samples 5 maxmemory-eviction-tenacity 10
+            lfu-log-factor 10 lfu-decay-time 1 replica-ignore-maxmemory yes
+            slave-ignore-maxmemory yes lazyfree-lazy-eviction yes maxmemory 0
+        } {
+            assert_equal [list $name $value] [r config get $name]
+        }
+        foreach p {volatile-lru volatile-lfu volatile-random volatile-ttl allkeys-lru allkeys-lfu allkeys-random noeviction} {
+            assert_equal OK [r config set maxmemory-policy [string toupper $p]]
+            assert_equal [list maxmemory-policy $p] [r config get maxmemory-policy]
+            assert_equal $p [s maxmemory_policy]
+        }
+        r config set maxmemory 100mb
+        assert_equal 104857600 [s maxmemory]
+        assert_equal 100.00M [s maxmemory_human]
+        r config set maxmemory 0
+    }
+
+    test "noeviction: over the limit, commands that use memory get -OOM; reads, DEL and DISCARD run" {
+        mm_reset noeviction
+        r set keep v
+        mm_limit_above_used 500000
+        assert {[mm_fill k 0 2000 1000] > 0}
+        # Well below the memory in use now (the pipelining client's buffers are gone).
+        r config set maxmemory [expr {[s used_memory] - 200000}]
+        assert_equal "OOM command not allowed when used memory > 'maxmemory'." \
+            [assert_error * {r set another v}]
+        assert_equal "OOM command not allowed when used memory > 'maxmemory'." \
+            [assert_error * {r lpush l a}]
+        assert_equal v [r get keep]
+        assert_equal 1 [r exists keep]
+        assert_equal 0 [s evicted_keys]
+        assert {[s current_eviction_exceeded_time] >= 0}
+        # Inside MULTI a read is queued and a write refused, so EXEC aborts; reads alone run.
+        assert_equal OK [r multi]
+        assert_equal QUEUED [r get keep]
+        assert_equal "OOM command not allowed when used memory > 'maxmemory'." \
+            [assert_error * {r set keep w}]
+        assert_equal "EXECABORT Transaction discarded because of previous errors." \
+            [assert_error * {r exec}]
+        assert_equal OK [r multi]
+        assert_equal QUEUED [r get keep]
+        assert_equal {v} [r exec]
+        assert_equal OK [r multi]
+        assert_equal OK [r discard]
+        # DEL frees memory and writes work again.
+        for {set i 0} {$i < 2000} {incr i} { r del k:$i }
+        assert_equal OK [r set another v]
+        r config set maxmemory 0
+    }
+
+    test "EXEC of a transaction that queued a write fails when memory ran out meanwhile" {
+        mm_reset noeviction
+        mm_fill k 0 500 1000
+        assert_equal OK [r multi]
+        assert_equal QUEUED [r set x y]
+        set c [valkey_client]
+        $c config set maxmemory [expr {[info_field [$c info memory] used_memory] - 200000}]
+        assert_equal "EXECABORT Transaction discarded because of: OOM command not allowed when used memory > 'maxmemory'." \
+            [assert_error * {r exec}]
+        $c config set maxmemory 0
+        $c close
+        assert_equal 0 [r exists x]
+    }
+
+    test "allkeys-lru: the keys used last survive, the ones idle longest are evicted" {
+        mm_reset allkeys-lru
+        mm_fill cold 0 2000 1000
+        mm_fill hot 0 200 1000
+        # The LRU clock counts seconds: let the cold keys age.
+        after 2100
+        mm_touch hot 0 200 1
+        mm_limit_above_used 1000000
+        assert_equal 0 [mm_fill new 0 2000 1000]
+        assert {[s evicted_keys] > 500}
+        assert_equal 200 [mm_count hot 0 200]
+        assert {[mm_count cold 0 2000] < 1600}
+        assert {[s used_memory] <= [lindex [r config get maxmemory] 1] + 50000}
+    }
+
+    test "allkeys-lfu: the keys used most survive" {
+        mm_reset allkeys-lfu
+        mm_fill cold 0 2000 1000
+        mm_fill hot 0 100 1000
+        mm_touch hot 0 100 60
+        assert {[r object freq hot:7] > 5}
+        mm_limit_above_used 1000000
+        assert_equal 0 [mm_fill new 0 2000 1000]
+        assert {[s evicted_keys] > 500}
+        assert_equal 100 [mm_count hot 0 100]
+        r config set maxmemory 0
+    }
+
+    test "volatile-ttl: the nearest expire goes first, keys without TTL never; then -OOM" {
+        mm_reset volatile-ttl
+        mm_fill persistent 0 500 1000
+        mm_fill soon 0 500 1000 1000
+        mm_fill late 0 500 1000 100000
+        mm_limit_above_used 300000
+        assert_equal 0 [mm_fill new 0 450 1000]
+        assert {[s evicted_keys] > 100}
+        assert {[mm_count soon 0 500] < 450}
+        # Sampling is approximate (as in Valkey): a later expire may rarely go first.
+        assert {[mm_count late 0 500] >= 495}
+        assert_equal 500 [mm_count persistent 0 500]
+        # More than the volatile keys can free: they all go, then writes are refused.
+        assert {[mm_fill more 0 2000 1000] > 0}
+        assert_equal 0 [mm_count soon 0 500]
+        assert_equal 0 [mm_count late 0 500]
+        assert_equal 500 [mm_count persistent 0 500]
+        assert_equal "OOM command not allowed when used memory > 'maxmemory'." \
+            [mm_set_until_oom one-more]
+        r config set maxmemory 0
+    }
+
+    test "volatile-lru and volatile-random evict only keys with an expire" {
+        foreach policy {volatile-lru volatile-random volatile-lfu} {
+            mm_reset $policy
+            mm_fill persistent 0 500 1000
+            mm_fill vol 0 1000 1000 100000
+            mm_limit_above_used 300000
+            assert_equal 0 [mm_fill new 0 600 1000] $policy
+            assert {[s evicted_keys] > 100} $policy
+            assert_equal 500 [mm_count persistent 0 500] $policy
+            assert {[mm_count vol 0 1000] < 950} $policy
+        }
+        r config set maxmemory 0
+    }
+
+    test "allkeys-random frees memory down to the limit" {
+        mm_reset allkeys-random
+        mm_fill a 0 3000 1000
+        set limit [mm_limit_above_used 200000]
+        assert_equal 0 [mm_fill b 0 2000 1000]
+        assert {[s evicted_keys] > 1000}
+        assert {[s used_memory] <= $limit + 50000}
+        r config set maxmemory 0
+    }
+
+    test "Evictions propagate as UNLINK (lazyfree-lazy-eviction yes) or DEL, and count" {
+        mm_reset allkeys-random
+        r set k1 v
+        set tap [repl_tap_open]
+        r config set maxmemory 1
+        wait_for_condition 50 20 {[r dbsize] == 0} else { fail "k1 not evicted" }
+        r config set maxmemory 0
+        r config set lazyfree-lazy-eviction no
+        r set k2 v
+        r config set maxmemory 1
+        wait_for_condition 50 20 {[r dbsize] == 0} else { fail "k2 not evicted" }
+        r config set maxmemory 0
+        r config set lazyfree-lazy-eviction yes
+        assert_equal {SELECT 0} [repl_tap_next $tap]
+        assert_equal {UNLINK k1} [repl_tap_next $tap]
+        assert_equal {set k2 v} [repl_tap_next $tap]
+        assert_equal {DEL k2} [repl_tap_next $tap]
+        close $tap
+        assert_equal 2 [s evicted_keys]
+        assert {[s total_eviction_exceeded_time] >= [s current_eviction_exceeded_time]}
+    }
+
+    tags {beyond-valkey} {
+        test "current_eviction_exceeded_time stops when maxmemory goes back to 0" {
+            # Valkey 8 keeps counting it until a later eviction round ends under a limit.
+            mm_reset allkeys-random
+            r set k v
+            r config set maxmemory 1
+            wait_for_condition 50 20 {[r dbsize] == 0} else { fail "k not evicted" }
+            after 20
+            r config set maxmemory 0
+            assert_equal 0 [s current_eviction_exceeded_time]
+            set total [s total_eviction_exceeded_time]
+            assert {$total >= 20}
+            after 50
+            assert_equal $total [s total_eviction_exceeded_time]
+        }
+    }
+
+    test "CLIENT PAUSE WRITE holds evictions until it ends" {
+        mm_reset allkeys-random
+        r set k v
+        r client pause 60000 write
+        r config set maxmemory 1
+        after 300
+        assert_equal 1 [r dbsize]
+        assert_equal 0 [s evicted_keys]
+        r client unpause
+        # The next command evicts before it runs.
+        assert_equal 0 [r dbsize]
+        assert_equal 1 [s evicted_keys]
+        r config set maxmemory 0
+    }
+
+    test "INFO: eviction fields" {
+        foreach f {evicted_keys total_eviction_exceeded_time current_eviction_exceeded_time} {
+            assert_match {[0-9]*} [s $f] $f
+        }
+        foreach f {mem_not_counted_for_evict maxmemory maxmemory_human maxmemory_policy} {
+            assert {[s $f] ne {}} $f
+        }
+    }
+}
+
+start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "A replica ignores maxmemory (replica-ignore-maxmemory yes) and applies its primary's evictions" {
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {[status r master_link_status] eq "up"} else { fail "no link" }
+            r -1 config set maxmemory-policy allkeys-random
+            r -1 mset a 1 b 2 c 3
+            wait_for_condition 100 20 {[r dbsize] == 3} else { fail "not replicated" }
+            r config set maxmemory 1
+            r config set maxmemory-policy allkeys-random
+            after 300
+            assert_equal 3 [r dbsize]
+            assert_equal 0 [s evicted_keys]
+            # The primary evicts; the replica follows through the stream.
+            r -1 config set maxmemory 1
+            wait_for_condition 100 20 {[r -1 dbsize] == 0} else { fail "primary kept keys" }
+            wait_for_condition 100 20 {[r dbsize] == 0} else { fail "replica kept keys" }
+            assert_equal 0 [s evicted_keys]
+            assert_equal 3 [s -1 evicted_keys]
+            r -1 config set maxmemory 0
+            # replica-ignore-maxmemory no: the replica evicts by itself.
+            r -1 mset a 1 b 2 c 3
+            wait_for_condition 100 20 {[r dbsize] == 3} else { fail "not replicated" }
+            r config set replica-ignore-maxmemory no
+            wait_for_condition 100 20 {[r dbsize] == 0} else { fail "replica did not evict" }
+            assert_equal 3 [s evicted_keys]
+            assert_equal 3 [r -1 dbsize]
+        }
+    }
+}
+
+start_server {tags {maxmemory} overrides {maxmemory 100mb maxmemory-policy allkeys-lfu}} {
+    test "maxmemory in the config file is enforced from the start" {
+        assert_equal {maxmemory 104857600} [r config get maxmemory]
+        assert_equal allkeys-lfu [s maxmemory_policy]
+        r set k v
+        assert_equal 5 [r object freq k]
+    }
+}
+
+start_server {tags {maxmemory} overrides {maxmemory 1000}} {
+    test "A maxmemory below 1MB is logged as a warning at start" {
+        assert {[log_contains "*WARNING: You specified a maxmemory value that is less than 1MB (current value is 1000 bytes). Are you sure this is what you really want?*"]}
+    }
+}
