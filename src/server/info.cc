@@ -141,7 +141,7 @@ void SecMemory(std::string* s) {
   Line(s, "used_memory_startup:0");
   Line(s, "used_memory_dataset:%llu",
        static_cast<ull>(used > clients_mem ? used - clients_mem : 0));
-  Line(s, "allocator_allocated:%llu", static_cast<ull>(used));
+  Line(s, "allocator_allocated:%llu", static_cast<ull>(AllocatorAllocated()));
   Line(s, "total_system_memory:%llu",
        static_cast<ull>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
   Line(s, "total_system_memory_human:%s",

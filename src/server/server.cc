@@ -83,6 +83,19 @@ uint64_t UsedMemory() {
 #endif
 }
 
+uint64_t AllocatorAllocated() {
+#ifdef USE_JEMALLOC
+  uint64_t epoch = 1;
+  size_t sz = sizeof(epoch);
+  mallctl("epoch", &epoch, &sz, &epoch, sz);
+  size_t total = 0;
+  sz = sizeof(total);
+  return mallctl("stats.allocated", &total, &sz, nullptr, 0) == 0 ? total : 0;
+#else
+  return UsedMemory();
+#endif
+}
+
 namespace {
 
 volatile sig_atomic_t g_signal = 0;

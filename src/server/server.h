@@ -119,5 +119,7 @@ void DbModified(int dbid);
 void RefreshDerivedConfig();
 // Memory in use (allocator's view).
 uint64_t UsedMemory();
+// The allocator's own figure (jemalloc stats.allocated after an epoch refresh): slow.
+uint64_t AllocatorAllocated();
 
 }  // namespace server
