@@ -3,6 +3,7 @@
 
 #include "base/util.h"
 #include "commands/common.h"
+#include "server/aof.h"
 
 namespace cmd {
 namespace {
@@ -36,6 +37,22 @@ void BgsaveCommand(Client* c) {
   c->R().Simple("Background saving started");
 }
 
+void BgrewriteaofCommand(Client* c) {
+  if (AofRewriteInProgress())
+    return c->R().Error("Background append only file rewriting already in progress");
+  if (BgsaveInProgress() || OtherChildActive() || g.in_exec) {
+    // One child at a time (and no fork inside a transaction): it starts from cron.
+    AofScheduleRewrite();
+    return c->R().Simple("Background append only file rewriting scheduled");
+  }
+  std::string err;
+  if (!AofStartRewrite(&err)) {
+    if (err.empty()) return c->R().Simple("Background append only file rewriting scheduled");
+    return c->R().Error(err);
+  }
+  c->R().Simple("Background append only file rewriting started");
+}
+
 }  // namespace
 }  // namespace cmd
 
@@ -48,5 +65,7 @@ void RegisterPersistenceCommands(std::vector<CommandSpec>* t) {
                 "O(N) where N is the total number of keys in all databases"});
   t->push_back({"bgsave", -1, kCmdAdmin | kCmdNoScript, BgsaveCommand, g, "1.0.0",
                 "Asynchronously saves the database(s) to disk.", "O(1)"});
+  t->push_back({"bgrewriteaof", 1, kCmdAdmin | kCmdNoScript, BgrewriteaofCommand, g, "1.0.0",
+                "Asynchronously rewrites the append-only file to disk.", "O(1)"});
 }
 }  // namespace server

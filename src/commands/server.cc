@@ -14,6 +14,7 @@
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
 #include "server/command_docs.h"
+#include "server/aof.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/info.h"
@@ -423,6 +424,13 @@ void DebugCommand(Client* c) {
          "    Sets the threshold for elements to be inserted as plain vs packed nodes."});
   }
   if (sub == "reload") return DebugReloadCommand(c);
+  if (sub == "loadaof") {
+    if (!AofDebugReload())
+      return r.Error("Error trying to load the AOF files, check server logs.");
+    g.dirty = 0;
+    LOG_NOTICE("Append Only File loaded by DEBUG LOADAOF");
+    return r.Ok();
+  }
   if (sub == "log" && a.size() == 3) {
     LOG_WARNING("DEBUG LOG: %.*s", static_cast<int>(a[2].size()), a[2].data());
     return r.Ok();

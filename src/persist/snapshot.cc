@@ -168,7 +168,7 @@ void SnapshotWriter::Header(int64_t now_sec, uint64_t used_mem) {
     if (hook.replication_only && !opts_.for_replication) continue;
     if (hook.write && hook.write(&v)) Aux(name, v);
   }
-  Aux("aof-base", "0");
+  Aux("aof-base", opts_.aof_base ? "1" : "0");
 }
 
 void SnapshotWriter::SelectDb(int id, uint64_t keys, uint64_t expires) {

@@ -43,6 +43,7 @@ struct SaveOptions {
   bool for_replication = false;  // includes the replication-only aux fields
   // rdb-key-save-delay: microseconds WriteSnapshot sleeps after each key (tests slow a save).
   int64_t key_save_delay_us = 0;
+  bool aof_base = false;  // the aux field aof-base says 1: the base file of an AOF
 };
 
 // Extra aux fields: a small registry used by replication (hash seed, slot states...).

@@ -91,7 +91,8 @@ void MaybeStartFullSync() {
   bool any = false;
   for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kWaitBgsaveStart) any = true;
-  if (!any || server::BgsaveInProgress() || primary_.child != -1) return;
+  // One child at a time: a snapshot, an AOF rewrite or a diskless transfer.
+  if (!any || server::BgsaveInProgress() || server::OtherChildActive()) return;
   // Diskless only when every waiting replica can read the EOF-marked form; only then is the
   // start delayed for more replicas to join (a replica without it gets a disk snapshot now).
   bool diskless = server::cfg.repl_diskless_sync;

@@ -16,6 +16,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "net/socket.h"
+#include "server/aof.h"
 #include "server/blocking.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -512,6 +513,8 @@ void HandleClientsBeforeSleep() {
     if (!(c->flags & (kCloseAsap | kPaused | kBlocked))) ProcessInput(c);
   }
   g.unblocked.clear();
+  // Replies go out only after their writes reached the AOF (and the disk, with always).
+  AofFlushBeforeReplies();
   std::vector<Client*> pending;
   pending.swap(g.pending_writes);
   for (Client* c : pending) {

@@ -18,6 +18,7 @@
 #include "db/zset.h"
 #include "net/resp_parser.h"
 #include "server/command.h"
+#include "server/aof.h"
 #include "server/evict.h"
 #include "server/notify.h"
 #include "server/repl_hooks.h"
@@ -57,6 +58,7 @@ struct Def {
 const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "nothing", nullptr};
 const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};  // also protected configs
 const char* const kDisklessLoad[] = {"disabled", "on-empty-db", "swapdb", nullptr};
+const char* const kAppendFsync[] = {"always", "everysec", "no", nullptr};
 const char* const kMaxmemoryPolicies[] = {"volatile-lru",   "volatile-lfu",   "volatile-random",
                                           "volatile-ttl",   "allkeys-lru",    "allkeys-lfu",
                                           "allkeys-random", "noeviction",     nullptr};
@@ -267,6 +269,27 @@ bool ValidClusterConfigFile(const std::string& v, std::string* err) {
 }
 bool ValidDbFilename(const std::string& v, std::string* err) {
   return ValidBaseName("dbfilename", v, "filename", err);
+}
+bool ValidAppendFilename(const std::string& v, std::string* err) {
+  return ValidBaseName("appendfilename", v, "filename", err);
+}
+bool ValidAppendDirname(const std::string& v, std::string* err) {
+  return ValidBaseName("appenddirname", v, "dirname", err);
+}
+
+// CONFIG SET appendonly: a rewrite starts the file, or the file is closed (at start the
+// config file's value is acted on by the load).
+bool ApplyAppendonly(std::string* err) {
+  if (!g.loop) return true;
+  if (cfg.appendonly && !AofActive()) {
+    if (!AofTurnOn(err)) {
+      cfg.appendonly = false;
+      return false;
+    }
+  } else if (!cfg.appendonly && AofActive()) {
+    AofTurnOff();
+  }
+  return true;
 }
 
 // The keyspace environment follows the policy (LFU counters) at once.
@@ -704,6 +727,20 @@ std::vector<Def>& Table() {
        {},
        ApplyTypeLimits,
        "0"},
+      {"appendonly", nullptr, kBool, 0, &cfg.appendonly, 0, 0, nullptr, {}, ApplyAppendonly,
+       "no"},
+      {"appendfilename", nullptr, kStr, kImmutable, &cfg.appendfilename, 0, 0, nullptr, {},
+       nullptr, "appendonly.aof", ValidAppendFilename},
+      {"appenddirname", nullptr, kStr, kImmutable, &cfg.appenddirname, 0, 0, nullptr, {},
+       nullptr, "appendonlydir", ValidAppendDirname},
+      {"appendfsync", nullptr, kEnum, 0, &cfg.appendfsync, 0, 0, kAppendFsync, {}, nullptr,
+       "everysec"},
+      BOOL("aof-use-rdb-preamble", aof_use_rdb_preamble, "yes", 0),
+      BOOL("aof-load-truncated", aof_load_truncated, "yes", 0),
+      BOOL("aof-timestamp-enabled", aof_timestamp_enabled, "no", 0),
+      BOOL("no-appendfsync-on-rewrite", no_appendfsync_on_rewrite, "no", 0),
+      INT("auto-aof-rewrite-percentage", auto_aof_rewrite_percentage, 0, INT_MAX, "100", 0),
+      MEM("auto-aof-rewrite-min-size", auto_aof_rewrite_min_size, 0, INT64_MAX, "64mb", 0),
       {"dbfilename",
        nullptr,
        kStr,
@@ -758,9 +795,6 @@ struct Unimpl {
 };
 // Values of recognised-only directives are still checked for their kind.
 bool CheckUnimplValue(const Unimpl& u, const std::string& v, std::string* err) {
-  std::string_view name = u.name;
-  if (name == "appendfilename" && !ValidBaseName(name, v, "filename", err)) return false;
-  if (name == "appenddirname" && !ValidBaseName(name, v, "dirname", err)) return false;
   if (u.kind == kUBool) {
     std::string l = base::ToLower(v);
     if (l != "yes" && l != "no") {
@@ -817,9 +851,6 @@ struct FailClosed {
   const char* why;
 };
 const FailClosed kFailClosed[] = {
-    {"appendonly", IsYes,
-     "there is no append-only file yet, so writes since the last snapshot would be lost in a "
-     "crash"},
     {"maxmemory-clients", NotZero, "the client memory limit is not enforced yet"},
     {"aclfile", NotEmpty,
      "ACL users are not implemented yet, so the node would start without the users of that "

@@ -102,6 +102,17 @@ struct Config {
   int64_t list_compress_depth = 0;
   // persistence (stored; snapshots come with the persistence issue)
   std::string dbfilename = "dump.rdb";
+  // append-only file
+  bool appendonly = false;
+  std::string appendfilename = "appendonly.aof";
+  std::string appenddirname = "appendonlydir";
+  int appendfsync = 1;  // index in kAppendFsync: always, everysec, no
+  bool aof_use_rdb_preamble = true;
+  bool aof_load_truncated = true;
+  bool aof_timestamp_enabled = false;
+  bool no_appendfsync_on_rewrite = false;
+  int64_t auto_aof_rewrite_percentage = 100;
+  int64_t auto_aof_rewrite_min_size = 64 * 1024 * 1024;
   std::string save = "3600 1 300 100 60 10000";
   bool rdbcompression = true;
   bool rdbchecksum = true;

@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "server/blocking.h"
 #include "server/cluster_hooks.h"
+#include "server/aof.h"
 #include "server/config.h"
 #include "server/evict.h"
 #include "server/persistence.h"
@@ -112,21 +113,28 @@ void Call(Client* c, const CommandSpec* cmd) {
     c->commands_processed++;
   }
   // A replica applies its primary's stream: those bytes are passed on verbatim elsewhere.
-  if ((g.dirty != dirty_before || override_.force_prop) && !(c->flags & kPrimary)) {
+  // EXEC itself never leaves: its commands did, wrapped by the transaction hooks.
+  bool is_exec = std::string_view(cmd->name) == "exec";
+  if ((g.dirty != dirty_before || override_.force_prop) && !is_exec) {
+    // What leaves: the override, or the command under its real name (replicas and the AOF
+    // need not share the renames).
+    std::vector<std::string_view> renamed;
+    const std::vector<std::string_view>* out = &c->argv;
     if (override_.has_override) {
-      std::vector<std::string_view> v(override_.prop_override.begin(),
-                                      override_.prop_override.end());
-      Repl().propagate(c->dbid, v);
+      renamed.assign(override_.prop_override.begin(), override_.prop_override.end());
+      out = &renamed;
     } else if (CommandsRenamed() && !base::EqualsNoCase(c->argv[0], TopLevel(cmd)->name)) {
-      // A renamed command travels under its real name: replicas need not share the renames.
-      std::vector<std::string_view> v(c->argv.begin(), c->argv.end());
-      v[0] = TopLevel(cmd)->name;
-      Repl().propagate(c->dbid, v);
-    } else {
-      Repl().propagate(c->dbid, c->argv);
+      renamed.assign(c->argv.begin(), c->argv.end());
+      renamed[0] = TopLevel(cmd)->name;
+      out = &renamed;
     }
-    c->woff = Repl().offset();  // what WAIT waits for
-    if (c->flags & kBlocked) SetPendingBlockOffset(c, c->woff);
+    // A replica's AOF records its primary's stream as it applies it.
+    AofFeed(c->dbid, *out);
+    if (!(c->flags & kPrimary)) {
+      Repl().propagate(c->dbid, *out);
+      c->woff = Repl().offset();  // what WAIT waits for
+      if (c->flags & kBlocked) SetPendingBlockOffset(c, c->woff);
+    }
   }
   override_.has_override = false;
   override_.force_prop = false;
@@ -187,9 +195,11 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   // way, so EXEC then aborts.
   if (cfg.maxmemory && PerformEvictions() == EvictResult::kFail && (flags & kCmdDenyOom))
     return reject("-OOM command not allowed when used memory > 'maxmemory'.");
-  if (!(c->flags & kPrimary) && WritesDeniedByDiskError() &&
-      ((flags & kCmdWrite) || std::string_view(cmd->name) == "ping"))
-    return reject(kErrMisconf);
+  if (!(c->flags & kPrimary) && ((flags & kCmdWrite) || std::string_view(cmd->name) == "ping")) {
+    if (WritesDeniedByDiskError()) return reject(kErrMisconf);
+    std::string aof_err;
+    if (AofWritesDenied(&aof_err)) return reject(aof_err);
+  }
   if (!(c->flags & kPrimary)) {
     bool write = flags & kCmdWrite;
     if (write && Repl().refuse_writes())

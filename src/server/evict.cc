@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "db/db.h"
+#include "server/aof.h"
 #include "server/client.h"
 #include "server/config.h"
 #include "server/dispatch.h"
@@ -141,7 +142,9 @@ void EvictKey(int dbid, const std::string& key) {
   GetDb(dbid)->Delete(key);
   g.stats.evicted_keys++;
   KeyModified(dbid, key);
-  Repl().propagate(dbid, {cfg.lazyfree_lazy_eviction ? "UNLINK" : "DEL", key});
+  std::vector<std::string_view> del{cfg.lazyfree_lazy_eviction ? "UNLINK" : "DEL", key};
+  AofFeed(dbid, del);
+  Repl().propagate(dbid, del);
   Notify(kNotifyEvicted, "evicted", key, dbid);
 }
 

@@ -24,6 +24,7 @@
 #include "db/set.h"
 #include "db/zset.h"
 #include "persist/snapshot.h"
+#include "server/aof.h"
 #include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/server.h"
@@ -88,9 +89,10 @@ std::string Cwd() {
 
 std::string TempFileName(pid_t pid) { return "temp-" + std::to_string(pid) + ".rdb"; }
 
-persist::SaveOptions MakeSaveOptions(bool for_replication) {
+persist::SaveOptions MakeSaveOptions(bool for_replication, bool aof_base = false) {
   persist::SaveOptions o;
   o.for_replication = for_replication;
+  o.aof_base = aof_base;
   o.compress = cfg.rdbcompression;
   o.checksum = cfg.rdbchecksum;
   std::string policy = ConfigValue("maxmemory-policy");
@@ -134,7 +136,7 @@ bool FsyncDirOf(const std::string& path) {
 // Writes every database to a temp file, syncs it and renames it over `filename`. Runs in the
 // main process (SAVE) or in the child (BGSAVE); progress goes to `progress_fd` when >= 0.
 bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
-                bool for_replication = false) {
+                bool for_replication = false, bool aof_base = false) {
   std::string tmp = TempFileName(getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -142,7 +144,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
                 tmp.c_str(), Cwd().c_str(), strerror(errno));
     return false;
   }
-  persist::SnapshotWriter w(fd, MakeSaveOptions(for_replication));
+  persist::SnapshotWriter w(fd, MakeSaveOptions(for_replication, aof_base));
   w.Header(time(nullptr), used_mem);
   int64_t last_report = base::MonotonicUs();
   uint64_t keys = 0;
@@ -282,6 +284,8 @@ void CheckChildDone() {
 
 enum class LoadStatus { kOk, kNotExist, kError };
 enum class LoadMode { kReplace, kAdd, kMerge };
+LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, LoadMode mode,
+                     bool from_replication, uint64_t* consumed);
 
 void LogLoadFailure(const std::string& filename, const uint8_t* p, size_t n,
                     const persist::LoadResult& res) {
@@ -337,6 +341,13 @@ LoadStatus LoadFile(const std::string& filename, LoadMode mode, bool from_replic
   }
   close(fd);
 
+  LoadStatus ls = LoadRange(filename, p, n, mode, from_replication, nullptr);
+  if (map) munmap(map, n);
+  return ls;
+}
+
+LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, LoadMode mode,
+                     bool from_replication, uint64_t* consumed) {
   std::vector<std::unique_ptr<db::Db>> staging;
   std::vector<db::Db*> ptrs;
   for (int i = 0; i < NumDbs(); i++) {
@@ -363,10 +374,9 @@ LoadStatus LoadFile(const std::string& filename, LoadMode mode, bool from_replic
                static_cast<double>(res.used_mem) / (1024 * 1024));
   if (!res.ok) {
     LogLoadFailure(filename, p, n, res);
-    if (map) munmap(map, n);
     return LoadStatus::kError;
   }
-  if (map) munmap(map, n);
+  if (consumed) *consumed = res.consumed;
   if (res.functions_skipped)
     LOG_WARNING(
         "The RDB file holds %llu function libraries: this node does not support functions, "
@@ -418,6 +428,7 @@ LoadStatus LoadFile(const std::string& filename, LoadMode mode, bool from_replic
 const PersistenceState& Persistence() { return st; }
 
 bool LoadDataAtStartup() {
+  if (cfg.appendonly) return AofLoadAtStartup();  // the AOF is preferred to the snapshot
   int64_t start = base::UsTime();
   LoadStatus s = LoadFile(cfg.dbfilename, LoadMode::kReplace);
   if (s == LoadStatus::kNotExist) return true;
@@ -428,6 +439,15 @@ bool LoadDataAtStartup() {
   LOG_NOTICE("DB loaded from disk: %.3f seconds",
              static_cast<double>(base::UsTime() - start) / 1e6);
   return true;
+}
+
+bool LoadSnapshotPreamble(const std::string& name, const uint8_t* p, size_t n,
+                          uint64_t* consumed) {
+  return LoadRange(name, p, n, LoadMode::kMerge, false, consumed) == LoadStatus::kOk;
+}
+
+bool WriteSnapshotFile(const std::string& path, bool aof_base) {
+  return SaveToFile(path, -1, UsedMemory(), false, aof_base);
 }
 
 bool LoadReplacingAll(const std::string& path, bool from_replication) {
@@ -543,6 +563,7 @@ void PersistenceCron() {
 }
 
 bool ShutdownSave(bool save, bool nosave, bool force) {
+  AofShutdown();
   if (st.child_pid != -1) {
     LOG_WARNING("There is a child saving an .rdb. Killing it!");
     KillSnapshotChild();
@@ -617,18 +638,7 @@ void AppendPersistenceInfo(std::string* s) {
   num("rdb_last_cow_size", static_cast<long long>(st.last_cow_size));
   num("rdb_last_load_keys_expired", static_cast<long long>(st.last_load_keys_expired));
   num("rdb_last_load_keys_loaded", static_cast<long long>(st.last_load_keys_loaded));
-  num("aof_enabled", 0);
-  num("aof_rewrite_in_progress", 0);
-  num("aof_rewrite_scheduled", 0);
-  num("aof_last_rewrite_time_sec", -1);
-  num("aof_current_rewrite_time_sec", -1);
-  line("aof_last_bgrewrite_status", "ok");
-  num("aof_rewrites", 0);
-  num("aof_rewrites_consecutive_failures", 0);
-  line("aof_last_write_status", "ok");
-  num("aof_last_cow_size", 0);
-  num("module_fork_in_progress", 0);
-  num("module_fork_last_cow_size", 0);
+  AppendAofInfo(s);
 }
 
 void ResetPersistenceStats() {

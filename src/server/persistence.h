@@ -40,6 +40,14 @@ bool LoadDataAtStartup();
 // Nothing changes when it fails.
 bool LoadReplacingAll(const std::string& path, bool from_replication);
 
+// The snapshot at the start of p[0..n) (an AOF base file's preamble) merged into the live
+// databases; *consumed: its length (commands may follow). False when it does not load.
+bool LoadSnapshotPreamble(const std::string& name, const uint8_t* p, size_t n,
+                          uint64_t* consumed);
+// Writes every database as a snapshot to `path` (temp file, fsync, rename), with the aux field
+// aof-base 1 when it is an AOF base file.
+bool WriteSnapshotFile(const std::string& path, bool aof_base);
+
 // Foreground save to dbfilename (SAVE, SHUTDOWN, DEBUG RELOAD, FLUSHALL with save points).
 bool SaveForeground();
 // Forks the snapshot child. False (and logged) when the fork fails or a child is running.

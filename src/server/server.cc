@@ -22,6 +22,7 @@
 #include "db/list.h"
 #include "db/set.h"
 #include "db/zset.h"
+#include "server/aof.h"
 #include "server/evict.h"
 #include "ds/seed.h"
 #include "net/reply.h"
@@ -120,6 +121,7 @@ void OnExpired(int dbid, std::string_view key) {
   g.stats.expired_keys++;
   KeyModified(dbid, key);
   std::string k(key);
+  AofFeed(dbid, {"DEL", k});
   Repl().propagate(dbid, {"DEL", k});
   Notify(kNotifyExpired, "expired", k, dbid);
 }
@@ -185,6 +187,7 @@ void Cron() {
     for (auto& d : g.dbs) d->RehashSome(100);
   ClientsCron();
   PersistenceCron();
+  AofCron();
   MigrateCloseIdleConnections();
   UnpauseClientsIfDue();
   uint64_t mem = UsedMemory();
@@ -362,7 +365,9 @@ int Main(int argc, char** argv) {
   }
   WritePidFile();
   LOG_NOTICE("Server initialized");
+  AddOtherChildCheck([] { return AofRewriteInProgress(); });
   if (!LoadDataAtStartup()) return 1;
+  if (!AofOpenAtStartup()) return 1;
   LOG_NOTICE("Ready to accept connections tcp");
   if (!cfg.replicaof.empty()) {
     size_t sp = cfg.replicaof.rfind(' ');

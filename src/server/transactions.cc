@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "server/aof.h"
 #include "server/dispatch.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
@@ -108,10 +109,12 @@ void ExecCommand(Client* c) {
   std::vector<std::string_view> saved = c->argv;
   g.in_exec = true;
   Repl().begin_transaction();
+  AofBeginTransaction();
   for (auto& q : queue) {
     c->argv.assign(q.argv.begin(), q.argv.end());
     Call(c, q.cmd);
   }
+  AofEndTransaction();
   Repl().end_transaction();
   c->woff = Repl().offset();  // the transaction's writes left at EXEC
   g.in_exec = false;

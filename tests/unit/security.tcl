@@ -173,7 +173,6 @@ start_server {tags {security} overrides {enable-protected-configs no}} {
 
     test "Directives that cannot be honoured yet are refused by CONFIG SET" {
         foreach {name value why} {
-            appendonly yes "there is no append-only file yet, so writes since the last snapshot would be lost in a crash"
             maxmemory-clients 10% "the client memory limit is not enforced yet"
             tls-port 6380 "TLS is not implemented yet"
             tls-replication yes "TLS is not implemented yet, so replication would travel in clear text"
@@ -184,7 +183,6 @@ start_server {tags {security} overrides {enable-protected-configs no}} {
             assert_equal "ERR CONFIG SET failed (possibly related to argument '$name') - '$name $value' is not supported yet by this server: $why" \
                 [assert_error * {r config set $name $value}]
         }
-        assert_equal {appendonly no} [r config get appendonly]
         # The values that ask for nothing more are accepted.
         assert_equal OK [r config set appendonly no maxmemory 0 tls-port 0 maxmemory-clients 0]
     }
@@ -239,11 +237,6 @@ tags {security} {
         assert_refused_line $out 3 {user default off} $why
         set out [refused_start {{aclfile /tmp/users.acl}}]
         assert_refused_line $out 3 {aclfile /tmp/users.acl} "'aclfile /tmp/users.acl' is not supported yet by this server: ACL users are not implemented yet, so the node would start without the users of that file"
-    }
-
-    test "Reproduction: appendonly yes stops the start instead of losing acknowledged writes" {
-        set out [refused_start {{appendfsync always} {appendonly yes}}]
-        assert_refused_line $out 4 {appendonly yes} "'appendonly yes' is not supported yet by this server: there is no append-only file yet, so writes since the last snapshot would be lost in a crash"
     }
 
     test "Each directive the node cannot honour yet stops the start, naming the line" {

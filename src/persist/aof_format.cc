@@ -1,0 +1,237 @@
+#include "persist/aof_format.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/util.h"
+#include "net/reply.h"
+#include "net/resp_parser.h"
+
+namespace persist {
+
+namespace {
+constexpr size_t kManifestMaxLine = 1024;
+constexpr size_t kItemsPerCommand = 64;
+
+bool NeedsQuotes(std::string_view s) {
+  if (s.empty()) return true;
+  for (unsigned char c : s)
+    if (c <= ' ' || c == '"' || c == '\'' || c == '\\' || c >= 127) return true;
+  return false;
+}
+
+std::string Quoted(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < ' ' || c >= 127) {
+          char b[8];
+          snprintf(b, sizeof b, "\\x%02x", c);
+          out += b;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  return out + "\"";
+}
+
+void AppendFile(std::string* out, const AofFile& f) {
+  *out += "file ";
+  *out += NeedsQuotes(f.name) ? Quoted(f.name) : f.name;
+  *out += " seq " + std::to_string(f.seq) + " type ";
+  out->push_back(f.type);
+  out->push_back('\n');
+}
+}  // namespace
+
+bool ParseAofManifest(std::string_view text, AofManifest* out, std::string* err) {
+  *out = AofManifest{};
+  size_t lines = 0, at = 0;
+  int64_t max_incr = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos || nl - at + 1 > kManifestMaxLine) {
+      // The servers read lines of at most 1024 bytes, the last one ended by a newline too.
+      *err = "The AOF manifest file contains too long line";
+      return false;
+    }
+    std::string_view line = text.substr(at, nl - at);
+    at = nl + 1;
+    if (!line.empty() && line[0] == '#') continue;
+    std::vector<std::string> argv;
+    if (!net::SplitArgs(line, &argv) || argv.size() < 6 || argv.size() % 2) {
+      *err = "Invalid AOF manifest file format";
+      return false;
+    }
+    AofFile f;
+    bool has_name = false, has_seq = false, has_type = false;
+    for (size_t i = 0; i + 1 < argv.size(); i += 2) {
+      const std::string& k = argv[i];
+      const std::string& v = argv[i + 1];
+      if (k == "file") {
+        f.name = v;
+        has_name = !v.empty();
+      } else if (k == "seq") {
+        int64_t s;
+        if (!base::ParseInt64(v, &s) || s <= 0) {
+          *err = "Invalid AOF manifest file format";
+          return false;
+        }
+        f.seq = s;
+        has_seq = true;
+      } else if (k == "type") {
+        f.type = v.size() == 1 ? v[0] : '?';
+        has_type = !v.empty();
+      }
+    }
+    if (!has_name || !has_seq || !has_type) {
+      *err = "Invalid AOF manifest file format";
+      return false;
+    }
+    // A file name is a name inside the AOF directory, never a path.
+    if (f.name.find('/') != std::string::npos || f.name == "." || f.name == "..") {
+      *err = "Invalid AOF manifest file format";
+      return false;
+    }
+    lines++;
+    if (f.type == 'b') {
+      if (out->has_base) {
+        *err = "Found duplicate base file information";
+        return false;
+      }
+      out->has_base = true;
+      out->base = f;
+      out->base_seq = f.seq;
+    } else if (f.type == 'h') {
+      out->history.push_back(f);
+    } else if (f.type == 'i') {
+      if (f.seq <= max_incr) {
+        *err = "Found a non-monotonic sequence number";
+        return false;
+      }
+      max_incr = f.seq;
+      out->incr.push_back(f);
+      out->incr_seq = f.seq;
+    } else {
+      *err = "Unknown AOF file type";
+      return false;
+    }
+  }
+  if (lines == 0) {
+    *err = "Found an empty AOF manifest";
+    return false;
+  }
+  return true;
+}
+
+std::string FormatAofManifest(const AofManifest& m) {
+  std::string out;
+  if (m.has_base) AppendFile(&out, m.base);
+  for (auto& f : m.history) AppendFile(&out, f);
+  for (auto& f : m.incr) AppendFile(&out, f);
+  return out;
+}
+
+bool AofReader::Line(size_t* at, std::string_view* line) {
+  const uint8_t* nl = static_cast<const uint8_t*>(memchr(p_ + *at, '\n', n_ - *at));
+  if (!nl) return false;
+  size_t end = static_cast<size_t>(nl - p_);
+  size_t len = end - *at;
+  if (len > 0 && p_[end - 1] == '\r') len--;
+  *line = std::string_view(reinterpret_cast<const char*>(p_ + *at), len);
+  *at = end + 1;
+  return true;
+}
+
+AofReader::Status AofReader::Next() {
+  argv_.clear();
+  while (true) {
+    if (pos_ >= n_) return kEnd;
+    size_t at = pos_;
+    std::string_view line;
+    if (!Line(&at, &line)) return kTruncated;
+    if (!line.empty() && line[0] == '#') {  // annotation (#TS:<unix time> and the like)
+      pos_ = at;
+      continue;
+    }
+    int64_t argc;
+    if (line.size() < 2 || line[0] != '*' || !base::ParseInt64(line.substr(1), &argc) ||
+        argc < 1) {
+      err_off_ = pos_;
+      return kBadFormat;
+    }
+    for (int64_t i = 0; i < argc; i++) {
+      size_t item = at;
+      if (!Line(&at, &line)) return kTruncated;
+      int64_t len;
+      if (line.size() < 2 || line[0] != '$' || !base::ParseInt64(line.substr(1), &len) ||
+          len < 0) {
+        err_off_ = item;
+        return kBadFormat;
+      }
+      if (static_cast<uint64_t>(len) + 2 > n_ - at) return kTruncated;
+      argv_.emplace_back(reinterpret_cast<const char*>(p_ + at), static_cast<size_t>(len));
+      at += static_cast<size_t>(len) + 2;
+      if (p_[at - 2] != '\r' || p_[at - 1] != '\n') {
+        err_off_ = at - 2;
+        return kBadFormat;
+      }
+    }
+    pos_ = at;
+    return kCommand;
+  }
+}
+
+void AppendKeyAsCommands(std::string* out, std::string_view key, const Value& v,
+                         int64_t expire_ms) {
+  std::vector<std::string_view> argv;
+  std::vector<std::string> scores;
+  auto batches = [&](std::string_view cmd, size_t n, size_t per_item, auto&& item) {
+    for (size_t i = 0; i < n; i += kItemsPerCommand) {
+      argv.assign({cmd, key});
+      scores.clear();
+      size_t end = std::min(n, i + kItemsPerCommand);
+      scores.reserve(end - i);
+      for (size_t j = i; j < end; j++) item(j);
+      (void)per_item;
+      net::AppendCommand(out, argv);
+    }
+  };
+  switch (v.kind) {
+    case Kind::kString:
+      net::AppendCommand(out, {"SET", key, v.str});
+      break;
+    case Kind::kList:
+      batches("RPUSH", v.elems.size(), 1, [&](size_t j) { argv.push_back(v.elems[j]); });
+      break;
+    case Kind::kSet:
+      batches("SADD", v.elems.size(), 1, [&](size_t j) { argv.push_back(v.elems[j]); });
+      break;
+    case Kind::kZSet:
+      batches("ZADD", v.zelems.size(), 2, [&](size_t j) {
+        scores.push_back(base::FormatDouble(v.zelems[j].second));
+        argv.push_back(scores.back());
+        argv.push_back(v.zelems[j].first);
+      });
+      break;
+    case Kind::kHash:
+      batches("HMSET", v.pairs.size(), 2, [&](size_t j) {
+        argv.push_back(v.pairs[j].first);
+        argv.push_back(v.pairs[j].second);
+      });
+      break;
+  }
+  if (expire_ms >= 0) {
+    std::string ms = std::to_string(expire_ms);
+    net::AppendCommand(out, {"PEXPIREAT", key, ms});
+  }
+}
+
+}  // namespace persist

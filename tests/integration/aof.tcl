@@ -1,0 +1,350 @@
+# The append-only file: what survives a restart and a kill -9, the multi-part layout and its
+# manifest, BGREWRITEAOF, CONFIG SET appendonly, truncated and corrupt files, and interop with
+# redis-server 7.0 (an AOF directory of each loads into the other).
+
+set ::aof_redis_bin /usr/bin/redis-server
+
+proc aof_dir {} { return [file join [srv dir] appendonlydir] }
+proc aof_manifest {} {
+    set f [open [file join [aof_dir] appendonly.aof.manifest]]
+    set t [read $f]
+    close $f
+    return $t
+}
+proc aof_files {} { return [lsort [glob -nocomplain -tails -directory [aof_dir] *]] }
+proc aof_read {path} {
+    set f [open $path rb]
+    set t [read $f]
+    close $f
+    return $t
+}
+proc aof_write {path data} {
+    set f [open $path wb]
+    puts -nonewline $f $data
+    close $f
+}
+# SIGKILL, then start again on the same directory.
+proc aof_crash_restart {} {
+    catch {exec kill -KILL [srv pid]}
+    while {[::srv::alive [srv pid]]} { after 10 }
+    restart_server
+}
+# Every key with its type, TTL presence and contents, per db, sorted.
+proc aof_dataset {} {
+    set out {}
+    foreach db {0 3} {
+        r select $db
+        foreach k [lsort [r keys *]] {
+            lappend out $db $k [r type $k] [expr {[r pttl $k] > 0}] [key_contents 0 $k]
+        }
+    }
+    r select 0
+    return $out
+}
+proc aof_fill {} {
+    fill_every_type 0
+    r set ttl:key v px 1000000
+    r select 3
+    r set in:db3 x
+    r select 0
+    r multi
+    r incr tx:counter
+    r rpush tx:list a b
+    r exec
+}
+
+start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
+    test "appendonly yes: a base file, an incr file and the manifest that names them" {
+        assert_equal {appendonly.aof.1.base.rdb appendonly.aof.1.incr.aof appendonly.aof.manifest} [aof_files]
+        assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" [aof_manifest]
+        assert_equal 1 [s aof_enabled]
+        assert_equal ok [s aof_last_write_status]
+        assert_equal 0 [s aof_rewrite_in_progress]
+    }
+
+    test "The incr file holds the writes as commands, SELECT first, transactions wrapped" {
+        r set a 1
+        r multi
+        r set b 2
+        r incr a
+        r exec
+        r multi
+        r set c 3
+        r exec
+        after 50
+        set incr [aof_read [file join [aof_dir] appendonly.aof.1.incr.aof]]
+        set want "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\n"
+        append want "*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb\r\n\$1\r\n2\r\n"
+        append want "*2\r\n\$4\r\nincr\r\n\$1\r\na\r\n*1\r\n\$4\r\nEXEC\r\n"
+        # A transaction with one write is written without MULTI/EXEC.
+        append want "*3\r\n\$3\r\nset\r\n\$1\r\nc\r\n\$1\r\n3\r\n"
+        assert_equal $want $incr
+        assert_equal [string length $incr] [expr {[s aof_current_size] - [s aof_base_size]}]
+    }
+
+    test "Every type, expires, databases and transactions survive a restart and a kill -9" {
+        r flushall
+        aof_fill
+        set before [aof_dataset]
+        restart_server
+        assert_equal $before [aof_dataset]
+        r set after:restart 1
+        after 1200  ;# everysec: synced within a second
+        aof_crash_restart
+        assert_equal 1 [r get after:restart]
+        assert_equal [llength $before] [expr {[llength [aof_dataset]] - 5}]
+    }
+
+    test "BGREWRITEAOF: a new base and incr file, the old ones deleted, the data unchanged" {
+        set before [aof_dataset]
+        assert_equal "Background append only file rewriting started" [r bgrewriteaof]
+        wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrites] == 1} else {
+            fail "rewrite did not finish"
+        }
+        assert_equal ok [s aof_last_bgrewrite_status]
+        assert_equal {appendonly.aof.2.base.rdb appendonly.aof.2.incr.aof appendonly.aof.manifest} [aof_files]
+        assert_equal "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" [aof_manifest]
+        # The base file is a snapshot marked as an AOF base.
+        set base [aof_read [file join [aof_dir] appendonly.aof.2.base.rdb]]
+        assert_equal REDIS0010 [string range $base 0 8]
+        assert {[string first "aof-base\xc0\x01" $base] > 0}
+        r select 3
+        r set written:after 1
+        r select 0
+        restart_server
+        # The new incr file starts with its own SELECT: the key is back in db 3.
+        r select 3
+        assert_equal 1 [r get written:after]
+        r del written:after
+        r select 0
+        assert_equal $before [aof_dataset]
+        set files [expr {[file size [file join [aof_dir] appendonly.aof.2.base.rdb]] + [file size [file join [aof_dir] appendonly.aof.2.incr.aof]]}]
+        assert_equal $files [s aof_current_size]
+    }
+
+    test "BGREWRITEAOF while one runs is refused; during BGSAVE it is scheduled" {
+        r config set rdb-key-save-delay 20000
+        r bgsave
+        assert_equal "Background append only file rewriting scheduled" [r bgrewriteaof]
+        assert_equal 1 [s aof_rewrite_scheduled]
+        r config set rdb-key-save-delay 0
+        wait_for_condition 200 50 {[s aof_rewrites] == 1 && [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else {
+            fail "the scheduled rewrite did not run"
+        }
+        assert_equal {appendonly.aof.3.base.rdb appendonly.aof.3.incr.aof appendonly.aof.manifest} [aof_files]
+    }
+
+    test "DEBUG LOADAOF reloads the data set from the files" {
+        r set loadaof:key v
+        set before [aof_dataset]
+        assert_equal OK [r debug loadaof]
+        assert_equal $before [aof_dataset]
+    }
+
+    test "CONFIG SET appendonly no closes the file, yes writes a new base first" {
+        assert_equal OK [r config set appendonly no]
+        assert_equal 0 [s aof_enabled]
+        r set while:off 1
+        assert_equal OK [r config set appendonly yes]
+        wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0 && [s aof_enabled] == 1 && [s aof_rewrite_scheduled] == 0} else {
+            fail "appendonly yes did not finish its rewrite"
+        }
+        r set while:on 1
+        set before [aof_dataset]
+        restart_server
+        assert_equal $before [aof_dataset]
+        assert_equal 1 [r get while:off]
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes appendfsync always}} {
+    test "appendfsync always: no acknowledged write is lost to a kill -9" {
+        set c [valkey_client]
+        for {set i 0} {$i < 500} {incr i} { $c set k$i $i }
+        $c close
+        aof_crash_restart
+        set missing 0
+        for {set i 0} {$i < 500} {incr i} { if {[r get k$i] ne $i} { incr missing } }
+        assert_equal 0 $missing
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes aof-use-rdb-preamble no aof-timestamp-enabled yes}} {
+    test "aof-use-rdb-preamble no: the base file is written as commands; timestamps annotate" {
+        aof_fill
+        set before [aof_dataset]
+        r bgrewriteaof
+        wait_for_condition 100 50 {[s aof_rewrites] == 1 && [s aof_rewrite_in_progress] == 0} else {
+            fail "rewrite did not finish"
+        }
+        assert_equal {appendonly.aof.2.base.aof appendonly.aof.2.incr.aof appendonly.aof.manifest} [aof_files]
+        set base [aof_read [file join [aof_dir] appendonly.aof.2.base.aof]]
+        assert_equal "*2\r\n\$6\r\nSELECT\r\n" [string range $base 0 15]
+        assert {[string first "PEXPIREAT" $base] > 0}
+        after 1100  ;# a new second since the last annotation
+        r set stamped 1
+        after 50
+        assert_match "#TS:*" [aof_read [file join [aof_dir] appendonly.aof.2.incr.aof]]
+        restart_server
+        r del stamped
+        assert_equal $before [aof_dataset]
+    }
+}
+
+# ---- damaged files ----
+
+start_server {tags {aof} overrides {appendonly yes}} {
+    set incr [file join [aof_dir] appendonly.aof.1.incr.aof]
+
+    test "A last command cut short: loaded up to it and the file truncated (aof-load-truncated yes)" {
+        r set a 1
+        r set b 2
+        after 1100
+        set whole [aof_read $incr]
+        catch {exec kill -KILL [srv pid]}
+        while {[::srv::alive [srv pid]]} { after 10 }
+        aof_write $incr "[string range $whole 0 end-3]"
+        restart_server
+        assert_equal 1 [r get a]
+        assert_equal {} [r get b]
+        assert {[log_contains "*!!! Warning: short read while loading the AOF file appendonly.aof.1.incr.aof!!!*"]}
+        assert {[log_contains "*AOF appendonly.aof.1.incr.aof loaded anyway because aof-load-truncated is enabled*"]}
+        # What was cut is gone from the file, so appending goes on cleanly.
+        r set c 3
+        restart_server
+        assert_equal {1 {} 3} [r mget a b c]
+    }
+
+    test "An incomplete MULTI at the end of the file is dropped" {
+        set whole [aof_read $incr]
+        catch {exec kill -KILL [srv pid]}
+        while {[::srv::alive [srv pid]]} { after 10 }
+        aof_write $incr "$whole*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nset\r\n\$1\r\nx\r\n\$1\r\n1\r\n"
+        restart_server
+        assert_equal {} [r get x]
+        assert {[log_contains "*Revert incomplete MULTI/EXEC transaction in AOF file appendonly.aof.1.incr.aof*"]}
+    }
+}
+
+test "A command cut short with aof-load-truncated no stops the start" {
+    set dir [::srv::make_dir]
+    file mkdir [file join $dir appendonlydir]
+    aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file appendonly.aof.1.incr.aof seq 1 type i\n"
+    aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb"
+    lassign [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\naof-load-truncated no\nsave \"\"\n"] code out
+    assert_equal 1 $code
+    assert_match "*Unexpected end of file reading the append only file appendonly.aof.1.incr.aof. You can: 1) Make a backup of your AOF file, then use ./valkey-check-aof --fix <filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.*" $out
+}
+
+test "A corrupt command in the middle stops the start, naming the file and the offset" {
+    set dir [::srv::make_dir]
+    file mkdir [file join $dir appendonlydir]
+    aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file appendonly.aof.1.incr.aof seq 1 type i\n"
+    aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\nGARBAGE\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb\r\n\$1\r\n2\r\n"
+    lassign [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\nsave \"\"\n"] code out
+    assert_equal 1 $code
+    assert_match "*Bad file format reading the append only file appendonly.aof.1.incr.aof at offset 27: make a backup of your AOF file, then use ./valkey-check-aof --fix <filename.manifest>*" $out
+}
+
+test "A damaged manifest stops the start with Valkey's message" {
+    foreach {text msg} {
+        "file a seq 1\n" "Invalid AOF manifest file format"
+        "file a seq 1 type b\nfile b seq 2 type b\n" "Found duplicate base file information"
+        "file a seq 2 type i\nfile b seq 1 type i\n" "Found a non-monotonic sequence number"
+        "file a seq 1 type x\n" "Unknown AOF file type"
+        "# only a comment\n" "Found an empty AOF manifest"
+    } {
+        set dir [::srv::make_dir]
+        file mkdir [file join $dir appendonlydir]
+        aof_write [file join $dir appendonlydir appendonly.aof.manifest] $text
+        lassign [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\nsave \"\"\n"] code out
+        assert_equal 1 $code $msg
+        assert_match "*$msg*" $out
+    }
+}
+
+test "An unknown command in the AOF stops the start" {
+    set dir [::srv::make_dir]
+    file mkdir [file join $dir appendonlydir]
+    aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file appendonly.aof.1.incr.aof seq 1 type i\n"
+    aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] "*1\r\n\$7\r\nNOSUCHC\r\n"
+    lassign [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\nsave \"\"\n"] code out
+    assert_equal 1 $code
+    assert_match "*Unknown command 'NOSUCHC' reading the append only file appendonly.aof.1.incr.aof*" $out
+}
+
+# ---- interop with redis-server 7.0 ----
+
+if {![file executable $::aof_redis_bin]} {
+    test "AOF interop with redis-server 7.0" { require_peer $::aof_redis_bin redis-server } {aof interop}
+    return
+}
+
+set ::aof_tested_server $::cfg(server)
+set ::cfg(server) $::aof_redis_bin
+try {
+    start_server {tags {aof interop} overrides {appendonly yes}} {
+        set ::cfg(server) $::aof_tested_server
+        start_server {overrides {appendonly yes}} {
+            test "An AOF directory written by redis-server 7.0 loads into our node with equal contents" {
+                r -1 flushall
+                r -1 select 0
+                fill_every_type -1
+                r -1 set ttl:key v px 1000000
+                r -1 bgrewriteaof
+                wait_for_condition 100 50 {[info_field [r -1 info persistence] aof_rewrite_in_progress] == 0} else { fail "redis rewrite" }
+                r -1 set after:rewrite 1
+                r -1 multi
+                r -1 incr tx:counter
+                r -1 rpush tx:list a b
+                r -1 exec
+                set theirs {}
+                foreach k [lsort [r -1 keys *]] { lappend theirs $k [key_contents -1 $k] }
+                catch {exec kill -KILL [srv pid]}
+                while {[::srv::alive [srv pid]]} { after 10 }
+                after 1100  ;# everysec on the peer
+                file delete -force [aof_dir]
+                file copy [file join [srv -1 dir] appendonlydir] [aof_dir]
+                restart_server
+                set ours {}
+                foreach k [lsort [r keys *]] { lappend ours $k [key_contents 0 $k] }
+                assert_equal $theirs $ours
+                assert {[r pttl ttl:key] > 0}
+            }
+
+            test "An AOF directory written by our node loads into redis-server 7.0 with equal contents" {
+                r flushall
+                fill_every_type 0
+                r set ttl:key v px 1000000
+                r bgrewriteaof
+                wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite" }
+                r set after:rewrite 1
+                r multi
+                r incr tx:counter
+                r rpush tx:list a b
+                r exec
+                set ours {}
+                foreach k [lsort [r keys *]] { lappend ours $k [key_contents 0 $k] }
+                restart_server  ;# a clean stop syncs the file
+                set ::aof_peer_dir [srv -1 dir]
+                catch {exec kill -KILL [srv -1 pid]}
+                while {[::srv::alive [srv -1 pid]]} { after 10 }
+                file delete -force [file join $::aof_peer_dir appendonlydir]
+                file copy [aof_dir] [file join $::aof_peer_dir appendonlydir]
+                set ::cfg(server) $::aof_redis_bin
+                set s [lindex $::srv::stack end-1]
+                dict set s client {}
+                dict set s pid [::srv::spawn $s]
+                lset ::srv::stack end-1 $s
+                ::srv::wait_ready $s
+                set ::cfg(server) $::aof_tested_server
+                set theirs {}
+                foreach k [lsort [r -1 keys *]] { lappend theirs $k [key_contents -1 $k] }
+                assert_equal $ours $theirs
+                assert {[r -1 pttl ttl:key] > 0}
+            }
+        }
+    }
+} finally {
+    set ::cfg(server) $::aof_tested_server
+}
