@@ -51,82 +51,80 @@ void AppendFile(std::string* out, const AofFile& f) {
 }
 }  // namespace
 
-bool ParseAofManifest(std::string_view text, AofManifest* out, std::string* err) {
+namespace {
+// atoll's reading: optional blanks and sign, then the leading digits (0 when there are none).
+int64_t LeadingInt(std::string_view v) {
+  size_t i = 0;
+  while (i < v.size() && isspace(static_cast<unsigned char>(v[i]))) i++;
+  bool neg = i < v.size() && v[i] == '-';
+  if (i < v.size() && (v[i] == '-' || v[i] == '+')) i++;
+  int64_t n = 0;
+  for (; i < v.size() && isdigit(static_cast<unsigned char>(v[i])) && n < INT64_MAX / 10; i++)
+    n = n * 10 + (v[i] - '0');
+  return neg ? -n : n;
+}
+}  // namespace
+
+bool ParseAofManifest(std::string_view text, AofManifest* out, std::string* err,
+                      ManifestErrorAt* where) {
   *out = AofManifest{};
-  size_t lines = 0, at = 0;
+  size_t lineno = 0, at = 0;
   int64_t max_incr = 0;
+  auto fail = [&](const char* msg, std::string_view line) {
+    *err = msg;
+    if (where) {
+      where->line = static_cast<int>(lineno);
+      where->text.assign(line);
+    }
+    return false;
+  };
+  if (text.empty()) return fail("Found an empty AOF manifest", {});
   while (at < text.size()) {
     size_t nl = text.find('\n', at);
-    if (nl == std::string_view::npos || nl - at + 1 > kManifestMaxLine) {
-      // The servers read lines of at most 1024 bytes, the last one ended by a newline too.
-      *err = "The AOF manifest file contains too long line";
-      return false;
-    }
-    std::string_view line = text.substr(at, nl - at);
-    at = nl + 1;
-    if (!line.empty() && line[0] == '#') continue;
+    size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    std::string_view raw = text.substr(at, std::min(end - at, kManifestMaxLine));
+    at += raw.size();
+    lineno++;
+    if (raw[0] == '#') continue;  // comments count as lines, as the servers read them
+    if (raw.back() != '\n') return fail("The AOF manifest file contains too long line", {});
+    std::string_view line = raw;
+    while (!line.empty() && strchr(" \t\r\n", line.back())) line.remove_suffix(1);
+    while (!line.empty() && strchr(" \t\r\n", line.front())) line.remove_prefix(1);
+    if (line.empty()) return fail("Invalid AOF manifest file format", line);
     std::vector<std::string> argv;
-    if (!net::SplitArgs(line, &argv) || argv.size() < 6 || argv.size() % 2) {
-      *err = "Invalid AOF manifest file format";
-      return false;
-    }
+    if (!net::SplitArgs(line, &argv) || argv.size() < 6 || argv.size() % 2)
+      return fail("Invalid AOF manifest file format", line);
     AofFile f;
-    bool has_name = false, has_seq = false, has_type = false;
+    f.type = 0;
     for (size_t i = 0; i + 1 < argv.size(); i += 2) {
-      const std::string& k = argv[i];
       const std::string& v = argv[i + 1];
-      if (k == "file") {
+      if (base::EqualsNoCase(argv[i], "file")) {
         f.name = v;
-        has_name = !v.empty();
-      } else if (k == "seq") {
-        int64_t s;
-        if (!base::ParseInt64(v, &s) || s <= 0) {
-          *err = "Invalid AOF manifest file format";
-          return false;
-        }
-        f.seq = s;
-        has_seq = true;
-      } else if (k == "type") {
-        f.type = v.size() == 1 ? v[0] : '?';
-        has_type = !v.empty();
+        if (v.find('/') != std::string::npos)
+          return fail("File can't be a path, just a filename", line);
+      } else if (base::EqualsNoCase(argv[i], "seq")) {
+        f.seq = LeadingInt(v);
+      } else if (base::EqualsNoCase(argv[i], "type")) {
+        f.type = v.empty() ? 0 : v[0];
       }
     }
-    if (!has_name || !has_seq || !has_type) {
-      *err = "Invalid AOF manifest file format";
-      return false;
-    }
-    // A file name is a name inside the AOF directory, never a path.
-    if (f.name.find('/') != std::string::npos || f.name == "." || f.name == "..") {
-      *err = "Invalid AOF manifest file format";
-      return false;
-    }
-    lines++;
+    if (f.name.empty() || f.seq == 0 || f.type == 0)
+      return fail("Invalid AOF manifest file format", line);
     if (f.type == 'b') {
-      if (out->has_base) {
-        *err = "Found duplicate base file information";
-        return false;
-      }
+      if (out->has_base) return fail("Found duplicate base file information", line);
       out->has_base = true;
       out->base = f;
       out->base_seq = f.seq;
     } else if (f.type == 'h') {
       out->history.push_back(f);
     } else if (f.type == 'i') {
-      if (f.seq <= max_incr) {
-        *err = "Found a non-monotonic sequence number";
-        return false;
-      }
+      if (f.seq <= max_incr) return fail("Found a non-monotonic sequence number", line);
       max_incr = f.seq;
       out->incr.push_back(f);
       out->incr_seq = f.seq;
     } else {
-      *err = "Unknown AOF file type";
-      return false;
+      return fail("Unknown AOF file type", line);
     }
-  }
-  if (lines == 0) {
-    *err = "Found an empty AOF manifest";
-    return false;
   }
   return true;
 }

@@ -32,11 +32,18 @@ struct AofManifest {
   int64_t incr_seq = 0;          // highest incr seq used so far
 };
 
-// Parses a manifest. On error `*err` holds Valkey's text ("Invalid AOF manifest file format",
-// "Found duplicate base file information", "Found a non-monotonic sequence number", "Unknown
-// AOF file type", "The AOF manifest file contains too long line", "Found an empty AOF
-// manifest"). Unknown key/value pairs are skipped (forward compatibility), as the servers do.
-bool ParseAofManifest(std::string_view text, AofManifest* out, std::string* err);
+// Parses a manifest as the servers read it. On error `*err` holds Valkey's text ("Invalid AOF
+// manifest file format", "File can't be a path, just a filename", "Found duplicate base file
+// information", "Found a non-monotonic sequence number", "Unknown AOF file type", "The AOF
+// manifest file contains too long line", "Found an empty AOF manifest") and `*where` (if given)
+// the 1-based line and its text. Comment lines (`#`) count as lines; keys are case-insensitive;
+// unknown key/value pairs are skipped (forward compatibility); seq is read as atoll reads it.
+struct ManifestErrorAt {
+  int line = 0;
+  std::string text;
+};
+bool ParseAofManifest(std::string_view text, AofManifest* out, std::string* err,
+                      ManifestErrorAt* where = nullptr);
 // The manifest text: base, then history, then incr files.
 std::string FormatAofManifest(const AofManifest& m);
 

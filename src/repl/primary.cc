@@ -18,6 +18,7 @@
 #include "repl/propagate.h"
 #include "repl/repl.h"
 #include "repl/repl_internal.h"
+#include "server/aof.h"
 #include "server/blocking.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -275,6 +276,13 @@ int64_t AckedAtLeast(int64_t off) {
   return n;
 }
 
+int64_t AofAckedAtLeast(int64_t off) {
+  int64_t n = 0;
+  for (Client* c : primary_.replicas)
+    if (Link(c)->state == ReplicaLink::kOnline && Link(c)->aof_ack_offset >= off) n++;
+  return n;
+}
+
 void SendGetAck() {
   static const char kGetAck[] = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n";
   FeedStream(kGetAck);
@@ -470,10 +478,13 @@ void ReplconfCommand(Client* c) {
     std::string opt = base::ToLower(a[i]);
     std::string_view v = a[i + 1];
     if (opt == "ack") {
-      // From a replica: no reply.
-      int64_t off;
+      // From a replica: no reply. ACK <offset> [FACK <offset its AOF holds on disk>]
+      int64_t off, fack;
       if (c->repl && base::ParseInt64(v, &off)) {
         if (off > c->repl->ack_offset) c->repl->ack_offset = off;
+        if (i + 3 < a.size() && base::EqualsNoCase(a[i + 2], "fack") &&
+            base::ParseInt64(a[i + 3], &fack) && fack > c->repl->aof_ack_offset)
+          c->repl->aof_ack_offset = fack;
         c->repl->ack_time_ms = base::MsTime();
         server::HandleReplicaAcks();
       }
@@ -555,6 +566,38 @@ void WaitCommand(Client* c) {
   int64_t acked = AckedAtLeast(target);
   if (acked >= num || g.in_exec || c->InMulti()) return c->R().Int(acked);
   server::BlockForReplicas(c, target, num, timeout ? base::MsTime() + timeout : 0, AckedAtLeast);
+  SendGetAck();
+}
+
+void WaitaofCommand(Client* c) {
+  int64_t numlocal, numreplicas, timeout;
+  if (!server::ArgInt(c, c->argv[1], &numlocal)) return;
+  if (numlocal < 0 || numlocal > 1)
+    return c->R().Error("value is out of range, value must between 0 and 1");
+  if (!server::ArgInt(c, c->argv[2], &numreplicas)) return;
+  if (numreplicas < 0) return c->R().Error("value is out of range, must be positive");
+  if (!server::ArgInt(c, c->argv[3], &timeout, "timeout is not an integer or out of range"))
+    return;
+  if (timeout < 0) return c->R().Error("timeout is negative");
+  if (IsReplica())
+    return c->R().Error(
+        "WAITAOF cannot be used with replica instances. Please also note that writes to "
+        "replicas are just local and are not propagated.");
+  if (numlocal && !server::AofActive())
+    return c->R().Error("WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
+  int64_t target = c->woff;
+  uint64_t local = c->aof_woff;
+  int64_t acked = AofAckedAtLeast(target);
+  bool local_ok = server::AofLocalSynced(local);
+  if ((acked >= numreplicas && local_ok >= numlocal) || g.in_exec || c->InMulti()) {
+    c->R().ArrayLen(2);
+    c->R().Int(local_ok ? 1 : 0);
+    c->R().Int(acked);
+    return;
+  }
+  server::BlockForAof(c, local, numlocal, target, numreplicas,
+                      timeout ? base::MsTime() + timeout : 0, AofAckedAtLeast,
+                      server::AofLocalSynced);
   SendGetAck();
 }
 

@@ -245,6 +245,10 @@ void RegisterCommands(std::vector<server::CommandSpec>* t) {
                 "Starts a coordinated failover from a server to one of its replicas.", "O(1)"});
   t->push_back({"wait", 3, kCmdBlocking, WaitCommand, "generic", "3.0.0",
                 "Waits until replicas acknowledged the writes of this connection.", "O(1)"});
+  t->push_back({"waitaof", 4, kCmdBlocking, WaitaofCommand, "generic", "7.2.0",
+                "Blocks until all of the preceding write commands sent by the connection are "
+                "written to the append-only file of the primary and/or replicas.",
+                "O(1)"});
 }
 
 }  // namespace repl

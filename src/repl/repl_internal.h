@@ -14,6 +14,7 @@ struct ReplicaLink {
   enum StateT { kNone, kWaitBgsaveStart, kWaitBgsaveEnd, kSendRdb, kOnline };
   StateT state = kNone;
   int64_t ack_offset = 0;
+  int64_t aof_ack_offset = -1;  // FACK: its AOF holds this offset on disk (-1: no AOF)
   int64_t ack_time_ms = 0;
   int listening_port = 0;
   std::string announced_ip, version;
@@ -40,6 +41,7 @@ void ReplconfCommand(server::Client* c);
 void PsyncCommand(server::Client* c);
 void SyncCommand(server::Client* c);
 void WaitCommand(server::Client* c);
+void WaitaofCommand(server::Client* c);
 void ReplicaofCommand(server::Client* c);
 void RoleCommand(server::Client* c);
 std::string RandomId();

@@ -18,6 +18,7 @@
 #include "repl/backlog.h"
 #include "repl/propagate.h"
 #include "repl/repl_internal.h"
+#include "server/aof.h"
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/persistence.h"
@@ -515,7 +516,12 @@ void SendAckToPrimary(bool now) {
   if (!now && t - g_side.last_ack_ms < 1000) return;
   g_side.last_ack_ms = t;
   // Written to `out` directly: the primary link's replies are otherwise discarded.
-  c->conn.out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset)});
+  // With an AOF, FACK tells how much of the stream is on disk here (WAITAOF on the primary).
+  if (server::AofActive())
+    c->conn.out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset),
+                                 "FACK", std::to_string(server::AofFsyncedReplOffset())});
+  else
+    c->conn.out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset)});
   // Asked for (GETACK: a primary waits on it, e.g. for CLUSTER SETSLOT): sent at once, not
   // after the work of this loop iteration (nodes.conf, other clients' replies).
   if (now)

@@ -25,10 +25,12 @@
 #include "persist/aof_format.h"
 #include "persist/object_codec.h"
 #include "server/bio.h"
+#include "server/blocking.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/persistence.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 #include "server/transactions.h"
 
@@ -54,6 +56,11 @@ struct Aof {
   uint64_t written = 0;       // bytes written since start, across files (fsync offsets)
   int64_t last_fsync_ms = 0;
   uint64_t fsync_asked = 0;  // `written` when the last fsync was asked for
+  uint64_t fsynced = 0;      // `written` known on disk (always: at once; everysec: the thread)
+  // A replica: the primary's offset its file held at a point of `written`, so that the
+  // offset synced to disk can be acknowledged (REPLCONF ACK ... FACK).
+  std::vector<std::pair<uint64_t, int64_t>> repl_marks;
+  int64_t fsynced_reploff = 0;
   int64_t postponed_since_ms = 0;
   uint64_t delayed_fsync = 0;
   bool last_write_ok = true;
@@ -173,6 +180,7 @@ bool WriteBase(const std::string& path) {
     return false;
   }
   std::string out;
+  if (cfg.aof_timestamp_enabled) out += "#TS:" + std::to_string(time(nullptr)) + "\r\n";
   bool ok = true;
   for (int i = 0; i < NumDbs() && ok; i++) {
     db::Db* d = GetDb(i);
@@ -255,6 +263,7 @@ void FsyncIfDue(bool force) {
       exit(1);
     }
     aof_.fsync_asked = aof_.written;
+    aof_.fsynced = aof_.written;
     aof_.last_fsync_ms = now;
   } else if (cfg.appendfsync == kEverysec || force) {
     if ((force || now - aof_.last_fsync_ms >= 1000) && BioPendingFsyncs() == 0) {
@@ -325,6 +334,10 @@ void Flush(bool force) {
   aof_.incr_size += done;
   aof_.current_size += done;
   aof_.written += done;
+  if (Repl().is_replica()) {
+    if (aof_.repl_marks.size() >= 64) aof_.repl_marks.erase(aof_.repl_marks.begin());
+    aof_.repl_marks.emplace_back(aof_.written, Repl().offset());
+  }
   aof_.buf.clear();
   if (aof_.buf.capacity() > (4u << 20)) std::string().swap(aof_.buf);
   FsyncIfDue(false);
@@ -636,8 +649,14 @@ bool ReadManifest(persist::AofManifest* m, bool* exists) {
   while ((r = read(fd, b, sizeof b)) > 0) text.append(b, static_cast<size_t>(r));
   close(fd);
   std::string err;
-  if (!persist::ParseAofManifest(text, m, &err)) {
-    LOG_WARNING("%s", err.c_str());
+  persist::ManifestErrorAt where;
+  if (!persist::ParseAofManifest(text, m, &err, &where)) {
+    LOG_WARNING("\n*** FATAL AOF MANIFEST FILE ERROR ***\n");
+    if (where.line) {
+      LOG_WARNING("Reading the manifest file, at line %d\n", where.line);
+      LOG_WARNING(">>> '%s'\n", where.text.c_str());
+    }
+    LOG_WARNING("%s\n", err.c_str());
     return false;
   }
   return true;
@@ -646,6 +665,32 @@ bool ReadManifest(persist::AofManifest* m, bool* exists) {
 }  // namespace
 
 bool AofActive() { return aof_.status != Status::kOff; }
+
+uint64_t AofStreamOffset() { return aof_.written + aof_.buf.size(); }
+
+uint64_t AofFsyncedOffset() {
+  if (cfg.appendfsync != kAlways) {
+    uint64_t b = BioFsyncedOffset();
+    if (b > aof_.fsynced) aof_.fsynced = b;
+  }
+  return aof_.fsynced;
+}
+
+bool AofLocalSynced(uint64_t offset) { return AofActive() && AofFsyncedOffset() >= offset; }
+
+int64_t AofFsyncedReplOffset() {
+  uint64_t synced = AofFsyncedOffset();
+  while (!aof_.repl_marks.empty() && aof_.repl_marks.front().first <= synced) {
+    aof_.fsynced_reploff = aof_.repl_marks.front().second;
+    aof_.repl_marks.erase(aof_.repl_marks.begin());
+  }
+  // Nothing unsynced left: everything applied so far is on disk.
+  if (aof_.repl_marks.empty() && aof_.buf.empty() && synced == aof_.written)
+    aof_.fsynced_reploff = Repl().offset();
+  return aof_.fsynced_reploff;
+}
+
+bool AofFsyncPending() { return BioPendingFsyncs() > 0 || aof_.written != aof_.fsync_asked; }
 
 void AofFeed(int dbid, const std::vector<std::string_view>& argv) {
   if (aof_.status == Status::kOff || aof_.loading) return;
@@ -686,6 +731,12 @@ void AofEndTransaction() {
 void AofFlushBeforeReplies() {
   if (aof_.status == Status::kOff) return;
   Flush(false);
+  static uint64_t last_synced = 0;
+  uint64_t synced = AofFsyncedOffset();
+  if (synced != last_synced) {
+    last_synced = synced;
+    HandleReplicaAcks();  // WAITAOF clients waiting for the local sync
+  }
 }
 
 void AofCron() {

@@ -14,6 +14,15 @@ namespace server {
 
 // appendonly yes and the file is being written (also while the first rewrite runs).
 bool AofActive();
+// Bytes fed to the AOF so far (written or buffered): a client's writes are on disk once
+// AofFsyncedOffset() reaches the value after them (WAITAOF's local count).
+uint64_t AofStreamOffset();
+uint64_t AofFsyncedOffset();
+bool AofLocalSynced(uint64_t offset);
+// A replica: the primary's replication offset its AOF holds on disk (REPLCONF ACK's FACK).
+int64_t AofFsyncedReplOffset();
+// A sync is queued or due (the loop should not sleep long while WAITAOF waits on it).
+bool AofFsyncPending();
 // A write to the AOF (the one feed, next to the replication stream's): `argv` ran in `dbid`.
 void AofFeed(int dbid, const std::vector<std::string_view>& argv);
 // Writes inside EXEC are wrapped in MULTI ... EXEC.

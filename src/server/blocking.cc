@@ -36,12 +36,21 @@ Registry blocks_;
 // What a block answers when it ends without its condition (timeout, CLIENT UNBLOCK): blocked
 // list/zset commands a null array, WAIT the replicas acknowledged so far.
 void ReplyTimeout(Client* c, const BlockState& st) {
-  if (st.run_when_acked)
+  if (st.run_when_acked) {
     c->R().Error(st.error);
-  else if (st.kind == BlockState::kReplicas)
+  } else if (st.waitaof) {
+    c->R().ArrayLen(2);
+    c->R().Int(st.local_done(st.local_offset) ? 1 : 0);
+    c->R().Int(st.acked(st.offset));
+  } else if (st.kind == BlockState::kReplicas)
     c->R().Int(st.offset < 0 ? 0 : st.acked(st.offset));
   else
     c->R().NullArray();
+}
+
+bool Satisfied(const BlockState& st) {
+  if (st.offset < 0 || st.acked(st.offset) < st.numreplicas) return false;
+  return !st.waitaof || st.numlocal == 0 || st.local_done(st.local_offset);
 }
 
 // A block that ends without running its command again (timeout, CLIENT UNBLOCK, WAIT
@@ -127,6 +136,23 @@ void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t de
   blocks_.wait_clients.push_back(c);
 }
 
+void BlockForAof(Client* c, uint64_t local_offset, int64_t numlocal, int64_t offset,
+                 int64_t numreplicas, int64_t deadline_ms, AckCounter acked,
+                 bool (*local_done)(uint64_t offset)) {
+  BlockForReplicas(c, offset, numreplicas, deadline_ms, acked);
+  BlockState& st = blocks_.blocked[c];
+  st.waitaof = true;
+  st.numlocal = numlocal;
+  st.local_offset = local_offset;
+  st.local_done = local_done;
+}
+
+bool WaitingForLocalSync() {
+  for (Client* c : blocks_.wait_clients)
+    if (blocks_.blocked[c].waitaof && blocks_.blocked[c].numlocal) return true;
+  return false;
+}
+
 void BlockUntilReplicated(Client* c, int64_t numreplicas, int64_t deadline_ms, AckCounter acked,
                           std::string error,
                           void (*abandoned)(const std::vector<std::string>& argv)) {
@@ -150,7 +176,7 @@ void HandleReplicaAcks() {
   std::vector<Client*> done;
   for (Client* c : blocks_.wait_clients) {
     const BlockState& st = blocks_.blocked[c];
-    if (st.offset >= 0 && st.acked(st.offset) >= st.numreplicas) done.push_back(c);
+    if (Satisfied(st)) done.push_back(c);
   }
   for (Client* c : done) {
     BlockState st = blocks_.blocked[c];

@@ -33,6 +33,11 @@ struct BlockState {
   // runs again with kReplicationDone; a block that ends otherwise (timeout, CLIENT UNBLOCK,
   // disconnection) replies `error` and calls `abandoned` with the command's arguments.
   bool run_when_acked = false;
+  // WAITAOF: also numlocal (0 or 1) local syncs up to local_offset; replies [local, replicas].
+  bool waitaof = false;
+  int64_t numlocal = 0;
+  uint64_t local_offset = 0;
+  bool (*local_done)(uint64_t offset) = nullptr;
   std::string error;
   void (*abandoned)(const std::vector<std::string>& argv) = nullptr;
 };
@@ -47,6 +52,11 @@ void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
 // WAIT: blocks c until `acked(offset) >= numreplicas` or the deadline; the reply is the count.
 void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t deadline_ms,
                       AckCounter acked);
+// WAITAOF: blocks c until `local_done(local_offset)` (when numlocal is 1) and
+// `acked(offset) >= numreplicas`, or the deadline; the reply is [local, replicas].
+void BlockForAof(Client* c, uint64_t local_offset, int64_t numlocal, int64_t offset,
+                 int64_t numreplicas, int64_t deadline_ms, AckCounter acked,
+                 bool (*local_done)(uint64_t offset));
 // A command replicated before it is applied: blocks c until `acked` counts numreplicas at the
 // offset that follows this command in the stream, then runs the command again (see
 // BlockState::run_when_acked). The caller forces its propagation.
@@ -55,6 +65,8 @@ void BlockUntilReplicated(Client* c, int64_t numreplicas, int64_t deadline_ms, A
                           void (*abandoned)(const std::vector<std::string>& argv));
 // End of Call: a block waiting for "the offset after this command" learns it.
 void SetPendingBlockOffset(Client* c, int64_t offset);
+// A WAITAOF client waits for the local fsync (the loop then polls the sync thread).
+bool WaitingForLocalSync();
 // Replicas acknowledged: answers the WAIT clients now satisfied.
 void HandleReplicaAcks();
 // The node became a replica: every blocked client gets Valkey's -UNBLOCKED error and is

@@ -49,6 +49,7 @@ enum ClientFlag : uint64_t {
 
 struct Client {
   uint64_t id = 0;
+  uint64_t aof_woff = 0;  // AofStreamOffset() after this client's last write (WAITAOF)
   // The socket with its query buffer (conn.in, parsed up to conn.in_pos) and output buffer
   // (conn.out, written up to conn.out_sent).
   net::BufferedConn conn;

@@ -130,6 +130,7 @@ void Call(Client* c, const CommandSpec* cmd) {
     }
     // A replica's AOF records its primary's stream as it applies it.
     AofFeed(c->dbid, *out);
+    if (AofActive()) c->aof_woff = AofStreamOffset();
     if (!(c->flags & kPrimary)) {
       Repl().propagate(c->dbid, *out);
       c->woff = Repl().offset();  // what WAIT waits for

@@ -201,6 +201,8 @@ void BeforeSleep() {
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
   HandleClientsBeforeSleep();
   EvictionBeforeSleep();
+  // WAITAOF waiting on the sync thread: poll it rather than sleep until the next cron.
+  if (AofFsyncPending() && WaitingForLocalSync()) g.loop->SetMaxWaitMs(1);
   if (int64_t left = NextPauseEndIn(); left >= 0) {
     g.loop->SetMaxWaitMs(static_cast<int>(left));
     if (left == 0) UnpauseClientsIfDue();

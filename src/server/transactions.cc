@@ -115,6 +115,7 @@ void ExecCommand(Client* c) {
     Call(c, q.cmd);
   }
   AofEndTransaction();
+  if (AofActive()) c->aof_woff = AofStreamOffset();
   Repl().end_transaction();
   c->woff = Repl().offset();  // the transaction's writes left at EXEC
   g.in_exec = false;

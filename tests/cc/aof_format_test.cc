@@ -69,12 +69,12 @@ TEST_CASE(AofManifestErrors) {
       {"file a seq 1 type\n", "Invalid AOF manifest file format"},
       {"file a seq x type i\n", "Invalid AOF manifest file format"},
       {"file a seq 0 type i\n", "Invalid AOF manifest file format"},
-      {"file ../a seq 1 type i\n", "Invalid AOF manifest file format"},
+      {"file ../a seq 1 type i\n", "File can't be a path, just a filename"},
+      {"\n", "Invalid AOF manifest file format"},
       {"file a seq 1 type b\nfile b seq 2 type b\n", "Found duplicate base file information"},
       {"file a seq 2 type i\nfile b seq 2 type i\n", "Found a non-monotonic sequence number"},
       {"file a seq 1 type z\n", "Unknown AOF file type"},
       {"", "Found an empty AOF manifest"},
-      {"# nothing\n", "Found an empty AOF manifest"},
       {"file a seq 1 type i", "The AOF manifest file contains too long line"},
   };
   for (auto& c : cases) {
@@ -83,6 +83,19 @@ TEST_CASE(AofManifestErrors) {
     CHECK(!persist::ParseAofManifest(c.text, &m, &err));
     CHECK_EQ(err, std::string(c.err));
   }
+  // Comments count as lines: a manifest of comments names no file and is not empty.
+  AofManifest none;
+  std::string e2;
+  CHECK(persist::ParseAofManifest("# nothing\n", &none, &e2));
+  CHECK(!none.has_base && none.incr.empty());
+  // Keys in any case; seq read like atoll; the type's first character.
+  CHECK(persist::ParseAofManifest("FILE a SEQ 7x TYPE incr\n", &none, &e2));
+  CHECK_EQ(none.incr_seq, 7);
+  persist::ManifestErrorAt where;
+  CHECK(!persist::ParseAofManifest("# c\nfile a seq 1 type b\nfile b seq 2 type b\n", &none, &e2,
+                                   &where));
+  CHECK_EQ(where.line, 3);
+  CHECK_EQ(where.text, std::string("file b seq 2 type b"));
   std::string long_line = "file " + std::string(1100, 'a') + " seq 1 type i\n";
   AofManifest m;
   std::string err;
