@@ -92,8 +92,10 @@ bool WriteAll(int fd, const char* p, size_t n) {
 std::string DirPath(const std::string& name) { return cfg.appenddirname + "/" + name; }
 std::string ManifestName() { return cfg.appendfilename + ".manifest"; }
 std::string TempIncrName() { return "temp-" + cfg.appendfilename + ".incr"; }
+// Inside the AOF directory (Valkey writes it in `dir`): the rename that installs it never
+// crosses file systems, even when appenddirname is a mount of its own.
 std::string RewriteTempName(pid_t pid) {
-  return "temp-rewriteaof-bg-" + std::to_string(pid) + ".aof";
+  return DirPath("temp-rewriteaof-bg-" + std::to_string(pid) + ".aof");
 }
 
 uint64_t FileSize(const std::string& path) {
@@ -169,10 +171,23 @@ void DeleteHistory(persist::AofManifest* m) {
   PersistManifest(*m);
 }
 
-// The data set as a base file at `path` (snapshot preamble, or commands).
+// The data set as a base file at `path` (snapshot preamble, or commands), written to
+// `path`.tmp in the same directory and renamed.
 bool WriteBase(const std::string& path) {
-  if (cfg.aof_use_rdb_preamble) return WriteSnapshotFile(path, true);
   std::string tmp = path + ".tmp";
+  if (cfg.aof_use_rdb_preamble) {
+    if (!WriteSnapshotFile(tmp, true)) {
+      unlink(tmp.c_str());
+      return false;
+    }
+    if (rename(tmp.c_str(), path.c_str()) != 0) {
+      LOG_WARNING("Error moving the temp AOF base file %s into place: %s", tmp.c_str(),
+                  strerror(errno));
+      unlink(tmp.c_str());
+      return false;
+    }
+    return true;
+  }
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     LOG_WARNING("Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): %s",
@@ -304,11 +319,17 @@ void Flush(bool force) {
   }
   if (done < aof_.buf.size()) {
     int err = done == 0 ? errno : ENOSPC;
-    if (done == 0)
-      LOG_WARNING("Error writing to the AOF file: %s", strerror(err));
-    else
-      LOG_WARNING("Short write while writing to the AOF file: (nwritten=%lld, expected=%lld)",
-                  static_cast<long long>(done), static_cast<long long>(aof_.buf.size()));
+    // Retried every cron: logged at most every 30 s, as Valkey does.
+    static int64_t last_log_ms = 0;
+    int64_t now_ms = base::MsTime();
+    if (now_ms - last_log_ms >= 30000) {
+      last_log_ms = now_ms;
+      if (done == 0)
+        LOG_WARNING("Error writing to the AOF file: %s", strerror(err));
+      else
+        LOG_WARNING("Short write while writing to the AOF file: (nwritten=%lld, expected=%lld)",
+                    static_cast<long long>(done), static_cast<long long>(aof_.buf.size()));
+    }
     // Take the partial command back out, so the file never holds half a command.
     if (done > 0 && ftruncate(aof_.fd, static_cast<off_t>(aof_.incr_size)) != 0) {
       // It stays: account for it and keep only the rest to write.
@@ -352,7 +373,8 @@ void RewriteDone(bool ok, int bysignal);
   signal(SIGINT, SIG_DFL);
   signal(SIGUSR1, SIG_DFL);
   std::string tmp = RewriteTempName(getpid());
-  StopWithParent(parent, tmp.c_str());
+  std::string writing = tmp + ".tmp";  // what WriteBase writes before its rename
+  StopWithParent(parent, writing.c_str());
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);
   bool ok = WriteBase(tmp);

@@ -136,8 +136,9 @@ bool FsyncDirOf(const std::string& path) {
 // Writes every database to a temp file, syncs it and renames it over `filename`. Runs in the
 // main process (SAVE) or in the child (BGSAVE); progress goes to `progress_fd` when >= 0.
 bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
-                bool for_replication = false, bool aof_base = false) {
-  std::string tmp = TempFileName(getpid());
+                bool for_replication = false, bool aof_base = false, bool direct = false) {
+  // `direct`: the caller's file is itself a temp file (the AOF rewrite child's): no rename.
+  std::string tmp = direct ? filename : TempFileName(getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     LOG_WARNING("Failed opening the temp RDB file %s (in server root dir %s) for saving: %s",
@@ -187,6 +188,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
     unlink(tmp.c_str());
     return false;
   }
+  if (direct) return true;
   if (rename(tmp.c_str(), filename.c_str()) != 0) {
     LOG_WARNING(
         "Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
@@ -447,7 +449,7 @@ bool LoadSnapshotPreamble(const std::string& name, const uint8_t* p, size_t n,
 }
 
 bool WriteSnapshotFile(const std::string& path, bool aof_base) {
-  return SaveToFile(path, -1, UsedMemory(), false, aof_base);
+  return SaveToFile(path, -1, UsedMemory(), false, aof_base, true);
 }
 
 bool LoadReplacingAll(const std::string& path, bool from_replication) {

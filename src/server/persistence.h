@@ -44,8 +44,8 @@ bool LoadReplacingAll(const std::string& path, bool from_replication);
 // databases; *consumed: its length (commands may follow). False when it does not load.
 bool LoadSnapshotPreamble(const std::string& name, const uint8_t* p, size_t n,
                           uint64_t* consumed);
-// Writes every database as a snapshot to `path` (temp file, fsync, rename), with the aux field
-// aof-base 1 when it is an AOF base file.
+// Writes every database as a snapshot to `path` itself (synced; the caller renames it into
+// place), with the aux field aof-base 1 when it is an AOF base file.
 bool WriteSnapshotFile(const std::string& path, bool aof_base);
 
 // Foreground save to dbfilename (SAVE, SHUTDOWN, DEBUG RELOAD, FLUSHALL with save points).

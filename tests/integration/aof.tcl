@@ -276,6 +276,52 @@ test "An unknown command in the AOF stops the start" {
     assert_match "*Unknown command 'NOSUCHC' reading the append only file appendonly.aof.1.incr.aof*" $out
 }
 
+# ---- a full disk ----
+
+start_server {tags {aof} overrides {appendonly no}} {
+    test "A full disk: writes get -MISCONF, nothing acknowledged is lost, writing resumes when space returns" {
+        set mnt [file join [srv dir] appendonlydir]
+        file mkdir $mnt
+        if {[catch {exec mount -t tmpfs -o size=256k tmpfs $mnt} e]} {
+            skip "needs root to mount a small tmpfs: $e"
+        }
+        try {
+            assert_equal OK [r config set appendonly yes]
+            assert_equal OK [r config rewrite]  ;# the restart below keeps the AOF on
+            wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0 && [s aof_enabled] == 1} else {
+                fail "appendonly yes did not finish"
+            }
+            set val [string repeat x 10000]
+            set acked {}
+            set err {}
+            for {set i 0} {$i < 200} {incr i} {
+                if {[catch {r set k$i $val} e]} {
+                    set err $e
+                    break
+                }
+                lappend acked k$i
+                after 5
+            }
+            assert_equal "MISCONF Errors writing to the AOF file: No space left on device" $err
+            assert_equal err [s aof_last_write_status]
+            assert_equal "MISCONF Errors writing to the AOF file: No space left on device" [assert_error * {r ping}]
+            assert_equal $val [r get k0]  ;# reads still work
+            exec mount -o remount,size=8m $mnt
+            wait_for_condition 100 50 {[s aof_last_write_status] eq "ok"} else { fail "writing did not resume" }
+            assert_equal OK [r set after:space 1]
+            assert {[log_contains "*AOF write error looks solved, the server can write again.*"]}
+            restart_server
+            set missing 0
+            foreach k $acked { if {[r get $k] ne $val} { incr missing } }
+            assert_equal 0 $missing "acknowledged writes lost"
+            assert_equal 1 [r get after:space]
+        } finally {
+            catch {r config set appendonly no}
+            catch {exec umount -l $mnt}
+        }
+    }
+}
+
 # ---- WAITAOF ----
 
 start_server {tags {aof waitaof} overrides {appendonly yes appendfsync everysec repl-diskless-sync-delay 0}} {
