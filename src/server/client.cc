@@ -529,6 +529,11 @@ void HandleClientsBeforeSleep() {
   }
 }
 
+size_t ClientMemory(const Client* c) {
+  return c->conn.in.capacity() + c->conn.out.capacity() + c->argv_len_sum + c->multi_argv_mem +
+         sizeof(Client);
+}
+
 std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   int64_t now = base::MsTime();
   std::string flags;
@@ -566,7 +571,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
         (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
         c->conn.in.size() - c->conn.in_pos, c->conn.in.capacity() - c->conn.in.size(), argv_mem, c->multi_argv_mem,
         c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->conn.out.capacity(),
-        c->conn.in.capacity() + c->conn.out.capacity() + sizeof(Client), events.c_str(),
+        ClientMemory(c), events.c_str(),
         c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL",
         hide_user_data ? kRedacted : "default", c->resp, c->lib_name.c_str(), c->lib_ver.c_str(),
         static_cast<unsigned long long>(c->net_input_bytes),

@@ -122,6 +122,9 @@ void ProcessInput(Client* c);
 // Formats "id=... addr=..." as CLIENT LIST / CLIENT INFO print it. hide_user_data prints
 // name= and user= as *redacted* (Valkey's form for the log).
 std::string ClientInfoLine(const Client* c, bool hide_user_data = false);
+// The memory a client holds (CLIENT LIST tot-mem; what maxmemory-clients counts): its buffers,
+// the arguments of its command and of its queued transaction, and the client itself.
+size_t ClientMemory(const Client* c);
 // ClientInfoLine for a log line: redacted when hide-user-data-from-log is yes.
 std::string ClientInfoForLog(const Client* c);
 void SelectDb(Client* c, int id);

@@ -84,6 +84,36 @@ bool SetReplicaof(const std::vector<std::string>& raw, std::string* err) {
 }
 std::string GetReplicaof() { return cfg.replicaof; }
 
+// maxmemory-clients: a memory value, or a percentage of maxmemory ("10%", kept negative).
+bool SetMaxmemoryClients(const std::vector<std::string>& a, std::string* err) {
+  if (a.size() != 1) {
+    *err = "wrong number of arguments";
+    return false;
+  }
+  const std::string& v = a[0];
+  int64_t pct;
+  if (v.size() > 1 && v.back() == '%' && base::ParseInt64(v.substr(0, v.size() - 1), &pct) &&
+      pct >= 0) {
+    if (pct > 100) {
+      *err = "percentage argument must be less or equal to 100";
+      return false;
+    }
+    cfg.maxmemory_clients = -pct;
+    return true;
+  }
+  auto m = base::ParseMemory(v);
+  if (!m || v[0] == '-') {
+    *err = "argument must be a memory or percent value";
+    return false;
+  }
+  cfg.maxmemory_clients = *m;
+  return true;
+}
+std::string GetMaxmemoryClients() {
+  return cfg.maxmemory_clients < 0 ? std::to_string(-cfg.maxmemory_clients) + "%"
+                                   : std::to_string(cfg.maxmemory_clients);
+}
+
 // "a b" given as one quoted argument counts as two words, as in Valkey.
 std::vector<std::string> Words(const std::vector<std::string>& args) {
   std::vector<std::string> w;
@@ -429,6 +459,8 @@ std::vector<Def>& Table() {
       BOOL("activerehashing", activerehashing, "yes", 0),
       {"maxmemory", nullptr, kMem, 0, &cfg.maxmemory, 0, INT64_MAX, nullptr, {},
        ApplyMaxmemory, "0"},
+      {"maxmemory-clients", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
+       {SetMaxmemoryClients, GetMaxmemoryClients}, nullptr, "0"},
       {"maxmemory-policy", nullptr, kEnum, 0, &cfg.maxmemory_policy, 0, 0, kMaxmemoryPolicies,
        {}, ApplyMaxmemoryPolicy, "noeviction"},
       INT("maxmemory-samples", maxmemory_samples, 1, 64, "5", 0),
@@ -809,10 +841,7 @@ bool CheckUnimplValue(const Unimpl& u, const std::string& v, std::string* err) {
     }
   } else if (u.kind == kUNumber) {
     int64_t n;
-    // maxmemory-clients may also be a percentage of maxmemory.
-    bool percent = std::string_view(u.name) == "maxmemory-clients" && v.size() > 1 &&
-                   v.back() == '%' && base::ParseInt64(v.substr(0, v.size() - 1), &n) && n >= 0;
-    if (!percent && !base::ParseInt64(v, &n) && !base::ParseMemory(v)) {
+    if (!base::ParseInt64(v, &n) && !base::ParseMemory(v)) {
       *err = "argument couldn't be parsed into an integer";
       return false;
     }
@@ -851,7 +880,6 @@ struct FailClosed {
   const char* why;
 };
 const FailClosed kFailClosed[] = {
-    {"maxmemory-clients", NotZero, "the client memory limit is not enforced yet"},
     {"aclfile", NotEmpty,
      "ACL users are not implemented yet, so the node would start without the users of that "
      "file"},

@@ -50,6 +50,7 @@ struct Config {
   int64_t active_expire_effort = 1;
   bool activerehashing = true;
   int64_t maxmemory = 0;
+  int64_t maxmemory_clients = 0;  // bytes; negative: that percentage of maxmemory
   int maxmemory_policy = 7;  // index in kMaxmemoryPolicies ("noeviction")
   int64_t maxmemory_samples = 5;
   int64_t maxmemory_eviction_tenacity = 10;

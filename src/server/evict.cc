@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -233,6 +234,41 @@ void StartEviction() { g_running = true; }
 void EvictionBeforeSleep() {
   if (!g_running) return;
   if (PerformEvictions() == EvictResult::kRunning) g.loop->SetMaxWaitMs(0);
+}
+
+size_t ClientEvictionLimit() {
+  int64_t limit = cfg.maxmemory_clients;
+  if (limit < 0) limit = cfg.maxmemory * -limit / 100;  // a percentage of maxmemory
+  // Never so small that no client could talk to the node (Valkey's floor).
+  if (limit > 0 && limit < 128 * 1024) limit = 128 * 1024;
+  return static_cast<size_t>(limit);
+}
+
+void EvictClients() {
+  size_t limit = ClientEvictionLimit();
+  if (limit == 0) return;
+  // Normal and pub/sub clients count (replicas and the primary link do not); a CLIENT
+  // NO-EVICT client counts but is never closed, as in Valkey.
+  std::vector<std::pair<size_t, Client*>> evictable;
+  size_t total = 0;
+  for (Client* c : g.clients) {
+    if (c->flags & (kReplica | kPrimary | kCloseAsap)) continue;
+    size_t m = ClientMemory(c);
+    total += m;
+    if (!(c->flags & kNoEvict)) evictable.emplace_back(m, c);
+  }
+  if (total < limit) return;
+  // The largest first (Valkey takes them from its largest memory bucket).
+  std::sort(evictable.begin(), evictable.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& [m, c] : evictable) {
+    if (total < limit) return;
+    LOG_NOTICE("Evicting client: %s", ClientInfoLine(c, cfg.hide_user_data_from_log).c_str());
+    total -= m;
+    g.stats.evicted_clients++;
+    FreeClient(c);
+  }
+  if (total >= limit) LOG_WARNING("Over client maxmemory after evicting all evictable clients");
 }
 
 void AppendEvictionStats(std::string* s) {

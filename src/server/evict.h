@@ -34,6 +34,10 @@ EvictResult PerformEvictions();
 void StartEviction();
 // Called before each sleep of the event loop: continues an eviction the time limit cut short.
 void EvictionBeforeSleep();
+// maxmemory-clients: closes the clients holding the most memory while normal and pub/sub
+// clients together hold more than the limit (CLIENT NO-EVICT exempts one).
+void EvictClients();
+size_t ClientEvictionLimit();
 // Memory not counted against maxmemory: the replicas' output buffers.
 uint64_t MemoryNotCountedForEvict();
 // INFO fields: stats (total/current_eviction_exceeded_time) and memory (mem_not_counted...).

@@ -190,7 +190,7 @@ void SecStats(std::string* s) {
   Line(s, "expired_time_cap_reached_count:0");
   Line(s, "expire_cycle_cpu_milliseconds:0");
   Line(s, "evicted_keys:%llu", static_cast<ull>(st.evicted_keys));
-  Line(s, "evicted_clients:0");
+  Line(s, "evicted_clients:%llu", static_cast<ull>(st.evicted_clients));
   Line(s, "evicted_scripts:0");
   AppendEvictionStats(s);
   Line(s, "keyspace_hits:%llu", static_cast<ull>(st.keyspace_hits));

@@ -201,6 +201,7 @@ void BeforeSleep() {
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
   HandleClientsBeforeSleep();
   EvictionBeforeSleep();
+  if (cfg.maxmemory_clients) EvictClients();
   // WAITAOF waiting on the sync thread: poll it rather than sleep until the next cron.
   if (AofFsyncPending() && WaitingForLocalSync()) g.loop->SetMaxWaitMs(1);
   if (int64_t left = NextPauseEndIn(); left >= 0) {

@@ -20,6 +20,7 @@ struct Stats {
   uint64_t rejected_connections = 0;
   uint64_t expired_keys = 0;
   uint64_t evicted_keys = 0;
+  uint64_t evicted_clients = 0;
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
   uint64_t net_input_bytes = 0;

@@ -327,3 +327,77 @@ start_server {tags {maxmemory} overrides {maxmemory 1000}} {
         assert {[log_contains "*WARNING: You specified a maxmemory value that is less than 1MB (current value is 1000 bytes). Are you sure this is what you really want?*"]}
     }
 }
+
+start_server {tags {maxmemory client-eviction}} {
+    test "maxmemory-clients: values and errors as Valkey 8" {
+        foreach {v err} {
+            abc "argument must be a memory or percent value"
+            -5 "argument must be a memory or percent value"
+            101% "percentage argument must be less or equal to 100"
+        } {
+            assert_equal "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - $err" \
+                [assert_error * {r config set maxmemory-clients $v}]
+        }
+        foreach {v shown} {10% 10% 1mb 1048576 0 0} {
+            r config set maxmemory-clients $v
+            assert_equal [list maxmemory-clients $shown] [r config get maxmemory-clients]
+        }
+    }
+
+    # A raw client that asks for a large reply many times and reads nothing.
+    proc mm_hog {{no_evict 0}} {
+        set fd [valkey_raw]
+        if {$no_evict} {
+            puts -nonewline $fd "CLIENT NO-EVICT on\r\n"
+        }
+        puts -nonewline $fd [string repeat "GET big\r\n" 100]
+        flush $fd
+        return $fd
+    }
+    proc mm_closed {fd} {
+        fconfigure $fd -blocking 0
+        for {set i 0} {$i < 200} {incr i} {
+            read $fd
+            if {[eof $fd]} { return 1 }
+            after 10
+        }
+        return 0
+    }
+
+    test "maxmemory-clients: the client holding the most memory is closed, others stay" {
+        r config set maxmemory-clients 1mb
+        r set big [string repeat x 100000]
+        set evicted [s evicted_clients]
+        set fd [mm_hog]
+        wait_for_condition 100 20 {[s evicted_clients] == $evicted + 1} else { fail "not evicted" }
+        assert_equal 1 [mm_closed $fd]
+        close $fd
+        assert {[log_contains "*Evicting client: id=*"]}
+        assert_equal PONG [r ping]
+        r config set maxmemory-clients 0
+    }
+
+    test "maxmemory-clients: a CLIENT NO-EVICT client stays, its memory still counts" {
+        r config set maxmemory-clients 1mb
+        set evicted [s evicted_clients]
+        set kept [mm_hog 1]
+        set other [mm_hog]
+        wait_for_condition 100 20 {[mm_closed $other]} else { fail "the other client stayed" }
+        close $other
+        assert_equal 0 [mm_closed $kept]
+        close $kept
+        reconnect  ;# over the limit, our own client may have gone too
+        assert {[s evicted_clients] >= $evicted + 1}
+        r config set maxmemory-clients 0
+    }
+
+    test "maxmemory-clients as a percentage of maxmemory 0 is no limit" {
+        r config set maxmemory-clients 1%
+        set evicted [s evicted_clients]
+        set fd [mm_hog]
+        after 500
+        assert_equal $evicted [s evicted_clients]
+        close $fd
+        r config set maxmemory-clients 0
+    }
+}

@@ -173,7 +173,6 @@ start_server {tags {security} overrides {enable-protected-configs no}} {
 
     test "Directives that cannot be honoured yet are refused by CONFIG SET" {
         foreach {name value why} {
-            maxmemory-clients 10% "the client memory limit is not enforced yet"
             tls-port 6380 "TLS is not implemented yet"
             tls-replication yes "TLS is not implemented yet, so replication would travel in clear text"
             tls-cluster yes "TLS is not implemented yet, so the cluster bus would travel in clear text"
@@ -241,7 +240,6 @@ tags {security} {
 
     test "Each directive the node cannot honour yet stops the start, naming the line" {
         foreach {line why} {
-            {maxmemory-clients 5%} "'maxmemory-clients 5%' is not supported yet by this server: the client memory limit is not enforced yet"
             {tls-port 6380} "'tls-port 6380' is not supported yet by this server: TLS is not implemented yet"
             {tls-replication yes} "'tls-replication yes' is not supported yet by this server: TLS is not implemented yet, so replication would travel in clear text"
             {tls-cluster yes} "'tls-cluster yes' is not supported yet by this server: TLS is not implemented yet, so the cluster bus would travel in clear text"
