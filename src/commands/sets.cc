@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "commands/common.h"
 #include "db/set.h"
+#include "server/config.h"
 #include "server/dispatch.h"
 #include "server/notify.h"
 
@@ -103,26 +104,38 @@ void SPopCommand(Client* c) {
   auto r = c->R();
   if (!o) return with_count ? r.SetLen(0) : r.Null();
   if (with_count && count == 0) return r.SetLen(0);
+  std::string key(a[1]);
+  size_t size = db::SetLen(o);
+  if (with_count && static_cast<uint64_t>(count) >= size) {
+    // The whole set, in its own order (as SUNION of it), then the key goes: replicas get one
+    // UNLINK (lazyfree-lazy-server-del yes) or DEL, as Valkey sends.
+    r.SetLen(static_cast<int64_t>(size));
+    db::SetForEach(o, [&](std::string_view m) { r.Bulk(m); });
+    Modified(c, key, static_cast<int64_t>(size));
+    Notify(kNotifySet, "spop", key, c->dbid);
+    DeleteIfEmpty(c, key, 0);
+    bool lazy = server::ConfigValue("lazyfree-lazy-server-del") == "yes";
+    PropagateAs(c, {lazy ? "UNLINK" : "DEL", key});
+    return;
+  }
   std::vector<std::string> popped;
-  size_t n = std::min<uint64_t>(count, db::SetLen(o));
-  for (size_t i = 0; i < n; i++) popped.push_back(db::SetPop(o));
+  for (size_t i = 0; i < static_cast<size_t>(count); i++) popped.push_back(db::SetPop(o));
   if (with_count) {
     r.SetLen(static_cast<int64_t>(popped.size()));
     for (auto& m : popped) r.Bulk(m);
   } else {
     r.Bulk(popped[0]);
   }
-  std::string key(a[1]);
   Modified(c, key, static_cast<int64_t>(popped.size()));
   Notify(kNotifySet, "spop", key, c->dbid);
-  // Replicas remove exactly what was popped here.
-  std::vector<std::string> prop{"SREM", key};
-  for (auto& m : popped) prop.push_back(m);
-  if (db::SetLen(o) == 0) {
-    DeleteIfEmpty(c, key, 0);
-    prop = {"DEL", key};
+  // Replicas remove exactly what was popped here: SREM, 1024 members at most each.
+  std::vector<std::vector<std::string>> prop;
+  for (size_t i = 0; i < popped.size(); i++) {
+    if (i % 1024 == 0) prop.push_back({"SREM", key});
+    prop.back().push_back(popped[i]);
   }
-  PropagateAs(c, std::move(prop));
+  if (db::SetLen(o) == 0) DeleteIfEmpty(c, key, 0);  // the last one: SREM deletes it there too
+  PropagateAsMany(c, std::move(prop));
 }
 
 void SRandMemberCommand(Client* c) {

@@ -23,6 +23,8 @@ namespace {
 struct PropagationOverride {
   std::vector<std::string> prop_override;
   bool has_override = false;
+  // Several commands instead (SPOP of more than 1024 members): wrapped in MULTI/EXEC.
+  std::vector<std::vector<std::string>> many;
   bool force_prop = false;  // propagate although nothing changed (PUBLISH)
 };
 PropagationOverride override_;
@@ -73,6 +75,12 @@ void PropagateAs(Client* c, std::vector<std::string> argv) {
   override_.has_override = true;
 }
 
+void PropagateAsMany(Client* c, std::vector<std::vector<std::string>> cmds) {
+  if (cmds.size() == 1) return PropagateAs(c, std::move(cmds[0]));
+  override_.many = std::move(cmds);
+  override_.has_override = true;
+}
+
 void ForcePropagation() { override_.force_prop = true; }
 
 void Call(Client* c, const CommandSpec* cmd) {
@@ -84,6 +92,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   uint64_t errors_before = g.stats.error_seq;
   override_.has_override = false;
   override_.force_prop = false;
+  override_.many.clear();
   Client* prev = g.current_client;
   g.current_client = c;
   c->flags |= kProtected;
@@ -128,15 +137,31 @@ void Call(Client* c, const CommandSpec* cmd) {
       renamed[0] = TopLevel(cmd)->name;
       out = &renamed;
     }
-    // A replica's AOF records its primary's stream as it applies it.
-    AofFeed(c->dbid, *out);
+    // Several commands leave as one transaction (unless already inside EXEC's).
+    std::vector<std::vector<std::string_view>> many;
+    for (auto& m : override_.many) many.emplace_back(m.begin(), m.end());
+    if (many.empty()) many.push_back(*out);
+    bool wrap = many.size() > 1 && !g.in_exec;
+    if (wrap) {
+      AofBeginTransaction();
+      if (!(c->flags & kPrimary)) Repl().begin_transaction();
+    }
+    for (auto& one : many) {
+      // A replica's AOF records its primary's stream as it applies it.
+      AofFeed(c->dbid, one);
+      if (!(c->flags & kPrimary)) Repl().propagate(c->dbid, one);
+    }
+    if (wrap) {
+      AofEndTransaction();
+      if (!(c->flags & kPrimary)) Repl().end_transaction();
+    }
     if (AofActive()) c->aof_woff = AofStreamOffset();
     if (!(c->flags & kPrimary)) {
-      Repl().propagate(c->dbid, *out);
       c->woff = Repl().offset();  // what WAIT waits for
       if (c->flags & kBlocked) SetPendingBlockOffset(c, c->woff);
     }
   }
+  override_.many.clear();
   override_.has_override = false;
   override_.force_prop = false;
   if (c->flags & kReplySkip) {

@@ -403,3 +403,44 @@ start_server {tags {set}} {
         assert_equal x [r get str]
     }
 }
+
+start_server {tags {set repl}} {
+    test "SPOP with a count of the whole set: the set's own order, then one UNLINK (or DEL) downstream" {
+        r sadd si 5 3 9 1 7
+        assert_equal {1 3 5 7 9} [r spop si 10]
+        # Strings: Valkey answers in the order of a fresh hash table (its seed): any order.
+        r sadd sl a c b
+        assert_equal {a b c} [lsort [r spop sl 3]]
+        assert_equal 0 [r exists si sl]
+    }
+
+    test "What SPOP sends to replicas: SREM of what was popped, 1024 members at most each" {
+        r flushall
+        r sadd one x
+        r sadd two a b c
+        for {set i 0} {$i < 2100} {incr i} { r sadd big m$i }
+        set tap [repl_tap_open]
+        set popped [r spop one]
+        r spop two 3
+        r config set lazyfree-lazy-server-del no
+        r sadd two a b
+        r spop two 5
+        r config set lazyfree-lazy-server-del yes
+        set many [r spop big 2050]
+        assert_equal {SELECT 0} [repl_tap_next $tap]
+        assert_equal "SREM one $popped" [repl_tap_next $tap]
+        assert_equal {UNLINK two} [repl_tap_next $tap]
+        assert_equal {sadd two a b} [repl_tap_next $tap]
+        assert_equal {DEL two} [repl_tap_next $tap]
+        assert_equal {MULTI} [repl_tap_next $tap]
+        set srems {}
+        for {set i 0} {$i < 3} {incr i} { lappend srems [repl_tap_next $tap] }
+        assert_equal {EXEC} [repl_tap_next $tap]
+        assert_equal {1026 1026 4} [lmap c $srems {llength $c}]
+        set removed {}
+        foreach c $srems { lappend removed {*}[lrange $c 2 end] }
+        assert_equal [lsort $many] [lsort $removed]
+        close $tap
+        assert_equal 50 [r scard big]
+    }
+}
