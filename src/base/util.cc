@@ -291,4 +291,42 @@ std::string RandomHex(int n) {
   return s;
 }
 
+// Bytes as Valkey's sdscatrepr quotes them: "..." with C escapes, \xHH for other bytes.
+std::string Repr(std::string_view s, size_t max) {
+  std::string out = "\"";
+  for (unsigned char ch : s.substr(0, max)) {
+    switch (ch) {
+      case '\\':
+      case '"':
+        out += '\\';
+        out += static_cast<char>(ch);
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      default:
+        if (isprint(ch)) {
+          out += static_cast<char>(ch);
+        } else {
+          char hex[8];
+          snprintf(hex, sizeof(hex), "\\x%02x", ch);
+          out += hex;
+        }
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace base

@@ -31,4 +31,8 @@ bool EqualsNoCase(std::string_view a, std::string_view b);
 std::string ToLower(std::string_view s);
 // Human readable bytes as INFO prints them: "1.23M", "512B".
 std::string BytesToHuman(uint64_t n);
+// Bytes as Valkey's sdscatrepr quotes them: "..." with C escapes, \xHH for other bytes (the
+// first `max` bytes).
+std::string Repr(std::string_view s, size_t max = SIZE_MAX);
+
 }  // namespace base

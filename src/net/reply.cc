@@ -53,7 +53,7 @@ void Reply::Bulk(std::string_view s) {
     char* p = r.ptr;
     *p++ = '\r';
     *p++ = '\n';
-    memcpy(p, s.data(), s.size());
+    if (!s.empty()) memcpy(p, s.data(), s.size());  // an empty view may have no data pointer
     p += s.size();
     *p++ = '\r';
     *p++ = '\n';

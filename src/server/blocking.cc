@@ -186,12 +186,12 @@ void HandleReplicaAcks() {
       std::vector<std::string> argv = std::move(c->held_argv);
       c->held_argv.clear();
       c->argv.assign(argv.begin(), argv.end());
-      c->flags |= kReplicationDone;
+      c->flags |= kReplicationDone | kReprocessing;
       if (PassesGate(c, c->cmd))
         Call(c, c->cmd);
       else if (st.abandoned)
         st.abandoned(argv);
-      c->flags &= ~kReplicationDone;
+      c->flags &= ~(kReplicationDone | kReprocessing);
       c->argv.clear();
       c->argv_len_sum = 0;
     } else {
@@ -279,7 +279,9 @@ void HandleReadyKeys() {
         int saved_db = c->dbid;
         SelectDb(c, id.dbid);
         // The world may have changed while it waited: the same checks as a fresh command.
+        c->flags |= kReprocessing;
         if (PassesGate(c, cmd)) Call(c, cmd);
+        c->flags &= ~kReprocessing;
         SelectDb(c, saved_db);
         c->argv.clear();
         if (!(c->flags & kBlocked)) c->argv_len_sum = 0;

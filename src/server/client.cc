@@ -18,6 +18,7 @@
 #include "net/socket.h"
 #include "server/aof.h"
 #include "server/blocking.h"
+#include "server/observe.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
@@ -37,43 +38,6 @@ void WriteHandler(int fd, void* data, int mask);
 
 constexpr const char* kRedacted = "*redacted*";
 
-// Bytes as Valkey's sdscatrepr quotes them: "..." with C escapes, \xHH for other bytes.
-std::string Repr(std::string_view s, size_t max) {
-  std::string out = "\"";
-  for (unsigned char ch : s.substr(0, max)) {
-    switch (ch) {
-      case '\\':
-      case '"':
-        out += '\\';
-        out += static_cast<char>(ch);
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (isprint(ch)) {
-          out += static_cast<char>(ch);
-        } else {
-          char hex[8];
-          snprintf(hex, sizeof(hex), "\\x%02x", ch);
-          out += hex;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 // The short reason Valkey's protocol-error log line gives for each error reply.
 const char* ProtocolErrorReason(const std::string& reply) {
@@ -210,7 +174,7 @@ void ReadHandler(int, void* data, int) {
   if (static_cast<int64_t>(c->conn.in.size()) > cfg.client_query_buffer_limit) {
     LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)",
                 ClientInfoForLog(c).c_str(),
-                cfg.hide_user_data_from_log ? kRedacted : Repr(c->conn.in, 64).c_str());
+                cfg.hide_user_data_from_log ? kRedacted : base::Repr(c->conn.in, 64).c_str());
     g.stats.client_qbuf_limit_disconnections++;
     FreeClient(c);
     return;
@@ -374,6 +338,7 @@ void Destroy(Client* c) {
   if (g.current_client == c) g.current_client = nullptr;
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
+  RemoveMonitor(c);
   UnblockFreed(c);
   Repl().client_freed(c);  // also releases c->repl
   g.loop->DelFile(c->conn.fd, net::kReadable | net::kWritable);
@@ -539,6 +504,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   std::string flags;
   if (c->pubsub) flags += "P";
   if (c->flags & kReplica) flags += "S";
+  if (c->flags & kMonitor) flags += "O";
   if (c->flags & kPrimary) flags += "M";
   if (c->flags & kMulti) flags += "x";
   if (c->flags & kCloseAfterReply) flags += "c";

@@ -45,6 +45,8 @@ enum ClientFlag : uint64_t {
   kPrimary = 1 << 16,    // the link to our primary: its commands are applied, not answered
   kReplica = 1 << 17,    // a replica of ours (after SYNC/PSYNC)
   kReplicationDone = 1 << 18,  // re-run of a command its replicas already applied (SETSLOT)
+  kMonitor = 1 << 19,          // MONITOR: receives every command run
+  kReprocessing = 1 << 20,     // a blocked command running again (MONITOR showed it already)
 };
 
 struct Client {

@@ -1,6 +1,8 @@
 // Command table construction, lookup and shared argument helpers.
 #include "server/command.h"
 
+#include "server/observe.h"
+
 #include <algorithm>
 #include <memory>
 
@@ -96,6 +98,7 @@ void BuildCommandTable() {
   RegisterPersistenceCommands(&t);
   RegisterMigrateCommands(&t);
   RegisterUnsupportedCommands(&t);
+  RegisterObserveCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     AttachKeySpecs(&c);

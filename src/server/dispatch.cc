@@ -10,6 +10,7 @@
 #include "server/aof.h"
 #include "server/config.h"
 #include "server/evict.h"
+#include "server/observe.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
@@ -62,6 +63,7 @@ void Reject(Client* c, const CommandSpec* cmd, std::string_view err) {
     if (!err.empty() && err[0] == '-') err.remove_prefix(1);
     c->R().Error("-EXECABORT Transaction discarded because of: " + std::string(err));
     DiscardTransaction(c);
+    FeedMonitorsExecAbort(c);  // MONITOR saw MULTI: it sees the end too, as from Valkey
     return;
   }
   c->R().Error(err);
@@ -112,6 +114,9 @@ void Call(Client* c, const CommandSpec* cmd) {
   int64_t dur = std::max<int64_t>(0, base::FastUs() - start);
   c->flags &= ~kProtected;
   g.current_client = prev;
+  // SLOWLOG and MONITOR: a command that blocked shows on MONITOR now, in SLOWLOG when it runs
+  // again; a re-run does not show on MONITOR twice.
+  CommandObserved(c, cmd, dur, !(c->flags & kReprocessing), !(c->flags & kBlocked));
   // A command that blocked counts when it completes (served, timed out or unblocked).
   if (!(c->flags & kBlocked)) {
     cmd->stats.calls++;

@@ -1,0 +1,208 @@
+#include "server/observe.h"
+
+#include <sys/time.h>
+
+#include <algorithm>
+#include <deque>
+
+#include "base/util.h"
+#include "server/config.h"
+#include "server/server.h"
+
+namespace server {
+
+namespace {
+
+constexpr size_t kSlowlogMaxArgc = 32;
+constexpr size_t kSlowlogMaxString = 128;
+constexpr const char* kRedactedArg = "(redacted)";
+
+struct SlowEntry {
+  int64_t id = 0;
+  int64_t time = 0;
+  int64_t duration = 0;
+  std::vector<std::string> argv;
+  std::string peer, name;
+};
+std::deque<SlowEntry> g_slowlog;  // newest first
+int64_t g_slowlog_next_id = 0;
+std::vector<Client*> g_monitors;
+
+// Which arguments are secrets: AUTH's, HELLO's AUTH pair, MIGRATE's AUTH/AUTH2, and the
+// values of CONFIG SET for the passwords (Valkey redacts the same).
+bool Secret(const CommandSpec* cmd, const std::vector<std::string_view>& argv, size_t j) {
+  std::string_view top = cmd->parent ? cmd->parent->name : cmd->name;
+  if (top == "auth") return j >= 1;
+  if (top == "hello") {
+    for (size_t k = 2; k + 2 < argv.size(); k++)
+      if (base::EqualsNoCase(argv[k], "auth") && (j == k + 1 || j == k + 2)) return true;
+    return false;
+  }
+  if (top == "migrate") {
+    if (j >= 1 && base::EqualsNoCase(argv[j - 1], "auth")) return true;
+    if (j >= 1 && base::EqualsNoCase(argv[j - 1], "auth2")) return true;
+    if (j >= 2 && base::EqualsNoCase(argv[j - 2], "auth2")) return true;
+    return false;
+  }
+  if (cmd->parent && top == "config" && std::string_view(cmd->name) == "set" && j >= 3 &&
+      (j - 2) % 2 == 1) {
+    std::string name = base::ToLower(argv[j - 1]);
+    return name == "requirepass" || name == "primaryauth" || name == "masterauth";
+  }
+  return false;
+}
+
+std::string PeerId(const Client* c) {
+  if (c->flags & kUnixSocket) return "unix:" + cfg.unixsocket;
+  return c->addr;
+}
+
+void FeedMonitors(Client* c, const CommandSpec* cmd) {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  char head[96];
+  snprintf(head, sizeof head, "+%ld.%06ld [%d ", static_cast<long>(tv.tv_sec),
+           static_cast<long>(tv.tv_usec), c->dbid);
+  std::string line = head;
+  line += PeerId(c);
+  line += "] ";
+  for (size_t j = 0; j < c->argv.size(); j++) {
+    if (j) line += ' ';
+    line += Secret(cmd, c->argv, j) ? base::Repr(kRedactedArg) : base::Repr(c->argv[j]);
+  }
+  line += "\r\n";
+  for (Client* m : g_monitors) {
+    if (m->flags & kCloseAsap) continue;
+    m->conn.out += line;
+    QueueWrite(m);
+  }
+}
+
+void SlowlogPush(Client* c, const CommandSpec* cmd, int64_t duration) {
+  if (cfg.slowlog_log_slower_than < 0 || cfg.slowlog_max_len == 0) return;
+  if (duration >= cfg.slowlog_log_slower_than) {
+    SlowEntry e;
+    e.id = g_slowlog_next_id++;
+    e.time = time(nullptr);
+    e.duration = duration;
+    size_t argc = std::min(c->argv.size(), kSlowlogMaxArgc);
+    for (size_t j = 0; j < argc; j++) {
+      if (argc != c->argv.size() && j == argc - 1) {
+        e.argv.push_back("... (" + std::to_string(c->argv.size() - argc + 1) + " more arguments)");
+      } else if (Secret(cmd, c->argv, j)) {
+        e.argv.push_back(kRedactedArg);
+      } else if (c->argv[j].size() > kSlowlogMaxString) {
+        e.argv.push_back(std::string(c->argv[j].substr(0, kSlowlogMaxString)) + "... (" +
+                         std::to_string(c->argv[j].size() - kSlowlogMaxString) + " more bytes)");
+      } else {
+        e.argv.emplace_back(c->argv[j]);
+      }
+    }
+    e.peer = PeerId(c);
+    e.name = c->name;
+    g_slowlog.push_front(std::move(e));
+  }
+  while (g_slowlog.size() > static_cast<size_t>(cfg.slowlog_max_len)) g_slowlog.pop_back();
+}
+
+void SlowlogCommand(Client* c) {
+  auto& a = c->argv;
+  std::string sub = base::ToLower(a[1]);
+  auto r = c->R();
+  if (sub == "help" && a.size() == 2) {
+    return ReplyHelp(c, "SLOWLOG",
+                  {"GET [<count>]",
+                   "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+                   "    Entries are made of:",
+                   "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+                   "    client name", "LEN", "    Return the length of the slowlog.", "RESET",
+                   "    Reset the slowlog."});
+  }
+  if (sub == "reset" && a.size() == 2) {
+    g_slowlog.clear();
+    return r.Ok();
+  }
+  if (sub == "len" && a.size() == 2) return r.Int(static_cast<int64_t>(g_slowlog.size()));
+  if (sub == "get" && (a.size() == 2 || a.size() == 3)) {
+    int64_t count = 10;
+    if (a.size() == 3) {
+      if (!base::ParseInt64(a[2], &count) || count < -1)
+        return r.Error("count should be greater than or equal to -1");
+      if (count == -1) count = static_cast<int64_t>(g_slowlog.size());
+    }
+    count = std::min<int64_t>(count, static_cast<int64_t>(g_slowlog.size()));
+    r.ArrayLen(count);
+    for (int64_t i = 0; i < count; i++) {
+      const SlowEntry& e = g_slowlog[static_cast<size_t>(i)];
+      r.ArrayLen(6);
+      r.Int(e.id);
+      r.Int(e.time);
+      r.Int(e.duration);
+      r.ArrayLen(static_cast<int64_t>(e.argv.size()));
+      for (auto& s : e.argv) r.Bulk(s);
+      r.Bulk(e.peer);
+      r.Bulk(e.name);
+    }
+    return;
+  }
+  r.Error("unknown subcommand or wrong number of arguments for '" + std::string(a[1]) +
+          "'. Try SLOWLOG HELP.");
+}
+
+void MonitorCommand(Client* c) {
+  if (g.in_exec) return c->R().Error("MONITOR isn't allowed for DENY BLOCKING client");
+  if (c->flags & (kReplica | kMonitor)) return;  // already a replica or monitoring
+  AddMonitor(c);
+  c->R().Ok();
+}
+
+}  // namespace
+
+void CommandObserved(Client* c, const CommandSpec* cmd, int64_t duration_us, bool monitor,
+                     bool slowlog) {
+  if (c->id == UINT64_MAX) return;  // the AOF being loaded
+  uint32_t flags = cmd->flags | (cmd->parent ? cmd->parent->flags : 0);
+  if (slowlog && !(flags & kCmdSkipSlowlog)) SlowlogPush(c, cmd, duration_us);
+  if (monitor && !g_monitors.empty() && !(flags & (kCmdSkipMonitor | kCmdAdmin)))
+    FeedMonitors(c, cmd);
+}
+
+void AddMonitor(Client* c) {
+  c->flags |= kMonitor;
+  g_monitors.push_back(c);
+}
+
+void RemoveMonitor(Client* c) {
+  if (!(c->flags & kMonitor)) return;
+  g_monitors.erase(std::remove(g_monitors.begin(), g_monitors.end(), c), g_monitors.end());
+  c->flags &= ~kMonitor;
+}
+
+size_t MonitorCount() { return g_monitors.size(); }
+
+void FeedMonitorsExecAbort(Client* c) {
+  if (!g_monitors.empty() && c->last_cmd) FeedMonitors(c, c->last_cmd);
+}
+
+void RegisterObserveCommands(std::vector<CommandSpec>* t) {
+  const char* g = "server";
+  constexpr uint32_t kSl = kCmdAdmin | kCmdLoading | kCmdStale;
+  CommandSpec slowlog{"slowlog", -2, 0, nullptr, g, "2.2.12",
+                      "A container for slow log commands.", "Depends on subcommand."};
+  slowlog.subcommands = {
+      {"get", -2, kSl, SlowlogCommand, g, "2.2.12", "Returns the slow log's entries.",
+       "O(N) where N is the number of entries returned"},
+      {"help", 2, kCmdLoading | kCmdStale, SlowlogCommand, g, "6.2.0",
+       "Show helpful text about the different subcommands", "O(1)"},
+      {"len", 2, kSl, SlowlogCommand, g, "2.2.12",
+       "Returns the number of entries in the slow log.", "O(1)"},
+      {"reset", 2, kSl, SlowlogCommand, g, "2.2.12", "Clears all entries from the slow log.",
+       "O(N) where N is the number of entries in the slowlog"},
+  };
+  t->push_back(std::move(slowlog));
+  t->push_back({"monitor", 1, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, MonitorCommand,
+                g, "1.0.0", "Listens for all requests received by the server in real-time.",
+                nullptr});
+}
+
+}  // namespace server

@@ -1,0 +1,26 @@
+// What operators see of the commands the node runs: MONITOR's feed and the SLOWLOG, both with
+// the arguments that must not be shown (passwords) replaced by "(redacted)", as Valkey does.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "server/client.h"
+#include "server/command.h"
+
+namespace server {
+
+// After a command ran (end of Call); `duration_us`: its execution time. `monitor`: show it on
+// MONITOR (not when a blocked command runs again: it showed when it blocked); `slowlog`:
+// consider it for SLOWLOG (not when it blocked: it counts when it runs again).
+void CommandObserved(Client* c, const CommandSpec* cmd, int64_t duration_us, bool monitor,
+                     bool slowlog);
+// Clients in MONITOR mode (and the mode ends with them).
+void AddMonitor(Client* c);
+void RemoveMonitor(Client* c);
+size_t MonitorCount();
+// EXEC that aborts (EXECABORT) still shows on MONITOR, as Valkey sends it.
+void FeedMonitorsExecAbort(Client* c);
+void RegisterObserveCommands(std::vector<CommandSpec>* t);
+
+}  // namespace server

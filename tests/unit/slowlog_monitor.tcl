@@ -1,0 +1,131 @@
+# SLOWLOG and MONITOR: what is recorded and shown, the secrets they hide, and their errors.
+# Written to pass on Valkey 8 as well.
+
+# Lines a MONITOR client received so far, without the "+<time> [db addr] " prefix (db kept).
+proc mon_lines {fd} {
+    after 100
+    set out {}
+    foreach l [split [read $fd] "\n"] {
+        set l [string trimright $l "\r"]
+        if {$l eq ""} continue
+        if {![regexp {^\+\d+\.\d{6} \[(\d+) 127\.0\.0\.1:\d+\] (.*)$} $l -> db cmd]} {
+            error "unexpected MONITOR line: $l"
+        }
+        lappend out "$db $cmd"
+    }
+    return $out
+}
+
+start_server {tags {observe}} {
+    test "SLOWLOG: entries newest first with id, time, duration, arguments, peer and name" {
+        r config set slowlog-log-slower-than 0
+        r slowlog reset
+        r client setname logged
+        r set k [string repeat x 200]
+        set args {}
+        for {set i 1} {$i <= 40} {incr i} { lappend args $i }
+        r rpush l {*}$args
+        set e [r slowlog get 3]
+        assert_equal 3 [llength $e]
+        lassign [lindex $e 0] id t dur argv peer name
+        assert_equal [list rpush l {*}[lrange $args 0 28] "... (11 more arguments)"] $argv
+        assert_match {127.0.0.1:*} $peer
+        assert_equal logged $name
+        assert {$dur >= 0 && abs($t - [clock seconds]) <= 2}
+        assert_equal [list set k "[string repeat x 128]... (72 more bytes)"] [lindex $e 1 3]
+        assert_equal {client setname logged} [lindex $e 2 3]
+        assert_equal [expr {$id - 1}] [lindex $e 1 0]
+        r client setname ""
+    }
+
+    test "SLOWLOG hides passwords" {
+        r slowlog reset
+        catch {r auth someuser somepass}
+        r config set requirepass ""
+        set e [r slowlog get 2]
+        assert_equal {config set requirepass (redacted)} [lindex $e 0 3]
+        assert_equal {auth (redacted) (redacted)} [lindex $e 1 3]
+    }
+
+    test "SLOWLOG: LEN, RESET, GET counts, the threshold and the max length" {
+        r slowlog reset
+        assert_equal 1 [r slowlog len]  ;# the RESET itself, with a threshold of 0
+        r config set slowlog-max-len 3
+        for {set i 0} {$i < 10} {incr i} { r ping }
+        assert_equal 3 [r slowlog len]
+        assert_equal 3 [llength [r slowlog get -1]]
+        assert_equal 2 [llength [r slowlog get 2]]
+        assert_equal 0 [llength [r slowlog get 0]]
+        r config set slowlog-log-slower-than -1
+        r slowlog reset
+        r ping
+        assert_equal 0 [r slowlog len]
+        r config set slowlog-log-slower-than 10000
+        r config set slowlog-max-len 128
+        r debug sleep 0.02
+        assert_equal {debug sleep 0.02} [lindex [r slowlog get 1] 0 3]
+    }
+
+    test "SLOWLOG errors" {
+        assert_equal "ERR count should be greater than or equal to -1" [assert_error * {r slowlog get -2}]
+        assert_equal "ERR count should be greater than or equal to -1" [assert_error * {r slowlog get x}]
+        assert_equal "ERR unknown subcommand or wrong number of arguments for 'get'. Try SLOWLOG HELP." [assert_error * {r slowlog get 1 2}]
+        assert_equal "ERR unknown subcommand 'foo'. Try SLOWLOG HELP." [assert_error * {r slowlog foo}]
+        assert_match "SLOWLOG <subcommand> *" [lindex [r slowlog help] 0]
+    }
+
+    test "MONITOR shows each command with its db and peer, quoted, after it ran" {
+        set fd [valkey_raw]
+        puts -nonewline $fd "MONITOR\r\n"
+        flush $fd
+        fconfigure $fd -blocking 0
+        after 50
+        assert_equal "+OK" [string trim [gets $fd]]
+        r set a "x y\"z"
+        r select 3
+        r ping
+        r select 0
+        r multi
+        r set b 1
+        r get b
+        r exec
+        r blpop nolist 0.05
+        assert_equal [list {0 "set" "a" "x y\"z"} {3 "select" "3"} {3 "ping"} {0 "select" "0"} \
+                          {0 "multi"} {0 "set" "b" "1"} {0 "get" "b"} {0 "exec"} \
+                          {0 "blpop" "nolist" "0.05"}] [mon_lines $fd]
+        close $fd
+    }
+
+    test "MONITOR hides passwords and administrative commands" {
+        set fd [valkey_raw]
+        puts -nonewline $fd "MONITOR\r\n"
+        flush $fd
+        fconfigure $fd -blocking 0
+        after 50
+        gets $fd
+        catch {r auth someuser somepass}
+        catch {r hello 3 auth someuser somepass}
+        r hello 2
+        r config get maxmemory
+        r slowlog len
+        r debug sleep 0
+        r echo done
+        assert_equal [list {0 "auth" "(redacted)" "(redacted)"} \
+                          {0 "hello" "3" "auth" "(redacted)" "(redacted)"} {0 "hello" "2"} \
+                          {0 "echo" "done"}] [mon_lines $fd]
+        close $fd
+    }
+
+    test "MONITOR inside MULTI is refused at EXEC; CLIENT LIST shows the O flag" {
+        r multi
+        r monitor
+        catch {r exec} e
+        assert_match "*MONITOR isn't allowed for DENY BLOCKING client*" $e
+        set fd [valkey_raw]
+        puts -nonewline $fd "CLIENT SETNAME watcher\r\nMONITOR\r\n"
+        flush $fd
+        after 100
+        assert_match "*name=watcher * flags=O *" [r client list]
+        close $fd
+    }
+}
