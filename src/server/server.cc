@@ -3,6 +3,9 @@
 
 #include <fcntl.h>
 #include <malloc.h>
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
+#endif
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -78,6 +81,9 @@ uint64_t UsedMemory() {
     }
   }
   return *allocated > *deallocated ? *allocated - *deallocated : 0;
+#elif defined(__SANITIZE_ADDRESS__)
+  // ASan replaces malloc, and mallinfo2 then reports nothing: ask ASan's allocator.
+  return __sanitizer_get_current_allocated_bytes();
 #else
   struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
