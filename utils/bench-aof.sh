@@ -54,13 +54,7 @@ cd "$(dirname "$0")/.." || exit 1
 . utils/bench-lib.sh
 OURS=${OURS:-$PWD/src/valkey-server}
 THEIRS=${THEIRS:-/usr/bin/redis-server}
-QUICK=0
-case "${1:-}" in
-  --quick) QUICK=1 ;;
-  "") ;;
-  *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
-esac
-q() { if [ $QUICK = 1 ]; then echo "$2"; else echo "$1"; fi; }
+bl_quick_arg "$@"
 ROWS=${ROWS:-everysec,always,rewrite,noaof}
 N_EVERYSEC=${N_EVERYSEC:-$(q 1000000 200000)}
 N_ALWAYS=${N_ALWAYS:-$(q 100000 20000)}

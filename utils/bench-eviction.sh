@@ -52,13 +52,7 @@ cd "$(dirname "$0")/.." || exit 1
 OURS=${OURS:-$PWD/src/valkey-server}
 THEIRS=${THEIRS:-/usr/bin/redis-server}
 CXX=${CXX:-g++}
-QUICK=0
-case "${1:-}" in
-  --quick) QUICK=1 ;;
-  "") ;;
-  *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
-esac
-q() { if [ $QUICK = 1 ]; then echo "$2"; else echo "$1"; fi; }
+bl_quick_arg "$@"
 MAXMEMORY=${MAXMEMORY:-$(q 100mb 25mb)}
 KEYS=${KEYS:-$(q 2000000 500000)}
 OPS=${OPS:-$(q 2000000 500000)}

@@ -31,6 +31,17 @@ BL_TMP=""
 
 bl_log() { printf '%s\n' "$*" >&2; }
 
+# The scripts' one argument: --quick (QUICK=1) or nothing; `q FULL QUICK` picks the value.
+bl_quick_arg() {
+  QUICK=0
+  case "${1:-}" in
+    --quick) QUICK=1 ;;
+    "") ;;
+    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+  esac
+}
+q() { if [ "$QUICK" = 1 ]; then echo "$2"; else echo "$1"; fi; }
+
 bl_init() {
     BL_TMP=$(mktemp -d "${TMPDIR:-/tmp}/${1:-bench}.XXXXXX") || exit 1
     trap 'bl_stop_all; [ -n "$BL_TMP" ] && rm -rf "$BL_TMP"' EXIT

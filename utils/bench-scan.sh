@@ -55,13 +55,7 @@ cd "$(dirname "$0")/.." || exit 1
 OURS=${OURS:-$PWD/src/valkey-server}
 THEIRS=${THEIRS:-/usr/bin/redis-server}
 PYTHON=${PYTHON:-python3}
-QUICK=0
-case "${1:-}" in
-  --quick) QUICK=1 ;;
-  "") ;;
-  *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
-esac
-q() { if [ $QUICK = 1 ]; then echo "$2"; else echo "$1"; fi; }
+bl_quick_arg "$@"
 ROWS=${ROWS:-scan100,scan1000,hscan,sscan,zscan}
 KEYS=${KEYS:-$(q 1000000 200000)}
 FIELDS=${FIELDS:-$(q 1000000 200000)}

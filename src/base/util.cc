@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 
 namespace base {
 
@@ -327,6 +329,15 @@ std::string Repr(std::string_view s, size_t max) {
     }
   }
   return out + "\"";
+}
+
+bool ReadWholeFile(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
 }
 
 }  // namespace base

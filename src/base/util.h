@@ -35,4 +35,7 @@ std::string BytesToHuman(uint64_t n);
 // first `max` bytes).
 std::string Repr(std::string_view s, size_t max = SIZE_MAX);
 
+// The whole file at `path`, bytes as they are; false when it cannot be opened.
+bool ReadWholeFile(const std::string& path, std::string* out);
+
 }  // namespace base

@@ -5,11 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "base/log.h"
 #include "base/time.h"
+#include "base/util.h"
 #include "cluster/bus.h"
 #include "cluster/cluster_cmd.h"
 #include "cluster/failover.h"
@@ -207,14 +206,6 @@ void PublishFromBus(std::string_view channel, std::string_view message, bool sha
     server::PubsubPublish(channel, message);
 }
 
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 bool Init(std::string* err) {
   if (!cfg.cluster_enabled) return true;
@@ -222,7 +213,7 @@ bool Init(std::string* err) {
   const std::string& path = cfg.cluster_config_file;
   if (!g_conf_file.Open(path, err)) return false;
   std::string text;
-  ReadFile(path, &text);
+  base::ReadWholeFile(path, &text);
   int64_t now = base::MsTime();
   if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
     if (!ParseNodesConf(text, &st, now, /*tls_cluster=*/false, err)) {  // tls-cluster is refused

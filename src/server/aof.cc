@@ -657,19 +657,15 @@ FileLoad LoadOne(const persist::AofFile& f, bool last, Client* fake) {
 // Reads the manifest; false with nothing loaded when it is absent (`*exists` false) or bad.
 bool ReadManifest(persist::AofManifest* m, bool* exists) {
   std::string path = DirPath(ManifestName());
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  *exists = fd >= 0;
-  if (fd < 0) {
+  std::string text;
+  *exists = base::ReadWholeFile(path, &text);
+  if (!*exists) {
     if (errno == ENOENT) return false;
+    *exists = true;  // there, but unreadable: the start stops
     LOG_WARNING("Fatal error: can't open the AOF manifest %s for reading: %s",
                 ManifestName().c_str(), strerror(errno));
     return false;
   }
-  std::string text;
-  char b[65536];
-  ssize_t r;
-  while ((r = read(fd, b, sizeof b)) > 0) text.append(b, static_cast<size_t>(r));
-  close(fd);
   std::string err;
   persist::ManifestErrorAt where;
   if (!persist::ParseAofManifest(text, m, &err, &where)) {

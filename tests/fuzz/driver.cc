@@ -21,11 +21,10 @@
 #include <chrono>
 #include <ctime>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/util.h"
 #include "coverage.h"
 #include "fuzz.h"
 
@@ -339,14 +338,6 @@ void Mutate(Rng& r, std::string* s, const Target& t, const std::vector<std::stri
 }
 
 // ---- files ----
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 std::vector<std::string> FilesUnder(const std::string& path) {
   std::vector<std::string> out;
@@ -425,7 +416,7 @@ int main(int argc, char** argv) {
     for (auto& p : replay)
       for (auto& f : FilesUnder(p)) {
         std::string in;
-        if (!ReadFile(f, &in)) {
+        if (!base::ReadWholeFile(f, &in)) {
           fprintf(stderr, "cannot read %s\n", f.c_str());
           return 1;
         }
@@ -447,7 +438,7 @@ int main(int argc, char** argv) {
   if (!corpus_dir.empty())
     for (auto& f : FilesUnder(corpus_dir)) {
       std::string in;
-      if (ReadFile(f, &in)) consider(in.substr(0, target->max_len));
+      if (base::ReadWholeFile(f, &in)) consider(in.substr(0, target->max_len));
     }
   if (corpus.empty()) corpus.push_back("");
   size_t seeds = corpus.size();

@@ -14,17 +14,17 @@ proc aof_manifest {} {
     return $t
 }
 proc aof_files {} { return [lsort [glob -nocomplain -tails -directory [aof_dir] *]] }
-proc aof_read {path} {
-    set f [open $path rb]
-    set t [read $f]
-    close $f
-    return $t
+# A server started on an AOF directory holding `files` (name content ...) and a manifest with
+# `manifest`, expected to refuse the start: returns {exit_code output}.
+proc aof_try_start {manifest files {extra ""}} {
+    set dir [::srv::make_dir]
+    file mkdir [file join $dir appendonlydir]
+    write_binary [file join $dir appendonlydir appendonly.aof.manifest] $manifest
+    foreach {name content} $files { write_binary [file join $dir appendonlydir $name] $content }
+    return [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\nsave \"\"\n$extra"]
 }
-proc aof_write {path data} {
-    set f [open $path wb]
-    puts -nonewline $f $data
-    close $f
-}
+set ::aof_one_incr "file appendonly.aof.1.incr.aof seq 1 type i\n"
+
 # SIGKILL, then start again on the same directory.
 proc aof_crash_restart {} {
     catch {exec kill -KILL [srv pid]}
@@ -74,7 +74,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
         r set c 3
         r exec
         after 50
-        set incr [aof_read [file join [aof_dir] appendonly.aof.1.incr.aof]]
+        set incr [read_binary [file join [aof_dir] appendonly.aof.1.incr.aof]]
         set want "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\n"
         append want "*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb\r\n\$1\r\n2\r\n"
         append want "*2\r\n\$4\r\nincr\r\n\$1\r\na\r\n*1\r\n\$4\r\nEXEC\r\n"
@@ -107,7 +107,7 @@ start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
         assert_equal {appendonly.aof.2.base.rdb appendonly.aof.2.incr.aof appendonly.aof.manifest} [aof_files]
         assert_equal "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" [aof_manifest]
         # The base file is a snapshot marked as an AOF base.
-        set base [aof_read [file join [aof_dir] appendonly.aof.2.base.rdb]]
+        set base [read_binary [file join [aof_dir] appendonly.aof.2.base.rdb]]
         assert_match REDIS001* [string range $base 0 8]
         assert {[string first "aof-base\xc0\x01" $base] > 0}
         r select 3
@@ -180,13 +180,13 @@ start_server {tags {aof} overrides {appendonly yes aof-use-rdb-preamble no aof-t
             fail "rewrite did not finish"
         }
         assert_equal {appendonly.aof.2.base.aof appendonly.aof.2.incr.aof appendonly.aof.manifest} [aof_files]
-        set base [aof_read [file join [aof_dir] appendonly.aof.2.base.aof]]
+        set base [read_binary [file join [aof_dir] appendonly.aof.2.base.aof]]
         assert_match "#TS:*\r\n*2\r\n\$6\r\nSELECT\r\n*" $base
         assert {[string first "PEXPIREAT" $base] > 0}
         after 1100  ;# a new second since the last annotation
         r set stamped 1
         after 50
-        assert_match "#TS:*" [aof_read [file join [aof_dir] appendonly.aof.2.incr.aof]]
+        assert_match "#TS:*" [read_binary [file join [aof_dir] appendonly.aof.2.incr.aof]]
         restart_server
         r del stamped
         assert_equal $before [aof_dataset]
@@ -202,10 +202,10 @@ start_server {tags {aof} overrides {appendonly yes}} {
         r set a 1
         r set b 2
         after 1100
-        set whole [aof_read $incr]
+        set whole [read_binary $incr]
         catch {exec kill -KILL [srv pid]}
         while {[::srv::alive [srv pid]]} { after 10 }
-        aof_write $incr "[string range $whole 0 end-3]"
+        write_binary $incr "[string range $whole 0 end-3]"
         restart_server
         assert_equal 1 [r get a]
         assert_equal {} [r get b]
@@ -218,10 +218,10 @@ start_server {tags {aof} overrides {appendonly yes}} {
     }
 
     test "An incomplete MULTI at the end of the file is dropped" {
-        set whole [aof_read $incr]
+        set whole [read_binary $incr]
         catch {exec kill -KILL [srv pid]}
         while {[::srv::alive [srv pid]]} { after 10 }
-        aof_write $incr "$whole*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nset\r\n\$1\r\nx\r\n\$1\r\n1\r\n"
+        write_binary $incr "$whole*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nset\r\n\$1\r\nx\r\n\$1\r\n1\r\n"
         restart_server
         assert_equal {} [r get x]
         assert {[log_contains "*Revert incomplete MULTI/EXEC transaction in AOF file appendonly.aof.1.incr.aof*"]}
@@ -229,21 +229,13 @@ start_server {tags {aof} overrides {appendonly yes}} {
 }
 
 test "A command cut short with aof-load-truncated no stops the start" {
-    set dir [::srv::make_dir]
-    file mkdir [file join $dir appendonlydir]
-    aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file appendonly.aof.1.incr.aof seq 1 type i\n"
-    aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb"
-    lassign [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\naof-load-truncated no\nsave \"\"\n"] code out
+    lassign [aof_try_start $::aof_one_incr {appendonly.aof.1.incr.aof "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb"} "aof-load-truncated no\n"] code out
     assert_equal 1 $code
     assert_match "*Unexpected end of file reading the append only file appendonly.aof.1.incr.aof. You can: 1) Make a backup of your AOF file, then use ./valkey-check-aof --fix <filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.*" $out
 }
 
 test "A corrupt command in the middle stops the start, naming the file and the offset" {
-    set dir [::srv::make_dir]
-    file mkdir [file join $dir appendonlydir]
-    aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file appendonly.aof.1.incr.aof seq 1 type i\n"
-    aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\nGARBAGE\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb\r\n\$1\r\n2\r\n"
-    lassign [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\nsave \"\"\n"] code out
+    lassign [aof_try_start $::aof_one_incr {appendonly.aof.1.incr.aof "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\nGARBAGE\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb\r\n\$1\r\n2\r\n"}] code out
     assert_equal 1 $code
     assert_match "*Bad file format reading the append only file appendonly.aof.1.incr.aof at offset 27: make a backup of your AOF file, then use ./valkey-check-aof --fix <filename.manifest>*" $out
 } {beyond-valkey}
@@ -257,21 +249,14 @@ test "A damaged manifest stops the start with Valkey's message" {
         "" "Found an empty AOF manifest"
         "file ../a seq 1 type i\n" "File can't be a path, just a filename"
     } {
-        set dir [::srv::make_dir]
-        file mkdir [file join $dir appendonlydir]
-        aof_write [file join $dir appendonlydir appendonly.aof.manifest] $text
-        lassign [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\nsave \"\"\n"] code out
+        lassign [aof_try_start $text {}] code out
         assert_equal 1 $code $msg
         assert_match "*$msg*" $out
     }
 }
 
 test "An unknown command in the AOF stops the start" {
-    set dir [::srv::make_dir]
-    file mkdir [file join $dir appendonlydir]
-    aof_write [file join $dir appendonlydir appendonly.aof.manifest] "file appendonly.aof.1.incr.aof seq 1 type i\n"
-    aof_write [file join $dir appendonlydir appendonly.aof.1.incr.aof] "*1\r\n\$7\r\nNOSUCHC\r\n"
-    lassign [server_try_start "port [::srv::find_free_port]\ndir $dir\nappendonly yes\nsave \"\"\n"] code out
+    lassign [aof_try_start $::aof_one_incr {appendonly.aof.1.incr.aof "*1\r\n\$7\r\nNOSUCHC\r\n"}] code out
     assert_equal 1 $code
     assert_match "*Unknown command 'NOSUCHC' reading the append only file appendonly.aof.1.incr.aof*" $out
 }

@@ -95,19 +95,6 @@ proc pers_wait_bgsave {} {
     }
 }
 
-proc pers_read_file {path} {
-    set f [open $path rb]
-    set d [read $f]
-    close $f
-    return $d
-}
-
-proc pers_write_file {path data} {
-    set f [open $path wb]
-    puts -nonewline $f $data
-    close $f
-}
-
 proc pers_count_log {pattern} {
     set n 0
     foreach line [split [::srv::file_tail [srv log] 100000] \n] {
@@ -428,7 +415,7 @@ start_server {tags {persistence} overrides {rdbchecksum no}} {
     test "rdbchecksum no: snapshots end with a zero checksum and still load" {
         r set big [string repeat a 10000]
         r save
-        set data [pers_read_file [file join [srv dir] dump.rdb]]
+        set data [read_binary [file join [srv dir] dump.rdb]]
         assert_equal [string repeat \x00 8] [string range $data end-7 end]
         assert_equal OK [r debug reload nosave]
         assert_equal 10000 [r strlen big]
@@ -448,7 +435,7 @@ start_server {tags {persistence}} {
         for {set i 0} {$i < 100} {incr i} { r set k$i $i }
         r save
         set dump [file join [srv dir] dump.rdb]
-        set before [pers_read_file $dump]
+        set before [read_binary $dump]
         file stat $dump st
         set ino $st(ino)
         set mtime $st(mtime)
@@ -466,7 +453,7 @@ start_server {tags {persistence}} {
         wait_for_condition 100 50 {![::srv::alive $child]} else {
             ::testutil::fail "the snapshot child $child still runs 5 s after its node died"
         }
-        assert_equal $before [pers_read_file $dump] "dump.rdb content changed"
+        assert_equal $before [read_binary $dump] "dump.rdb content changed"
         file stat $dump st
         assert_equal $ino $st(ino) "dump.rdb was replaced"
         assert_equal $mtime $st(mtime)
@@ -483,13 +470,13 @@ start_server {tags {persistence}} {
         r flushall
         pers_fill r
         r save
-        set good [pers_read_file [file join [srv dir] dump.rdb]]
+        set good [read_binary [file join [srv dir] dump.rdb]]
         set dir [::srv::make_dir]
         set port [::srv::find_free_port]
         set conf "port $port\ndir $dir\nsave \"\"\nbind 127.0.0.1\n"
 
         # Truncated in the middle.
-        pers_write_file [file join $dir dump.rdb] [string range $good 0 [expr {[string length $good] / 2}]]
+        write_binary [file join $dir dump.rdb] [string range $good 0 [expr {[string length $good] / 2}]]
         lassign [server_try_start $conf] code out
         assert_equal 1 $code $out
         assert_match "*Error reading the RDB file dump.rdb at offset*" $out
@@ -498,7 +485,7 @@ start_server {tags {persistence}} {
         assert_no_match "*Ready to accept connections*" $out
 
         # Cut just before the checksum.
-        pers_write_file [file join $dir dump.rdb] [string range $good 0 end-5]
+        write_binary [file join $dir dump.rdb] [string range $good 0 end-5]
         lassign [server_try_start $conf] code out
         assert_equal 1 $code $out
         assert_match "*Short read*Unexpected EOF*" $out
@@ -506,7 +493,7 @@ start_server {tags {persistence}} {
         # One bit flipped inside a string value: the checksum catches it.
         set at [expr {[string first "hello world" $good] + 3}]
         set bad [string replace $good $at $at [format %c [expr {[scan [string index $good $at] %c] ^ 1}]]]
-        pers_write_file [file join $dir dump.rdb] $bad
+        write_binary [file join $dir dump.rdb] $bad
         lassign [server_try_start $conf] code out
         assert_equal 1 $code $out
         assert_match "*Wrong RDB checksum expected*" $out
@@ -516,13 +503,13 @@ start_server {tags {persistence}} {
         set at [string first "\x00\x03int" $good]
         assert {$at > 0}
         set bad [string replace $good $at $at "\x63"]
-        pers_write_file [file join $dir dump.rdb] $bad
+        write_binary [file join $dir dump.rdb] $bad
         lassign [server_try_start $conf] code out
         assert_equal 1 $code $out
         assert_match "*Unknown RDB encoding type 99*" $out
 
         # Not a snapshot at all.
-        pers_write_file [file join $dir dump.rdb] "hello, I am not a snapshot"
+        write_binary [file join $dir dump.rdb] "hello, I am not a snapshot"
         lassign [server_try_start $conf] code out
         assert_equal 1 $code $out
         assert_match "*Wrong signature*" $out

@@ -312,6 +312,21 @@ proc wait_for_log {pattern {tries 100} {delay 50} {level 0}} {
     ::testutil::fail "log never matched '$pattern'"
 }
 
+# ---- files, bytes as they are ----
+
+proc read_binary {path} {
+    set f [open $path rb]
+    set d [read $f]
+    close $f
+    return $d
+}
+
+proc write_binary {path data} {
+    set f [open $path wb]
+    puts -nonewline $f $data
+    close $f
+}
+
 # ---- dataset dump: one CSV line per key, sorted ----
 
 proc csvdump {{client r}} {
