@@ -99,6 +99,7 @@ void BuildCommandTable() {
   RegisterMigrateCommands(&t);
   RegisterUnsupportedCommands(&t);
   RegisterObserveCommands(&t);
+  RegisterSortCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     AttachKeySpecs(&c);

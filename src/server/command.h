@@ -67,6 +67,7 @@ struct CommandSpec {
 void RegisterStringCommands(std::vector<CommandSpec>* t);
 void RegisterBitmapCommands(std::vector<CommandSpec>* t);
 void RegisterUnsupportedCommands(std::vector<CommandSpec>* t);  // scripting, modules
+void RegisterSortCommands(std::vector<CommandSpec>* t);
 void RegisterKeyCommands(std::vector<CommandSpec>* t);
 void RegisterServerCommands(std::vector<CommandSpec>* t);
 void RegisterConnectionCommands(std::vector<CommandSpec>* t);

@@ -184,12 +184,35 @@ bool BitfieldKeys(const std::vector<std::string_view>& argv, std::vector<KeyRef>
   return true;
 }
 
+// SORT reads argv[1] and, with STORE, writes the key after the last STORE; the values of
+// LIMIT, GET and BY are skipped, so a pattern spelled "store" is no keyword.
+bool SortKeys(const std::vector<std::string_view>& argv, std::vector<KeyRef>* out) {
+  out->push_back({1, kKeyRO | kKeyAccess});
+  int store = -1;
+  for (size_t j = 2; j < argv.size(); j++) {
+    if (base::EqualsNoCase(argv[j], "limit"))
+      j += 2;
+    else if (base::EqualsNoCase(argv[j], "get") || base::EqualsNoCase(argv[j], "by"))
+      j += 1;
+    else if (base::EqualsNoCase(argv[j], "store") && j + 1 < argv.size())
+      store = static_cast<int>(++j);
+  }
+  if (store > 0) out->push_back({store, kKeyOW | kKeyUpdate});
+  return true;
+}
+
+bool SortRoKeys(const std::vector<std::string_view>&, std::vector<KeyRef>* out) {
+  out->push_back({1, kKeyRO | kKeyAccess});
+  return true;
+}
+
 struct ProcEntry {
   const char* fullname;
   KeysProc proc;
 };
 const ProcEntry kKeyProcs[] = {
-    {"set", SetKeys}, {"migrate", MigrateKeys}, {"bitfield", BitfieldKeys}};
+    {"set", SetKeys},   {"migrate", MigrateKeys}, {"bitfield", BitfieldKeys},
+    {"sort", SortKeys}, {"sort_ro", SortRoKeys}};
 
 }  // namespace
 

@@ -348,4 +348,21 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         catch {cn $::free get $k}
         assert_equal count=1 [info_field [cn $::free info errorstats] errorstat_CLUSTERDOWN]
     }
+
+    test "SORT: BY and GET patterns only within the sorted key's slot" {
+        set k "{srt}:list"
+        set o [cluster_key_owner $k]
+        cn $o rpush $k 2 1
+        assert_equal "ERR BY option of SORT denied in Cluster mode when keys formed by the pattern may be in different slots." \
+            [assert_error * {cn $o sort $k by w_*}]
+        assert_equal "ERR GET option of SORT denied in Cluster mode when keys formed by the pattern may be in different slots." \
+            [assert_error * {cn $o sort $k get w_*}]
+        cn $o set "{srt}:w_1" 20
+        cn $o set "{srt}:w_2" 10
+        assert_equal {2 1} [cn $o sort $k by "{srt}:w_*"]
+        assert_equal {2 10 1 20} [cn $o sort $k by "{srt}:w_*" get # get "{srt}:w_*"]
+        assert_equal {1 2} [cn $o sort $k by nosort desc]
+        assert_equal {1 2} [cn $o sort $k get #]
+        cn $o del $k "{srt}:w_1" "{srt}:w_2"
+    }
 }
