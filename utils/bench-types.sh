@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --rows) ROWS=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|memory|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|sort|memory|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -67,6 +67,21 @@ cmd_rps() {
     awk -F'"' '$4 ~ /^[0-9.]+$/ {printf "%.0f\n", $4; exit}'
 }
 
+# cmdrow LABEL N RANDOM COMMAND...: one command line on both, median of REPS, ratio row.
+cmdrow() {
+  local label=$1 n=$2 rnd=$3 o=() th=() r a b ratio mark; shift 3
+  for r in $(seq 1 "$REPS"); do
+    if [ $((r % 2)) = 1 ]; then
+      o+=("$(cmd_rps ours "$n" "$rnd" "$@")"); th+=("$(cmd_rps theirs "$n" "$rnd" "$@")")
+    else
+      th+=("$(cmd_rps theirs "$n" "$rnd" "$@")"); o+=("$(cmd_rps ours "$n" "$rnd" "$@")")
+    fi
+  done
+  a=$(bl_median "${o[@]}"); b=$(bl_median "${th[@]}"); ratio=$(bl_ratio "$a" "$b")
+  mark=OK; awk -v r="$ratio" 'BEGIN{exit !(r+0 < 1.0)}' && mark=MISS
+  row "$label" "$a" "$b" "$ratio" "ratio >= 1.00  $mark"
+}
+
 if [ "$ROWS" = all ] || [ "$ROWS" = bitmap ]; then
   echo
   echo "-- bitmaps (redis-benchmark -c 50 -P 1, median of $REPS, req/s; 1 MB bitmap)"
@@ -76,25 +91,31 @@ if [ "$ROWS" = all ] || [ "$ROWS" = bitmap ]; then
     bl_cli $s setbit bits 7999999 1 >/dev/null
     bl_cli $s setbit zeros 7999999 0 >/dev/null
   done
-  bitrow() {  # bitrow LABEL N RANDOM COMMAND...
-    local label=$1 n=$2 rnd=$3 o=() th=() r a b ratio mark; shift 3
-    for r in $(seq 1 "$REPS"); do
-      if [ $((r % 2)) = 1 ]; then
-        o+=("$(cmd_rps ours "$n" "$rnd" "$@")"); th+=("$(cmd_rps theirs "$n" "$rnd" "$@")")
-      else
-        th+=("$(cmd_rps theirs "$n" "$rnd" "$@")"); o+=("$(cmd_rps ours "$n" "$rnd" "$@")")
-      fi
-    done
-    a=$(bl_median "${o[@]}"); b=$(bl_median "${th[@]}"); ratio=$(bl_ratio "$a" "$b")
-    mark=OK; awk -v r="$ratio" 'BEGIN{exit !(r+0 < 1.0)}' && mark=MISS
-    row "$label" "$a" "$b" "$ratio" "ratio >= 1.00  $mark"
-  }
-  bitrow "setbit" "$N" 100000 setbit "bit:__rand_int__" 4095 1
-  bitrow "getbit" "$N" 100000 getbit "bit:__rand_int__" 4095
-  bitrow "bitfield incrby u16" "$N" 100000 bitfield "bit:__rand_int__" incrby u16 "#100" 1
-  bitrow "bitcount 1 MB" $((N / 10)) 1 bitcount bits
-  bitrow "bitpos 1 in 1 MB zeros" $((N / 10)) 1 bitpos zeros 1
-  bitrow "bitop and 1 MB" $((N / 50)) 1 bitop and dst bits zeros
+  cmdrow "setbit" "$N" 100000 setbit "bit:__rand_int__" 4095 1
+  cmdrow "getbit" "$N" 100000 getbit "bit:__rand_int__" 4095
+  cmdrow "bitfield incrby u16" "$N" 100000 bitfield "bit:__rand_int__" incrby u16 "#100" 1
+  cmdrow "bitcount 1 MB" $((N / 10)) 1 bitcount bits
+  cmdrow "bitpos 1 in 1 MB zeros" $((N / 10)) 1 bitpos zeros 1
+  cmdrow "bitop and 1 MB" $((N / 50)) 1 bitop and dst bits zeros
+fi
+
+if [ "$ROWS" = all ] || [ "$ROWS" = sort ]; then
+  echo
+  echo "-- SORT (redis-benchmark -c 50 -P 1, median of $REPS, req/s)"
+  row test ours theirs ratio target
+  for s in ours theirs; do
+    bl_cli $s del sl ss sbig >/dev/null
+    for i in $(seq 1 100); do
+      echo "RPUSH sl $(( (i * 7919) % 1000 ))"
+      echo "SADD ss member:$(( (i * 7919) % 1000 ))"
+      echo "SET w_$(( (i * 7919) % 1000 )) $i"
+    done | bl_cli $s >/dev/null
+    seq 1 1000 | sed 's/^/RPUSH sbig /' | bl_cli $s >/dev/null
+  done
+  cmdrow "sort 100 numbers" $((N / 5)) 1 sort sl
+  cmdrow "sort 100 alpha" $((N / 5)) 1 sort ss alpha
+  cmdrow "sort 100 by w_* get #" $((N / 10)) 1 sort sl by "w_*" get "#" get "w_*"
+  cmdrow "sort 1000 limit 0 10" $((N / 20)) 1 sort sbig limit 0 10
 fi
 
 # mem_row NAME GENERATOR: loads the generated RESP stream into both and reports used_memory growth.

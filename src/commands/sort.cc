@@ -73,6 +73,11 @@ std::optional<std::string> ByPattern(Client* c, std::string_view pattern, std::s
 // A weight as Valkey reads it, with strtod (leading blanks, hex, inf; a NUL byte ends it);
 // anything left over, a range error or NaN is not a score.
 bool Score(const std::string& s, double* out) {
+  int64_t v;
+  if (s.size() <= 20 && base::ParseInt64(s, &v)) {  // the common case: integers, no strtod
+    *out = static_cast<double>(v);
+    return true;
+  }
   errno = 0;
   char* end = nullptr;
   *out = strtod(s.c_str(), &end);
@@ -142,6 +147,10 @@ void SortGeneric(Client* c, bool readonly) {
   }
 
   std::vector<Item> items;
+  if (o)
+    items.reserve(o->type() == db::kList   ? db::ListLen(o)
+                  : o->type() == db::kSet ? db::SetLen(o)
+                                          : db::ZLen(o));
   // Without sorting, a list or a sorted set keeps its order (reversed by DESC).
   bool reverse = dontsort && desc;
   if (o && o->type() == db::kList) {
@@ -194,7 +203,13 @@ void SortGeneric(Client* c, bool readonly) {
       }
       return desc ? cmp > 0 : cmp < 0;
     };
-    std::stable_sort(items.begin(), items.end(), less);
+    // Only what LIMIT returns needs its final place (Valkey sorts partially too); ties only
+    // arise between equal elements, or between equal BY values with ALPHA, whose order
+    // Valkey leaves unspecified as well.
+    if (end >= start && end + 1 < n)
+      std::partial_sort(items.begin(), items.begin() + end + 1, items.end(), less);
+    else
+      std::sort(items.begin(), items.end(), less);
   }
 
   // The output: the elements in [start, end], or per element what each GET names.
