@@ -459,6 +459,7 @@ std::vector<Def>& Table() {
       BOOL("activerehashing", activerehashing, "yes", 0),
       INT("slowlog-log-slower-than", slowlog_log_slower_than, -1, INT64_MAX, "10000", 0),
       INT("slowlog-max-len", slowlog_max_len, 0, LONG_MAX, "128", 0),
+      INT("latency-monitor-threshold", latency_monitor_threshold, 0, LLONG_MAX, "0", 0),
       {"maxmemory", nullptr, kMem, 0, &cfg.maxmemory, 0, INT64_MAX, nullptr, {},
        ApplyMaxmemory, "0"},
       {"maxmemory-clients", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,

@@ -51,6 +51,7 @@ struct Config {
   bool activerehashing = true;
   int64_t slowlog_log_slower_than = 10000;  // microseconds; negative: off
   int64_t slowlog_max_len = 128;
+  int64_t latency_monitor_threshold = 0;  // milliseconds; 0: LATENCY records nothing
   int64_t maxmemory = 0;
   int64_t maxmemory_clients = 0;  // bytes; negative: that percentage of maxmemory
   int maxmemory_policy = 7;  // index in kMaxmemoryPolicies ("noeviction")

@@ -19,6 +19,7 @@
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/notify.h"
+#include "server/observe.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -224,6 +225,7 @@ EvictResult PerformEvictions() {
       result = EvictResult::kRunning;
     }
     g_running = cut;
+    LatencyAddSampleIfNeeded("eviction-cycle", (base::MonotonicUs() - start) / 1000);
   }
   UpdateMetrics(result);
   return result;

@@ -28,6 +28,26 @@ std::deque<SlowEntry> g_slowlog;  // newest first
 int64_t g_slowlog_next_id = 0;
 std::vector<Client*> g_monitors;
 
+// LATENCY: per event, the last 160 seconds that had a spike (the highest of each second) and
+// the highest ever, as Valkey keeps them.
+constexpr size_t kLatencySamples = 160;
+struct LatencySeries {
+  struct Sample {
+    int64_t time = 0;
+    int64_t latency = 0;
+  };
+  Sample samples[kLatencySamples];
+  size_t idx = 0;
+  int64_t max = 0;
+};
+std::vector<std::pair<std::string, LatencySeries>> g_latency;  // in order of first spike
+
+LatencySeries* FindSeries(std::string_view event) {
+  for (auto& [name, ts] : g_latency)
+    if (name == event) return &ts;
+  return nullptr;
+}
+
 // Which arguments are secrets: AUTH's, HELLO's AUTH pair, MIGRATE's AUTH/AUTH2, and the
 // values of CONFIG SET for the passwords (Valkey redacts the same).
 bool Secret(const CommandSpec* cmd, const std::vector<std::string_view>& argv, size_t j) {
@@ -149,6 +169,65 @@ void SlowlogCommand(Client* c) {
           "'. Try SLOWLOG HELP.");
 }
 
+void LatencyCommand(Client* c) {
+  auto& a = c->argv;
+  std::string sub = base::ToLower(a[1]);
+  auto r = c->R();
+  if (sub == "history" && a.size() == 3) {
+    LatencySeries* ts = FindSeries(a[2]);
+    int64_t n = 0;
+    if (ts)
+      for (auto& smp : ts->samples) n += smp.time != 0;
+    r.ArrayLen(n);
+    if (!ts) return;
+    for (size_t j = 0; j < kLatencySamples; j++) {
+      const auto& smp = ts->samples[(ts->idx + j) % kLatencySamples];
+      if (smp.time == 0) continue;
+      r.ArrayLen(2);
+      r.Int(smp.time);
+      r.Int(smp.latency);
+    }
+    return;
+  }
+  if (sub == "latest" && a.size() == 2) {
+    r.ArrayLen(static_cast<int64_t>(g_latency.size()));
+    for (auto& [name, ts] : g_latency) {
+      const auto& last = ts.samples[(ts.idx + kLatencySamples - 1) % kLatencySamples];
+      r.ArrayLen(4);
+      r.Bulk(name);
+      r.Int(last.time);
+      r.Int(last.latency);
+      r.Int(ts.max);
+    }
+    return;
+  }
+  if (sub == "reset") {
+    size_t before = g_latency.size();
+    if (a.size() == 2) {
+      g_latency.clear();
+    } else {
+      g_latency.erase(std::remove_if(g_latency.begin(), g_latency.end(),
+                                     [&](const auto& e) {
+                                       for (size_t j = 2; j < a.size(); j++)
+                                         if (base::EqualsNoCase(e.first, a[j])) return true;
+                                       return false;
+                                     }),
+                      g_latency.end());
+    }
+    return r.Int(static_cast<int64_t>(before - g_latency.size()));
+  }
+  if (sub == "help" && a.size() == 2) {
+    return ReplyHelp(c, "LATENCY",
+                     {"HISTORY <event>", "    Return time-latency samples for the <event> class.",
+                      "LATEST", "    Return the latest latency samples for all events.",
+                      "RESET [<event> ...]",
+                      "    Reset latency data of one or more <event> classes.",
+                      "    (default: reset all data for all event classes)"});
+  }
+  r.Error("unknown subcommand or wrong number of arguments for '" + std::string(a[1]) +
+          "'. Try LATENCY HELP.");
+}
+
 void MonitorCommand(Client* c) {
   if (g.in_exec) return c->R().Error("MONITOR isn't allowed for DENY BLOCKING client");
   if (c->flags & (kReplica | kMonitor)) return;  // already a replica or monitoring
@@ -158,11 +237,32 @@ void MonitorCommand(Client* c) {
 
 }  // namespace
 
+void LatencyAddSampleIfNeeded(const char* event, int64_t latency_ms) {
+  if (cfg.latency_monitor_threshold <= 0 || latency_ms < cfg.latency_monitor_threshold) return;
+  LatencySeries* ts = FindSeries(event);
+  if (!ts) {
+    g_latency.emplace_back(event, LatencySeries{});
+    ts = &g_latency.back().second;
+  }
+  int64_t now = time(nullptr);
+  if (latency_ms > ts->max) ts->max = latency_ms;
+  auto& prev = ts->samples[(ts->idx + kLatencySamples - 1) % kLatencySamples];
+  if (prev.time == now) {  // one sample per second: its highest
+    if (latency_ms > prev.latency) prev.latency = latency_ms;
+    return;
+  }
+  ts->samples[ts->idx] = {now, latency_ms};
+  ts->idx = (ts->idx + 1) % kLatencySamples;
+}
+
 void CommandObserved(Client* c, const CommandSpec* cmd, int64_t duration_us, bool monitor,
                      bool slowlog) {
   if (c->id == UINT64_MAX) return;  // the AOF being loaded
   uint32_t flags = cmd->flags | (cmd->parent ? cmd->parent->flags : 0);
-  if (slowlog && !(flags & kCmdSkipSlowlog)) SlowlogPush(c, cmd, duration_us);
+  if (slowlog && !(flags & kCmdSkipSlowlog)) {
+    SlowlogPush(c, cmd, duration_us);
+    LatencyAddSampleIfNeeded((flags & kCmdFast) ? "fast-command" : "command", duration_us / 1000);
+  }
   if (monitor && !g_monitors.empty() && !(flags & (kCmdSkipMonitor | kCmdAdmin)))
     FeedMonitors(c, cmd);
 }
@@ -200,6 +300,19 @@ void RegisterObserveCommands(std::vector<CommandSpec>* t) {
        "O(N) where N is the number of entries in the slowlog"},
   };
   t->push_back(std::move(slowlog));
+  CommandSpec latency{"latency", -2, 0, nullptr, g, "2.8.13",
+                      "A container for latency diagnostics commands.", "Depends on subcommand."};
+  latency.subcommands = {
+      {"help", 2, kCmdLoading | kCmdStale, LatencyCommand, g, "2.8.13",
+       "Returns helpful text about the different subcommands.", "O(1)"},
+      {"history", 3, kSl, LatencyCommand, g, "2.8.13",
+       "Returns timestamp-latency samples for an event.", "O(1)"},
+      {"latest", 2, kSl, LatencyCommand, g, "2.8.13",
+       "Returns the latest latency samples for all events.", "O(1)"},
+      {"reset", -2, kSl, LatencyCommand, g, "2.8.13",
+       "Resets the latency data for one or more events.", "O(1)"},
+  };
+  t->push_back(std::move(latency));
   t->push_back({"monitor", 1, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, MonitorCommand,
                 g, "1.0.0", "Listens for all requests received by the server in real-time.",
                 nullptr});

@@ -1,4 +1,5 @@
-// What operators see of the commands the node runs: MONITOR's feed and the SLOWLOG, both with
+// What operators see of the commands the node runs: MONITOR's feed, the SLOWLOG and the
+// LATENCY spikes, the first two with
 // the arguments that must not be shown (passwords) replaced by "(redacted)", as Valkey does.
 #pragma once
 #include <cstdint>
@@ -15,6 +16,9 @@ namespace server {
 // consider it for SLOWLOG (not when it blocked: it counts when it runs again).
 void CommandObserved(Client* c, const CommandSpec* cmd, int64_t duration_us, bool monitor,
                      bool slowlog);
+// LATENCY: records a spike of `event` (e.g. "expire-cycle") when it reaches
+// latency-monitor-threshold (milliseconds; 0: off).
+void LatencyAddSampleIfNeeded(const char* event, int64_t latency_ms);
 // Clients in MONITOR mode (and the mode ends with them).
 void AddMonitor(Client* c);
 void RemoveMonitor(Client* c);

@@ -27,6 +27,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "db/zset.h"
 #include "server/aof.h"
 #include "server/evict.h"
+#include "server/observe.h"
 #include "ds/seed.h"
 #include "net/reply.h"
 #include "server/blocking.h"
@@ -149,6 +150,7 @@ void ActiveExpireCycle() {
     if (base::MonotonicUs() >= deadline) break;
   }
   next_db = (next_db + 1) % NumDbs();
+  LatencyAddSampleIfNeeded("expire-cycle", (base::MonotonicUs() - (deadline - budget_us)) / 1000);
   // INFO expired_stale_perc, smoothed over cycles as Valkey does.
   double current = sampled ? static_cast<double>(expired) / sampled : 0;
   g.stats.expired_stale_perc = current * 0.05 + g.stats.expired_stale_perc * 0.95;

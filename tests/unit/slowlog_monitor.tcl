@@ -129,3 +129,36 @@ start_server {tags {observe}} {
         close $fd
     }
 }
+
+start_server {tags {observe}} {
+    test "LATENCY: a command at or above latency-monitor-threshold is a spike of its event" {
+        set vals {}
+        for {set i 200000} {$i > 0} {incr i -1} { lappend vals $i }
+        r rpush big {*}$vals
+        r latency reset
+        assert_equal {} [r latency latest]
+        r sort big limit 0 1  ;# threshold 0: nothing is recorded
+        assert_equal {} [r latency latest]
+        r config set latency-monitor-threshold 1
+        r sort big limit 0 1
+        set latest [r latency latest]
+        assert_equal 1 [llength $latest]
+        lassign [lindex $latest 0] event t last max
+        assert_equal command $event
+        assert {abs($t - [clock seconds]) <= 2}
+        assert {$last >= 1 && $max == $last}
+        assert_equal [list [list $t $last]] [r latency history command]
+        assert_equal {} [r latency history nosuchevent]
+        assert_equal 1 [r latency reset command nosuchevent]
+        assert_equal {} [r latency latest]
+        assert_equal 0 [r latency reset]
+        r config set latency-monitor-threshold 0
+    }
+
+    test "LATENCY errors" {
+        assert_equal "ERR wrong number of arguments for 'latency|history' command" [assert_error * {r latency history}]
+        assert_equal "ERR unknown subcommand 'foo'. Try LATENCY HELP." [assert_error * {r latency foo}]
+        assert_equal "ERR CONFIG SET failed (possibly related to argument 'latency-monitor-threshold') - argument must be between 0 and 9223372036854775807 inclusive" \
+            [assert_error * {r config set latency-monitor-threshold -1}]
+    }
+}
