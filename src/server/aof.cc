@@ -838,6 +838,7 @@ bool AofLoadAtStartup() {
   if (any)
     LOG_NOTICE("DB loaded from append only file: %.3f seconds",
                static_cast<double>(base::UsTime() - start) / 1e6);
+  g.dirty = 0;  // what was loaded is on disk already: no save point is due for it
   return true;
 }
 
