@@ -404,6 +404,9 @@ bool StartRewrite() {
     int fd = OpenForAppend(DirPath(TempIncrName()), true);
     if (fd < 0) return false;
     SwitchFd(fd, 0);
+    // The first base: what was fed before the fork is in the child's snapshot, so it must
+    // not also open the temp incr file (a load would apply an INCR twice).
+    aof_.buf.clear();
   }
   int64_t start = base::UsTime();
   pid_t parent = getpid();
@@ -711,7 +714,9 @@ int64_t AofFsyncedReplOffset() {
 bool AofFsyncPending() { return BioPendingFsyncs() > 0 || aof_.written != aof_.fsync_asked; }
 
 void AofFeed(int dbid, const std::vector<std::string_view>& argv) {
-  if (aof_.status == Status::kOff || aof_.loading) return;
+  // Waiting to start the first base (another child runs): no file yet, and the base will hold
+  // these writes.
+  if (aof_.status == Status::kOff || aof_.loading || aof_.fd < 0) return;
   if (aof_.in_tx) {
     aof_.tx.emplace_back(dbid, std::string());
     net::AppendCommand(&aof_.tx.back().second, argv);
@@ -926,7 +931,7 @@ bool AofTurnOn(std::string* err) {
         "AOF was enabled but there is already another background operation. An AOF background "
         "was scheduled to start when possible.");
     aof_.scheduled = true;
-    // Until then nothing is written: the rewrite will contain every change.
+    // Until then nothing is fed (AofFeed sees no file): the base will contain every change.
     return true;
   }
   if (!StartRewrite()) {

@@ -159,6 +159,26 @@ start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
     }
 }
 
+start_server {tags {aof} overrides {appendonly no}} {
+    test "CONFIG SET appendonly yes while a BGSAVE runs: writes made meanwhile are loaded once" {
+        for {set i 0} {$i < 50} {incr i} { r set k$i $i }
+        r config set rdb-key-save-delay 20000  ;# about 1 s for the save
+        r bgsave
+        assert_equal OK [r config set appendonly yes]
+        assert_equal OK [r config rewrite]
+        assert_equal 1 [s aof_rewrite_scheduled]
+        for {set i 0} {$i < 5} {incr i} { r incr counter }
+        r config set rdb-key-save-delay 0
+        wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0 && [s aof_rewrites] == 1} else {
+            fail "the first base was not written"
+        }
+        r incr counter
+        restart_server
+        assert_equal 6 [r get counter]
+        assert_equal 49 [r get k49]
+    }
+}
+
 start_server {tags {aof} overrides {appendonly yes appendfsync always}} {
     test "appendfsync always: no acknowledged write is lost to a kill -9" {
         set c [valkey_client]
