@@ -142,23 +142,26 @@ void Call(Client* c, const CommandSpec* cmd) {
       renamed[0] = TopLevel(cmd)->name;
       out = &renamed;
     }
-    // Several commands leave as one transaction (unless already inside EXEC's).
-    std::vector<std::vector<std::string_view>> many;
-    for (auto& m : override_.many) many.emplace_back(m.begin(), m.end());
-    if (many.empty()) many.push_back(*out);
-    bool wrap = many.size() > 1 && !g.in_exec;
-    if (wrap) {
-      AofBeginTransaction();
-      if (!(c->flags & kPrimary)) Repl().begin_transaction();
-    }
-    for (auto& one : many) {
-      // A replica's AOF records its primary's stream as it applies it.
+    // A replica's AOF records its primary's stream as it applies it; only our own writes go
+    // down the replication stream.
+    auto emit = [c](const std::vector<std::string_view>& one) {
       AofFeed(c->dbid, one);
       if (!(c->flags & kPrimary)) Repl().propagate(c->dbid, one);
-    }
-    if (wrap) {
-      AofEndTransaction();
-      if (!(c->flags & kPrimary)) Repl().end_transaction();
+    };
+    if (override_.many.empty()) {
+      emit(*out);
+    } else {
+      // Several commands leave as one transaction (unless already inside EXEC's).
+      bool wrap = !g.in_exec;
+      if (wrap) {
+        AofBeginTransaction();
+        if (!(c->flags & kPrimary)) Repl().begin_transaction();
+      }
+      for (auto& m : override_.many) emit(std::vector<std::string_view>(m.begin(), m.end()));
+      if (wrap) {
+        AofEndTransaction();
+        if (!(c->flags & kPrimary)) Repl().end_transaction();
+      }
     }
     if (AofActive()) c->aof_woff = AofStreamOffset();
     if (!(c->flags & kPrimary)) {
