@@ -4,6 +4,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "commands/common.h"
+#include "server/acl.h"
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/dispatch.h"
@@ -37,11 +38,18 @@ void QuitCommand(Client* c) {
   c->flags |= kCloseAfterReply;
 }
 
-// Checks credentials against requirepass (the default user is the only user).
-bool CheckCredentials(std::string_view user, std::string_view pass) {
-  if (!base::EqualsNoCase(user, "default") && user != "default") return false;
-  if (cfg.requirepass.empty()) return true;
-  return pass == cfg.requirepass;
+// Authenticates c as user, or logs the failure (object: the command, AUTH or HELLO).
+bool Authenticate(Client* c, std::string_view user, std::string_view pass) {
+  acl::User* u = acl::Authenticate(user, pass);
+  if (!u) {
+    acl::LogDenial(c, acl::Verdict::kDeniedAuth, "toplevel", c->cmd ? c->cmd->fullname : "auth",
+                   user);
+    c->R().Error("-WRONGPASS invalid username-password pair or user is disabled.");
+    return false;
+  }
+  c->user = u;
+  c->authenticated = true;
+  return true;
 }
 
 void AuthCommand(Client* c) {
@@ -49,7 +57,7 @@ void AuthCommand(Client* c) {
   std::string_view user = "default", pass;
   if (c->argv.size() == 2) {
     pass = c->argv[1];
-    if (cfg.requirepass.empty())
+    if (acl::DefaultUser()->nopass)
       return c->R().Error(
           "AUTH <password> called without any password configured for the default user. Are "
           "you sure your configuration is correct?");
@@ -57,11 +65,7 @@ void AuthCommand(Client* c) {
     user = c->argv[1];
     pass = c->argv[2];
   }
-  if (!CheckCredentials(user, pass)) {
-    return c->R().Error("-WRONGPASS invalid username-password pair or user is disabled.");
-  }
-  c->authenticated = true;
-  c->R().Ok();
+  if (Authenticate(c, user, pass)) c->R().Ok();
 }
 
 bool ValidClientName(std::string_view n) {
@@ -85,9 +89,7 @@ void HelloCommand(Client* c) {
   for (; i < a.size(); i++) {
     bool more = i + 1 < a.size();
     if (base::EqualsNoCase(a[i], "auth") && i + 2 < a.size()) {
-      if (!CheckCredentials(a[i + 1], a[i + 2]))
-        return c->R().Error("-WRONGPASS invalid username-password pair or user is disabled.");
-      c->authenticated = true;
+      if (!Authenticate(c, a[i + 1], a[i + 2])) return;
       i += 2;
     } else if (base::EqualsNoCase(a[i], "setname") && more) {
       setname = a[++i];
@@ -142,7 +144,7 @@ void ResetCommand(Client* c) {
   c->resp = 2;
   c->name.clear();
   c->flags &= ~(kReplyOff | kReplySkip | kReplySkipNext | kReadonly | kAsking | kNoEvict);
-  c->authenticated = cfg.requirepass.empty();
+  acl::AttachDefaultUser(c);
   c->R().Simple("RESET");
 }
 
@@ -249,6 +251,7 @@ void ClientKill(Client* c) {
   uint64_t id = 0;
   std::string addr, laddr;
   bool skipme = true, type_filter = false;
+  const acl::User* user = nullptr;
   ClientType type = kTypeNormal;
   int64_t maxage = 0;
   for (size_t i = 2; i < a.size(); i += 2) {
@@ -265,7 +268,8 @@ void ClientKill(Client* c) {
       if (type == kTypeUnknown) return c->R().Error("Unknown client type '" + std::string(v) + "'");
       type_filter = true;
     } else if (base::EqualsNoCase(k, "user")) {
-      if (v != "default") return c->R().Error("No such user '" + std::string(v) + "'");
+      user = acl::FindUser(v);
+      if (!user) return c->R().Error("No such user '" + std::string(v) + "'");
     } else if (base::EqualsNoCase(k, "skipme")) {
       if (base::EqualsNoCase(v, "yes"))
         skipme = true;
@@ -286,6 +290,7 @@ void ClientKill(Client* c) {
     if (!addr.empty() && x->addr != addr) continue;
     if (!laddr.empty() && x->laddr != laddr) continue;
     if (type_filter && TypeOf(x) != type) continue;
+    if (user && x->user != user) continue;
     if (maxage && (now - x->ctime_ms) / 1000 < maxage) continue;
     if (x == c && skipme) continue;
     if (x == c)

@@ -17,11 +17,18 @@
 #include "db/list.h"
 #include "db/set.h"
 #include "db/zset.h"
+#include "server/acl.h"
 #include "server/config.h"
 #include "server/notify.h"
 
 namespace cmd {
 namespace {
+
+// BY and GET patterns read keys the ACL check never saw: the user must read every key.
+bool FullKeyAccess(server::Client* c) {
+  return !c->user ||
+         server::acl::HasUnrestrictedKeyAccess(*c->user, c->cmd, c->argv, server::acl::kPermRead);
+}
 
 // The slot every key a pattern may form falls in, or -1 when they may fall in several
 // (Valkey's rule: a wildcard or an escape before a non-empty hash tag means any slot).
@@ -121,6 +128,8 @@ void SortGeneric(Client* c, bool readonly) {
         return r.Error(
             "BY option of SORT denied in Cluster mode when keys formed by the pattern may be in "
             "different slots.");
+      } else if (!FullKeyAccess(c)) {
+        return r.Error("BY option of SORT denied due to insufficient ACL permissions.");
       }
       j++;
     } else if (base::EqualsNoCase(a[j], "get") && left >= 1) {
@@ -129,6 +138,8 @@ void SortGeneric(Client* c, bool readonly) {
         return r.Error(
             "GET option of SORT denied in Cluster mode when keys formed by the pattern may be "
             "in different slots.");
+      if (!FullKeyAccess(c))
+        return r.Error("GET option of SORT denied due to insufficient ACL permissions.");
       gets.emplace_back(a[j + 1]);
       j++;
     } else {

@@ -194,6 +194,7 @@ void StartStreaming(std::string rest) {
   if (g_side.stream_db >= 0 && g_side.stream_db < server::NumDbs())
     server::SelectDb(c, g_side.stream_db);
   c->authenticated = true;
+  c->user = nullptr;  // our primary: no ACL restricts what it sends
   g_side.primary = c;
   g_side.state = kConnected;
   g_side.link_down_since_ms = 0;

@@ -1,5 +1,6 @@
 // Client connections: accept, read and parse, write replies, limits, close.
 #include "server/client.h"
+#include "server/acl.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -91,7 +92,7 @@ Client* CreateClient(int fd, bool unix_sock) {
   c->conn.fd = fd;
   c->resp = static_cast<int>(cfg.client_default_resp);
   c->ctime_ms = c->last_interaction_ms = base::MsTime();
-  c->authenticated = cfg.requirepass.empty();
+  acl::AttachDefaultUser(c);
   if (unix_sock) c->flags |= kUnixSocket;
   SelectDb(c, 0);
   if (!g.loop->AddFile(fd, net::kReadable, ReadHandler, c)) {
@@ -120,7 +121,7 @@ void AcceptHandler(int lfd, void* data, int) {
       RejectAndClose(fd, "-ERR max number of clients reached\r\n");
       continue;
     }
-    if (!unix_sock && cfg.protected_mode && cfg.requirepass.empty() && !net::IsLoopback(sa)) {
+    if (!unix_sock && cfg.protected_mode && acl::DefaultUser()->nopass && !net::IsLoopback(sa)) {
       g.stats.rejected_connections++;
       RejectAndClose(fd,
                      "-DENIED Running in protected mode because protected mode is enabled and "
@@ -539,7 +540,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
         c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->conn.out.capacity(),
         ClientMemory(c), events.c_str(),
         c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL",
-        hide_user_data ? kRedacted : "default", c->resp, c->lib_name.c_str(), c->lib_ver.c_str(),
+        hide_user_data ? kRedacted : (c->user ? c->user->name.c_str() : "default"), c->resp, c->lib_name.c_str(), c->lib_ver.c_str(),
         static_cast<unsigned long long>(c->net_input_bytes),
         static_cast<unsigned long long>(c->net_output_bytes),
         static_cast<unsigned long long>(c->commands_processed));

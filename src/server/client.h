@@ -17,6 +17,9 @@ struct CommandSpec;
 namespace repl {
 struct ReplicaLink;
 }
+namespace server::acl {
+struct User;
+}
 namespace server {
 struct PubsubState;
 
@@ -61,6 +64,9 @@ struct Client {
   db::Db* db = nullptr;
   uint64_t flags = 0;
   bool authenticated = true;
+  // The ACL user (acl.h); nullptr for the node's own clients (the primary link, the AOF
+  // loader), which no ACL restricts.
+  acl::User* user = nullptr;
   int64_t ctime_ms = 0, last_interaction_ms = 0;
   const CommandSpec* last_cmd = nullptr;  // CLIENT LIST cmd=: the last command looked up
   const CommandSpec* cmd = nullptr;       // the command running (or blocked) now

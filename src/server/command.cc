@@ -2,6 +2,7 @@
 #include "server/command.h"
 
 #include "server/observe.h"
+#include "server/acl.h"
 
 #include <algorithm>
 #include <memory>
@@ -77,6 +78,10 @@ std::vector<CommandSpec*>& Sorted() {
   static std::vector<CommandSpec*> v;
   return v;
 }
+std::vector<const CommandSpec*>& ById() {
+  static std::vector<const CommandSpec*> v;
+  return v;
+}
 }  // namespace
 
 void BuildCommandTable() {
@@ -100,6 +105,7 @@ void BuildCommandTable() {
   RegisterUnsupportedCommands(&t);
   RegisterObserveCommands(&t);
   RegisterSortCommands(&t);
+  RegisterAclCommands(&t);
   for (auto& c : t) {
     c.fullname = c.name;
     AttachKeySpecs(&c);
@@ -113,6 +119,16 @@ void BuildCommandTable() {
     IndexAdd(Index(), c.fullname, &c);
     IndexAdd(RealIndex(), c.fullname, &c);
     Sorted().push_back(&c);
+  }
+  for (auto& c : t) {
+    c.acl_id = static_cast<int>(ById().size());
+    c.acl_categories = acl::CategoriesOf(&c);
+    ById().push_back(&c);
+    for (auto& s : c.subcommands) {
+      s.acl_id = static_cast<int>(ById().size());
+      s.acl_categories = acl::CategoriesOf(&s);
+      ById().push_back(&s);
+    }
   }
   std::sort(Sorted().begin(), Sorted().end(),
             [](const CommandSpec* a, const CommandSpec* b) { return a->fullname < b->fullname; });
@@ -163,6 +179,8 @@ const CommandSpec* LookupCommandArgv(const std::vector<std::string_view>& argv) 
 
 const std::vector<CommandSpec*>& AllCommands() { return Sorted(); }
 
+const std::vector<const CommandSpec*>& CommandsByAclId() { return ById(); }
+
 std::string FlagNames(uint32_t flags, std::vector<std::string>* out) {
   static const std::pair<uint32_t, const char*> kNames[] = {
       {kCmdWrite, "write"},
@@ -191,36 +209,8 @@ std::string FlagNames(uint32_t flags, std::vector<std::string>* out) {
 }
 
 void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
-  if (cmd->flags & kCmdWrite) out->push_back("@write");
-  if (cmd->flags & kCmdReadonly) out->push_back("@read");
-  std::string g = cmd->group ? cmd->group : "";
-  if (g == "string")
-    out->push_back("@string");
-  else if (g == "generic")
-    out->push_back("@keyspace");
-  else if (g == "hash")
-    out->push_back("@hash");
-  else if (g == "list")
-    out->push_back("@list");
-  else if (g == "set")
-    out->push_back("@set");
-  else if (g == "sorted_set")
-    out->push_back("@sortedset");
-  else if (g == "connection")
-    out->push_back("@connection");
-  else if (g == "transactions")
-    out->push_back("@transaction");
-  else if (g == "pubsub")
-    out->push_back("@pubsub");
-  if (cmd->flags & kCmdAdmin) {
-    out->push_back("@admin");
-    out->push_back("@dangerous");
-  }
-  if (cmd->flags & kCmdFast)
-    out->push_back("@fast");
-  else
-    out->push_back("@slow");
-  if (cmd->flags & kCmdBlocking) out->push_back("@blocking");
+  for (int i = 0; i < acl::kNumCategories; i++)
+    if (cmd->acl_categories & (1u << i)) out->push_back(std::string("@") + acl::kCategoryNames[i]);
 }
 
 void CommandStats::Record(uint64_t us) {

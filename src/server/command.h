@@ -61,6 +61,8 @@ struct CommandSpec {
   std::vector<KeySpec> key_specs;             // where the keys are (command_keys.h)
   int first_key = 0, last_key = 0, step = 0;  // COMMAND INFO's legacy triple, from key_specs
   KeysProc keys_proc = nullptr;               // for specs that cannot say it all
+  int acl_id = -1;                            // bit of ACL command bitmaps (acl.h)
+  uint32_t acl_categories = 0;                // acl::Category bits
 };
 
 // Every command family adds its entries here (commands/*.cc).
@@ -79,6 +81,7 @@ void RegisterSetCommands(std::vector<CommandSpec>* t);
 void RegisterZSetCommands(std::vector<CommandSpec>* t);
 void RegisterPersistenceCommands(std::vector<CommandSpec>* t);
 void RegisterMigrateCommands(std::vector<CommandSpec>* t);
+void RegisterAclCommands(std::vector<CommandSpec>* t);
 
 // MIGRATE's cached connections to target nodes (commands/migrate.cc): the server cron closes
 // the idle ones, INFO counts them.
@@ -91,6 +94,8 @@ const CommandSpec* LookupCommand(std::string_view name);
 const CommandSpec* LookupCommandArgv(const std::vector<std::string_view>& argv);
 // By the name clients use (after rename-command).
 const std::vector<CommandSpec*>& AllCommands();  // top-level, sorted by name, minus disabled
+// Every command and subcommand by acl_id (renamed or disabled ones included).
+const std::vector<const CommandSpec*>& CommandsByAclId();
 // By the real name, whatever rename-command did: for the primary link and internal calls.
 const CommandSpec* LookupRealCommand(std::string_view name);
 // rename-command: `to` empty disables the command. Returns false with Valkey's error text.

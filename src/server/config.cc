@@ -12,6 +12,7 @@
 
 #include "base/log.h"
 #include "base/util.h"
+#include "server/acl.h"
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
@@ -57,6 +58,7 @@ struct Def {
 
 const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "nothing", nullptr};
 const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};  // also protected configs
+const char* const kPubsubDefault[] = {"allchannels", "resetchannels", nullptr};
 const char* const kDisklessLoad[] = {"disabled", "on-empty-db", "swapdb", nullptr};
 const char* const kAppendFsync[] = {"always", "everysec", "no", nullptr};
 const char* const kMaxmemoryPolicies[] = {"volatile-lru",   "volatile-lfu",   "volatile-random",
@@ -348,6 +350,12 @@ bool ApplyMaxmemory(std::string*) {
   return true;
 }
 
+// requirepass is the default user's one password (empty: nopass), as ACL rules set it.
+bool ApplyRequirePass(std::string*) {
+  acl::SetRequirePass(cfg.requirepass);
+  return true;
+}
+
 bool ApplyHz(std::string*) {
   if (cfg.hz < 1) cfg.hz = 1;
   if (cfg.hz > 500) cfg.hz = 500;
@@ -453,7 +461,11 @@ std::vector<Def>& Table() {
        {SetObufLimit, GetObufLimit},
        nullptr,
        "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60"},
-      STR("requirepass", requirepass, "", 0),
+      {"requirepass", nullptr, kStr, 0, &cfg.requirepass, 0, 0, nullptr, {}, ApplyRequirePass, ""},
+      STR("aclfile", aclfile, "", kImmutable),
+      INT("acllog-max-len", acllog_max_len, 0, LONG_MAX, "128", 0),
+      {"acl-pubsub-default", nullptr, kEnum, 0, &cfg.acl_pubsub_default, 0, 0, kPubsubDefault, {},
+       nullptr, "resetchannels"},
       INT("client-default-resp", client_default_resp, 2, 3, "2", kImmutable | kHidden),
       INT("active-expire-effort", active_expire_effort, 1, 10, "1", 0),
       BOOL("activerehashing", activerehashing, "yes", 0),
@@ -876,16 +888,12 @@ bool NotZero(const std::string& v) {
   auto m = base::ParseMemory(v);
   return m && *m != 0;
 }
-bool NotEmpty(const std::string& v) { return !v.empty(); }
 struct FailClosed {
   const char* name;
   bool (*refuses)(const std::string& v);
   const char* why;
 };
 const FailClosed kFailClosed[] = {
-    {"aclfile", NotEmpty,
-     "ACL users are not implemented yet, so the node would start without the users of that "
-     "file"},
     {"tls-port", NotZero, "TLS is not implemented yet"},
     {"tls-replication", IsYes,
      "TLS is not implemented yet, so replication would travel in clear text"},
@@ -1082,10 +1090,12 @@ bool ApplyLine(const std::string& raw, int lineno, int depth) {
     if (!RenameInCommandTable(args[0], args[1], &err)) return Fatal(lineno, line, err);
     return true;
   }
-  if (name == "user")
-    return Fatal(lineno, line,
-                 "'user' is not supported yet by this server: ACL users are not implemented, so "
-                 "the node would start without the users and passwords this line asks for");
+  if (name == "user") {
+    std::vector<std::string_view> v(args.begin(), args.end());
+    std::string err;
+    if (!acl::QueueConfigUser(v, &err)) return Fatal(lineno, line, err);
+    return true;
+  }
   if (name == "loadmodule")
     return Fatal(lineno, line, "'loadmodule' is not supported: this server has no module API");
   if (name == "sentinel")
@@ -1294,6 +1304,8 @@ std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pa
   return "";
 }
 
+constexpr const char* kDefaultUserLine = "user default on nopass sanitize-payload ~* &* +@all";
+
 std::string ConfigRewrite() {
   if (g.config_file.empty()) return "The server is running without a config file";
   std::vector<std::string> lines;
@@ -1332,6 +1344,9 @@ std::string ConfigRewrite() {
     if (UnimplValues()[u.name] != u.deflt) want[u.name] = UnimplValues()[u.name];
   std::set<std::string> written;
   std::vector<std::string> out;
+  // The users (ACL LIST lines) replace the file's user lines, where the first one was.
+  std::vector<std::string> users = acl::ConfigUserLines();
+  bool users_written = false;
   for (auto& l : lines) {
     std::vector<std::string> argv;
     if (!net::SplitArgs(l, &argv) || argv.empty() || argv[0][0] == '#') {
@@ -1339,6 +1354,11 @@ std::string ConfigRewrite() {
       continue;
     }
     std::string n = base::ToLower(argv[0]);
+    if (n == "user") {
+      if (!users_written) out.insert(out.end(), users.begin(), users.end());
+      users_written = true;
+      continue;
+    }
     Def* d = FindDef(n);
     const Unimpl* u = d ? nullptr : FindUnimpl(n);
     std::string canon = d ? d->name : (u ? u->name : n);
@@ -1361,6 +1381,11 @@ std::string ConfigRewrite() {
     }
     bool multi = n == "save" || n == "bind" || n == "client-output-buffer-limit";
     out.push_back(n + " " + (multi ? (v.empty() ? "\"\"" : v) : quote(v)));
+  }
+  // Only users beyond the built-in default one need lines.
+  if (!users_written && !(users.size() == 1 && users[0] == kDefaultUserLine)) {
+    if (!header) out.push_back("# Generated by CONFIG REWRITE");
+    out.insert(out.end(), users.begin(), users.end());
   }
   std::string tmp = g.config_file + ".tmp-rewrite";
   {

@@ -45,6 +45,9 @@ struct Config {
   OutputLimit obuf_replica{256ULL << 20, 64ULL << 20, 60};
   OutputLimit obuf_pubsub{32ULL << 20, 8ULL << 20, 60};
   std::string requirepass;
+  std::string aclfile;
+  int64_t acllog_max_len = 128;
+  int acl_pubsub_default = 1;  // 0 allchannels, 1 resetchannels
   int64_t client_default_resp = 2;
   // keyspace
   int64_t active_expire_effort = 1;

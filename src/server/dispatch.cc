@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "server/blocking.h"
 #include "server/cluster_hooks.h"
+#include "server/acl.h"
 #include "server/aof.h"
 #include "server/config.h"
 #include "server/evict.h"
@@ -210,6 +211,12 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
                   "allowed in this context");
   if (c->InMulti() && (cmd->flags & kCmdNoMulti))  // e.g. MULTI or WATCH inside MULTI
     return reject("Command not allowed inside a transaction");
+  // ACL: the command, its keys and channels (replies -NOPERM and logs when denied). AUTH and
+  // HELLO (no_auth commands) are never refused by it, as in Valkey.
+  if (c->user && !c->user->unrestricted && !(cmd->flags & kCmdNoAuth)) {
+    std::string err;
+    if (!acl::CheckCommand(c, cmd, c->argv, "toplevel", &err)) return reject(err);
+  }
   // Cluster routing: after the checks above, before the ones below (Valkey's order).
   if (cfg.cluster_enabled && !(c->flags & kPrimary)) {
     std::string err;

@@ -1,6 +1,8 @@
 // INFO sections.
 #include "server/info.h"
 
+#include "server/acl.h"
+
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -229,10 +231,11 @@ void SecStats(std::string* s) {
   Line(s, "eventloop_duration_cmd_sum:0");
   Line(s, "instantaneous_eventloop_cycles_per_sec:0");
   Line(s, "instantaneous_eventloop_duration_usec:0");
-  Line(s, "acl_access_denied_auth:0");
-  Line(s, "acl_access_denied_cmd:0");
-  Line(s, "acl_access_denied_key:0");
-  Line(s, "acl_access_denied_channel:0");
+  const acl::DeniedStats& denied = acl::Denied();
+  Line(s, "acl_access_denied_auth:%llu", static_cast<ull>(denied.auth));
+  Line(s, "acl_access_denied_cmd:%llu", static_cast<ull>(denied.cmd));
+  Line(s, "acl_access_denied_key:%llu", static_cast<ull>(denied.key));
+  Line(s, "acl_access_denied_channel:%llu", static_cast<ull>(denied.channel));
 }
 
 void SecReplication(std::string* s) { Repl().append_info(s); }

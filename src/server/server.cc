@@ -1,6 +1,8 @@
 // Start-up, cron and process-level services of the node.
 #include "server/server.h"
 
+#include "server/acl.h"
+
 #include <fcntl.h>
 #include <malloc.h>
 #if defined(__SANITIZE_ADDRESS__)
@@ -322,6 +324,13 @@ int Main(int argc, char** argv) {
   else
     LOG_NOTICE("Configuration loaded");
   WarnUnimplementedDirectives();
+  {
+    std::string err;
+    if (!acl::StartUsers(&err)) {
+      LOG_WARNING("%s", err.c_str());
+      return 1;
+    }
+  }
   if (cfg.maxmemory && cfg.maxmemory < 1024 * 1024)
     LOG_WARNING(
         "WARNING: You specified a maxmemory value that is less than 1MB (current value is %llu "

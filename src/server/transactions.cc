@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "server/acl.h"
 #include "server/aof.h"
 #include "server/dispatch.h"
 #include "server/repl_hooks.h"
@@ -112,6 +113,14 @@ void ExecCommand(Client* c) {
   AofBeginTransaction();
   for (auto& q : queue) {
     c->argv.assign(q.argv.begin(), q.argv.end());
+    // Permissions may have changed since the command was queued.
+    if (c->user && !c->user->unrestricted) {
+      std::string err;
+      if (!acl::CheckCommand(c, q.cmd, c->argv, "multi", &err)) {
+        c->R().Error(err);
+        continue;
+      }
+    }
     Call(c, q.cmd);
   }
   AofEndTransaction();

@@ -102,9 +102,13 @@ proc ::srv::default_config {} {
     }
 }
 
+# Keys user, user:2, user:3 ... are ACL user lines, written as given (rules are words).
 proc ::srv::write_config {path conf} {
     set f [open $path w]
-    foreach {k v} $conf { puts $f "$k [quote $v]" }
+    foreach {k v} $conf {
+        if {[string match user* $k]} { puts $f "user $v"; continue }
+        puts $f "$k [quote $v]"
+    }
     close $f
 }
 

@@ -227,17 +227,17 @@ start_server {tags {security} overrides {enable-protected-configs local enable-d
     }
 } 
 
-tags {security} {
-    test "Reproduction: ACL users in the config file stop the start instead of being ignored" {
-        set why "'user' is not supported yet by this server: ACL users are not implemented, so the node would start without the users and passwords this line asks for"
-        set out [refused_start {{user default on >secretpw ~* &* +@all}}]
-        assert_refused_line $out 3 {user default on >secretpw ~* &* +@all} $why
-        set out [refused_start {{user default off} {user alice on >pw ~* &* +@all}}]
-        assert_refused_line $out 3 {user default off} $why
-        set out [refused_start {{aclfile /tmp/users.acl}}]
-        assert_refused_line $out 3 {aclfile /tmp/users.acl} "'aclfile /tmp/users.acl' is not supported yet by this server: ACL users are not implemented yet, so the node would start without the users of that file"
+start_server {tags {security} config {user {default on >secretpw ~* &* +@all}}} {
+    test "Reproduction: ACL users of the config file are honoured (no login without the password)" {
+        set c [valkey_client]
+        assert_error "NOAUTH Authentication required." {$c ping}
+        assert_error "WRONGPASS invalid username-password pair or user is disabled." {$c auth wrong}
+        assert_equal OK [$c auth secretpw]
+        assert_equal PONG [$c ping]
     }
+}
 
+tags {security} {
     test "Each directive the node cannot honour yet stops the start, naming the line" {
         foreach {line why} {
             {tls-port 6380} "'tls-port 6380' is not supported yet by this server: TLS is not implemented yet"
