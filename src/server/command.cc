@@ -93,6 +93,7 @@ void BuildCommandTable() {
   RegisterSetCommands(&t);
   RegisterListCommands(&t);
   RegisterZSetCommands(&t);
+  RegisterGeoCommands(&t);
   Repl().register_commands(&t);
   Cluster().register_commands(&t);
   RegisterPersistenceCommands(&t);
@@ -212,6 +213,8 @@ void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
     out->push_back("@transaction");
   else if (g == "pubsub")
     out->push_back("@pubsub");
+  else if (g == "geo")
+    out->push_back("@geo");
   if (cmd->flags & kCmdAdmin) {
     out->push_back("@admin");
     out->push_back("@dangerous");
