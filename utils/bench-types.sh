@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Data-type benchmark: redis-benchmark rows for lists, sets, hashes and sorted sets, and memory
 # of large values, for src/valkey-server and Debian's redis-server side by side in one run.
-# Usage: utils/bench-types.sh [--quick] [--rows throughput|bitmap|memory|all]
+# Usage: utils/bench-types.sh [--quick] [--rows throughput|bitmap|sort|geo|memory|all]
 # bitmap: SETBIT, GETBIT, BITFIELD on 100,000 keys of 512 bytes (redis-benchmark's random numbers
 # are zero-padded, which no server takes as an offset, so they go in the key), and BITCOUNT,
 # BITPOS, BITOP on a 1 MB bitmap; redis-benchmark with the command line, -c 50 -P 1.
@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --rows) ROWS=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|sort|memory|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|sort|geo|memory|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -118,6 +118,35 @@ if [ "$ROWS" = all ] || [ "$ROWS" = sort ]; then
   cmdrow "sort 1000 limit 0 10" $((N / 20)) 1 sort sbig limit 0 10
 fi
 
+gen_geo() {  # geo set NAME of N points in [13, 14) x [38, 39) (about 87 x 111 km), 1000 per command
+  local name=$1 n=$2
+  LC_ALL=C awk -v n="$n" -v k="$name" 'BEGIN { srand(7); for (c = 0; c < n / 1000; c++) {
+    printf "*3002\r\n$6\r\nGEOADD\r\n$%d\r\n%s\r\n", length(k), k;
+    for (f = 0; f < 1000; f++) { lon = sprintf("%.6f", 13 + rand()); lat = sprintf("%.6f", 38 + rand());
+      m = sprintf("m:%012d", c * 1000 + f);
+      printf "$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", length(lon), lon, length(lat), lat, length(m), m } } }'
+}
+
+if [ "$ROWS" = all ] || [ "$ROWS" = geo ]; then
+  echo
+  echo "-- geo (redis-benchmark -c 50 -P 1, median of $REPS, req/s; searches in 100,000 points)"
+  row test ours theirs ratio target
+  for s in ours theirs; do
+    bl_cli $s del geo geoadd >/dev/null
+    gen_geo geo 100000 >"$BL_TMP/geo.resp"
+    bl_pipe_load $s "$BL_TMP/geo.resp" 100 || exit 1
+  done
+  cmdrow "geoadd" "$N" 100000 geoadd geoadd "13.__rand_int__" "38.__rand_int__" "m:__rand_int__"
+  cmdrow "geosearch radius 1 km" $((N / 5)) 100000 geosearch geo fromlonlat "13.__rand_int__" \
+    "38.__rand_int__" byradius 1 km asc
+  cmdrow "geosearch box count 10" $((N / 5)) 100000 geosearch geo fromlonlat "13.__rand_int__" \
+    "38.__rand_int__" bybox 4 4 km count 10 withdist
+  cmdrow "georadius 5 km count 10" $((N / 10)) 100000 georadius geo "13.__rand_int__" \
+    "38.__rand_int__" 5 km count 10
+  cmdrow "geodist" "$N" 100000 geodist geo "m:__rand_int__" m:000000000001
+  cmdrow "geopos" "$N" 100000 geopos geo "m:__rand_int__"
+fi
+
 # mem_row NAME GENERATOR: loads the generated RESP stream into both and reports used_memory growth.
 mem_row() {
   local name=$1 gen=$2 file="$BL_TMP/mem.resp" a b
@@ -152,6 +181,10 @@ gen_bigzset() {  # 1 sorted set of 1,000,000 members, 1000 per command
     for (f = 0; f < 1000; f++) { s = sprintf("%d", c * 1000 + f); printf "$%d\r\n%s\r\n$14\r\nmember:%07d\r\n", length(s), s, c * 1000 + f } } }'
 }
 
+gen_biggeo() {  # 1 geo set of 1,000,000 members, 1000 per command
+  gen_geo biggeo $([ $QUICK = 1 ] && echo 200000 || echo 1000000)
+}
+
 if [ "$ROWS" = all ] || [ "$ROWS" = memory ]; then
   echo
   echo "-- memory (INFO used_memory growth, bytes)"
@@ -159,4 +192,5 @@ if [ "$ROWS" = all ] || [ "$ROWS" = memory ]; then
   mem_row "100k hashes x 10 fields" gen_hashes
   mem_row "1 hash x 1M fields" gen_bighash
   mem_row "1 zset x 1M members" gen_bigzset
+  mem_row "1 geo set x 1M members" gen_biggeo
 fi

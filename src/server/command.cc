@@ -98,6 +98,7 @@ void BuildCommandTable() {
   RegisterSetCommands(&t);
   RegisterListCommands(&t);
   RegisterZSetCommands(&t);
+  RegisterGeoCommands(&t);
   Repl().register_commands(&t);
   Cluster().register_commands(&t);
   RegisterPersistenceCommands(&t);
