@@ -305,7 +305,7 @@ void ExpireGeneric(Client* c, int64_t unit, bool absolute) {
     c->db->Delete(k);
     Modified(c, k);
     Notify(kNotifyGeneric, "del", k, c->dbid);
-    PropagateAs(c, {"DEL", k});
+    PropagateAs(c, {server::cfg.lazyfree_lazy_expire ? "UNLINK" : "DEL", k});
     return c->R().Int(1);
   }
   c->db->SetExpire(o, when);
@@ -406,7 +406,7 @@ void RestoreCommand(Client* c) {
       c->db->Delete(key);
       Modified(c, key);
       Notify(kNotifyGeneric, "del", key, c->dbid);
-      PropagateAs(c, {"DEL", key});
+      PropagateAs(c, {server::cfg.lazyfree_lazy_server_del ? "UNLINK" : "DEL", key});
     }
     return c->R().Ok();
   }

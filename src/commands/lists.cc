@@ -329,9 +329,10 @@ void LMPopGeneric(Client* c, size_t first, bool block, int64_t deadline_ms) {
     auto r = c->R();
     r.ArrayLen(2);
     r.Bulk(k);
+    int64_t popped = std::min<int64_t>(count, static_cast<int64_t>(db::ListLen(o)));
     PopAndReply(c, o, k, head, count);
-    // Replicas pop exactly that many from that key.
-    PropagateAs(c, {head ? "LPOP" : "RPOP", std::string(k), base::Int64ToString(count)});
+    // Replicas pop exactly what was popped from that key.
+    PropagateAs(c, {head ? "LPOP" : "RPOP", std::string(k), base::Int64ToString(popped)});
     return;
   }
   if (block) return BlockForKeys(c, keys, deadline_ms, db::kList, true);
@@ -379,8 +380,12 @@ void BLMoveGeneric(Client* c, bool from, bool to, std::string_view timeout) {
   db::Obj* dst = LookupWrite(c, c->argv[2]);
   if (dst && dst->type() != db::kList) return c->R().Error(kErrWrongType);
   MoveOne(c, src, c->argv[1], c->argv[2], from, to);
-  PropagateAs(c, {"LMOVE", std::string(c->argv[1]), std::string(c->argv[2]),
-                  from ? "LEFT" : "RIGHT", to ? "LEFT" : "RIGHT"});
+  // The non-blocking form, with the directions as the client wrote them (Valkey's).
+  if (c->argv.size() == 6)
+    PropagateAs(c, {"LMOVE", std::string(c->argv[1]), std::string(c->argv[2]),
+                    std::string(c->argv[3]), std::string(c->argv[4])});
+  else
+    PropagateAs(c, {"RPOPLPUSH", std::string(c->argv[1]), std::string(c->argv[2])});
 }
 void BLMoveCommand(Client* c) {
   bool from, to;

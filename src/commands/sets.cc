@@ -114,8 +114,7 @@ void SPopCommand(Client* c) {
     Modified(c, key, static_cast<int64_t>(size));
     Notify(kNotifySet, "spop", key, c->dbid);
     DeleteIfEmpty(c, key, 0);
-    bool lazy = server::ConfigValue("lazyfree-lazy-server-del") == "yes";
-    PropagateAs(c, {lazy ? "UNLINK" : "DEL", key});
+    PropagateAs(c, {server::cfg.lazyfree_lazy_server_del ? "UNLINK" : "DEL", key});
     return;
   }
   std::vector<std::string> popped;

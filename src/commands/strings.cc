@@ -37,7 +37,7 @@ bool DeleteIfPastExpire(Client* c, std::string_view key, int64_t when) {
   std::string k(key);
   if (c->db->Delete(k)) {
     Modified(c, k);
-    PropagateAs(c, {"DEL", k});
+    PropagateAs(c, {server::cfg.lazyfree_lazy_expire ? "UNLINK" : "DEL", k});
     Notify(kNotifyGeneric, "del", k, c->dbid);
   }
   return true;
@@ -147,6 +147,7 @@ void GetSetCommand(Client* c) {
   else
     c->R().Null();
   SetString(c, old, c->argv[1], c->argv[2], kNoExpire, false);
+  PropagateAs(c, {"SET", std::string(c->argv[1]), std::string(c->argv[2])});  // as Valkey
 }
 
 void GetDelCommand(Client* c) {

@@ -11,13 +11,30 @@ namespace {
 struct Stream {
   int stream_db = -1;
   bool in_tx = false;
-  bool tx_open = false;
+  bool tx_open = false;  // MULTI sent
+  // The first write of a transaction waits: alone it goes without MULTI/EXEC, as from Valkey.
+  int pending_db = -1;
+  std::string pending;
   int64_t bytes = 0;
   std::string buf;
 };
 Stream stream_;
 
 void Append(const std::vector<std::string_view>& argv) { net::AppendCommand(&stream_.buf, argv); }
+
+void SelectIfNeeded(int dbid) {
+  if (dbid == stream_.stream_db) return;
+  std::string id = std::to_string(dbid);
+  Append({"SELECT", id});
+  stream_.stream_db = dbid;
+}
+
+void EmitPending() {
+  SelectIfNeeded(stream_.pending_db);
+  stream_.buf += stream_.pending;
+  stream_.pending.clear();
+  stream_.pending_db = -1;
+}
 
 void Flush() {
   stream_.bytes += static_cast<int64_t>(stream_.buf.size());
@@ -36,14 +53,17 @@ void Propagate(int dbid, const std::vector<std::string_view>& argv) {
     return;
   }
   if (stream_.in_tx && !stream_.tx_open) {
+    if (stream_.pending_db < 0) {
+      stream_.pending_db = dbid;
+      net::AppendCommand(&stream_.pending, argv);
+      return;
+    }
+    // A second write: the transaction goes as one (MULTI first, then SELECT, as Valkey does).
     Append({"MULTI"});
     stream_.tx_open = true;
+    EmitPending();
   }
-  if (dbid != stream_.stream_db) {
-    std::string id = std::to_string(dbid);
-    Append({"SELECT", id});
-    stream_.stream_db = dbid;
-  }
+  SelectIfNeeded(dbid);
   Append(argv);
   if (!stream_.in_tx) Flush();
 }
@@ -51,10 +71,15 @@ void Propagate(int dbid, const std::vector<std::string_view>& argv) {
 void BeginTransaction() {
   stream_.in_tx = true;
   stream_.tx_open = false;
+  stream_.pending.clear();
+  stream_.pending_db = -1;
 }
 
 void EndTransaction() {
-  if (stream_.tx_open) Append({"EXEC"});
+  if (stream_.tx_open)
+    Append({"EXEC"});
+  else if (stream_.pending_db >= 0)
+    EmitPending();
   stream_.in_tx = stream_.tx_open = false;
   Flush();
 }

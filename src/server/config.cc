@@ -487,6 +487,8 @@ std::vector<Def>& Table() {
       {"lfu-decay-time", nullptr, kInt, 0, &cfg.lfu_decay_time, 0, INT_MAX, nullptr, {},
        ApplyMaxmemoryPolicy, "1"},
       BOOL("lazyfree-lazy-eviction", lazyfree_lazy_eviction, "yes", 0),
+      BOOL("lazyfree-lazy-expire", lazyfree_lazy_expire, "yes", 0),
+      BOOL("lazyfree-lazy-server-del", lazyfree_lazy_server_del, "yes", 0),
       BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
       {"cluster-config-file",
        nullptr,

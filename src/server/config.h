@@ -64,6 +64,11 @@ struct Config {
   int64_t lfu_log_factor = 10;
   int64_t lfu_decay_time = 1;
   bool lazyfree_lazy_eviction = true;  // evictions propagate as UNLINK (else DEL)
+  // Keys deleted because their time passed (lazy or active expiry, EXPIRE/SET EXAT in the
+  // past), and by the server itself (SPOP of a whole set, RESTORE over a key with a past
+  // TTL, slots dropped), propagate as UNLINK (else DEL). Freeing itself is synchronous.
+  bool lazyfree_lazy_expire = true;
+  bool lazyfree_lazy_server_del = true;
   bool cluster_enabled = false;
   // cluster (used by src/cluster/)
   std::string cluster_config_file = "nodes.conf";

@@ -130,8 +130,9 @@ void OnExpired(int dbid, std::string_view key) {
   g.stats.expired_keys++;
   KeyModified(dbid, key);
   std::string k(key);
-  AofFeed(dbid, {"DEL", k});
-  Repl().propagate(dbid, {"DEL", k});
+  std::string_view verb = cfg.lazyfree_lazy_expire ? "UNLINK" : "DEL";
+  AofFeed(dbid, {verb, k});
+  Repl().propagate(dbid, {verb, k});
   Notify(kNotifyExpired, "expired", k, dbid);
 }
 
