@@ -5,6 +5,7 @@
 #include "base/util.h"
 #include "commands/common.h"
 #include "persist/object_codec.h"
+#include "server/blocking.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/notify.h"
@@ -259,6 +260,9 @@ void SwapDbCommand(Client* c) {
     TouchAllWatched(static_cast<int>(a), static_cast<int>(b));
     TouchAllWatched(static_cast<int>(b), static_cast<int>(a));
     GetDb(static_cast<int>(a))->Swap(*GetDb(static_cast<int>(b)));
+    // Clients blocked in either db may find their keys there now.
+    KeysOfDbReady(static_cast<int>(a));
+    KeysOfDbReady(static_cast<int>(b));
   }
   g.dirty++;
   c->R().Ok();

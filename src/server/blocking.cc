@@ -234,6 +234,14 @@ void KeyReady(int dbid, std::string_view key) {
   blocks_.ready.push_back(std::move(id));
 }
 
+void KeysOfDbReady(int dbid) {
+  for (auto& [id, q] : blocks_.waiting)
+    if (id.dbid == dbid && !blocks_.ready_set.count(id)) {
+      blocks_.ready_set.insert(id);
+      blocks_.ready.push_back(id);
+    }
+}
+
 void Unblock(Client* c) {
   auto it = blocks_.blocked.find(c);
   if (it == blocks_.blocked.end()) return;

@@ -74,6 +74,8 @@ void HandleReplicaAcks();
 void DisconnectAllBlockedClients();
 // A key received data (push, add...): blocked clients are served after the command.
 void KeyReady(int dbid, std::string_view key);
+// Every key of db that clients wait on may now hold data (SWAPDB): each is looked at again.
+void KeysOfDbReady(int dbid);
 // Serves blocked clients of keys signalled ready (called after each top-level command). A
 // woken command passes the execution gate again before it runs.
 void HandleReadyKeys();

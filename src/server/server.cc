@@ -136,7 +136,12 @@ void OnExpired(int dbid, std::string_view key) {
   Notify(kNotifyExpired, "expired", k, dbid);
 }
 
-void OnNewKey(int dbid, std::string_view key) { Notify(kNotifyNew, "new", key, dbid); }
+// A new key may be what a blocked client waits for, however it was made (RENAME, MOVE, COPY,
+// RESTORE, a STORE option...): the pushing commands are not the only way.
+void OnNewKey(int dbid, std::string_view key) {
+  KeyReady(dbid, key);
+  Notify(kNotifyNew, "new", key, dbid);
+}
 
 void ActiveExpireCycle() {
   if (!g.active_expire_enabled || db::GetEnv().replica || db::GetEnv().keep_expired) return;

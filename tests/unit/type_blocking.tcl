@@ -524,4 +524,57 @@ start_server {tags {blocking}} {
         assert_error "ERR syntax error" {r bzmpop 0.01 1 z foo}
         assert_equal 0 [s blocked_clients]
     }
+
+    blk_test "SWAPDB wakes a client blocked on a key the other db holds (it used to hang)" {
+        r flushall
+        set c [blk_client]
+        $c blpop k 0
+        blk_wait_blocked 1
+        r select 1
+        r rpush k x
+        r swapdb 0 1
+        r select 0
+        assert_equal {k x} [$c read]
+        # and a bzpopmin client, with a sorted set coming from db 1
+        $c bzpopmin z 0
+        blk_wait_blocked 1
+        r select 1
+        r zadd z 1 m
+        r select 0
+        r swapdb 1 0
+        assert_equal {z m 1} [$c read]
+        r flushall
+    }
+
+    blk_test "A key made any way wakes its blocked clients: RENAME, MOVE, COPY, RESTORE, STORE" {
+        r flushall
+        set c [blk_client]
+        foreach {make want} {
+            {{rpush src x} {rename src k}} {k x}
+            {{select 1} {rpush k x} {move k 0} {select 0}} {k x}
+            {{rpush src x} {copy src k}} {k x}
+            {{rpush src 1} {sort src store k}} {k 1}
+            {{rpush src x} {lmove src k left right}} {k x}
+        } {
+            $c blpop k 0
+            blk_wait_blocked 1
+            foreach cmd $make { r {*}$cmd }
+            assert_equal $want [$c read] $make
+            r flushall
+        }
+        r rpush src x
+        set dump [r dump src]
+        $c blpop k 0
+        blk_wait_blocked 1
+        r restore k 0 $dump
+        assert_equal {k x} [$c read]
+        foreach make {{zunionstore z 1 a} {zrangestore z a 0 -1}} {
+            r flushall
+            r zadd a 1 m
+            $c bzpopmin z 0
+            blk_wait_blocked 1
+            r {*}$make
+            assert_equal {z m 1} [$c read] $make
+        }
+    }
 }
