@@ -3,6 +3,7 @@
 #include <sys/time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 
 #include "base/util.h"
@@ -169,6 +170,81 @@ void SlowlogCommand(Client* c) {
           "'. Try SLOWLOG HELP.");
 }
 
+// LATENCY HISTOGRAM's entry for one command: calls and the cumulative counts at Valkey's
+// reporting points (powers of two of 1024 ns, each shown as the highest value its histogram
+// bucket holds, in µs: 1, 2, 4, 8, 16, 33, 66, 132 ...), only where the count grew.
+void ReplyHistogram(net::Reply& r, const CommandSpec* cmd) {
+  const CommandStats& st = cmd->stats;
+  uint64_t total = 0;
+  for (uint32_t v : st.latency) total += v;
+  r.Bulk(cmd->fullname);
+  r.MapLen(2);
+  r.Bulk("calls");
+  r.Int(static_cast<int64_t>(total));
+  r.Bulk("histogram_usec");
+  std::vector<std::pair<int64_t, uint64_t>> points;
+  uint64_t cum = 0, shown = 0;
+  int b = 0;
+  for (int k = 0; k < 50 && shown < total; k++) {
+    uint64_t ns = uint64_t{1024} << k;
+    double limit_us = static_cast<double>(ns + ns / 128) / 1000.0;
+    // Buckets of 4 per power of two of whole µs; below 8 µs a bucket is one value, above it
+    // is counted at its middle.
+    for (; b < CommandStats::kBuckets; b++) {
+      int lg = b / 4, q = b % 4;
+      double at = lg >= 3 ? std::ldexp(1.0 + (q + 0.5) / 4.0, lg)
+                          : (lg == 2 ? std::ldexp(1.0 + q / 4.0, lg) : std::ldexp(1.0, lg));
+      if (at > limit_us) break;
+      cum += st.latency[b];
+    }
+    if (cum > shown) {
+      points.emplace_back(static_cast<int64_t>((ns + ns / 128 - 1) / 1000), cum);
+      shown = cum;
+    }
+  }
+  r.MapLen(static_cast<int64_t>(points.size()));
+  for (auto& [k, v] : points) {
+    r.Int(k);
+    r.Int(static_cast<int64_t>(v));
+  }
+}
+
+bool HasLatencySamples(const CommandSpec* cmd) {
+  for (uint32_t v : cmd->stats.latency)
+    if (v) return true;
+  return false;
+}
+
+void LatencyHistogram(Client* c) {
+  auto& a = c->argv;
+  std::vector<const CommandSpec*> cmds;
+  auto add = [&](const CommandSpec* cmd) {
+    if (cmd->subcommands.empty()) {
+      if (HasLatencySamples(cmd)) cmds.push_back(cmd);
+      return;
+    }
+    for (auto& s : cmd->subcommands)
+      if (HasLatencySamples(&s)) cmds.push_back(&s);
+  };
+  if (a.size() == 2) {
+    for (const CommandSpec* cmd : AllCommands()) add(cmd);
+  } else {
+    for (size_t j = 2; j < a.size(); j++) {
+      std::vector<std::string_view> parts;
+      std::string_view n = a[j];
+      size_t bar = n.find('|');
+      parts.push_back(n.substr(0, bar));
+      if (bar != std::string_view::npos) parts.push_back(n.substr(bar + 1));
+      const CommandSpec* cmd = LookupCommandArgv(parts);
+      if (!cmd || (bar != std::string_view::npos && !cmd->parent)) continue;
+      if (std::find(cmds.begin(), cmds.end(), cmd) == cmds.end()) add(cmd);
+    }
+  }
+  auto r = c->R();
+  r.MapLen(static_cast<int64_t>(cmds.size()));
+  for (const CommandSpec* cmd : cmds) ReplyHistogram(r, cmd);
+}
+
 void LatencyCommand(Client* c) {
   auto& a = c->argv;
   std::string sub = base::ToLower(a[1]);
@@ -216,13 +292,18 @@ void LatencyCommand(Client* c) {
     }
     return r.Int(static_cast<int64_t>(before - g_latency.size()));
   }
+  if (sub == "histogram") return LatencyHistogram(c);
   if (sub == "help" && a.size() == 2) {
     return ReplyHelp(c, "LATENCY",
                      {"HISTORY <event>", "    Return time-latency samples for the <event> class.",
                       "LATEST", "    Return the latest latency samples for all events.",
                       "RESET [<event> ...]",
                       "    Reset latency data of one or more <event> classes.",
-                      "    (default: reset all data for all event classes)"});
+                      "    (default: reset all data for all event classes)",
+                      "HISTOGRAM [COMMAND ...]",
+                      "    Return a cumulative distribution of latencies in the format of a "
+                      "histogram for the specified command names.",
+                      "    If no commands are specified then all histograms are replied."});
   }
   r.Error("unknown subcommand or wrong number of arguments for '" + std::string(a[1]) +
           "'. Try LATENCY HELP.");
@@ -309,6 +390,9 @@ void RegisterObserveCommands(std::vector<CommandSpec>* t) {
        "Returns timestamp-latency samples for an event.", "O(1)"},
       {"latest", 2, kSl, LatencyCommand, g, "2.8.13",
        "Returns the latest latency samples for all events.", "O(1)"},
+      {"histogram", -2, kSl, LatencyCommand, g, "7.0.0",
+       "Returns the cumulative distribution of latencies of a subset or all commands.",
+       "O(N) where N is the number of commands with latency information being retrieved."},
       {"reset", -2, kSl, LatencyCommand, g, "2.8.13",
        "Resets the latency data for one or more events.", "O(1)"},
   };

@@ -161,4 +161,26 @@ start_server {tags {observe}} {
         assert_equal "ERR CONFIG SET failed (possibly related to argument 'latency-monitor-threshold') - argument must be between 0 and 9223372036854775807 inclusive" \
             [assert_error * {r config set latency-monitor-threshold -1}]
     }
+
+    test "LATENCY HISTOGRAM: cumulative counts at Valkey's reporting points, per command" {
+        r config resetstat
+        for {set i 0} {$i < 25} {incr i} { r set k$i v }
+        r debug sleep 0.02
+        set h [r latency histogram set debug nosuch config]
+        assert_equal {set debug config|resetstat} [dict keys $h]
+        assert_equal 25 [dict get $h set calls]
+        set points {1 2 4 8 16 33 66 132 264 528 1056 2112 4224 8448 16908 33816 67633}
+        set prev 0
+        dict for {at count} [dict get $h set histogram_usec] {
+            assert {[lsearch -exact $points $at] >= 0} "reporting point $at"
+            assert {$count > $prev}
+            set prev $count
+        }
+        assert_equal 25 $prev
+        # 20 ms lies between the points 16908 and 33816 (µs).
+        assert_equal {33816 1} [dict get $h debug histogram_usec]
+        assert_equal {calls 1 histogram_usec} [lrange [dict get $h config|resetstat] 0 2]
+        assert {[dict size [r latency histogram]] >= 3}
+        assert_equal {} [r latency histogram nosuch]
+    }
 }
