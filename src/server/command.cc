@@ -84,6 +84,7 @@ void BuildCommandTable() {
   t.reserve(512);
   RegisterStringCommands(&t);
   RegisterBitmapCommands(&t);
+  RegisterHyperLogLogCommands(&t);
   RegisterKeyCommands(&t);
   RegisterServerCommands(&t);
   RegisterConnectionCommands(&t);
@@ -212,6 +213,8 @@ void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
     out->push_back("@transaction");
   else if (g == "pubsub")
     out->push_back("@pubsub");
+  else if (g == "hyperloglog")
+    out->push_back("@hyperloglog");
   if (cmd->flags & kCmdAdmin) {
     out->push_back("@admin");
     out->push_back("@dangerous");
