@@ -58,6 +58,22 @@ TEST_CASE(HllAddMatchesValkey) {
   CHECK_EQ(l, Unhex("48594c4c01000000000000000000008071a6844e57"));
 }
 
+TEST_CASE(HllPatternLength) {
+  // 8-byte elements made by inverting MurmurHash64A for chosen hashes (see hyperloglog.tcl).
+  struct {
+    const char* hex;
+    int index, count;
+  } cases[] = {{"76f04c7bfb6aaaee", 7, 32},
+               {"86cad1e70917d683", 1000, 33},
+               {"61eba9e22cb27122", 5, 40},
+               {"2295e776dc15ca3f", 16383, 51}};
+  for (auto& c : cases) {
+    int index;
+    CHECK_EQ(hll::PatternLength(Unhex(c.hex), &index), c.count);
+    CHECK_EQ(index, c.index);
+  }
+}
+
 TEST_CASE(HllDenseRegistersPackLsbFirst) {
   std::vector<uint8_t> regs(hll::kDenseSize - hll::kHeaderSize);
   std::mt19937 rng(7);

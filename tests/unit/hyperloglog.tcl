@@ -245,6 +245,31 @@ start_server {tags {hll}} {
         assert_equal 0 [r pfadd k a b c]
     }
 
+    # Elements built by inverting MurmurHash64A (each of its steps is a bijection on 64 bits):
+    # their hashes pick register 7 with a run of 32, 1000 with 33, 5 with 40, 16383 with 51.
+    test "HyperLogLog: a register value above 32 makes a sparse value dense (recorded)" {
+        hll_session {
+            flushall OK
+            {pfadd k a} 1
+            {pfdebug encoding k} sparse
+            {pfadd k {[hex 76f04c7bfb6aaaee]}} 1
+            {pfdebug encoding k} sparse
+            {pfadd k {[hex 86cad1e70917d683]}} 1
+            {pfdebug encoding k} dense
+            {pfcount k} 3
+            {pfadd k {[hex 86cad1e70917d683]}} 0
+            {pfadd k {[hex 61eba9e22cb27122]} {[hex 2295e776dc15ca3f]}} 1
+            {pfcount k} 5
+            {pfadd s z} 1
+            {pfmerge s k} OK
+            {pfdebug encoding s} dense
+            {pfcount s} 6
+        }
+        set regs [r pfdebug getreg k]
+        assert_equal {40 32 33 51} [list [lindex $regs 5] [lindex $regs 7] [lindex $regs 1000] \
+                                        [lindex $regs 16383]]
+    }
+
     test "HyperLogLog: PFCOUNT caches the cardinality in the value; PFADD marks it stale" {
         r flushall
         r pfadd k a b c
