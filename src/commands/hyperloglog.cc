@@ -120,8 +120,15 @@ void PfMergeCommand(Client* c) {
   }
   std::string* v = EditableHll(c, &o);
   if (dense && !hll::ToDense(v)) return c->R().Error(kErrCorrupt);
-  for (int j = 0; j < hll::kRegisters; j++)
-    if (max[j]) hll::SetRegister(v, j, max[j], SparseMax());
+  if (hll::Encoding(*v) == hll::kDense) {
+    // The destination was merged as the first source: its registers become the maxima.
+    hll::DensePack(max, reinterpret_cast<uint8_t*>(v->data()) + hll::kHeaderSize);
+  } else {
+    // Register by register, in order: the sparse bytes (and any promotion) come out as
+    // Valkey's.
+    for (int j = 0; j < hll::kRegisters; j++)
+      if (max[j]) hll::SetRegister(v, j, max[j], SparseMax());
+  }
   hll::InvalidateCache(v);
   Modified(c, a[1]);
   server::Notify(server::kNotifyString, "pfadd", a[1], c->dbid);

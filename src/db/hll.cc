@@ -81,26 +81,36 @@ uint64_t Estimate(const int* histo) {
   return static_cast<uint64_t>(std::llround(kAlphaInf * m * m / z));
 }
 
-void DenseHisto(const uint8_t* r, int* histo) {
-  // 16 registers in every 12 bytes.
+// Registers 16j..16j+15 live in bytes 12j..12j+11.
+template <typename F>
+void ForEachDenseGroup(const uint8_t* r, F f) {
   for (int j = 0; j < kRegisters / 16; j++, r += 12) {
-    histo[r[0] & 63]++;
-    histo[(r[0] >> 6 | r[1] << 2) & 63]++;
-    histo[(r[1] >> 4 | r[2] << 4) & 63]++;
-    histo[(r[2] >> 2) & 63]++;
-    histo[r[3] & 63]++;
-    histo[(r[3] >> 6 | r[4] << 2) & 63]++;
-    histo[(r[4] >> 4 | r[5] << 4) & 63]++;
-    histo[(r[5] >> 2) & 63]++;
-    histo[r[6] & 63]++;
-    histo[(r[6] >> 6 | r[7] << 2) & 63]++;
-    histo[(r[7] >> 4 | r[8] << 4) & 63]++;
-    histo[(r[8] >> 2) & 63]++;
-    histo[r[9] & 63]++;
-    histo[(r[9] >> 6 | r[10] << 2) & 63]++;
-    histo[(r[10] >> 4 | r[11] << 4) & 63]++;
-    histo[(r[11] >> 2) & 63]++;
+    uint8_t g[16] = {
+        static_cast<uint8_t>(r[0] & 63),
+        static_cast<uint8_t>((r[0] >> 6 | r[1] << 2) & 63),
+        static_cast<uint8_t>((r[1] >> 4 | r[2] << 4) & 63),
+        static_cast<uint8_t>((r[2] >> 2) & 63),
+        static_cast<uint8_t>(r[3] & 63),
+        static_cast<uint8_t>((r[3] >> 6 | r[4] << 2) & 63),
+        static_cast<uint8_t>((r[4] >> 4 | r[5] << 4) & 63),
+        static_cast<uint8_t>((r[5] >> 2) & 63),
+        static_cast<uint8_t>(r[6] & 63),
+        static_cast<uint8_t>((r[6] >> 6 | r[7] << 2) & 63),
+        static_cast<uint8_t>((r[7] >> 4 | r[8] << 4) & 63),
+        static_cast<uint8_t>((r[8] >> 2) & 63),
+        static_cast<uint8_t>(r[9] & 63),
+        static_cast<uint8_t>((r[9] >> 6 | r[10] << 2) & 63),
+        static_cast<uint8_t>((r[10] >> 4 | r[11] << 4) & 63),
+        static_cast<uint8_t>((r[11] >> 2) & 63),
+    };
+    f(j * 16, g);
   }
+}
+
+void DenseHisto(const uint8_t* r, int* histo) {
+  ForEachDenseGroup(r, [histo](int, const uint8_t* g) {
+    for (int i = 0; i < 16; i++) histo[g[i]]++;
+  });
 }
 
 // False when the body does not cover exactly kRegisters registers.
@@ -349,6 +359,18 @@ void DenseSet(uint8_t* regs, int index, uint8_t value) {
   }
 }
 
+void DenseUnpack(const uint8_t* regs, uint8_t* out) {
+  ForEachDenseGroup(regs, [out](int first, const uint8_t* g) { memcpy(out + first, g, 16); });
+}
+
+void DensePack(const uint8_t* in, uint8_t* regs) {
+  for (int j = 0; j < kRegisters / 4; j++, in += 4, regs += 3) {  // 4 registers in 3 bytes
+    regs[0] = static_cast<uint8_t>((in[0] & 63) | in[1] << 6);
+    regs[1] = static_cast<uint8_t>(((in[1] & 63) >> 2) | in[2] << 4);
+    regs[2] = static_cast<uint8_t>(((in[2] & 63) >> 4) | (in[3] & 63) << 2);
+  }
+}
+
 bool ToDense(std::string* v) {
   if (Encoding(*v) == kDense) return true;
   std::string dense(kDenseSize, '\0');
@@ -401,11 +423,9 @@ int Add(std::string* v, std::string_view element, size_t sparse_max_bytes) {
 
 bool MergeInto(uint8_t* max, std::string_view v) {
   if (Encoding(v) == kDense) {
-    const uint8_t* regs = Bytes(v) + kHeaderSize;
-    for (int i = 0; i < kRegisters; i++) {
-      uint8_t r = DenseGet(regs, i);
-      if (r > max[i]) max[i] = r;
-    }
+    ForEachDenseGroup(Bytes(v) + kHeaderSize, [max](int first, const uint8_t* g) {
+      for (int i = 0; i < 16; i++) max[first + i] = std::max(max[first + i], g[i]);
+    });
     return true;
   }
   const uint8_t* p = Bytes(v) + kHeaderSize;

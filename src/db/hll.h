@@ -53,6 +53,10 @@ void InvalidateCache(std::string* v);
 uint8_t DenseGet(const uint8_t* regs, int index);
 void DenseSet(uint8_t* regs, int index, uint8_t value);
 
+// All registers of a dense value as one byte each, and back (out/regs: 12288 bytes).
+void DenseUnpack(const uint8_t* regs, uint8_t* out);
+void DensePack(const uint8_t* in, uint8_t* regs);
+
 // Raises register `index` to `count` when it is lower. Returns 1 if a register changed, 0 if
 // not, -1 when the sparse body is corrupt (the value may then be partly edited, as Valkey's).
 // A sparse value is promoted to dense when `count` exceeds kSparseValMax or the sparse form

@@ -91,6 +91,13 @@ TEST_CASE(HllDenseRegistersPackLsbFirst) {
   CHECK_EQ(int(regs[1]), 0x0f);
   hll::DenseSet(regs.data(), hll::kRegisters - 1, 63);
   CHECK_EQ(int(regs.back()), 0xfc);
+  // Whole-array unpack and pack agree with the register accessors.
+  for (int i = 0; i < hll::kRegisters; i++) hll::DenseSet(regs.data(), i, want[i]);
+  std::vector<uint8_t> unpacked(hll::kRegisters), packed(regs.size());
+  hll::DenseUnpack(regs.data(), unpacked.data());
+  CHECK(unpacked == want);
+  hll::DensePack(want.data(), packed.data());
+  CHECK(packed == regs);
 }
 
 TEST_CASE(HllSparseAgreesWithPlainRegisters) {
