@@ -130,6 +130,17 @@ start_server {tags {hll}} {
             {command getkeys pfdebug getreg k} k
             {pfadd {} {}} 1
             {pfcount {}} 1
+            {set hv {[hex 48594c4c0100000000000000000000807fff]}} OK
+            {object encoding hv} embstr
+            {pfcount hv} 0
+            {object encoding hv} raw
+            {set hv2 {[hex 48594c4c0100000000000000000000007fff]}} OK
+            {pfcount hv2} 0
+            {object encoding hv2} raw
+            {config set hll-sparse-max-bytes 1kb} OK
+            {config get hll-sparse-max-bytes} {hll-sparse-max-bytes 1024}
+            {config set hll-sparse-max-bytes -1} {ERROR {ERR CONFIG SET failed (possibly related to argument 'hll-sparse-max-bytes') - argument must be a memory value}}
+            {config set hll-sparse-max-bytes 3000} OK
         }
     }
 
