@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Data-type benchmark: redis-benchmark rows for lists, sets, hashes and sorted sets, and memory
 # of large values, for src/valkey-server and Debian's redis-server side by side in one run.
-# Usage: utils/bench-types.sh [--quick] [--rows throughput|bitmap|sort|geo|memory|all]
+# Usage: utils/bench-types.sh [--quick] [--rows throughput|bitmap|sort|geo|hll|memory|all]
 # bitmap: SETBIT, GETBIT, BITFIELD on 100,000 keys of 512 bytes (redis-benchmark's random numbers
 # are zero-padded, which no server takes as an offset, so they go in the key), and BITCOUNT,
 # BITPOS, BITOP on a 1 MB bitmap; redis-benchmark with the command line, -c 50 -P 1.
+# hll: PFADD into 10,000 sparse keys and into one dense key, PFCOUNT answered from the cache,
+# PFCOUNT and PFMERGE of two dense keys (a full merge and estimate every time).
 # Targets: throughput ratio >= 1.0 per row; memory ratio <= 1.0 per row.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -19,7 +21,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --rows) ROWS=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|sort|geo|memory|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|sort|geo|hll|memory|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -145,6 +147,25 @@ if [ "$ROWS" = all ] || [ "$ROWS" = geo ]; then
     "38.__rand_int__" 5 km count 10
   cmdrow "geodist" "$N" 100000 geodist geo "m:__rand_int__" m:000000000001
   cmdrow "geopos" "$N" 100000 geopos geo "m:__rand_int__"
+fi
+
+if [ "$ROWS" = all ] || [ "$ROWS" = hll ]; then
+  echo
+  echo "-- HyperLogLog (redis-benchmark -c 50 -P 1, median of $REPS, req/s; dense keys of 20,000)"
+  row test ours theirs ratio target
+  for s in ours theirs; do
+    bl_cli $s del hd hd2 hm >/dev/null
+    for k in hd hd2; do
+      for c in $(seq 0 19); do
+        echo "PFADD $k $(seq -f "$k:$c:%g" 1 1000 | tr '\n' ' ')"
+      done
+    done | bl_cli $s >/dev/null
+  done
+  cmdrow "pfadd 10k sparse keys" "$N" 10000 pfadd "hll:__rand_int__" "e:__rand_int__"
+  cmdrow "pfadd dense" "$N" 100000000 pfadd hd "__rand_int__"
+  cmdrow "pfcount cached" "$N" 1 pfcount hd
+  cmdrow "pfcount 2 dense keys" $((N / 10)) 1 pfcount hd hd2
+  cmdrow "pfmerge 2 dense" $((N / 10)) 1 pfmerge hm hd hd2
 fi
 
 # mem_row NAME GENERATOR: loads the generated RESP stream into both and reports used_memory growth.

@@ -89,6 +89,7 @@ void BuildCommandTable() {
   t.reserve(512);
   RegisterStringCommands(&t);
   RegisterBitmapCommands(&t);
+  RegisterHyperLogLogCommands(&t);
   RegisterKeyCommands(&t);
   RegisterServerCommands(&t);
   RegisterConnectionCommands(&t);

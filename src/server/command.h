@@ -68,6 +68,7 @@ struct CommandSpec {
 // Every command family adds its entries here (commands/*.cc).
 void RegisterStringCommands(std::vector<CommandSpec>* t);
 void RegisterBitmapCommands(std::vector<CommandSpec>* t);
+void RegisterHyperLogLogCommands(std::vector<CommandSpec>* t);
 void RegisterUnsupportedCommands(std::vector<CommandSpec>* t);  // scripting, modules
 void RegisterSortCommands(std::vector<CommandSpec>* t);
 void RegisterKeyCommands(std::vector<CommandSpec>* t);

@@ -677,6 +677,7 @@ std::vector<Def>& Table() {
        {SetReplicaof, GetReplicaof},
        nullptr,
        ""},
+      MEM("hll-sparse-max-bytes", hll_sparse_max_bytes, 0, INT64_MAX, "3000", 0),
       {"hash-max-listpack-entries",
        "hash-max-ziplist-entries",
        kInt,
