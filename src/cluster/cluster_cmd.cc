@@ -383,7 +383,7 @@ void Reset(Client* c) {
   if (st.myself->IsReplica()) {
     st.SetPrimary(st.myself, nullptr);
     server::Repl().become_primary();
-    server::TouchAllWatched(-1);
+    server::DbModified(-1);
     for (int i = 0; i < server::NumDbs(); i++) server::GetDb(i)->Clear();
     server::AfterFlushAll();
   }

@@ -5,6 +5,7 @@
 #include "base/util.h"
 #include "commands/common.h"
 #include "server/acl.h"
+#include "server/tracking.h"
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/dispatch.h"
@@ -145,6 +146,7 @@ void ResetCommand(Client* c) {
   c->name.clear();
   c->flags &= ~(kReplyOff | kReplySkip | kReplySkipNext | kReadonly | kAsking | kNoEvict);
   acl::AttachDefaultUser(c);
+  TrackingDisable(c);
   c->R().Simple("RESET");
 }
 
@@ -363,7 +365,6 @@ void ClientNoTouch(Client* c) {
   c->R().Ok();
 }
 
-void ClientGetRedir(Client* c) { c->R().Int(-1); }
 
 void ClientUnblock(Client* c) {
   uint64_t id;
@@ -466,7 +467,16 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
        "Keeps this connection's reads from touching LRU/LFU.", "O(1)"},
       {"unblock", -3, kCmdAdmin | kConn, ClientUnblock, g, "5.0.0",
        "Ends the block of a blocked client.", "O(log N)"},
-      {"getredir", 2, kConn, ClientGetRedir, g, "6.0.0", "Tracking redirection target (none here).",
+      {"getredir", 2, kConn, ClientGetRedirCommand, g, "6.0.0",
+       "Returns the client ID to which the connection's tracking notifications are redirected.",
+       "O(1)"},
+      {"tracking", -3, kConn, ClientTrackingCommand, g, "6.0.0",
+       "Controls server-assisted client-side caching for the connection.",
+       "O(1). Some options may introduce additional complexity."},
+      {"caching", 3, kConn, ClientCachingCommand, g, "6.0.0",
+       "Instructs the server whether to track the keys in the next request.", "O(1)"},
+      {"trackinginfo", 2, kConn, ClientTrackingInfoCommand, g, "6.2.0",
+       "Returns information about server-assisted client-side caching for the connection.",
        "O(1)"},
       {"help", 2, kCmdLoading | kCmdStale, ClientHelp, g, "5.0.0", "Lists the CLIENT subcommands.",
        "O(1)"},

@@ -231,7 +231,7 @@ bool ParseFlushMode(Client* c) {
 
 void FlushDbCommand(Client* c) {
   if (!ParseFlushMode(c)) return;
-  TouchAllWatched(c->dbid);
+  DbModified(c->dbid);
   g.dirty += static_cast<int64_t>(c->db->Size()) + 1;
   c->db->Clear();
   c->R().Ok();
@@ -239,7 +239,7 @@ void FlushDbCommand(Client* c) {
 
 void FlushAllCommand(Client* c) {
   if (!ParseFlushMode(c)) return;
-  TouchAllWatched(-1);
+  DbModified(-1);
   for (int i = 0; i < NumDbs(); i++) {
     g.dirty += static_cast<int64_t>(GetDb(i)->Size());
     GetDb(i)->Clear();

@@ -209,7 +209,7 @@ void StartStreaming(std::string rest) {
 // Takes over replication ids and offsets from the primary after a successful full sync.
 void AfterFullSync() {
   State& st = GetState();
-  server::TouchAllWatched(-1);
+  server::DbModified(-1);
   st.replid = g_side.full_replid;
   st.offset = g_side.full_offset;
   st.replid2 = std::string(40, '0');

@@ -1,6 +1,7 @@
 // Client connections: accept, read and parse, write replies, limits, close.
 #include "server/client.h"
 #include "server/acl.h"
+#include "server/tracking.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -339,6 +340,7 @@ void Destroy(Client* c) {
   if (g.current_client == c) g.current_client = nullptr;
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
+  TrackingClientFreed(c);
   RemoveMonitor(c);
   UnblockFreed(c);
   Repl().client_freed(c);  // also releases c->repl
@@ -514,6 +516,9 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   if (c->flags & kReadonly) flags += "r";
   if (c->flags & kDirtyCas) flags += "d";
   if (c->flags & (kPaused | kBlocked)) flags += "b";
+  if (c->tracking) flags += "t";
+  if (c->tracking && c->tracking->broken_redirect) flags += "R";
+  if (c->tracking && c->tracking->bcast) flags += "B";
   if (flags.empty()) flags = "N";
   std::string events = "r";
   if (g.loop && (g.loop->FileMask(c->conn.fd) & net::kWritable)) events += "w";
@@ -528,7 +533,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
         "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%zu "
         "psub=%zu ssub=%zu multi=%d watch=%zu qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
         "rbs=%zu rbp=%zu obl=%zu oll=%zu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s "
-        "redir=-1 resp=%d lib-name=%s lib-ver=%s tot-net-in=%llu tot-net-out=%llu tot-cmds=%llu",
+        "redir=%lld resp=%d lib-name=%s lib-ver=%s tot-net-in=%llu tot-net-out=%llu tot-cmds=%llu",
         static_cast<unsigned long long>(c->id), c->addr.c_str(), c->laddr.c_str(), c->conn.fd,
         hide_user_data ? kRedacted : c->name.c_str(),
         static_cast<long long>((now - c->ctime_ms) / 1000),
@@ -540,7 +545,8 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
         c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->conn.out.capacity(),
         ClientMemory(c), events.c_str(),
         c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL",
-        hide_user_data ? kRedacted : (c->user ? c->user->name.c_str() : "default"), c->resp, c->lib_name.c_str(), c->lib_ver.c_str(),
+        hide_user_data ? kRedacted : (c->user ? c->user->name.c_str() : "default"),
+        c->tracking ? static_cast<long long>(c->tracking->redirect) : -1LL, c->resp, c->lib_name.c_str(), c->lib_ver.c_str(),
         static_cast<unsigned long long>(c->net_input_bytes),
         static_cast<unsigned long long>(c->net_output_bytes),
         static_cast<unsigned long long>(c->commands_processed));

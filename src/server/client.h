@@ -22,6 +22,7 @@ struct User;
 }
 namespace server {
 struct PubsubState;
+struct TrackingState;
 
 struct QueuedCommand {
   const CommandSpec* cmd;
@@ -98,6 +99,8 @@ struct Client {
 
   // pub/sub subscriptions (server/pubsub.cc); non-null while subscribed to anything
   PubsubState* pubsub = nullptr;
+  // client-side caching (server/tracking.cc); non-null while CLIENT TRACKING is on
+  TrackingState* tracking = nullptr;
 
   // replication: per-replica state when this client is a replica of ours
   repl::ReplicaLink* repl = nullptr;

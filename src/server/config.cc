@@ -464,6 +464,7 @@ std::vector<Def>& Table() {
       {"requirepass", nullptr, kStr, 0, &cfg.requirepass, 0, 0, nullptr, {}, ApplyRequirePass, ""},
       STR("aclfile", aclfile, "", kImmutable),
       INT("acllog-max-len", acllog_max_len, 0, LONG_MAX, "128", 0),
+      INT("tracking-table-max-keys", tracking_table_max_keys, 0, LONG_MAX, "1000000", 0),
       {"acl-pubsub-default", nullptr, kEnum, 0, &cfg.acl_pubsub_default, 0, 0, kPubsubDefault, {},
        nullptr, "resetchannels"},
       INT("client-default-resp", client_default_resp, 2, 3, "2", kImmutable | kHidden),

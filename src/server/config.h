@@ -47,6 +47,7 @@ struct Config {
   std::string requirepass;
   std::string aclfile;
   int64_t acllog_max_len = 128;
+  int64_t tracking_table_max_keys = 1000000;  // client-side caching table (0: no limit)
   int acl_pubsub_default = 1;  // 0 allchannels, 1 resetchannels
   int64_t client_default_resp = 2;
   // keyspace

@@ -16,6 +16,7 @@
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/tracking.h"
 #include "server/transactions.h"
 
 namespace server {
@@ -115,6 +116,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   int64_t dur = std::max<int64_t>(0, base::FastUs() - start);
   c->flags &= ~kProtected;
   g.current_client = prev;
+  if (c->tracking) TrackingAfterCommand(c, cmd, g.in_exec);  // the keys it read
   // SLOWLOG and MONITOR: a command that blocked shows on MONITOR now, in SLOWLOG when it runs
   // again; a re-run does not show on MONITOR twice.
   CommandObserved(c, cmd, dur, !(c->flags & kReprocessing), !(c->flags & kBlocked));

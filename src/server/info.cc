@@ -2,6 +2,7 @@
 #include "server/info.h"
 
 #include "server/acl.h"
+#include "server/tracking.h"
 
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -98,7 +99,7 @@ void SecClients(std::string* s) {
   Line(s, "client_recent_max_input_buffer:%zu", max_in);
   Line(s, "client_recent_max_output_buffer:%zu", max_out);
   Line(s, "blocked_clients:%zu", BlockedClientCount());
-  Line(s, "tracking_clients:0");
+  Line(s, "tracking_clients:%zu", GetTrackingStats().clients);
   Line(s, "pubsub_clients:%zu", PubsubNumClients());
   Line(s, "watching_clients:%zu",
        static_cast<size_t>(std::count_if(g.clients.begin(), g.clients.end(),
@@ -210,9 +211,10 @@ void SecStats(std::string* s) {
   Line(s, "active_defrag_key_misses:0");
   Line(s, "total_active_defrag_time:0");
   Line(s, "current_active_defrag_time:0");
-  Line(s, "tracking_total_keys:0");
-  Line(s, "tracking_total_items:0");
-  Line(s, "tracking_total_prefixes:0");
+  TrackingStats ts = GetTrackingStats();
+  Line(s, "tracking_total_keys:%zu", ts.keys);
+  Line(s, "tracking_total_items:%zu", ts.items);
+  Line(s, "tracking_total_prefixes:%zu", ts.prefixes);
   Line(s, "unexpected_error_replies:%llu", static_cast<ull>(st.unexpected_error_replies));
   Line(s, "total_error_replies:%llu", static_cast<ull>(st.total_error_replies));
   Line(s, "dump_payload_sanitizations:0");

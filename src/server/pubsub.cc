@@ -223,6 +223,19 @@ int64_t PubsubPublishShard(std::string_view channel, std::string_view message) {
   return n;
 }
 
+void PubsubDeliverRaw(Client* rc, std::string_view bytes) {
+  if (rc->flags & (kCloseAsap | kCloseAfterReply)) return;
+  if (rc == g.current_client) {
+    if (g_pending_client && g_pending_client != rc) PubsubFlushPending(g_pending_client);
+    g_pending_client = rc;
+    g_pending.append(bytes);
+    return;
+  }
+  rc->conn.out.append(bytes);
+  QueueWrite(rc);
+  CheckOutputLimits(rc);
+}
+
 void PubsubFlushPending(Client* c) {
   if (g_pending_client != c || g_pending.empty()) return;
   Client* rc = g_pending_client;

@@ -32,6 +32,9 @@ int64_t PubsubPublish(std::string_view channel, std::string_view message);
 // Delivers to subscribers of a shard channel; returns receivers.
 int64_t PubsubPublishShard(std::string_view channel, std::string_view message);
 
+// Delivers an already encoded message (a tracking invalidation) to rc, after the reply of the
+// command rc is running, if any.
+void PubsubDeliverRaw(Client* rc, std::string_view bytes);
 // Messages for the client that is executing a command wait until its reply is complete.
 // Dispatch calls this when the outermost command of c has returned.
 void PubsubFlushPending(Client* c);

@@ -33,6 +33,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "ds/seed.h"
 #include "net/reply.h"
 #include "server/blocking.h"
+#include "server/tracking.h"
 #include "server/client.h"
 #include "server/cluster_hooks.h"
 #include "server/command.h"
@@ -60,9 +61,15 @@ void RefreshDerivedConfig() {
   env.lfu_decay_time = static_cast<int>(cfg.lfu_decay_time);
 }
 
-void KeyModified(int dbid, std::string_view key) { TouchWatchedKey(dbid, key); }
+void KeyModified(int dbid, std::string_view key) {
+  TouchWatchedKey(dbid, key);
+  TrackingInvalidateKey(key);
+}
 
-void DbModified(int dbid) { TouchAllWatched(dbid); }
+void DbModified(int dbid) {
+  TouchAllWatched(dbid);
+  TrackingInvalidateAll();
+}
 
 uint64_t UsedMemory() {
 #ifdef USE_JEMALLOC
@@ -205,6 +212,7 @@ void Cron() {
   PersistenceCron();
   AofCron();
   MigrateCloseIdleConnections();
+  TrackingCron();
   UnpauseClientsIfDue();
   uint64_t mem = UsedMemory();
   if (mem > g.stat_peak_memory) g.stat_peak_memory = mem;
@@ -215,6 +223,7 @@ void BeforeSleep() {
   Cluster().before_sleep();
   int64_t next_timeout = HandleBlockedTimeouts();
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
+  TrackingBeforeSleep();  // broadcast invalidations, before replies are written
   HandleClientsBeforeSleep();
   EvictionBeforeSleep();
   if (cfg.maxmemory_clients) EvictClients();

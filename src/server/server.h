@@ -112,9 +112,11 @@ db::Db* GetDb(int id);
 int NumDbs();
 // Sets the command clock (db::Env::now_ms) from the wall clock.
 void UpdateCommandTime();
-// A key was modified by a write: invalidates WATCH and the like. Every write calls this.
+// A key was modified by a write: invalidates WATCH and client-side caches. Every write calls
+// this.
 void KeyModified(int dbid, std::string_view key);
-// All keys of a db changed (FLUSHDB, SWAPDB): dbid -1 means every db.
+// The data set of a db was flushed (FLUSHDB, FLUSHALL, a full sync, DEBUG RELOAD): dbid -1
+// means every db. WATCHes fail and tracking clients get a null invalidation.
 void DbModified(int dbid);
 // Re-derives settings that depend on several directives (after load and CONFIG SET).
 void RefreshDerivedConfig();

@@ -1,0 +1,49 @@
+// Client-side caching (CLIENT TRACKING): the keys each tracking client has read, the prefixes of
+// broadcasting clients, and the invalidation messages (RESP3 pushes, or Pub/Sub messages on
+// __redis__:invalidate to a redirect client) when those keys change, expire, are evicted or
+// the data set is flushed. Valkey 8's behaviour and texts.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace server {
+struct Client;
+struct CommandSpec;
+
+// A tracking client's mode (Client::tracking; null while tracking is off).
+struct TrackingState {
+  bool bcast = false, optin = false, optout = false, noloop = false;
+  bool caching = false;         // CLIENT CACHING yes (optin) / no (optout) for the next command
+  bool broken_redirect = false;  // the redirect client went away
+  uint64_t redirect = 0;         // client id, 0: this connection
+  std::vector<std::string> prefixes;  // BCAST
+};
+
+// CLIENT TRACKING, CLIENT CACHING, CLIENT GETREDIR, CLIENT TRACKINGINFO.
+void ClientTrackingCommand(Client* c);
+void ClientCachingCommand(Client* c);
+void ClientGetRedirCommand(Client* c);
+void ClientTrackingInfoCommand(Client* c);
+
+// After a command ran: remember the keys a read-only command read (default mode), and clear
+// the one-command CLIENT CACHING flag.
+void TrackingAfterCommand(Client* c, const CommandSpec* cmd, bool in_exec);
+// A key changed: clients that read it are told (and forget it); broadcast prefixes collect it.
+void TrackingInvalidateKey(std::string_view key);
+// The data set was flushed: every tracking client gets a null invalidation.
+void TrackingInvalidateAll();
+// Before the loop sleeps: the broadcast messages of the keys collected since the last time.
+void TrackingBeforeSleep();
+// Cron: keeps the table under tracking-table-max-keys.
+void TrackingCron();
+void TrackingClientFreed(Client* c);
+void TrackingDisable(Client* c);  // CLIENT TRACKING off, RESET
+
+struct TrackingStats {
+  size_t clients, keys, items, prefixes;
+};
+TrackingStats GetTrackingStats();
+
+}  // namespace server
