@@ -50,8 +50,46 @@ IoResult BufferedConn::Read(size_t max) {
   }
 }
 
+void BufferedConn::Seal() {
+  size_t at = out_sent;
+  while (at < out.size()) {
+    if (sealed.empty() || sealed.back().size() == kSealBlock) {
+      sealed.emplace_back();
+      sealed.back().reserve(kSealBlock);
+    }
+    std::string& b = sealed.back();
+    size_t n = std::min(kSealBlock - b.size(), out.size() - at);
+    b.append(out, at, n);
+    at += n;
+    sealed_bytes += n;
+  }
+  if (out.capacity() > 1024 * 1024)
+    std::string().swap(out);
+  else
+    out.clear();
+  out_sent = 0;
+}
+
 IoResult BufferedConn::Write(size_t upto, size_t max_bytes) {
   IoResult r;
+  // Sealed blocks first: they are older than anything in `out`.
+  while (!sealed.empty() && r.bytes < max_bytes) {
+    std::string& b = sealed.front();
+    size_t len = std::min(b.size() - sealed_sent, max_bytes - r.bytes);
+    IoResult w = WriteOnce(fd, b.data() + sealed_sent, len);
+    if (w.status != IoResult::kOk) {
+      w.bytes = r.bytes;
+      return w;
+    }
+    sealed_sent += w.bytes;
+    r.bytes += w.bytes;
+    if (sealed_sent == b.size()) {
+      sealed_bytes -= b.size();
+      sealed_sent = 0;
+      sealed.pop_front();
+    }
+  }
+  if (!sealed.empty()) return r;
   size_t end = std::min(upto, out.size());
   while (out_sent < end && r.bytes < max_bytes) {
     size_t len = std::min(end - out_sent, max_bytes - r.bytes);
@@ -103,6 +141,8 @@ void BufferedConn::Clear() {
   std::string().swap(in);
   std::string().swap(out);
   in_pos = out_sent = 0;
+  sealed.clear();
+  sealed_bytes = sealed_sent = 0;
 }
 
 }  // namespace net

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,14 @@ struct BufferedConn {
   size_t in_pos = 0;
   std::string out;
   size_t out_sent = 0;
+  // Sealed output (Seal): blocks of kSealBlock bytes that go out before `out`, which then holds
+  // only newer bytes. A slow reader's backlog lives here at its real size, where `out` alone
+  // would hold up to twice its size in a doubled string capacity.
+  // Bytes per block: a std::string of this capacity allocates one more (its NUL), exactly a
+  // jemalloc size class (256 KB), so the blocks hold no slack.
+  static constexpr size_t kSealBlock = 256 * 1024 - 1;
+  std::deque<std::string> sealed;
+  size_t sealed_bytes = 0, sealed_sent = 0;  // bytes in `sealed`; written of its first block
 
   // One read(2) of up to `max` bytes, appended to `in` (through a shared scratch buffer, so
   // that `in` is not zero-filled ahead of the data). kClosed on end of file.
@@ -42,8 +51,14 @@ struct BufferedConn {
   // Queues bytes, writing them at once when nothing was pending (saves an event-loop pass);
   // kOk also when some are left queued. The caller asks for writability when Pending().
   IoResult Send(std::string_view bytes);
-  bool Pending() const { return out_sent < out.size(); }
-  size_t PendingBytes() const { return out.size() - out_sent; }
+  bool Pending() const { return out_sent < out.size() || !sealed.empty(); }
+  size_t PendingBytes() const { return out.size() - out_sent + sealed_bytes - sealed_sent; }
+  // Moves the unwritten part of `out` into sealed blocks (owners that keep offsets into `out`,
+  // replica links, never call it). Memory held: the bytes, not a doubled capacity.
+  void Seal();
+  size_t OutputAllocated() const {  // out's capacity plus the sealed blocks
+    return out.capacity() + sealed.size() * (kSealBlock + 1);
+  }
   // Drops the consumed part of `in` / the written part of `out` (owners that keep offsets
   // into `out` call the latter only when theirs allow it).
   void CompactIn();

@@ -202,7 +202,7 @@ bool WriteSome(Client* c) {
 }
 
 void AfterWrite(Client* c) {
-  bool pending = c->repl ? Repl().replica_has_pending(c) : !(c->conn.out_sent == 0 && c->conn.out.empty());
+  bool pending = c->repl ? Repl().replica_has_pending(c) : c->conn.Pending();
   if (!pending) {
     if (g.loop->FileMask(c->conn.fd) & net::kWritable) g.loop->DelFile(c->conn.fd, net::kWritable);
     if (c->flags & kCloseAfterReply) CloseAsync(c);
@@ -373,6 +373,11 @@ Client* AdoptConnection(int fd, const std::string& addr) {
   return c;
 }
 
+void SealOutputIfLarge(Client* c) {
+  if (c->flags & (kReplica | kPrimary)) return;  // their offsets point into conn.out
+  if (c->conn.out.size() - c->conn.out_sent >= net::BufferedConn::kSealBlock) c->conn.Seal();
+}
+
 void QueueWrite(Client* c) {
   if (c->flags & kPendingWrite) return;
   c->flags |= kPendingWrite;
@@ -456,13 +461,14 @@ void ProcessInput(Client* c) {
     // A blocked or held command keeps its arguments (argv-mem) until it completes.
     if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
     if (c->flags & kPrimary) Repl().primary_stream_applied(c, raw);
-    if (!(c->flags & kPendingWrite) && (!c->conn.out.empty())) {
+    SealOutputIfLarge(c);
+    if (!(c->flags & kPendingWrite) && c->conn.Pending()) {
       c->flags |= kPendingWrite;
       g.pending_writes.push_back(c);
     }
     if (c->PendingOutput() && !CheckOutputLimits(c)) break;
   }
-  if (!(c->flags & kPendingWrite) && (!c->conn.out.empty() || (c->flags & kCloseAfterReply))) {
+  if (!(c->flags & kPendingWrite) && (c->conn.Pending() || (c->flags & kCloseAfterReply))) {
     c->flags |= kPendingWrite;
     g.pending_writes.push_back(c);
   }
@@ -498,7 +504,7 @@ void HandleClientsBeforeSleep() {
 }
 
 size_t ClientMemory(const Client* c) {
-  return c->conn.in.capacity() + c->conn.out.capacity() + c->argv_len_sum + c->multi_argv_mem +
+  return c->conn.in.capacity() + c->conn.OutputAllocated() + c->argv_len_sum + c->multi_argv_mem +
          sizeof(Client);
 }
 
@@ -525,8 +531,8 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   // argv-mem: the command being executed or held, or the arguments of an unfinished one.
   size_t argv_mem = c->argv_len_sum + c->parser.PartialArgsBytes();
   // oll: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer is
-  // full). Our output is one contiguous buffer (obl), so there is no reply list: always 0.
-  const size_t oll = 0;
+  // full); ours are the sealed blocks of a backlog (BufferedConn::Seal).
+  const size_t oll = c->conn.sealed.size();
   auto fmt = [&](char* buf, size_t size) {
     return snprintf(
         buf, size,
@@ -542,7 +548,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
         c->pubsub ? c->pubsub->shard_channels.size() : 0,
         (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
         c->conn.in.size() - c->conn.in_pos, c->conn.in.capacity() - c->conn.in.size(), argv_mem, c->multi_argv_mem,
-        c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->conn.out.capacity(),
+        c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->conn.OutputAllocated(),
         ClientMemory(c), events.c_str(),
         c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL",
         hide_user_data ? kRedacted : (c->user ? c->user->name.c_str() : "default"),

@@ -124,6 +124,9 @@ void CloseAsync(Client* c);
 Client* AdoptConnection(int fd, const std::string& addr);
 // Schedules the client's output for writing before the loop sleeps.
 void QueueWrite(Client* c);
+// Between commands: a large unwritten output moves into sealed blocks (BufferedConn::Seal),
+// so that a slow reader holds (and used_memory counts) its bytes, not a doubled capacity.
+void SealOutputIfLarge(Client* c);
 // Writes what c has buffered now instead of before the loop sleeps (what is left waits for
 // the socket as usual).
 void WriteNow(Client* c);

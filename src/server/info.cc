@@ -90,7 +90,7 @@ void SecClients(std::string* s) {
   size_t max_in = 0, max_out = 0, paused = g.paused_clients.size();
   for (Client* c : g.clients) {
     max_in = std::max(max_in, c->conn.in.size());
-    max_out = std::max(max_out, c->conn.out.size());
+    max_out = std::max(max_out, c->conn.PendingBytes());
   }
   Line(s, "# Clients");
   Line(s, "connected_clients:%zu", g.clients.size());
@@ -130,7 +130,7 @@ void SecMemory(std::string* s) {
   uint64_t rss = RssBytes();
   uint64_t clients_mem = 0;
   for (Client* c : g.clients)
-    clients_mem += c->conn.in.capacity() + c->conn.out.capacity() + sizeof(Client);
+    clients_mem += c->conn.in.capacity() + c->conn.OutputAllocated() + sizeof(Client);
   Line(s, "# Memory");
   Line(s, "used_memory:%llu", static_cast<ull>(used));
   Line(s, "used_memory_human:%s", base::BytesToHuman(used).c_str());

@@ -95,6 +95,7 @@ void FeedMonitors(Client* c, const CommandSpec* cmd) {
   for (Client* m : g_monitors) {
     if (m->flags & kCloseAsap) continue;
     m->conn.out += line;
+    SealOutputIfLarge(m);
     QueueWrite(m);
   }
 }

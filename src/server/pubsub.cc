@@ -126,6 +126,7 @@ void Deliver(Client* rc, const char* kind, const std::string_view* pattern,
   r.Bulk(channel);
   r.Bulk(message);
   if (deferred) return;
+  SealOutputIfLarge(rc);
   QueueWrite(rc);
   CheckOutputLimits(rc);
 }
@@ -232,6 +233,7 @@ void PubsubDeliverRaw(Client* rc, std::string_view bytes) {
     return;
   }
   rc->conn.out.append(bytes);
+  SealOutputIfLarge(rc);
   QueueWrite(rc);
   CheckOutputLimits(rc);
 }
@@ -242,6 +244,7 @@ void PubsubFlushPending(Client* c) {
   g_pending_client = nullptr;
   rc->conn.out.append(g_pending);
   g_pending.clear();
+  SealOutputIfLarge(rc);
   QueueWrite(rc);
   CheckOutputLimits(rc);
 }

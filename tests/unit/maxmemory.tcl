@@ -328,6 +328,41 @@ start_server {tags {maxmemory} overrides {maxmemory 1000}} {
     }
 }
 
+start_server {tags {maxmemory}} {
+    test "A slow reader's output counts at its size in omem and used_memory, not a doubled capacity" {
+        r config set client-output-buffer-limit "normal 0 0 0"
+        r del l
+        for {set i 0} {$i < 100} {incr i} { r rpush l [string repeat x 20]$i }
+        set before [s used_memory]
+        set fd [valkey_raw]
+        set cmd "*4\r\n\$6\r\nLRANGE\r\n\$1\r\nl\r\n\$1\r\n0\r\n\$2\r\n-1\r\n"
+        puts -nonewline $fd [string repeat $cmd 10000]
+        flush $fd
+        # Until the node has answered all of them (what it holds stops growing).
+        set last -1
+        set omem -2
+        for {set i 0} {$i < 100 && $omem != $last} {incr i} {
+            after 100
+            set last $omem
+            set line [lsearch -inline [split [r client list] \n] "*cmd=lrange*"]
+            if {![regexp {omem=(\d+)} $line -> omem]} { set omem -2 }
+        }
+        assert_equal $last $omem "the slow reader's output never settled"
+        regexp {obl=(\d+)} $line -> obl
+        regexp {oll=(\d+)} $line -> oll
+        set grew [expr {[s used_memory] - $before}]
+        assert_morethan $obl 10000000
+        assert_morethan $oll 0
+        # Blocks of output hold their bytes (plus the block being written, the one being filled
+        # and the buffer of the next reply: at most about 1 MB), and used_memory grows by about
+        # that much. A doubled capacity would be up to twice the pending bytes.
+        assert {$omem <= $obl + 1100000} "omem $omem for $obl pending bytes"
+        assert {$grew <= $omem * 1.1 + 1048576} "used_memory grew $grew for omem $omem"
+        close $fd
+        r config set client-output-buffer-limit "normal 0 0 0 replica 256mb 64mb 60 pubsub 32mb 8mb 60"
+    } {beyond-valkey}
+}
+
 start_server {tags {maxmemory client-eviction}} {
     test "maxmemory-clients: values and errors as Valkey 8" {
         foreach {v err} {
