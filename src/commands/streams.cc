@@ -281,7 +281,7 @@ void RewriteTrim(const AddTrimArgs& a, Stream* s, std::vector<std::string>* out)
   (*out)[a.trim_arg - 1] = "=";
   (*out)[a.trim_arg] = a.trim.strategy == db::StreamTrimArgs::kMaxLen
                            ? std::to_string(s->length)
-                           : IdString(s->first_id);
+                           : IdString(db::StreamFirstStoredID(s));
 }
 
 void XAddCommand(Client* c) {
@@ -537,7 +537,7 @@ size_t ReplyGroupRange(Client* c, Stream* s, StreamID start, size_t count, Strea
         cg->entries_read = db::StreamEstimateDistanceFromFirstEverEntry(s, id);
       }
       cg->last_id = id;
-      if (noack) propagate_last_id = true;
+      propagate_last_id = true;  // Valkey 8 sends the group's position after the claims
     }
     ReplyEntry(r, si, id, n);
     if (!noack) {
@@ -712,9 +712,8 @@ void ReadGeneric(Client* c, bool xreadgroup) {
       }
       consumer = db::StreamLookupConsumer(groups[i], consumername);
       if (!consumer) {
+        // Not propagated: the XCLAIMs of what it reads create it on replicas.
         consumer = CreateConsumerNotify(c, groups[i], consumername, key);
-        prop.push_back({"XGROUP", "CREATECONSUMER", std::string(key), std::string(groupname),
-                        std::string(consumername)});
       }
       consumer->seen_time = now;
     } else if (s->length) {

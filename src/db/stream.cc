@@ -178,6 +178,17 @@ Stream::Stream(const Stream& o)
   }
 }
 
+Stream::Stream(Stream&& o) noexcept
+    : length(o.length),
+      last_id(o.last_id),
+      first_id(o.first_id),
+      max_deleted_entry_id(o.max_deleted_entry_id),
+      entries_added(o.entries_added) {
+  nodes.swap(o.nodes);
+  groups.swap(o.groups);  // consumers and pending entries keep their addresses
+  o.length = 0;
+}
+
 Stream::~Stream() {
   for (auto& [id, l] : nodes) lp::Free(l);
 }
@@ -371,6 +382,17 @@ StreamID StreamEdgeID(Stream* s, bool first) {
   StreamID id;
   int64_t n;
   if (!si.Next(&id, &n)) return first ? kStreamMaxID : StreamID{};
+  return id;
+}
+
+StreamID StreamFirstStoredID(Stream* s) {
+  if (s->nodes.empty()) return kStreamMaxID;
+  auto it = s->nodes.begin();
+  NodeHead h = ParseHead(it->second);
+  if (!h.first_entry) return kStreamMaxID;
+  int64_t flags;
+  StreamID id;
+  ReadEntry(it->second, h.first_entry, it->first, h.nfields, &flags, &id);
   return id;
 }
 

@@ -69,6 +69,7 @@ struct Stream {
   std::map<std::string, std::unique_ptr<StreamCG>> groups;
   Stream() = default;
   Stream(const Stream& o);
+  Stream(Stream&& o) noexcept;
   ~Stream();
 };
 
@@ -94,6 +95,9 @@ int64_t StreamTrim(Stream* s, const StreamTrimArgs& a);
 bool StreamDeleteID(Stream* s, StreamID id);
 // The first (or last) live entry's ID; {max} (first) or {0} (last) when empty.
 StreamID StreamEdgeID(Stream* s, bool first);
+// The first ID stored, deleted entries included ({max} when empty): what an approximate
+// MINID trim propagates.
+StreamID StreamFirstStoredID(Stream* s);
 // Whether a live entry has this ID.
 bool StreamHasID(Stream* s, StreamID id);
 
