@@ -712,8 +712,11 @@ void ReadGeneric(Client* c, bool xreadgroup) {
       }
       consumer = db::StreamLookupConsumer(groups[i], consumername);
       if (!consumer) {
-        // Not propagated: the XCLAIMs of what it reads create it on replicas.
         consumer = CreateConsumerNotify(c, groups[i], consumername, key);
+        // With NOACK no XCLAIM will create it on replicas (otherwise they do).
+        if (noack)
+          prop.push_back({"XGROUP", "CREATECONSUMER", std::string(key), std::string(groupname),
+                          std::string(consumername)});
       }
       consumer->seen_time = now;
     } else if (s->length) {
