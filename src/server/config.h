@@ -106,6 +106,8 @@ struct Config {
   int64_t zset_max_listpack_entries = 128;
   int64_t zset_max_listpack_value = 64;
   int64_t list_max_listpack_size = -2;
+  int64_t stream_node_max_bytes = 4096;
+  int64_t stream_node_max_entries = 100;
   int64_t list_compress_depth = 0;
   // persistence (stored; snapshots come with the persistence issue)
   std::string dbfilename = "dump.rdb";
