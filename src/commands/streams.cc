@@ -502,8 +502,13 @@ std::vector<std::string> ClaimCommand(std::string_view key, std::string_view gro
 
 std::vector<std::string> SetIdCommand(std::string_view key, std::string_view group,
                                       const StreamCG* cg) {
-  return {"XGROUP", "SETID", std::string(key), std::string(group), IdString(cg->last_id),
-          "ENTRIESREAD", std::to_string(cg->entries_read)};
+  return {"XGROUP",
+          "SETID",
+          std::string(key),
+          std::string(group),
+          IdString(cg->last_id),
+          "ENTRIESREAD",
+          std::to_string(cg->entries_read)};
 }
 
 StreamConsumer* CreateConsumerNotify(Client* c, StreamCG* cg, std::string_view name,
@@ -749,8 +754,9 @@ void ReadGeneric(Client* c, bool xreadgroup) {
     return;
   }
   if (timeout != -1) {
-    std::vector<std::string_view> keys(argv.begin() + static_cast<long>(streams_arg),
-                                       argv.begin() + static_cast<long>(streams_arg + streams_count));
+    std::vector<std::string_view> keys(
+        argv.begin() + static_cast<long>(streams_arg),
+        argv.begin() + static_cast<long>(streams_arg + streams_count));
     BlockForKeys(c, keys, deadline, db::kStream, true);
     if (c->flags & kBlocked) {
       // "$" means "after what is there now", also when the command runs again on wake-up.
@@ -865,18 +871,18 @@ void XGroupDestroy(Client* c) { XGroupGeneric(c, "destroy"); }
 void XGroupCreateConsumer(Client* c) { XGroupGeneric(c, "createconsumer"); }
 void XGroupDelConsumer(Client* c) { XGroupGeneric(c, "delconsumer"); }
 void XGroupHelp(Client* c) {
-  ReplyHelp(c, "XGROUP",
-            {"CREATE <key> <groupname> <id|$> [option]",
-             "    Create a new consumer group. Options are:", "    * MKSTREAM",
-             "      Create the empty stream if it does not exist.",
-             "    * ENTRIESREAD entries_read",
-             "      Set the group's entries_read counter (internal use).",
-             "CREATECONSUMER <key> <groupname> <consumer>",
-             "    Create a new consumer in the specified group.",
-             "DELCONSUMER <key> <groupname> <consumer>", "    Remove the specified consumer.",
-             "DESTROY <key> <groupname>", "    Remove the specified group.",
-             "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
-             "    Set the current group ID and entries_read counter."});
+  ReplyHelp(
+      c, "XGROUP",
+      {"CREATE <key> <groupname> <id|$> [option]",
+       "    Create a new consumer group. Options are:", "    * MKSTREAM",
+       "      Create the empty stream if it does not exist.", "    * ENTRIESREAD entries_read",
+       "      Set the group's entries_read counter (internal use).",
+       "CREATECONSUMER <key> <groupname> <consumer>",
+       "    Create a new consumer in the specified group.",
+       "DELCONSUMER <key> <groupname> <consumer>", "    Remove the specified consumer.",
+       "DESTROY <key> <groupname>", "    Remove the specified group.",
+       "SETID <key> <groupname> <id|$> [ENTRIESREAD entries_read]",
+       "    Set the current group ID and entries_read counter."});
 }
 
 void XAckCommand(Client* c) {
@@ -1024,8 +1030,7 @@ void XClaimCommand(Client* c) {
       if (!ArgInt(c, argv[j], &deliverytime, "Invalid TIME option argument for XCLAIM")) return;
     } else if (base::EqualsNoCase(opt, "retrycount") && moreargs) {
       j++;
-      if (!ArgInt(c, argv[j], &retrycount, "Invalid RETRYCOUNT option argument for XCLAIM"))
-        return;
+      if (!ArgInt(c, argv[j], &retrycount, "Invalid RETRYCOUNT option argument for XCLAIM")) return;
     } else if (base::EqualsNoCase(opt, "lastid") && moreargs) {
       j++;
       if (!ParseStrictID(c, argv[j], &last_id)) return;
@@ -1385,59 +1390,67 @@ void RegisterStreamCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "stream";
   t->push_back({"xadd", -5, kCmdWrite | kCmdDenyOom | kCmdFast, XAddCommand, g, "5.0.0",
-                "Appends an entry to a stream, creating it if needed.", "O(1), plus O(N) for the N entries trimmed"});
+                "Appends an entry to a stream, creating it if needed.",
+                "O(1), plus O(N) for the N entries trimmed"});
   t->push_back({"xrange", -4, kCmdReadonly, XRangeCommand, g, "5.0.0",
                 "Returns the entries of an ID range.", "O(N) for N entries returned"});
   t->push_back({"xrevrange", -4, kCmdReadonly, XRevRangeCommand, g, "5.0.0",
-                "Returns the entries of an ID range, newest first.", "O(N) for N entries returned"});
+                "Returns the entries of an ID range, newest first.",
+                "O(N) for N entries returned"});
   t->push_back({"xlen", 2, kCmdReadonly | kCmdFast, XLenCommand, g, "5.0.0",
                 "Counts the entries of a stream.", "O(1)"});
-  t->push_back({"xdel", -3, kCmdWrite | kCmdFast, XDelCommand, g, "5.0.0",
-                "Removes entries by ID.", "O(1) per entry"});
-  t->push_back({"xtrim", -4, kCmdWrite, XTrimCommand, g, "5.0.0",
-                "Removes the oldest entries.", "O(N) for N entries removed"});
+  t->push_back({"xdel", -3, kCmdWrite | kCmdFast, XDelCommand, g, "5.0.0", "Removes entries by ID.",
+                "O(1) per entry"});
+  t->push_back({"xtrim", -4, kCmdWrite, XTrimCommand, g, "5.0.0", "Removes the oldest entries.",
+                "O(N) for N entries removed"});
   t->push_back({"xsetid", -3, kCmdWrite | kCmdDenyOom | kCmdFast, XSetIdCommand, g, "5.0.0",
                 "Sets the last ID and counters of a stream (replication).", "O(1)"});
   t->push_back({"xread", -4, kCmdReadonly | kCmdBlocking, XReadCommand, g, "5.0.0",
-                "Reads entries after given IDs, optionally waiting for them.", "O(M) for M entries returned per stream"});
+                "Reads entries after given IDs, optionally waiting for them.",
+                "O(M) for M entries returned per stream"});
   t->push_back({"xreadgroup", -7, kCmdWrite | kCmdBlocking, XReadGroupCommand, g, "5.0.0",
-                "Reads entries for a consumer of a group, optionally waiting for them.", "O(M) for M entries returned per stream"});
+                "Reads entries for a consumer of a group, optionally waiting for them.",
+                "O(M) for M entries returned per stream"});
   t->push_back({"xack", -4, kCmdWrite | kCmdFast, XAckCommand, g, "5.0.0",
                 "Acknowledges pending entries of a group.", "O(1) per ID"});
   t->push_back({"xpending", -3, kCmdReadonly, XPendingCommand, g, "5.0.0",
-                "Lists or summarises the pending entries of a group.", "O(N) for N entries returned"});
+                "Lists or summarises the pending entries of a group.",
+                "O(N) for N entries returned"});
   t->push_back({"xclaim", -6, kCmdWrite | kCmdFast, XClaimCommand, g, "5.0.0",
                 "Transfers pending entries to another consumer.", "O(log N) per ID"});
   t->push_back({"xautoclaim", -6, kCmdWrite | kCmdFast, XAutoClaimCommand, g, "6.2.0",
-                "Transfers idle pending entries to another consumer, scanning from a cursor.", "O(1) for a small COUNT"});
-  CommandSpec xgroup{"xgroup", -2, 0, nullptr, g, "5.0.0", "Manages consumer groups.",
-                     "Depends on subcommand."};
+                "Transfers idle pending entries to another consumer, scanning from a cursor.",
+                "O(1) for a small COUNT"});
+  CommandSpec xgroup{
+      "xgroup", -2, 0, nullptr, g, "5.0.0", "Manages consumer groups.", "Depends on subcommand."};
   xgroup.subcommands = {
-      {"create", -5, kCmdWrite | kCmdDenyOom, XGroupCreate, g, "5.0.0",
-       "Creates a group.", "O(1)"},
-      {"setid", -5, kCmdWrite, XGroupSetId, g, "5.0.0",
-       "Moves a group's last delivered ID.", "O(1)"},
+      {"create", -5, kCmdWrite | kCmdDenyOom, XGroupCreate, g, "5.0.0", "Creates a group.", "O(1)"},
+      {"setid", -5, kCmdWrite, XGroupSetId, g, "5.0.0", "Moves a group's last delivered ID.",
+       "O(1)"},
       {"destroy", 4, kCmdWrite, XGroupDestroy, g, "5.0.0", "Deletes a group.",
        "O(N) for N pending entries"},
       {"createconsumer", 5, kCmdWrite | kCmdDenyOom, XGroupCreateConsumer, g, "6.2.0",
        "Adds a consumer to a group.", "O(1)"},
       {"delconsumer", 5, kCmdWrite, XGroupDelConsumer, g, "5.0.0",
        "Removes a consumer from a group.", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, XGroupHelp, g, "5.0.0",
-       "Lists the subcommands.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, XGroupHelp, g, "5.0.0", "Lists the subcommands.",
+       "O(1)"},
   };
   t->push_back(std::move(xgroup));
-  CommandSpec xinfo{"xinfo", -2, 0, nullptr, g, "5.0.0", "Describes streams, groups and consumers.",
+  CommandSpec xinfo{"xinfo",
+                    -2,
+                    0,
+                    nullptr,
+                    g,
+                    "5.0.0",
+                    "Describes streams, groups and consumers.",
                     "Depends on subcommand."};
   xinfo.subcommands = {
-      {"stream", -3, kCmdReadonly, XInfoStream, g, "5.0.0", "Describes a stream.",
+      {"stream", -3, kCmdReadonly, XInfoStream, g, "5.0.0", "Describes a stream.", "O(1)"},
+      {"groups", 3, kCmdReadonly, XInfoGroups, g, "5.0.0", "Lists the groups of a stream.", "O(1)"},
+      {"consumers", 4, kCmdReadonly, XInfoConsumers, g, "5.0.0", "Lists the consumers of a group.",
        "O(1)"},
-      {"groups", 3, kCmdReadonly, XInfoGroups, g, "5.0.0",
-       "Lists the groups of a stream.", "O(1)"},
-      {"consumers", 4, kCmdReadonly, XInfoConsumers, g, "5.0.0",
-       "Lists the consumers of a group.", "O(1)"},
-      {"help", 2, kCmdLoading | kCmdStale, XInfoHelp, g, "5.0.0",
-       "Lists the subcommands.", "O(1)"},
+      {"help", 2, kCmdLoading | kCmdStale, XInfoHelp, g, "5.0.0", "Lists the subcommands.", "O(1)"},
   };
   t->push_back(std::move(xinfo));
 }

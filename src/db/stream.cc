@@ -130,9 +130,7 @@ bool StreamID::Decr() {
   return true;
 }
 
-std::string StreamID::ToString() const {
-  return std::to_string(ms) + "-" + std::to_string(seq);
-}
+std::string StreamID::ToString() const { return std::to_string(ms) + "-" + std::to_string(seq); }
 
 void StreamID::Encode(uint8_t out[16]) const {
   for (int i = 0; i < 8; i++) {
