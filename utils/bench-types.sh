@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Data-type benchmark: redis-benchmark rows for lists, sets, hashes and sorted sets, and memory
 # of large values, for src/valkey-server and Debian's redis-server side by side in one run.
-# Usage: utils/bench-types.sh [--quick] [--rows throughput|bitmap|sort|geo|hll|memory|all]
+# Usage: utils/bench-types.sh [--quick] [--rows throughput|bitmap|sort|geo|hll|stream|memory|all]
 # bitmap: SETBIT, GETBIT, BITFIELD on 100,000 keys of 512 bytes (redis-benchmark's random numbers
 # are zero-padded, which no server takes as an offset, so they go in the key), and BITCOUNT,
 # BITPOS, BITOP on a 1 MB bitmap; redis-benchmark with the command line, -c 50 -P 1.
@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --rows) ROWS=$2; shift ;;
-    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|sort|geo|hll|memory|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--rows throughput|bitmap|sort|geo|hll|stream|memory|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -168,6 +168,29 @@ if [ "$ROWS" = all ] || [ "$ROWS" = hll ]; then
   cmdrow "pfmerge 2 dense" $((N / 10)) 1 pfmerge hm hd hd2
 fi
 
+gen_stream() {  # stream NAME of N entries with IDs 1-0 .. N-0 and two small fields, 1 per command
+  LC_ALL=C awk -v k="$1" -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) { id = i "-0"; v = sprintf("%d", i % 1000);
+    printf "*7\r\n$4\r\nXADD\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$4\r\nuser\r\n$%d\r\n%s\r\n$6\r\naction\r\n$5\r\nclick\r\n",
+      length(k), k, length(id), id, length(v), v } }'
+}
+
+if [ "$ROWS" = all ] || [ "$ROWS" = stream ]; then
+  echo
+  echo "-- streams (redis-benchmark -c 50 -P 1, median of $REPS, req/s; reads in 100,000 entries)"
+  row test ours theirs ratio target
+  for s in ours theirs; do
+    bl_cli $s del xs xt xbig >/dev/null
+    gen_stream xbig 100000 >"$BL_TMP/stream.resp"
+    bl_pipe_load $s "$BL_TMP/stream.resp" 100000 || exit 1
+  done
+  cmdrow "xadd *" "$N" 100000 xadd xs "*" user "__rand_int__" action click
+  cmdrow "xadd maxlen ~ 1000 *" "$N" 100000 xadd xt maxlen "~" 1000 "*" user "__rand_int__"
+  cmdrow "xrange count 10" $((N / 2)) 100000 xrange xbig "__rand_int__" + count 10
+  cmdrow "xrevrange count 10" $((N / 2)) 100000 xrevrange xbig "__rand_int__" - count 10
+  cmdrow "xread count 10" $((N / 2)) 100000 xread count 10 streams xbig "__rand_int__"
+  cmdrow "xlen" "$N" 1 xlen xbig
+fi
+
 # mem_row NAME GENERATOR: loads the generated RESP stream into both and reports used_memory growth.
 mem_row() {
   local name=$1 gen=$2 file="$BL_TMP/mem.resp" a b
@@ -202,6 +225,9 @@ gen_bigzset() {  # 1 sorted set of 1,000,000 members, 1000 per command
     for (f = 0; f < 1000; f++) { s = sprintf("%d", c * 1000 + f); printf "$%d\r\n%s\r\n$14\r\nmember:%07d\r\n", length(s), s, c * 1000 + f } } }'
 }
 
+gen_bigstream() {  # 1 stream of 1,000,000 entries
+  gen_stream bigstream $([ $QUICK = 1 ] && echo 200000 || echo 1000000)
+}
 gen_biggeo() {  # 1 geo set of 1,000,000 members, 1000 per command
   gen_geo biggeo $([ $QUICK = 1 ] && echo 200000 || echo 1000000)
 }
@@ -214,4 +240,5 @@ if [ "$ROWS" = all ] || [ "$ROWS" = memory ]; then
   mem_row "1 hash x 1M fields" gen_bighash
   mem_row "1 zset x 1M members" gen_bigzset
   mem_row "1 geo set x 1M members" gen_biggeo
+  mem_row "1 stream x 1M entries" gen_bigstream
 fi

@@ -11,6 +11,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "commands/common.h"
+#include "db/stream.h"
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
 #include "server/command_docs.h"
@@ -373,6 +374,27 @@ void DigestKey(db::Obj* o, uint8_t out[20]) {
     case persist::Kind::kHash:
       for (auto& [f, val] : v.pairs) mix_unordered(f + '\0' + val);
       break;
+    case persist::Kind::kStream: {
+      db::Stream* s = v.stream.get();
+      db::StreamIterator si(s, db::StreamID{}, db::kStreamMaxID, false);
+      db::StreamID id;
+      int64_t n;
+      while (si.Next(&id, &n)) {
+        std::string item = id.ToString();
+        std::string_view f, val;
+        for (int64_t i = 0; i < n; i++) {
+          si.Field(&f, &val);
+          item.append(1, '\0').append(f).append(1, '\0').append(val);
+        }
+        mix_ordered(item);
+      }
+      mix_ordered(s->last_id.ToString());
+      for (auto& [name, cg] : s->groups) {
+        mix_ordered(name + '\0' + cg->last_id.ToString());
+        for (auto& [pid, nack] : cg->pel) mix_ordered(pid.ToString() + '\0' + nack.consumer->name);
+      }
+      break;
+    }
   }
   uint64_t cc = a ^ (b << 1);
   memcpy(out, &a, 8);

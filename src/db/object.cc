@@ -104,6 +104,8 @@ const char* EncodingName(Enc e) {
       return "skiplist";
     case kEncEmbstr:
       return "embstr";
+    case kEncStream:
+      return "stream";
     case kEncQuicklist:
       return "quicklist";
     case kEncListpack:

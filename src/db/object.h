@@ -21,6 +21,7 @@ enum Enc : uint8_t {
   kEncSkiplist = 7,
   kEncEmbstr = 8,
   kEncQuicklist = 9,
+  kEncStream = 10,
   kEncListpack = 11,
   // Internal: a string longer than an embstr kept inside the object (one allocation) until
   // something edits it in place (APPEND, SETRANGE make it kEncRaw). Reported as "raw".

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "base/util.h"
+#include "db/stream.h"
 #include "net/reply.h"
 #include "net/resp_parser.h"
 
@@ -187,6 +188,57 @@ AofReader::Status AofReader::Next() {
   }
 }
 
+namespace {
+// A stream as the commands that rebuild it: its entries (XADD; an empty stream is made by an
+// XADD trimmed to nothing), its counters (XSETID), its groups, consumers and pending entries.
+void AppendStreamAsCommands(std::string* out, std::string_view key, db::Stream* s) {
+  std::vector<std::string> args;
+  auto emit = [&] {
+    std::vector<std::string_view> argv(args.begin(), args.end());
+    net::AppendCommand(out, argv);
+  };
+  if (s->length) {
+    db::StreamIterator si(s, db::StreamID{}, db::kStreamMaxID, false);
+    db::StreamID id;
+    int64_t n;
+    while (si.Next(&id, &n)) {
+      args = {"XADD", std::string(key), id.ToString()};
+      std::string_view f, val;
+      for (int64_t i = 0; i < n; i++) {
+        si.Field(&f, &val);
+        args.emplace_back(f);
+        args.emplace_back(val);
+      }
+      emit();
+    }
+  } else {
+    args = {"XADD", std::string(key), "MAXLEN", "0", "0-1", "x", "y"};
+    emit();
+  }
+  args = {"XSETID",       std::string(key),
+          s->last_id.ToString(), "ENTRIESADDED",
+          std::to_string(s->entries_added), "MAXDELETEDID",
+          s->max_deleted_entry_id.ToString()};
+  emit();
+  for (auto& [name, cg] : s->groups) {
+    args = {"XGROUP", "CREATE", std::string(key), name, cg->last_id.ToString(), "ENTRIESREAD",
+            std::to_string(cg->entries_read)};
+    emit();
+    for (auto& [cname, consumer] : cg->consumers) {
+      if (!consumer->pel.empty()) continue;
+      args = {"XGROUP", "CREATECONSUMER", std::string(key), name, cname};
+      emit();
+    }
+    for (auto& [id, nack] : cg->pel) {
+      args = {"XCLAIM", std::string(key), name, nack.consumer->name, "0", id.ToString(), "TIME",
+              std::to_string(nack.delivery_time), "RETRYCOUNT",
+              std::to_string(nack.delivery_count), "JUSTID", "FORCE"};
+      emit();
+    }
+  }
+}
+}  // namespace
+
 void AppendKeyAsCommands(std::string* out, std::string_view key, const Value& v,
                          int64_t expire_ms) {
   std::vector<std::string_view> argv;
@@ -224,6 +276,9 @@ void AppendKeyAsCommands(std::string* out, std::string_view key, const Value& v,
         argv.push_back(v.pairs[j].first);
         argv.push_back(v.pairs[j].second);
       });
+      break;
+    case Kind::kStream:
+      AppendStreamAsCommands(out, key, v.stream.get());
       break;
   }
   if (expire_ms >= 0) {

@@ -6,6 +6,7 @@
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
+#include "db/stream.h"
 #include "db/zset.h"
 
 namespace persist {
@@ -46,6 +47,10 @@ Value ToValue(db::Obj* o) {
       db::HashForEach(
           o, [&](std::string_view f, std::string_view val) { v.pairs.emplace_back(f, val); });
       break;
+    case db::kStream:
+      v.kind = Kind::kStream;
+      v.stream = std::shared_ptr<db::Stream>(db::GetStream(o), [](db::Stream*) {});
+      break;
     default:
       break;
   }
@@ -76,6 +81,14 @@ db::Obj* FromValue(std::string_view key, const Value& v, int64_t expire) {
       o = db::NewHash(key);
       for (auto& [f, val] : v.pairs) db::HashSet(o, f, val);
       break;
+    case Kind::kStream: {
+      // A decoded value hands its stream over; a borrowed one is copied.
+      db::Stream* s = v.stream_owned && v.stream.use_count() == 1
+                          ? new db::Stream(std::move(*v.stream))
+                          : new db::Stream(*v.stream);
+      o = db::NewContainer(key, db::kStream, db::kEncStream, s);
+      break;
+    }
   }
   return o && expire >= 0 ? db::WithExpire(o, expire) : o;
 }

@@ -82,7 +82,7 @@ const char* TypeName(uint8_t t) {
   }
 }
 
-bool Unsupported(uint8_t t) { return t == 6 || t == 7 || t == 9 || t == 15 || t == 19 || t == 21; }
+bool Unsupported(uint8_t t) { return t == 6 || t == 7 || t == 9; }
 
 std::string Printable(std::string_view s) {
   std::string out;

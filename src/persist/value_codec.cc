@@ -10,6 +10,7 @@
 #include "base/crc64.h"
 #include "base/lzf.h"
 #include "base/util.h"
+#include "db/stream.h"
 #include "ds/intset.h"
 #include "ds/listpack.h"
 #include "persist/ziplist_reader.h"
@@ -382,6 +383,162 @@ uint64_t LoadLe64(const uint8_t* p) {
   return v;
 }
 
+// STREAM_LISTPACKS_2 (what Redis 7.0 reads and writes): the nodes (16-byte master ID, then
+// the listpack), length, last ID, first ID, max deleted ID, entries added, then each group
+// (name, last ID, entries read, its pending entries with delivery time and count, its
+// consumers with seen time and their pending IDs).
+void WriteStream(std::string* out, const db::Stream& s, bool compress) {
+  out->push_back(static_cast<char>(kTypeStreamListpacks2));
+  WriteLen(out, s.nodes.size());
+  for (auto& [id, lp] : s.nodes) {
+    uint8_t key[16];
+    id.Encode(key);
+    WriteString(out, std::string_view(reinterpret_cast<const char*>(key), 16), false);
+    WriteBlob(out, lp, ds::lp::Bytes(lp), compress);
+  }
+  WriteLen(out, s.length);
+  for (db::StreamID id : {s.last_id, s.first_id, s.max_deleted_entry_id}) {
+    WriteLen(out, id.ms);
+    WriteLen(out, id.seq);
+  }
+  WriteLen(out, s.entries_added);
+  WriteLen(out, s.groups.size());
+  for (auto& [name, cg] : s.groups) {
+    WriteString(out, name, compress);
+    WriteLen(out, cg->last_id.ms);
+    WriteLen(out, cg->last_id.seq);
+    WriteLen(out, static_cast<uint64_t>(cg->entries_read));
+    WriteLen(out, cg->pel.size());
+    for (auto& [id, nack] : cg->pel) {
+      uint8_t key[16];
+      id.Encode(key);
+      out->append(reinterpret_cast<const char*>(key), 16);
+      StoreLe64(out, static_cast<uint64_t>(nack.delivery_time));
+      WriteLen(out, nack.delivery_count);
+    }
+    WriteLen(out, cg->consumers.size());
+    for (auto& [cname, consumer] : cg->consumers) {
+      WriteString(out, cname, compress);
+      StoreLe64(out, static_cast<uint64_t>(consumer->seen_time));
+      WriteLen(out, consumer->pel.size());
+      for (auto& [id, nack] : consumer->pel) {
+        uint8_t key[16];
+        id.Encode(key);
+        out->append(reinterpret_cast<const char*>(key), 16);
+      }
+    }
+  }
+}
+
+bool ReadStreamID(Reader& r, db::StreamID* id) {
+  return r.ReadLen(&id->ms, nullptr) && r.ReadLen(&id->seq, nullptr);
+}
+
+// Types 15, 19 and 21. Everything is checked: listpacks in depth, counts, ID order, pending
+// entries and their owners, so that nothing malformed reaches the keyspace.
+bool ReadStream(Reader& r, uint8_t type, Value* out) {
+  auto s = std::make_shared<db::Stream>();
+  uint64_t nodes;
+  if (!r.ReadLen(&nodes, nullptr) || nodes > r.Remaining() / 2) return false;
+  uint64_t valid_total = 0;
+  db::StreamID prev_last;
+  bool have_prev = false;
+  db::StreamID first_valid = db::kStreamMaxID;
+  std::string key, blob;
+  for (uint64_t i = 0; i < nodes; i++) {
+    if (!r.ReadString(&key) || key.size() != 16) return false;
+    if (!r.ReadString(&blob, ds::lp::kSafeSize)) return false;
+    db::StreamID master = db::StreamID::Decode(reinterpret_cast<const uint8_t*>(key.data()));
+    if (have_prev && master <= prev_last) return false;
+    uint64_t valid;
+    db::StreamID last, fv;
+    if (!db::StreamValidateNode(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(),
+                                master, have_prev ? &prev_last : nullptr, &valid, &last, &fv))
+      return false;
+    if (valid && first_valid == db::kStreamMaxID) first_valid = fv;
+    have_prev = true;
+    prev_last = last;
+    valid_total += valid;
+    auto* lp = static_cast<uint8_t*>(malloc(blob.size()));
+    if (!lp) abort();
+    memcpy(lp, blob.data(), blob.size());
+    s->nodes.emplace_hint(s->nodes.end(), master, lp);
+  }
+  if (!r.ReadLen(&s->length, nullptr) || s->length != valid_total) return false;
+  if (!ReadStreamID(r, &s->last_id)) return false;
+  if (have_prev && s->last_id < prev_last) return false;
+  if (type >= kTypeStreamListpacks2) {
+    if (!ReadStreamID(r, &s->first_id) || !ReadStreamID(r, &s->max_deleted_entry_id) ||
+        !r.ReadLen(&s->entries_added, nullptr))
+      return false;
+  } else {
+    s->first_id = s->length ? first_valid : db::StreamID{};
+    s->entries_added = s->length;
+  }
+  uint64_t ngroups;
+  if (!r.ReadLen(&ngroups, nullptr) || ngroups > r.Remaining()) return false;
+  for (uint64_t gi = 0; gi < ngroups; gi++) {
+    std::string name;
+    db::StreamID last_id;
+    if (!r.ReadString(&name) || !ReadStreamID(r, &last_id)) return false;
+    int64_t entries_read;
+    if (type >= kTypeStreamListpacks2) {
+      uint64_t v;
+      if (!r.ReadLen(&v, nullptr)) return false;
+      entries_read = static_cast<int64_t>(v);
+      if (entries_read < db::kEntriesReadInvalid) return false;
+    } else {
+      entries_read = db::StreamEstimateDistanceFromFirstEverEntry(s.get(), last_id);
+    }
+    db::StreamCG* cg = db::StreamCreateCG(s.get(), name, last_id, entries_read);
+    if (!cg) return false;  // duplicated group name
+    uint64_t pel;
+    if (!r.ReadLen(&pel, nullptr) || pel > r.Remaining() / 25) return false;
+    for (uint64_t k = 0; k < pel; k++) {
+      uint8_t raw[16], t[8];
+      uint64_t count;
+      if (!r.ReadBytes(raw, 16) || !r.ReadBytes(t, 8) || !r.ReadLen(&count, nullptr))
+        return false;
+      auto [it, fresh] = cg->pel.try_emplace(db::StreamID::Decode(raw));
+      if (!fresh) return false;
+      it->second.delivery_time = static_cast<int64_t>(LoadLe64(t));
+      it->second.delivery_count = count;
+    }
+    uint64_t nconsumers;
+    if (!r.ReadLen(&nconsumers, nullptr) || nconsumers > r.Remaining()) return false;
+    for (uint64_t ci = 0; ci < nconsumers; ci++) {
+      std::string cname;
+      uint8_t t[8];
+      if (!r.ReadString(&cname) || !r.ReadBytes(t, 8)) return false;
+      db::StreamConsumer* consumer = db::StreamCreateConsumer(cg, cname, 0);
+      if (!consumer) return false;
+      consumer->seen_time = static_cast<int64_t>(LoadLe64(t));
+      consumer->active_time = consumer->seen_time;
+      if (type >= kTypeStreamListpacks3) {
+        if (!r.ReadBytes(t, 8)) return false;
+        consumer->active_time = static_cast<int64_t>(LoadLe64(t));
+      }
+      uint64_t cpel;
+      if (!r.ReadLen(&cpel, nullptr) || cpel > r.Remaining() / 16) return false;
+      for (uint64_t k = 0; k < cpel; k++) {
+        uint8_t raw[16];
+        if (!r.ReadBytes(raw, 16)) return false;
+        db::StreamID id = db::StreamID::Decode(raw);
+        auto it = cg->pel.find(id);
+        if (it == cg->pel.end() || it->second.consumer) return false;
+        it->second.consumer = consumer;
+        consumer->pel.emplace_hint(consumer->pel.end(), id, &it->second);
+      }
+    }
+    for (auto& [id, nack] : cg->pel)
+      if (!nack.consumer) return false;  // a pending entry nobody owns
+  }
+  out->kind = Kind::kStream;
+  out->stream = std::move(s);
+  out->stream_owned = true;
+  return true;
+}
+
 }  // namespace
 
 bool Reader::ReadByte(uint8_t* b) {
@@ -568,6 +725,9 @@ void WriteValue(std::string* out, const Value& v, bool compress) {
     case Kind::kHash:
       WriteHash(out, v, compress);
       return;
+    case Kind::kStream:
+      WriteStream(out, *v.stream, compress);
+      return;
   }
 }
 
@@ -621,10 +781,11 @@ bool ReadValue(Reader& r, uint8_t type, Value* out) {
       return r.ReadString(&blob) && ListpackEntries(blob, &out->elems) && !out->elems.empty() &&
              !ElemsHaveDuplicates(out->elems);
     }
-    case kTypeHashZipmap:
     case kTypeStreamListpacks:
     case kTypeStreamListpacks2:
     case kTypeStreamListpacks3:
+      return ReadStream(r, type, out);
+    case kTypeHashZipmap:
     default:
       return false;
   }

@@ -8,17 +8,22 @@
 // (listpack, ziplist, plain with binary doubles) and hashes (listpack, ziplist, plain).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace db {
+struct Stream;
+}
 
 namespace persist {
 
 inline constexpr int kWriteVersion = 10;
 inline constexpr int kMaxReadVersion = 11;
 
-enum class Kind { kString, kList, kSet, kZSet, kHash };
+enum class Kind { kString, kList, kSet, kZSet, kHash, kStream };
 
 struct Value {
   Kind kind = Kind::kString;
@@ -26,6 +31,10 @@ struct Value {
   std::vector<std::string> elems;                          // kList (in order), kSet
   std::vector<std::pair<std::string, double>> zelems;      // kZSet (any order)
   std::vector<std::pair<std::string, std::string>> pairs;  // kHash
+  // kStream: the value itself (its nodes are already the snapshot's listpacks). Borrowed from
+  // the keyspace when written (ToValue), owned when read (stream_owned: FromValue takes it).
+  std::shared_ptr<db::Stream> stream;
+  bool stream_owned = false;
 };
 
 // Bounded reader over a byte buffer: every read checks the remaining length.

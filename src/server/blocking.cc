@@ -123,6 +123,11 @@ void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t 
   blocks_.blocked[c] = std::move(st);
 }
 
+void SetBlockUnblockOnNoKey(Client* c) {
+  auto it = blocks_.blocked.find(c);
+  if (it != blocks_.blocked.end()) it->second.unblock_on_nokey = true;
+}
+
 void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t deadline_ms,
                       AckCounter acked) {
   BlockState st;
@@ -269,16 +274,25 @@ void HandleReadyKeys() {
     ready.swap(blocks_.ready);
     blocks_.ready_set.clear();
     for (auto& id : ready) {
-      // Serve waiters in arrival order while the key still has data of their type.
-      while (true) {
+      // Serve the clients waiting when the key was signalled, in arrival order, while the key
+      // still has data of their type. Each is tried once: a stream reader whose IDs are not
+      // reached yet blocks again, at the back.
+      auto w0 = blocks_.waiting.find(id);
+      if (w0 == blocks_.waiting.end()) continue;
+      std::vector<Client*> waiters(w0->second.begin(), w0->second.end());
+      for (Client* c : waiters) {
         auto w = blocks_.waiting.find(id);
-        if (w == blocks_.waiting.end() || w->second.empty()) break;
+        if (w == blocks_.waiting.end()) break;
+        if (std::find(w->second.begin(), w->second.end(), c) == w->second.end()) continue;
         db::Db* d = GetDb(id.dbid);
         UpdateCommandTime();
         db::Obj* o = d->Lookup(id.key);
-        Client* c = w->second.front();
         BlockState& st = blocks_.blocked[c];
-        if (!o || o->type() != st.type) break;
+        if (!o || o->type() != st.type) {
+          if (!st.unblock_on_nokey) break;
+          UnblockWithError(c, "-UNBLOCKED the stream key no longer exists");
+          continue;
+        }
         Unblock(c);
         std::vector<std::string> argv = std::move(c->held_argv);
         c->held_argv.clear();
@@ -292,8 +306,10 @@ void HandleReadyKeys() {
         c->flags &= ~kReprocessing;
         SelectDb(c, saved_db);
         c->argv.clear();
-        if (!(c->flags & kBlocked)) c->argv_len_sum = 0;
-        QueueWriteAndResume(c);
+        if (!(c->flags & kBlocked)) {
+          c->argv_len_sum = 0;
+          QueueWriteAndResume(c);
+        }
       }
     }
   }

@@ -25,6 +25,9 @@ struct BlockState {
   int dbid = 0;
   db::Type type = db::kList;          // the type whose arrival wakes the client
   bool null_array_on_timeout = true;  // reply inside MULTI: BLPOP-style *-1, BLMOVE-style $-1
+  // XREADGROUP: a key that is gone (or of another type) when signalled ends the block with
+  // -UNBLOCKED instead of waiting on.
+  bool unblock_on_nokey = false;
   // kReplicas (WAIT): numreplicas must have acknowledged offset (-1: where the stream stands
   // once the blocking command is propagated, set at the end of Call)
   int64_t offset = 0, numreplicas = 0;
@@ -49,6 +52,8 @@ bool ParseBlockTimeout(Client* c, std::string_view arg, int64_t* deadline_ms);
 // MULTI/EXEC nothing blocks: the timeout reply is sent at once.
 void BlockForKeys(Client* c, const std::vector<std::string_view>& keys, int64_t deadline_ms,
                   db::Type type, bool null_array_on_timeout);
+// The block of c (just made by BlockForKeys) ends with an error if its key disappears.
+void SetBlockUnblockOnNoKey(Client* c);
 // WAIT: blocks c until `acked(offset) >= numreplicas` or the deadline; the reply is the count.
 void BlockForReplicas(Client* c, int64_t offset, int64_t numreplicas, int64_t deadline_ms,
                       AckCounter acked);

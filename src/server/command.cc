@@ -100,6 +100,7 @@ void BuildCommandTable() {
   RegisterListCommands(&t);
   RegisterZSetCommands(&t);
   RegisterGeoCommands(&t);
+  RegisterStreamCommands(&t);
   Repl().register_commands(&t);
   Cluster().register_commands(&t);
   RegisterPersistenceCommands(&t);

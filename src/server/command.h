@@ -81,6 +81,7 @@ void RegisterListCommands(std::vector<CommandSpec>* t);
 void RegisterSetCommands(std::vector<CommandSpec>* t);
 void RegisterZSetCommands(std::vector<CommandSpec>* t);
 void RegisterGeoCommands(std::vector<CommandSpec>* t);
+void RegisterStreamCommands(std::vector<CommandSpec>* t);
 void RegisterPersistenceCommands(std::vector<CommandSpec>* t);
 void RegisterMigrateCommands(std::vector<CommandSpec>* t);
 void RegisterAclCommands(std::vector<CommandSpec>* t);

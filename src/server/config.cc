@@ -16,6 +16,7 @@
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
+#include "db/stream.h"
 #include "db/zset.h"
 #include "net/resp_parser.h"
 #include "server/command.h"
@@ -259,6 +260,7 @@ bool ApplyTypeLimits(std::string*) {
                          static_cast<size_t>(cfg.zset_max_listpack_value)};
   db::GetListLimits() = {static_cast<int>(cfg.list_max_listpack_size),
                          static_cast<int>(cfg.list_compress_depth)};
+  db::GetStreamLimits() = {cfg.stream_node_max_bytes, cfg.stream_node_max_entries};
   return true;
 }
 
@@ -756,6 +758,10 @@ std::vector<Def>& Table() {
        {},
        ApplyTypeLimits,
        "64"},
+      {"stream-node-max-bytes", nullptr, kMem, 0, &cfg.stream_node_max_bytes, 0, INT64_MAX,
+       nullptr, {}, ApplyTypeLimits, "4096"},
+      {"stream-node-max-entries", nullptr, kInt, 0, &cfg.stream_node_max_entries, 0, INT64_MAX,
+       nullptr, {}, ApplyTypeLimits, "100"},
       {"list-max-listpack-size",
        "list-max-ziplist-size",
        kInt,

@@ -112,6 +112,8 @@ struct Config {
   int64_t zset_max_listpack_entries = 128;
   int64_t zset_max_listpack_value = 64;
   int64_t list_max_listpack_size = -2;
+  int64_t stream_node_max_bytes = 4096;
+  int64_t stream_node_max_entries = 100;
   int64_t list_compress_depth = 0;
   int64_t hll_sparse_max_bytes = 3000;  // HyperLogLog: sparse values grow up to this, then dense
   // persistence (stored; snapshots come with the persistence issue)

@@ -29,6 +29,7 @@ struct PropagationOverride {
   // Several commands instead (SPOP of more than 1024 members): wrapped in MULTI/EXEC.
   std::vector<std::vector<std::string>> many;
   bool force_prop = false;  // propagate although nothing changed (PUBLISH)
+  bool prevent = false;     // nothing leaves although data changed (PropagateAsMany of none)
 };
 PropagationOverride override_;
 
@@ -80,6 +81,11 @@ void PropagateAs(Client* c, std::vector<std::string> argv) {
 }
 
 void PropagateAsMany(Client* c, std::vector<std::vector<std::string>> cmds) {
+  if (cmds.empty()) {
+    override_.prevent = true;
+    return;
+  }
+  override_.prevent = false;
   if (cmds.size() == 1) return PropagateAs(c, std::move(cmds[0]));
   override_.many = std::move(cmds);
   override_.has_override = true;
@@ -96,6 +102,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   uint64_t errors_before = g.stats.error_seq;
   override_.has_override = false;
   override_.force_prop = false;
+  override_.prevent = false;
   override_.many.clear();
   Client* prev = g.current_client;
   g.current_client = c;
@@ -132,7 +139,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   // A replica applies its primary's stream: those bytes are passed on verbatim elsewhere.
   // EXEC itself never leaves: its commands did, wrapped by the transaction hooks.
   bool is_exec = std::string_view(cmd->name) == "exec";
-  if ((g.dirty != dirty_before || override_.force_prop) && !is_exec) {
+  if ((g.dirty != dirty_before || override_.force_prop) && !is_exec && !override_.prevent) {
     // What leaves: the override, or the command under its real name (replicas and the AOF
     // need not share the renames).
     std::vector<std::string_view> renamed;
@@ -175,6 +182,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   override_.many.clear();
   override_.has_override = false;
   override_.force_prop = false;
+  override_.prevent = false;
   if (c->flags & kReplySkip) {
     c->flags &= ~kReplySkip;
     c->discard.clear();

@@ -14,7 +14,8 @@ bool PassesGate(Client* c, const CommandSpec* cmd);
 void Call(Client* c, const CommandSpec* cmd);
 // Replace what is propagated for the running command (e.g. SET EX -> SET PXAT).
 void PropagateAs(Client* c, std::vector<std::string> argv);
-// Several commands instead of the command (MULTI/EXEC around them in the stream and the AOF).
+// Several commands instead of the command (MULTI/EXEC around them in the stream and the AOF);
+// none: nothing leaves for this command.
 void PropagateAsMany(Client* c, std::vector<std::vector<std::string>> cmds);
 // Propagate the running command although it changed no data (PUBLISH).
 void ForcePropagation();

@@ -26,6 +26,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
+#include "db/stream.h"
 #include "db/zset.h"
 #include "server/aof.h"
 #include "server/evict.h"
@@ -385,6 +386,7 @@ int Main(int argc, char** argv) {
   db::RegisterSetType();
   db::RegisterListType();
   db::RegisterZSetType();
+  db::RegisterStreamType();
   Repl().init();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;

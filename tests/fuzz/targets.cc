@@ -13,6 +13,7 @@
 #include "db/db.h"
 #include "db/hash.h"
 #include "db/hll.h"
+#include "db/stream.h"
 #include "db/list.h"
 #include "db/set.h"
 #include "db/zset.h"
@@ -34,6 +35,7 @@ const bool types_registered = [] {
   db::RegisterSetType();
   db::RegisterZSetType();
   db::RegisterHashType();
+  db::RegisterStreamType();
   return true;
 }();
 
@@ -149,6 +151,14 @@ const char* kDumpHex[] = {
     "111d1d0000000600816202dffe0281610283312e350481630283696e6604ff0a00",
     "0502026d31000000000000d03f026d329c7500883ce437fe0a00",
     "0402026632c0160266310276310a00",
+    // Streams (type 19): three entries in one node with a group, a consumer with two pending
+    // entries and one without; an empty stream whose only entry was trimmed.
+    "13011000000000000000010000000000000001c33a3f113f0000001900030100010201816102816202400900"
+    "002001050101817802052016400a201c0079200c400a02dfff02201a06630203010601ff0302000101000003"
+    "01016701020202000000000000000100000000000000011d7ed933a201000001000000000000000100000000"
+    "000000021d7ed933a2010000010205616c6963651d7ed933a201000002000000000000000100000000000000"
+    "010000000000000001000000000000000203626f62247ed933a2010000000a00",
+    "13000005050000000001000a00",
 };
 
 std::vector<std::string> DumpSeeds() {

@@ -73,6 +73,30 @@ try {
                 }
             }
 
+            test "Streams with groups move both ways with redis-server 7.0 (DUMP/RESTORE)" {
+                foreach level {-1 0} {
+                    r_at $level flushall
+                    for {set i 1} {$i <= 250} {incr i} {
+                        r_at $level xadd st $i-[expr {$i % 3}] f[expr {$i % 4}] v$i n $i
+                    }
+                    r_at $level xdel st 7-1
+                    r_at $level xgroup create st g 0
+                    r_at $level xreadgroup GROUP g alice COUNT 3 STREAMS st >
+                    r_at $level xgroup createconsumer st g bob
+                    r_at $level xadd empty MAXLEN 0 5-5 a 1
+                }
+                foreach {from to} {-1 0 0 -1} {
+                    foreach k {st empty} {
+                        r_at $to del $k
+                        assert_equal OK [r_at $to restore $k 0 [r_at $from dump $k]]
+                        assert_equal [r_at $from xrange $k - +] [r_at $to xrange $k - +]
+                        assert_equal [r_at $from xinfo stream $k] [r_at $to xinfo stream $k]
+                        assert_equal [r_at $from xinfo groups $k] [r_at $to xinfo groups $k]
+                    }
+                    assert_equal [r_at $from xpending st g - + 10] [r_at $to xpending st g - + 10]
+                }
+            }
+
             test "RESTORE keeps TTL (relative and ABSTTL) and refuses an existing key" {
                 r flushall
                 r set k v
@@ -132,6 +156,56 @@ start_server {tags {dump}} {
         # A well-formed crafted payload still works.
         assert_equal OK [r restore t 0 [with_crc "\x00\x03abc$v10"]]
         assert_equal abc [r get t]
+        assert_equal PONG [r ping]
+    }
+
+    test "Malformed stream payloads with a valid checksum get Bad data format" {
+        r flushall
+        set v10 [binary format s 10]
+        # A stream of one node (written by redis-server 7.0): one entry 5-5 trimmed away.
+        set ok [binary decode hex 13000005050000000001000a00]
+        assert_equal OK [r restore t 0 [with_crc [string range $ok 0 end-2]$v10]]
+        assert_equal 0 [r xlen t]
+        r del t
+        # A three-entry stream with a group: every single-byte change of the body is either
+        # refused with Bad data format or restores a stream that answers; never a crash.
+        set body [binary decode hex [join {
+            13011000000000000000010000000000000001c33a3f113f0000001900030100010201816102
+            816202400900002001050101817802052016400a201c0079200c400a02dfff02201a06630203
+            010601ff030200010100000301016701020202000000000000000100000000000000011d7ed9
+            33a201000001000000000000000100000000000000021d7ed933a2010000010205616c696365
+            1d7ed933a2010000020000000000000001000000000000000100000000000000010000000000
+            00000203626f62247ed933a2010000000a00} ""]]
+        set body [string range $body 0 end-2]
+        assert_equal OK [r restore t 0 [with_crc $body$v10]]
+        assert_equal 3 [r xlen t]
+        r del t
+        for {set i 1} {$i < [string length $body]} {incr i} {
+            binary scan [string index $body $i] cu b
+            set bad [string replace $body $i $i [binary format cu [expr {$b ^ 0x21}]]]
+            if {[catch {r restore t 0 [with_crc $bad$v10]} err]} {
+                assert_match {*Bad data format*} $err
+            } else {
+                r xinfo stream t full
+                r xrange t - +
+                r xrevrange t + -
+                r del t
+            }
+        }
+        # A pending entry that no consumer owns.
+        # (no nodes, last ID 1-0, one group "g" whose pending list holds 1-0 and has no consumer)
+        set orphan [binary decode hex [join {
+            1300000100000000000101016700000001000000000000000100000000000000000000000000
+            0000000100} ""]]
+        assert_error "ERR Bad data format" {r restore t 0 [with_crc $orphan$v10]}
+        # The same with a consumer owning the entry restores.
+        set owned [binary decode hex [join {
+            1300000100000000000101016700000001000000000000000100000000000000000000000000
+            0000000101016300000000000000000100000000000000010000000000000000} ""]]
+        assert_equal OK [r restore t 0 [with_crc $owned$v10]]
+        assert_equal {1 1-0 1-0 {{c 1}}} [r xpending t g]
+        r del t
+        assert_error "ERR Bad data format" {r restore t 0 [with_crc $orphan$v10]}
         assert_equal PONG [r ping]
     }
 
