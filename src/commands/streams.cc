@@ -640,6 +640,9 @@ void ReadGeneric(Client* c, bool xreadgroup) {
     if (timeout > INT64_MAX - db::GetEnv().now_ms) return c->R().Error("timeout is out of range");
     deadline = db::GetEnv().now_ms + timeout;
   }
+  // Woken and run again: the block keeps the deadline it started with.
+  if ((c->flags & server::kReprocessing) && c->reprocess_deadline_ms >= 0)
+    deadline = c->reprocess_deadline_ms;
 
   std::vector<StreamID> ids(streams_count);
   std::vector<StreamCG*> groups(streams_count, nullptr);

@@ -93,6 +93,8 @@ bool ParseBlockTimeout(Client* c, std::string_view arg, int64_t* deadline_ms) {
   }
   int64_t t = static_cast<int64_t>(std::ceil(ms));
   *deadline_ms = t == 0 ? 0 : base::MsTime() + t;
+  if ((c->flags & kReprocessing) && c->reprocess_deadline_ms >= 0)
+    *deadline_ms = c->reprocess_deadline_ms;  // woken and blocking again: the first deadline
   return true;
 }
 
@@ -288,12 +290,13 @@ void HandleReadyKeys() {
         UpdateCommandTime();
         db::Obj* o = d->Lookup(id.key);
         BlockState& st = blocks_.blocked[c];
-        if (!o || o->type() != st.type) {
-          if (!st.unblock_on_nokey) break;
-          UnblockWithError(c, "-UNBLOCKED the stream key no longer exists");
-          continue;
-        }
+        // A key without data for them: list and sorted-set waiters wait on; a group reader runs
+        // again and answers what the command answers now (NOGROUP for a deleted stream, as
+        // Valkey 8.0 does).
+        if ((!o || o->type() != st.type) && !st.unblock_on_nokey) break;
+        int64_t deadline = st.deadline_ms;
         Unblock(c);
+        c->reprocess_deadline_ms = deadline;  // a re-run that blocks again keeps its deadline
         std::vector<std::string> argv = std::move(c->held_argv);
         c->held_argv.clear();
         c->argv.assign(argv.begin(), argv.end());
@@ -304,6 +307,7 @@ void HandleReadyKeys() {
         c->flags |= kReprocessing;
         if (PassesGate(c, cmd)) Call(c, cmd);
         c->flags &= ~kReprocessing;
+        c->reprocess_deadline_ms = -1;
         SelectDb(c, saved_db);
         c->argv.clear();
         if (!(c->flags & kBlocked)) {

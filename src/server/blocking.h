@@ -25,8 +25,8 @@ struct BlockState {
   int dbid = 0;
   db::Type type = db::kList;          // the type whose arrival wakes the client
   bool null_array_on_timeout = true;  // reply inside MULTI: BLPOP-style *-1, BLMOVE-style $-1
-  // XREADGROUP: a key that is gone (or of another type) when signalled ends the block with
-  // -UNBLOCKED instead of waiting on.
+  // XREADGROUP: a key that is gone (or of another type) when signalled runs the command again
+  // (it answers NOGROUP or WRONGTYPE) instead of waiting on.
   bool unblock_on_nokey = false;
   // kReplicas (WAIT): numreplicas must have acknowledged offset (-1: where the stream stands
   // once the blocking command is propagated, set at the end of Call)

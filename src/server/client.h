@@ -87,6 +87,7 @@ struct Client {
   std::vector<std::string_view> argv;  // current command (views; valid during execution)
   size_t qbuf_peak = 0;
   std::vector<std::string> held_argv;  // a command held by CLIENT PAUSE
+  int64_t reprocess_deadline_ms = -1;  // a woken blocked command: the deadline it had
 
   // output
   std::string discard;  // replies of CLIENT REPLY OFF/SKIP go here

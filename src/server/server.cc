@@ -64,6 +64,7 @@ void RefreshDerivedConfig() {
 
 void KeyModified(int dbid, std::string_view key) {
   TouchWatchedKey(dbid, key);
+  KeyReady(dbid, key);  // waiters look again: a stream group reader sees its key gone
   TrackingInvalidateKey(key);
 }
 

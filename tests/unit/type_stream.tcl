@@ -255,6 +255,31 @@ start_server {tags {stream}} {
         wait_for_condition 100 10 {[s blocked_clients] == 1}
         r xgroup destroy s g
         assert_error {NOGROUP*} {$rd read}
+        # The stream deleted under a blocked group reader: NOGROUP as well (Valkey 8.0.1).
+        r xgroup create s g $
+        $rd xreadgroup GROUP g alice BLOCK 0 STREAMS s >
+        wait_for_condition 100 10 {[s blocked_clients] == 1}
+        r del s
+        assert_error {NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option} {$rd read}
+        $rd close
+    }
+
+    test "Changes that add nothing to read leave XREAD blocked with its first deadline" {
+        r flushall
+        r xadd s 1-0 a 1
+        set rd [valkey_client]
+        $rd deferred 1
+        set t0 [clock milliseconds]
+        $rd xread BLOCK 600 STREAMS s $
+        wait_for_condition 100 10 {[s blocked_clients] == 1}
+        for {set i 0} {$i < 8} {incr i} {
+            r xtrim s MAXLEN 10
+            r xsetid s 1-0
+            after 100
+        }
+        assert_equal {} [$rd read]
+        set took [expr {[clock milliseconds] - $t0}]
+        assert {$took < 1100} "XREAD BLOCK 600 answered after $took ms"
         $rd close
     }
 
