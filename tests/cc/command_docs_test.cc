@@ -73,7 +73,13 @@ TEST_CASE(command_docs_lines_name_registered_commands) {
     names.insert(c->fullname);
     for (auto& s : c->subcommands) names.insert(s.fullname);
   }
+  // The replication and cluster commands come from hooks main.cc installs, not built here.
+  const std::set<std::string> hooked = {"asking", "cluster", "failover", "psync",   "replconf",
+                                        "replicaof", "role", "slaveof", "sync", "wait", "waitaof"};
   for (auto& l : server::DocArgsLines()) {
+    std::string top(l.fullname);
+    top = top.substr(0, top.find('|'));
+    if (hooked.count(top)) continue;
     if (!names.count(l.fullname)) fprintf(stderr, "  not a command: %s\n", l.fullname);
     CHECK(names.count(l.fullname));
   }
