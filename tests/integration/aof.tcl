@@ -327,6 +327,32 @@ start_server {tags {aof} overrides {appendonly no}} {
     }
 }
 
+# ---- a read-only directory ----
+
+start_server {tags {aof} overrides {appendonly no}} {
+    test "A read-only appendonlydir: appendonly yes is refused at run time and stops the start" {
+        set mnt [file join [srv dir] appendonlydir]
+        file mkdir $mnt
+        if {[catch {exec mount -t tmpfs -o size=1m tmpfs $mnt} e]} {
+            skip "needs root to mount a small tmpfs: $e"
+        }
+        try {
+            exec mount -o remount,ro $mnt
+            assert_match "*Can't execute an AOF background rewriting*" \
+                [assert_error * {r config set appendonly yes}]
+            assert_equal {appendonly no} [r config get appendonly]
+            assert_equal 0 [s aof_enabled]
+            assert {[log_contains "*Can't open the append-only file*Read-only file system*"]}
+            # A start asked to keep an AOF there refuses rather than run without it.
+            lassign [server_try_start "port [::srv::find_free_port]\ndir [srv dir]\nsave \"\"\nappendonly yes\n"] code out
+            assert_equal 1 $code
+            assert_match "*Read-only file system*" $out
+        } finally {
+            catch {exec umount -l $mnt}
+        }
+    }
+}
+
 # ---- WAITAOF ----
 
 start_server {tags {aof waitaof} overrides {appendonly yes appendfsync everysec repl-diskless-sync-delay 0}} {
