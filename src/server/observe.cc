@@ -246,6 +246,66 @@ void LatencyHistogram(Client* c) {
   for (const CommandSpec* cmd : cmds) ReplyHistogram(r, cmd);
 }
 
+// LATENCY DOCTOR: the same figures Valkey's report gives per event (spikes, average, mean
+// deviation, period, worst), with advice in our own words.
+std::string LatencyDoctorReport() {
+  std::string out;
+  char buf[512];
+  if (g_latency.empty()) {
+    if (cfg.latency_monitor_threshold == 0)
+      return "Latency monitoring is disabled (latency-monitor-threshold 0). Set it to the number "
+             "of milliseconds from which an event counts as a spike, for example CONFIG SET "
+             "latency-monitor-threshold 100, and ask again later.\n";
+    return "No latency spike was recorded since this instance started (threshold: " +
+           std::to_string(cfg.latency_monitor_threshold) + " ms).\n";
+  }
+  out = "Latency spikes were recorded on this instance.\n\n";
+  bool commands = false, expire = false, evict = false, disk = false;
+  int n = 0;
+  for (auto& [name, ts] : g_latency) {
+    int64_t count = 0, sum = 0, tmin = 0, tmax = 0;
+    for (auto& smp : ts.samples) {
+      if (!smp.time) continue;
+      count++;
+      sum += smp.latency;
+      if (!tmin || smp.time < tmin) tmin = smp.time;
+      if (smp.time > tmax) tmax = smp.time;
+    }
+    if (!count) continue;
+    double avg = static_cast<double>(sum) / static_cast<double>(count), mad = 0;
+    for (auto& smp : ts.samples)
+      if (smp.time) mad += std::fabs(static_cast<double>(smp.latency) - avg);
+    mad /= static_cast<double>(count);
+    double period = static_cast<double>(tmax - tmin) / static_cast<double>(count);
+    snprintf(buf, sizeof buf,
+             "%d. %s: %lld latency spikes (average %lldms, mean deviation %lldms, period %.2f "
+             "sec). Worst all time event %lldms.\n",
+             ++n, name.c_str(), static_cast<long long>(count), static_cast<long long>(avg),
+             static_cast<long long>(mad), period, static_cast<long long>(ts.max));
+    out += buf;
+    commands |= name == "command" || name == "fast-command";
+    expire |= name.rfind("expire", 0) == 0;
+    evict |= name.rfind("eviction", 0) == 0;
+    disk |= name.rfind("aof", 0) == 0 || name.rfind("rdb", 0) == 0 || name == "fork";
+  }
+  out += "\nWhat to look at:\n\n";
+  if (commands)
+    out += "- Slow commands: SLOWLOG GET lists them with their arguments (slowlog-log-slower-than "
+           "sets what is recorded). Commands over big values (KEYS, SMEMBERS, HGETALL, LRANGE "
+           "0 -1, SORT, large DEL) take time proportional to their size.\n";
+  if (expire)
+    out += "- The expiry cycle: many keys expiring in the same second make it run long; spread "
+           "their TTLs.\n";
+  if (evict)
+    out += "- Eviction: every write over maxmemory first frees memory; large values take longer "
+           "to evict. A higher maxmemory or smaller values help.\n";
+  if (disk)
+    out += "- Disk: AOF and snapshot writes waited on the disk; check its load, or use "
+           "appendfsync everysec.\n";
+  out += "- LATENCY HISTORY <event> shows each spike; LATENCY RESET clears them.\n";
+  return out;
+}
+
 void LatencyCommand(Client* c) {
   auto& a = c->argv;
   std::string sub = base::ToLower(a[1]);
@@ -294,9 +354,11 @@ void LatencyCommand(Client* c) {
     return r.Int(static_cast<int64_t>(before - g_latency.size()));
   }
   if (sub == "histogram") return LatencyHistogram(c);
+  if (sub == "doctor" && a.size() == 2) return r.Verbatim(LatencyDoctorReport());
   if (sub == "help" && a.size() == 2) {
     return ReplyHelp(c, "LATENCY",
-                     {"HISTORY <event>", "    Return time-latency samples for the <event> class.",
+                     {"DOCTOR", "    Return a human readable latency analysis report.",
+                      "HISTORY <event>", "    Return time-latency samples for the <event> class.",
                       "LATEST", "    Return the latest latency samples for all events.",
                       "RESET [<event> ...]",
                       "    Reset latency data of one or more <event> classes.",
@@ -391,6 +453,8 @@ void RegisterObserveCommands(std::vector<CommandSpec>* t) {
        "Returns timestamp-latency samples for an event.", "O(1)"},
       {"latest", 2, kSl, LatencyCommand, g, "2.8.13",
        "Returns the latest latency samples for all events.", "O(1)"},
+      {"doctor", 2, kSl, LatencyCommand, g, "2.8.13",
+       "Returns a human-readable latency analysis report.", "O(1)"},
       {"histogram", -2, kSl, LatencyCommand, g, "7.0.0",
        "Returns the cumulative distribution of latencies of a subset or all commands.",
        "O(N) where N is the number of commands with latency information being retrieved."},

@@ -183,4 +183,18 @@ start_server {tags {observe}} {
         assert {[dict size [r latency histogram]] >= 3}
         assert_equal {} [r latency histogram nosuch]
     }
+
+    test "LATENCY DOCTOR reports each event's spikes (its advice is in our own words)" {
+        r latency reset
+        r config set latency-monitor-threshold 0
+        assert_match "Latency monitoring is disabled*" [r latency doctor]
+        r config set latency-monitor-threshold 5
+        assert_match "No latency spike was recorded*threshold: 5 ms*" [r latency doctor]
+        r debug sleep 0.02
+        set report [r latency doctor]
+        assert_match "*1. command: 1 latency spikes (average *ms, mean deviation 0ms, period *sec). Worst all time event *ms.*" $report
+        assert_match "*SLOWLOG GET*" $report
+        r config set latency-monitor-threshold 0
+        r latency reset
+    } {beyond-valkey}
 }
