@@ -191,7 +191,8 @@ int64_t ParseAddTrimArgs(Client* c, bool xadd, AddTrimArgs* a) {
     size_t moreargs = argv.size() - 1 - i;
     std::string_view opt = argv[i];
     if (xadd && opt == "*") break;
-    if (base::EqualsNoCase(opt, "maxlen") && moreargs) {
+    bool maxlen = base::EqualsNoCase(opt, "maxlen");
+    if ((maxlen || base::EqualsNoCase(opt, "minid")) && moreargs) {
       if (a->trim.strategy != db::StreamTrimArgs::kNone) {
         c->R().Error("syntax error, MAXLEN and MINID options at the same time are not compatible");
         return -1;
@@ -204,32 +205,19 @@ int64_t ParseAddTrimArgs(Client* c, bool xadd, AddTrimArgs* a) {
       } else if (moreargs >= 2 && next == "=") {
         i++;
       }
-      int64_t v;
-      if (!ArgInt(c, argv[i + 1], &v)) return -1;
-      if (v < 0) {
-        c->R().Error("The MAXLEN argument must be >= 0.");
+      if (maxlen) {
+        int64_t v;
+        if (!ArgInt(c, argv[i + 1], &v)) return -1;
+        if (v < 0) {
+          c->R().Error("The MAXLEN argument must be >= 0.");
+          return -1;
+        }
+        a->trim.maxlen = v;
+      } else if (!ParseStrictID(c, argv[i + 1], &a->trim.minid)) {
         return -1;
       }
-      a->trim.maxlen = v;
       i++;
-      a->trim.strategy = db::StreamTrimArgs::kMaxLen;
-      a->trim_arg = i;
-    } else if (base::EqualsNoCase(opt, "minid") && moreargs) {
-      if (a->trim.strategy != db::StreamTrimArgs::kNone) {
-        c->R().Error("syntax error, MAXLEN and MINID options at the same time are not compatible");
-        return -1;
-      }
-      a->trim.approx = false;
-      std::string_view next = argv[i + 1];
-      if (moreargs >= 2 && next == "~") {
-        a->trim.approx = true;
-        i++;
-      } else if (moreargs >= 2 && next == "=") {
-        i++;
-      }
-      if (!ParseStrictID(c, argv[i + 1], &a->trim.minid)) return -1;
-      i++;
-      a->trim.strategy = db::StreamTrimArgs::kMinId;
+      a->trim.strategy = maxlen ? db::StreamTrimArgs::kMaxLen : db::StreamTrimArgs::kMinId;
       a->trim_arg = i;
     } else if (base::EqualsNoCase(opt, "limit") && moreargs) {
       if (!ArgInt(c, argv[i + 1], &a->trim.limit)) return -1;

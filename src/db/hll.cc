@@ -266,28 +266,11 @@ uint64_t MurmurHash64A(const void* key, size_t len, uint64_t seed) {
     h ^= k;
     h *= m;
   }
-  switch (len & 7) {
-    case 7:
-      h ^= static_cast<uint64_t>(data[6]) << 48;
-      [[fallthrough]];
-    case 6:
-      h ^= static_cast<uint64_t>(data[5]) << 40;
-      [[fallthrough]];
-    case 5:
-      h ^= static_cast<uint64_t>(data[4]) << 32;
-      [[fallthrough]];
-    case 4:
-      h ^= static_cast<uint64_t>(data[3]) << 24;
-      [[fallthrough]];
-    case 3:
-      h ^= static_cast<uint64_t>(data[2]) << 16;
-      [[fallthrough]];
-    case 2:
-      h ^= static_cast<uint64_t>(data[1]) << 8;
-      [[fallthrough]];
-    case 1:
-      h ^= static_cast<uint64_t>(data[0]);
-      h *= m;
+  // The last len % 8 bytes, little-endian.
+  if (len & 7) {
+    for (int i = static_cast<int>(len & 7) - 1; i >= 0; i--)
+      h ^= static_cast<uint64_t>(data[i]) << (8 * i);
+    h *= m;
   }
   h ^= h >> r;
   h *= m;
