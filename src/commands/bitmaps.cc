@@ -338,24 +338,31 @@ void BitOpCommand(Client* c) {
   std::string dest(a[2]);
   db::Obj* result = nullptr;  // none: the destination is deleted
   if (maxlen) {
-    std::string res(maxlen, '\0');
-    auto* out = reinterpret_cast<uint8_t*>(res.data());
+    // The result is built a block at a time in a small buffer and appended, so its memory is
+    // written once (a zero-filled string would be written twice).
+    std::string res;
+    res.reserve(maxlen);
     auto at = [&](size_t i) { return reinterpret_cast<const uint8_t*>(src[i].data()); };
     // Where every source has bytes: one simple loop per source, which the compiler
     // vectorizes; past the shortest source, missing bytes are zeros.
     size_t n = minlen;
-    if (nsrc == 1 && n) memcpy(out, at(0), n);
-    for (size_t i = 1; i < nsrc; i++) {
-      const uint8_t* x = i == 1 ? at(0) : out;  // the first pass reads both sources
-      if (op == kAnd)
-        CombineInto(out, x, at(i), n, [](uint64_t p, uint64_t q) { return p & q; });
-      else if (op == kOr)
-        CombineInto(out, x, at(i), n, [](uint64_t p, uint64_t q) { return p | q; });
-      else
-        CombineInto(out, x, at(i), n, [](uint64_t p, uint64_t q) { return p ^ q; });
+    alignas(64) uint8_t block[4096];
+    for (size_t off = 0; off < n; off += sizeof block) {
+      size_t len = std::min(sizeof block, n - off);
+      if (nsrc == 1) memcpy(block, at(0) + off, len);
+      for (size_t i = 1; i < nsrc; i++) {
+        const uint8_t* x = i == 1 ? at(0) + off : block;  // the first pass reads both sources
+        if (op == kAnd)
+          CombineInto(block, x, at(i) + off, len, [](uint64_t p, uint64_t q) { return p & q; });
+        else if (op == kOr)
+          CombineInto(block, x, at(i) + off, len, [](uint64_t p, uint64_t q) { return p | q; });
+        else
+          CombineInto(block, x, at(i) + off, len, [](uint64_t p, uint64_t q) { return p ^ q; });
+      }
+      if (op == kNot)
+        CombineInto(block, block, block, len, [](uint64_t p, uint64_t) { return ~p; });
+      res.append(reinterpret_cast<const char*>(block), len);
     }
-    if (op == kNot)
-      CombineInto(out, out, out, n, [](uint64_t p, uint64_t) { return ~p; });
     for (size_t j = n; j < maxlen; j++) {
       auto byte = [&](size_t i) -> uint8_t { return j < src[i].size() ? at(i)[j] : 0; };
       uint8_t v = byte(0);
@@ -365,7 +372,7 @@ void BitOpCommand(Client* c) {
         if (op == kOr) v |= byte(i);
         if (op == kXor) v ^= byte(i);
       }
-      out[j] = v;
+      res.push_back(static_cast<char>(v));
     }
     result = db::NewRaw(dest, std::move(res));
   }

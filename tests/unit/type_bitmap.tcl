@@ -245,4 +245,33 @@ start_server {tags {bitmap repl} overrides {repl-diskless-sync-delay 0}} {
             $sub close
         }
     }
+
+    test "BITOP over values longer than its 4 KB work block, of unequal lengths" {
+        # Pseudo-random bytes: 9000 and 5000 of them; the result is checked byte by byte.
+        array unset bop
+        set x 12345
+        foreach {name len} {big 9000 small 5000} {
+            set bytes {}
+            for {set i 0} {$i < $len} {incr i} {
+                set x [expr {($x * 1103515245 + 12345) % 2147483648}]
+                lappend bytes [expr {($x >> 16) & 255}]
+            }
+            set bop($name) $bytes
+            r set $name [binary format c* $bytes]
+        }
+        foreach op {and or xor} {
+            assert_equal 9000 [r bitop $op dst big small]
+            binary scan [r get dst] cu* got
+            set want {}
+            for {set i 0} {$i < 9000} {incr i} {
+                set p [lindex $bop(big) $i]
+                set q [expr {$i < 5000 ? [lindex $bop(small) $i] : 0}]
+                lappend want [expr {$op eq "and" ? ($p & $q) : ($op eq "or" ? ($p | $q) : ($p ^ $q))}]
+            }
+            assert_equal $want $got "BITOP $op"
+        }
+        assert_equal 9000 [r bitop not dst big]
+        binary scan [r get dst] cu* got
+        assert_equal [lmap p $bop(big) {expr {~$p & 255}}] $got "BITOP NOT"
+    }
 }
