@@ -354,14 +354,10 @@ void DensePack(const uint8_t* in, uint8_t* regs) {
   }
 }
 
-bool ToDense(std::string* v) {
-  if (Encoding(*v) == kDense) return true;
-  std::string dense(kDenseSize, '\0');
-  memcpy(dense.data(), v->data(), kHeaderSize);  // magic and cached cardinality
-  dense[4] = static_cast<char>(kDense);
-  uint8_t* regs = Bytes(&dense) + kHeaderSize;
-  const uint8_t* p = Bytes(*v) + kHeaderSize;
-  const uint8_t* end = Bytes(*v) + v->size();
+// Walks a sparse body, calling f(first register, run, value) for each VAL run until one would
+// pass the last register; true when the runs walked cover exactly the 16384 registers.
+template <class F>
+bool WalkSparseValues(const uint8_t* p, const uint8_t* end, F f) {
   long idx = 0;
   while (p < end) {
     if (IsZero(*p)) {
@@ -371,13 +367,27 @@ bool ToDense(std::string* v) {
       idx += XZeroRun(p, end);
       p += 2;
     } else {
-      int run = ValRun(*p), value = ValValue(*p);
-      if (idx + run > kRegisters) break;  // runs past the last register
-      for (; run > 0; run--) DenseSet(regs, static_cast<int>(idx++), static_cast<uint8_t>(value));
+      int run = ValRun(*p);
+      if (idx + run > kRegisters) break;  // Valkey's walk stops there too
+      f(idx, run, static_cast<uint8_t>(ValValue(*p)));
+      idx += run;
       p++;
     }
   }
-  if (idx != kRegisters) return false;
+  return idx == kRegisters;
+}
+
+bool ToDense(std::string* v) {
+  if (Encoding(*v) == kDense) return true;
+  std::string dense(kDenseSize, '\0');
+  memcpy(dense.data(), v->data(), kHeaderSize);  // magic and cached cardinality
+  dense[4] = static_cast<char>(kDense);
+  uint8_t* regs = Bytes(&dense) + kHeaderSize;
+  bool ok = WalkSparseValues(Bytes(*v) + kHeaderSize, Bytes(*v) + v->size(),
+                             [regs](long idx, int run, uint8_t value) {
+                               for (; run > 0; run--) DenseSet(regs, static_cast<int>(idx++), value);
+                             });
+  if (!ok) return false;
   *v = std::move(dense);
   return true;
 }
@@ -411,26 +421,11 @@ bool MergeInto(uint8_t* max, std::string_view v) {
     });
     return true;
   }
-  const uint8_t* p = Bytes(v) + kHeaderSize;
-  const uint8_t* end = Bytes(v) + v.size();
-  long idx = 0;
-  while (p < end) {
-    if (IsZero(*p)) {
-      idx += ZeroRun(*p);
-      p++;
-    } else if (IsXZero(*p)) {
-      idx += XZeroRun(p, end);
-      p += 2;
-    } else {
-      int run = ValRun(*p);
-      uint8_t value = static_cast<uint8_t>(ValValue(*p));
-      if (idx + run > kRegisters) break;
-      for (; run > 0; run--, idx++)
-        if (value > max[idx]) max[idx] = value;
-      p++;
-    }
-  }
-  return idx == kRegisters;
+  return WalkSparseValues(Bytes(v) + kHeaderSize, Bytes(v) + v.size(),
+                          [max](long idx, int run, uint8_t value) {
+                            for (; run > 0; run--, idx++)
+                              if (value > max[idx]) max[idx] = value;
+                          });
 }
 
 uint64_t Count(std::string_view v, bool* invalid) {
