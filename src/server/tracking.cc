@@ -318,6 +318,10 @@ void TrackingBeforeSleep() {
 }
 
 void TrackingCron() {
+  if (!g_tracking_clients && !g_table.empty()) {  // nobody left to tell: forget them all
+    g_table.clear();
+    g_items = 0;
+  }
   if (cfg.tracking_table_max_keys == 0) return;
   // Over the limit: forget (and invalidate) keys until under it, a bounded number per call.
   int budget = 1000;

@@ -195,6 +195,16 @@ start_server {tags {tracking}} {
         $b close
     }
 
+    test "With no tracking client left, the table is emptied (stale ids are not kept)" {
+        r flushall
+        set c [trk_client]
+        $c client tracking on
+        $c mget z1 z2
+        assert_equal 2 [s tracking_total_keys]
+        $c close
+        wait_for_condition 100 20 {[s tracking_total_keys] == 0} else { fail "table kept" }
+    } {beyond-valkey}
+
     test "tracking-table-max-keys: keys beyond the limit are invalidated and forgotten" {
         r flushall
         r config set tracking-table-max-keys 2
