@@ -223,6 +223,7 @@ bool Init(std::string* err) {
     LOG_NOTICE("Node configuration loaded, I'm %.40s", st.myself->name.c_str());
   } else {
     st.myself = st.Add("", kNodePrimary | kNodeMyself, now);
+    st.fresh_identity = true;
     LOG_NOTICE("No cluster configuration found, I'm %.40s", st.myself->name.c_str());
   }
   InitOpenSlots();
@@ -276,8 +277,9 @@ void UpdateState(int64_t now) {
   st.todo_update_state = false;
   if (!st.first_eval_ms) st.first_eval_ms = now;
   st.state_due_ms = 0;
-  // A primary just started keeps fail a little, so that it hears from the others first.
-  if (st.myself->IsPrimary() && !st.ok && now - st.first_eval_ms < 2000) {
+  // A primary restarted from nodes.conf keeps fail a little, so that it hears from the others
+  // first (it may have been failed over while down). A new identity has nothing to hear.
+  if (st.myself->IsPrimary() && !st.ok && !st.fresh_identity && now - st.first_eval_ms < 2000) {
     st.state_due_ms = st.first_eval_ms + 2000;  // looked at again then, not a cron tick later
     return;
   }
@@ -294,8 +296,10 @@ void UpdateState(int64_t now) {
       if (!(n->flags & (kNodePfail | kNodeFail))) reachable++;
     }
   st.size = size;
+  // With no primary owning slots there is no cluster yet, hence no majority to be cut off
+  // from: a node being set up must not pay the rejoin delay below for it.
   int quorum = size / 2 + 1;
-  if (reachable < quorum) {
+  if (size > 0 && reachable < quorum) {
     ok = false;
     st.among_minority_ms = now;
   }

@@ -78,6 +78,9 @@ struct State {
   int64_t among_minority_ms = 0;
   int64_t first_eval_ms = 0;
   int64_t started_ms = 0;  // when this process loaded its cluster state
+  // Started without a nodes.conf: a new identity that no other node can know anything newer
+  // about, so its cluster_state needs no start-up hold.
+  bool fresh_identity = false;
   int64_t state_due_ms = 0;  // cluster_state held back until then (§5.11 delays); 0: none
   // Deferred work, done before the loop sleeps.
   bool todo_save = false, todo_fsync = false, todo_update_state = false;

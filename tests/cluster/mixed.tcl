@@ -195,6 +195,10 @@ start_cluster [list primaries 3 nodes 5 create cli bins [list 0 $::redis7 1 $::r
         foreach i {0 1 2 3} { cluster_wait_known $i 4 }
         cluster_wait_ok {0 1 2 3}
         foreach i {0 1 2} {
+            # a 7.0 node that heard of us in gossip connects at its next cron tick
+            ::cl::deadline_wait 5000 {
+                [dict get [cluster_nodes_line $i 3] link] eq "connected"
+            } {node $i never connected to node 3: [cn $i cluster nodes]}
             set e [cluster_nodes_line $i 3]
             assert_equal {master} [dict get $e flags]
             assert_equal connected [dict get $e link]
