@@ -15,6 +15,7 @@
 #include "cluster/nodes_conf.h"
 #include "cluster/route.h"
 #include "net/event_loop.h"
+#include "server/bio.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/cluster_hooks.h"
@@ -211,7 +212,9 @@ bool Init(std::string* err) {
   if (!cfg.cluster_enabled) return true;
   State& st = GetState();
   const std::string& path = cfg.cluster_config_file;
-  if (!g_conf_file.Open(path, err)) return false;
+  // The replaced nodes.conf inodes are freed by the helper thread (see NodesConfFile).
+  server::BioStart();
+  if (!g_conf_file.Open(path, err, server::BioClose)) return false;
   std::string text;
   base::ReadWholeFile(path, &text);
   int64_t now = base::MsTime();

@@ -419,7 +419,7 @@ bool ParseNodesConf(std::string_view text, State* out, int64_t now_ms, bool tls_
 // ---- File side ----
 
 bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bool fsync,
-                         std::string* err, int lock_fd) {
+                         std::string* err, int lock_fd, void (*close_old)(int)) {
   std::string tmp =
       path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime());
   auto fail = [&](const char* what, int fd) {
@@ -444,10 +444,13 @@ bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bo
   if (lock_fd < 0 && close(fd) == -1) return fail("can't close", -1);
   if (rename(tmp.c_str(), path.c_str()) == -1) return fail("can't rename", lock_fd < 0 ? -1 : fd);
   if (lock_fd >= 0) {
-    // The caller's descriptor now holds the new file; the old inode's lock goes with it.
+    // The caller's descriptor now holds the new file; the old inode (and its lock) goes with
+    // the last descriptor of it, which close_old may close elsewhere.
+    int old = close_old ? dup(lock_fd) : -1;
     int rc = dup3(fd, lock_fd, O_CLOEXEC);
     int saved = errno;
     close(fd);
+    if (old >= 0) close_old(old);
     if (rc == -1) {
       *err = "saved " + path + " but can't keep its lock: " + strerror(saved);
       return false;
@@ -491,120 +494,27 @@ int LockNodesConf(const std::string& path, std::string* err) {
   return fd;
 }
 
-namespace {
-bool WriteAllAt(int fd, const std::string& content) {
-  size_t off = 0;
-  while (off < content.size()) {
-    ssize_t w = pwrite(fd, content.data() + off, content.size() - off, static_cast<off_t>(off));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    off += static_cast<size_t>(w);
-  }
-  return ftruncate(fd, static_cast<off_t>(content.size())) == 0;
-}
-
-bool FsyncDirOf(const std::string& path, std::string* err) {
-  std::string dir_buf = path;
-  int dfd = open(dirname(dir_buf.data()), O_RDONLY | O_CLOEXEC);
-  if (dfd < 0) {
-    if (errno == EISDIR) return true;
-    *err = "can't open the directory of " + path + ": " + strerror(errno);
-    return false;
-  }
-  int rc = ::fsync(dfd);
-  int saved = errno;
-  close(dfd);
-  if (rc == -1 && saved != EBADF && saved != EINVAL) {
-    *err = "can't fsync the directory of " + path + ": " + strerror(saved);
-    return false;
-  }
-  return true;
-}
-
-bool SameInode(int a, int b) {
-  struct stat sa, sb;
-  return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_ino == sb.st_ino &&
-         sa.st_dev == sb.st_dev;
-}
-}  // namespace
-
 NodesConfFile::~NodesConfFile() {
   if (cur_fd_ >= 0) close(cur_fd_);
-  if (prev_fd_ >= 0) close(prev_fd_);
 }
 
 void NodesConfFile::CloseInChild() {
   if (cur_fd_ >= 0) close(cur_fd_);
-  if (prev_fd_ >= 0) close(prev_fd_);
-  cur_fd_ = prev_fd_ = -1;
+  cur_fd_ = -1;
 }
 
-bool NodesConfFile::Open(const std::string& path, std::string* err) {
+bool NodesConfFile::Open(const std::string& path, std::string* err, void (*close_old)(int)) {
   path_ = path;
-  prev_ = path + ".prev";
-  next_ = path + ".next";
+  close_old_ = close_old;
   cur_fd_ = LockNodesConf(path, err);
   if (cur_fd_ < 0) return false;
-  unlink(next_.c_str());  // left by a crash in the middle of a swap
-  prev_fd_ = open(prev_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (prev_fd_ >= 0 && SameInode(prev_fd_, cur_fd_)) {
-    // Both names on one inode (a crash between the swap's steps): give prev its own.
-    close(prev_fd_);
-    unlink(prev_.c_str());
-    prev_fd_ = open(prev_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  }
-  return true;  // without a spare, saves are plain atomic renames
+  unlink((path + ".prev").c_str());  // the spare inode of earlier versions
+  unlink((path + ".next").c_str());
+  return true;
 }
 
 bool NodesConfFile::Save(const std::string& content, bool fsync, std::string* err) {
-  if (prev_fd_ >= 0) {
-    if (SaveSwapping(content, fsync, err)) return true;
-    if (prev_fd_ >= 0) return false;  // failed for good (disk full ...): the caller logs it
-  }
-  return SaveNodesConfAtomic(path_, content, fsync, err, cur_fd_);
-}
-
-bool NodesConfFile::SaveSwapping(const std::string& content, bool fsync, std::string* err) {
-  auto fail = [&](const char* what, const std::string& name) {
-    *err = std::string(what) + " " + name + ": " + strerror(errno);
-    return false;
-  };
-  // The next version goes into the spare inode, which is locked before it gets the name.
-  if (!WriteAllAt(prev_fd_, content)) return fail("can't write", prev_);
-  if (fsync && ::fsync(prev_fd_) == -1) return fail("can't fsync", prev_);
-  if (flock(prev_fd_, LOCK_EX | LOCK_NB) == -1) return fail("can't lock", prev_);
-  // The current version keeps a name while `path` moves to the next one: nothing is freed.
-  unlink(next_.c_str());
-  if (link(path_.c_str(), next_.c_str()) == -1) {
-    int saved = errno;
-    flock(prev_fd_, LOCK_UN);
-    if (saved == EPERM || saved == EOPNOTSUPP || saved == EXDEV || saved == EMLINK) {
-      // No hard links here: plain saves from now on.
-      close(prev_fd_);
-      prev_fd_ = -1;
-      unlink(prev_.c_str());
-      return false;
-    }
-    errno = saved;
-    return fail("can't link", next_);
-  }
-  if (rename(prev_.c_str(), path_.c_str()) == -1) {
-    int saved = errno;
-    flock(prev_fd_, LOCK_UN);
-    unlink(next_.c_str());
-    errno = saved;
-    return fail("can't rename", prev_);
-  }
-  // `path` is the new version now. The old one becomes the spare; should this rename fail,
-  // the old inode keeps the name .next and the next Open cleans it up.
-  bool named = rename(next_.c_str(), prev_.c_str()) == 0;
-  flock(cur_fd_, LOCK_UN);
-  std::swap(cur_fd_, prev_fd_);
-  if (!named) {
-    close(prev_fd_);
-    prev_fd_ = -1;
-  }
-  return !fsync || FsyncDirOf(path_, err);
+  return SaveNodesConfAtomic(path_, content, fsync, err, cur_fd_, close_old_);
 }
 
 bool IsNodeId(std::string_view s) {

@@ -48,12 +48,16 @@ bool IsNodeId(std::string_view s);
 
 // Writes `content` to `<path>.tmp-<pid>-<ms>`, fsyncs it (if `fsync`), renames it over `path` and
 // fsyncs the directory (if `fsync`). On failure the temp file is removed and `*err` says why.
+// Every save is a new inode, so even a save without fsync leaves `path` naming either the old
+// or the new file whole after a power loss (the file systems flush a file renamed over another
+// before the rename commits; an inode rewritten in place has no such ordering).
 // The rename gives `path` a new inode, so a lock taken on the old one no longer keeps a second
 // process off the file (Valkey 8.0.1 has this gap: a second server started on a saved nodes.conf
 // and took the first one's identity). Pass the descriptor of LockNodesConf as `lock_fd`: the new
-// file is locked before the rename and `lock_fd` is made to refer to it (same number).
+// file is locked before the rename and `lock_fd` is made to refer to it (same number). The old
+// inode is then released by `close_old` (given a descriptor of it; default: close at once).
 bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bool fsync,
-                         std::string* err, int lock_fd = -1);
+                         std::string* err, int lock_fd = -1, void (*close_old)(int) = nullptr);
 
 // Opens `path` (created empty if absent, close-on-exec) and takes flock(LOCK_EX|LOCK_NB) on it.
 // Returns the fd to keep open for the life of the process (close it in forked children), or -1
@@ -61,33 +65,30 @@ bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bo
 int LockNodesConf(const std::string& path, std::string* err);
 
 // The node's own nodes.conf: locked for the life of the process and replaced atomically on
-// every change, which slot migration makes many times a second (each SETSLOT). Creating a new
-// inode per save and freeing the replaced one is what costs there: on a filesystem mounted with
-// -o discard the freed blocks are discarded synchronously (~150 us a save, in the path of every
-// SETSLOT reply). So two inodes take turns: the previous version stays under `<path>.prev`, the
-// next version is written into that inode, locked, and the names are swapped with link +
-// rename + rename; `path` names a complete file at every instant and nothing is freed.
-// Where hard links are refused, each save is SaveNodesConfAtomic.
+// every change, which slot migration makes many times a second (each SETSLOT). Freeing the
+// replaced inode is what costs there: on a filesystem mounted with -o discard its blocks are
+// discarded synchronously (~150 us a save, in the path of every SETSLOT reply). So the last
+// descriptor of the replaced inode is closed by `close_old` (the node passes its helper thread's
+// close), off the event loop.
 class NodesConfFile {
  public:
   NodesConfFile() = default;
   NodesConfFile(const NodesConfFile&) = delete;
   NodesConfFile& operator=(const NodesConfFile&) = delete;
   ~NodesConfFile();
-  // Locks `path` as LockNodesConf does (false with *err if another process holds it) and
-  // prepares the spare inode.
-  bool Open(const std::string& path, std::string* err);
+  // Locks `path` as LockNodesConf does (false with *err if another process holds it). Removes
+  // `<path>.prev` and `<path>.next`, which earlier versions kept beside it.
+  bool Open(const std::string& path, std::string* err, void (*close_old)(int) = nullptr);
   bool Save(const std::string& content, bool fsync, std::string* err);
   int lock_fd() const { return cur_fd_; }
-  // In a forked child: closes the descriptors without unlocking (the lock belongs to the open
+  // In a forked child: closes the descriptor without unlocking (the lock belongs to the open
   // file, which the node keeps; LOCK_UN here would release it for the node too).
   void CloseInChild();
 
  private:
-  bool SaveSwapping(const std::string& content, bool fsync, std::string* err);
-  std::string path_, prev_, next_;
-  int cur_fd_ = -1;   // the inode named path_, locked
-  int prev_fd_ = -1;  // the inode named prev_ (-1: plain saves)
+  std::string path_;
+  int cur_fd_ = -1;  // the inode named path_, locked
+  void (*close_old_)(int) = nullptr;
 };
 
 }  // namespace cluster
