@@ -34,7 +34,9 @@ namespace {
 using server::cfg;
 using server::g;
 
-NodesConfFile g_conf_file;  // nodes.conf, locked for the life of the process
+// nodes.conf, locked for the life of the process. Never destroyed: the helper thread may be
+// making its next file while the process exits.
+NodesConfFile& g_conf_file = *new NodesConfFile;
 
 // The node that answers for the slots of my shard: myself, or the top of my replication chain.
 Node* TopPrimary() {
@@ -212,9 +214,9 @@ bool Init(std::string* err) {
   if (!cfg.cluster_enabled) return true;
   State& st = GetState();
   const std::string& path = cfg.cluster_config_file;
-  // The replaced nodes.conf inodes are freed by the helper thread (see NodesConfFile).
+  // nodes.conf's next inode is made, and each replaced one freed, by the helper thread.
   server::BioStart();
-  if (!g_conf_file.Open(path, err, server::BioClose)) return false;
+  if (!g_conf_file.Open(path, err, {server::BioClose, server::BioCall})) return false;
   std::string text;
   base::ReadWholeFile(path, &text);
   int64_t now = base::MsTime();

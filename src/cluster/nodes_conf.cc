@@ -418,20 +418,40 @@ bool ParseNodesConf(std::string_view text, State* out, int64_t now_ms, bool tls_
 
 // ---- File side ----
 
-bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bool fsync,
-                         std::string* err, int lock_fd, void (*close_old)(int)) {
-  std::string tmp =
-      path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime());
-  auto fail = [&](const char* what, int fd) {
-    *err = std::string(what) + " " + tmp + ": " + strerror(errno);
-    if (fd >= 0) close(fd);
-    unlink(tmp.c_str());
+namespace {
+bool FsyncDirOf(const std::string& path, std::string* err) {
+  std::string dir_buf = path;
+  int dfd = open(dirname(dir_buf.data()), O_RDONLY | O_CLOEXEC);
+  if (dfd < 0) {
+    if (errno == EISDIR) return true;
+    *err = "can't open the directory of " + path + ": " + strerror(errno);
+    return false;
+  }
+  int rc = ::fsync(dfd);
+  int saved = errno;
+  close(dfd);
+  if (rc == -1 && saved != EBADF && saved != EINVAL) {
+    *err = "can't fsync the directory of " + path + ": " + strerror(saved);
+    return false;
+  }
+  return true;
+}
+
+// Writes `content` into `fd` (a new, empty file named `name`), fsyncs it (if `fsync`), renames
+// it over `path` and fsyncs the directory (if `fsync`). With a `lock_fd`, the new inode is
+// locked before it gets the name (so no other process can take it between the rename and the
+// hand-over) and `lock_fd` is made to refer to it; the old inode goes with the last
+// descriptor of it, which `close_old` may close elsewhere. Takes `fd`; on failure removes
+// `name`.
+bool InstallNewFile(int fd, const std::string& name, const std::string& path,
+                    const std::string& content, bool fsync, std::string* err, int lock_fd,
+                    void (*close_old)(int)) {
+  auto fail = [&](const char* what, int open_fd) {
+    *err = std::string(what) + " " + name + ": " + strerror(errno);
+    if (open_fd >= 0) close(open_fd);
+    unlink(name.c_str());
     return false;
   };
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return fail("can't open", -1);
-  // The new inode is locked before it gets the name, so no other process can take it between
-  // the rename and the hand-over below.
   if (lock_fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == -1) return fail("can't lock", fd);
   size_t off = 0;
   while (off < content.size()) {
@@ -442,10 +462,8 @@ bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bo
   }
   if (fsync && ::fsync(fd) == -1) return fail("can't fsync", fd);
   if (lock_fd < 0 && close(fd) == -1) return fail("can't close", -1);
-  if (rename(tmp.c_str(), path.c_str()) == -1) return fail("can't rename", lock_fd < 0 ? -1 : fd);
+  if (rename(name.c_str(), path.c_str()) == -1) return fail("can't rename", lock_fd < 0 ? -1 : fd);
   if (lock_fd >= 0) {
-    // The caller's descriptor now holds the new file; the old inode (and its lock) goes with
-    // the last descriptor of it, which close_old may close elsewhere.
     int old = close_old ? dup(lock_fd) : -1;
     int rc = dup3(fd, lock_fd, O_CLOEXEC);
     int saved = errno;
@@ -456,24 +474,20 @@ bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bo
       return false;
     }
   }
-  if (fsync) {
-    std::string dir_buf = path;
-    int dfd = open(dirname(dir_buf.data()), O_RDONLY | O_CLOEXEC);
-    // Some systems refuse to open or fsync a directory; the file itself is safe by now.
-    if (dfd >= 0) {
-      int rc = ::fsync(dfd);
-      int saved = errno;
-      close(dfd);
-      if (rc == -1 && saved != EBADF && saved != EINVAL) {
-        *err = "can't fsync the directory of " + path + ": " + strerror(saved);
-        return false;
-      }
-    } else if (errno != EISDIR) {
-      *err = "can't open the directory of " + path + ": " + strerror(errno);
-      return false;
-    }
+  return !fsync || FsyncDirOf(path, err);
+}
+}  // namespace
+
+bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bool fsync,
+                         std::string* err, int lock_fd, void (*close_old)(int)) {
+  std::string tmp =
+      path + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    *err = "can't open " + tmp + ": " + strerror(errno);
+    return false;
   }
-  return true;
+  return InstallNewFile(fd, tmp, path, content, fsync, err, lock_fd, close_old);
 }
 
 int LockNodesConf(const std::string& path, std::string* err) {
@@ -496,25 +510,50 @@ int LockNodesConf(const std::string& path, std::string* err) {
 
 NodesConfFile::~NodesConfFile() {
   if (cur_fd_ >= 0) close(cur_fd_);
+  int spare = spare_fd_.exchange(-1);
+  if (spare >= 0) close(spare);
 }
 
 void NodesConfFile::CloseInChild() {
   if (cur_fd_ >= 0) close(cur_fd_);
   cur_fd_ = -1;
+  int spare = spare_fd_.exchange(-1);  // the parent's helper thread keeps running there
+  if (spare >= 0) close(spare);
 }
 
-bool NodesConfFile::Open(const std::string& path, std::string* err, void (*close_old)(int)) {
+bool NodesConfFile::Open(const std::string& path, std::string* err, Hooks hooks) {
   path_ = path;
-  close_old_ = close_old;
+  spare_path_ = path + ".spare";
+  hooks_ = hooks;
   cur_fd_ = LockNodesConf(path, err);
   if (cur_fd_ < 0) return false;
   unlink((path + ".prev").c_str());  // the spare inode of earlier versions
   unlink((path + ".next").c_str());
+  MakeSpare();
   return true;
 }
 
+// On the helper thread: the next save's file, empty (a leftover of a crash is emptied).
+void NodesConfFile::CreateSpare(void* self) {
+  auto* f = static_cast<NodesConfFile*>(self);
+  int fd = open(f->spare_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  f->spare_fd_.store(fd);
+  f->spare_pending_.store(false);
+}
+
+void NodesConfFile::MakeSpare() {
+  if (!hooks_.call_later || spare_pending_.load() || spare_fd_.load() >= 0) return;
+  spare_pending_.store(true);
+  hooks_.call_later(CreateSpare, this);
+}
+
 bool NodesConfFile::Save(const std::string& content, bool fsync, std::string* err) {
-  return SaveNodesConfAtomic(path_, content, fsync, err, cur_fd_, close_old_);
+  int fd = spare_fd_.exchange(-1);
+  bool ok = fd >= 0 ? InstallNewFile(fd, spare_path_, path_, content, fsync, err, cur_fd_,
+                                     hooks_.close_old)
+                    : SaveNodesConfAtomic(path_, content, fsync, err, cur_fd_, hooks_.close_old);
+  MakeSpare();
+  return ok;
 }
 
 bool IsNodeId(std::string_view s) {

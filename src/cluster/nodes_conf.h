@@ -3,6 +3,7 @@
 // and spec/cluster-semantics.md §3.4), plus the two file operations around them (atomic save,
 // lock), kept small and apart.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -65,30 +66,40 @@ bool SaveNodesConfAtomic(const std::string& path, const std::string& content, bo
 int LockNodesConf(const std::string& path, std::string* err);
 
 // The node's own nodes.conf: locked for the life of the process and replaced atomically on
-// every change, which slot migration makes many times a second (each SETSLOT). Freeing the
-// replaced inode is what costs there: on a filesystem mounted with -o discard its blocks are
-// discarded synchronously (~150 us a save, in the path of every SETSLOT reply). So the last
-// descriptor of the replaced inode is closed by `close_old` (the node passes its helper thread's
-// close), off the event loop.
+// every change, which slot migration makes many times a second (each SETSLOT, on primaries
+// and replicas). Making the new inode and freeing the replaced one are what cost there (on
+// this kind of disk ~100 us each; with -o discard the free is a synchronous discard), in the
+// path of every SETSLOT reply. So both happen on the helper thread: `call_later` makes the
+// next file, `<path>.spare`, ahead of time (a save finds it ready, writes it, renames it over
+// `path`; a save that finds none makes one itself), and `close_old` closes the last
+// descriptor of a replaced inode. Without hooks every save makes its file and frees at once.
 class NodesConfFile {
  public:
+  struct Hooks {  // {} (both null): everything in the caller's thread
+    void (*close_old)(int);
+    void (*call_later)(void (*fn)(void*), void* arg);
+  };
   NodesConfFile() = default;
   NodesConfFile(const NodesConfFile&) = delete;
   NodesConfFile& operator=(const NodesConfFile&) = delete;
   ~NodesConfFile();
   // Locks `path` as LockNodesConf does (false with *err if another process holds it). Removes
   // `<path>.prev` and `<path>.next`, which earlier versions kept beside it.
-  bool Open(const std::string& path, std::string* err, void (*close_old)(int) = nullptr);
+  bool Open(const std::string& path, std::string* err, Hooks hooks = {});
   bool Save(const std::string& content, bool fsync, std::string* err);
   int lock_fd() const { return cur_fd_; }
-  // In a forked child: closes the descriptor without unlocking (the lock belongs to the open
+  // In a forked child: closes the descriptors without unlocking (the lock belongs to the open
   // file, which the node keeps; LOCK_UN here would release it for the node too).
   void CloseInChild();
 
  private:
-  std::string path_;
+  void MakeSpare();
+  static void CreateSpare(void* self);
+  std::string path_, spare_path_;
   int cur_fd_ = -1;  // the inode named path_, locked
-  void (*close_old_)(int) = nullptr;
+  Hooks hooks_;
+  std::atomic<int> spare_fd_{-1};           // the inode named spare_path_, empty, once made
+  std::atomic<bool> spare_pending_{false};  // the helper thread is making it
 };
 
 }  // namespace cluster

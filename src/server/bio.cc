@@ -13,9 +13,11 @@ namespace server {
 namespace {
 
 struct Job {
-  enum Kind : uint8_t { kFsync, kClose } kind;
+  enum Kind : uint8_t { kFsync, kClose, kCall } kind;
   int fd;
   uint64_t offset;
+  void (*fn)(void*) = nullptr;
+  void* arg = nullptr;
 };
 
 constexpr size_t kRing = 1024;
@@ -39,6 +41,10 @@ void Run(const Job& j) {
   Bio& b = B();
   if (j.kind == Job::kClose) {
     close(j.fd);
+    return;
+  }
+  if (j.kind == Job::kCall) {
+    j.fn(j.arg);
     return;
   }
   int r = fdatasync(j.fd);
@@ -98,6 +104,7 @@ void BioStart() {
 
 void BioFsync(int fd, uint64_t offset) { Submit({Job::kFsync, fd, offset}); }
 void BioClose(int fd) { Submit({Job::kClose, fd, 0}); }
+void BioCall(void (*fn)(void*), void* arg) { Submit({Job::kCall, -1, 0, fn, arg}); }
 size_t BioPendingFsyncs() { return B().pending_fsyncs.load(); }
 uint64_t BioFsyncedOffset() { return B().fsynced.load(); }
 int BioLastFsyncErrno() { return B().last_errno.load(); }

@@ -1,7 +1,7 @@
-// The node's one helper thread: fsync and close of append-only files, the disk calls that may
-// block for long, taken off the event loop. It never touches the keyspace and never allocates
-// or frees (jobs live in a fixed ring), so the allocator's running totals of the serving
-// thread stay the node's used_memory.
+// The node's one helper thread: fsync and close of append-only files, and nodes.conf's file
+// calls: the disk calls that may block for long, taken off the event loop. It never touches
+// the keyspace and never allocates or frees (jobs live in a fixed ring), so the allocator's
+// running totals of the serving thread stay the node's used_memory.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +15,9 @@ void BioStart();
 void BioFsync(int fd, uint64_t offset);
 // close(fd) after the jobs queued before it (a file replaced by a rewrite).
 void BioClose(int fd);
+// fn(arg) on the thread, after the jobs queued before it: for other slow file-system calls
+// (nodes.conf's next inode). `fn` must not allocate and must leave server state alone.
+void BioCall(void (*fn)(void*), void* arg);
 // Fsync jobs queued or running (INFO aof_pending_bio_fsync).
 size_t BioPendingFsyncs();
 // The highest offset whose fsync completed.

@@ -774,6 +774,14 @@ std::vector<std::string> SortedEntries(const std::string& dir) {
 
 std::vector<int> g_closed_later;
 void CloseLater(int fd) { g_closed_later.push_back(fd); }
+// The helper thread's calls, run when the test says so.
+std::vector<std::pair<void (*)(void*), void*>> g_calls;
+void CallLater(void (*fn)(void*), void* arg) { g_calls.emplace_back(fn, arg); }
+void RunCalls() {
+  auto calls = std::move(g_calls);
+  g_calls.clear();
+  for (auto& c : calls) c.first(c.second);
+}
 
 TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
   std::string dir = TempDir();
@@ -787,7 +795,9 @@ TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
   }
   {
     cluster::NodesConfFile f;
-    CHECK(f.Open(path, &err, CloseLater));
+    CHECK(f.Open(path, &err, {CloseLater, CallLater}));
+    // The next save's file is made by the helper: not yet.
+    CHECK_EQ(g_calls.size(), 1u);
     CHECK(SortedEntries(dir) == (std::vector<std::string>{"nodes.conf"}));
     // Locked against a second process from the start and after every save.
     CHECK_EQ(cluster::LockNodesConf(path, &err), -1);
@@ -796,7 +806,16 @@ TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
       struct stat before;
       CHECK(stat(path.c_str(), &before) == 0);
       std::string content = "version " + std::to_string(i) + std::string(i % 2 ? 300 : 3, 'x') + "\n";
+      // Saves 2 and 5 come before the helper made the spare: they make their own file.
+      bool spare_ready = i != 2 && i != 5;
+      if (spare_ready) {
+        RunCalls();
+        CHECK(SortedEntries(dir) == (std::vector<std::string>{"nodes.conf", "nodes.conf.spare"}));
+      }
       CHECK(f.Save(content, i == 3, &err));
+      // Used or not, the spare is the helper's to make again (once: one is still pending).
+      CHECK_EQ(g_calls.size(), 1u);
+      CHECK(SortedEntries(dir) == (std::vector<std::string>{"nodes.conf"}));
       CHECK_EQ(ReadAll(path), content);
       CHECK_EQ(cluster::LockNodesConf(path, &err), -1);
       struct stat by_fd, by_path;
@@ -815,12 +834,28 @@ TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
     // (The replaced ones are still open here, so their numbers cannot have been reused.)
     CHECK_EQ(inodes.size(), 6u);
     for (int old_fd : g_closed_later) close(old_fd);
-    CHECK(SortedEntries(dir) == (std::vector<std::string>{"nodes.conf"}));
+    // A spare made and never used stays for the next start, which empties and reuses it.
+    RunCalls();
+  }
+  {
+    std::string spare = ReadAll(path + ".spare");
+    CHECK_EQ(spare, std::string());
+    FILE* junk = fopen((path + ".spare").c_str(), "w");  // as a crash mid-save may leave it
+    CHECK(junk != nullptr);
+    fputs("half a nodes.conf", junk);
+    fclose(junk);
+    cluster::NodesConfFile f;
+    CHECK(f.Open(path, &err, {nullptr, [](void (*fn)(void*), void* arg) { fn(arg); }}));
+    CHECK_EQ(ReadAll(path + ".spare"), std::string());
+    CHECK(f.Save("after restart\n", true, &err));
+    CHECK_EQ(ReadAll(path), std::string("after restart\n"));
+    CHECK(SortedEntries(dir) == (std::vector<std::string>{"nodes.conf", "nodes.conf.spare"}));
   }
   // Released when the file object goes (the process exits).
   int fd = cluster::LockNodesConf(path, &err);
   CHECK(fd >= 0);
   close(fd);
   unlink(path.c_str());
+  unlink((path + ".spare").c_str());
   rmdir(dir.c_str());
 }
