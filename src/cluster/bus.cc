@@ -33,8 +33,14 @@ struct BusRuntime {
   // next cron tick instead of waiting for the once-a-second random ping. A cluster being formed
   // (every node MEETs one) otherwise needs about a second per gossip hop to agree.
   bool news = false;
+  int64_t forming_until_ms = 0;  // news came lately: keep telling a few peers each tick
 };
-constexpr size_t kNewsFanout = 8;  // peers told per tick while there is news
+constexpr size_t kNewsFanout = 8;     // peers told at the tick after news
+constexpr size_t kFormingFanout = 2;  // peers told each tick for a while after it
+constexpr int64_t kFormingMs = 2000;
+// News pings name up to this many nodes in gossip (others name a tenth of the cluster): one of
+// them tells a node that missed someone about everyone it knows. Peers take any count.
+constexpr size_t kNewsGossip = 64;
 BusRuntime bus_;
 constexpr size_t kMaxWritePerEvent = 64 * 1024;
 
@@ -99,10 +105,10 @@ Header MyHeader(uint16_t type) {
 }
 
 // Gossip about other nodes for a PING/PONG/MEET to `to` (§5.2).
-void AddGossip(Message* m, const Node* to) {
+void AddGossip(Message* m, const Node* to, size_t at_least) {
   State& st = GetState();
   size_t n = st.nodes.size();
-  size_t wanted = std::max<size_t>(3, n / 10);
+  size_t wanted = std::max<size_t>({3, n / 10, at_least});
   wanted = n >= 2 ? std::min(wanted, n - 2) : 0;
   std::vector<const Node*> picked;
   auto entry = [&](const Node* node) {
@@ -164,12 +170,12 @@ void AddExtensions(Message* m, const Node* to) {
   m->ping.extensions.push_back(sid);
 }
 
-void SendPing(Link* l, uint16_t type) {
+void SendPing(Link* l, uint16_t type, size_t gossip_at_least = 0) {
   if (!l) return;
   Message m;
   m.header = MyHeader(type);
   const Node* to = l->node;
-  AddGossip(&m, to);
+  AddGossip(&m, to, gossip_at_least);
   // A PONG to an unknown sender carries no extensions; MEET carries none either.
   if (type != kTypeMeet) AddExtensions(&m, to);
   if (type == kTypePing && !l->inbound && l->node && !l->node->ping_sent_ms)
@@ -602,6 +608,9 @@ void ProcessPacket(Link* l, const Message& m) {
         LOG_VERBOSE("Handshake with node %.40s completed.", ln->name.c_str());
         MarkChanged(true, false);
         bus_.news = true;
+        // This packet came from a nameless node, so its slots and epoch were not taken (as in
+        // Valkey); ask again now rather than at the next scheduled ping, seconds away.
+        SendPing(l, kTypePing);
         return;
       }
       if (ln->name != sender_name) {
@@ -914,11 +923,11 @@ void ForEachLink(void (*fn)(const Link& l, void* arg), void* arg) {
   for (Link* l : bus_.links) fn(*l, arg);
 }
 
-// News of a node that became known: a PING (its gossip section is the usual random pick) to
-// up to kNewsFanout connected peers. Quiet clusters never get here; a forming one does for a
-// few ticks. (Putting the newest nodes first in gossip was tried: with 60 nodes every message
+// News of a node that became known: a PING with a large random gossip section to up to
+// `fanout` connected peers. Quiet clusters never get here; a forming one does for a few
+// seconds. (Putting the newest nodes first in gossip was tried: with 60 nodes every message
 // then named the same few, and forming took twice as long.)
-void SpreadNews() {
+void SpreadNews(size_t fanout) {
   State& st = GetState();
   std::vector<Link*> peers;
   for (auto& up : st.nodes) {
@@ -926,9 +935,9 @@ void SpreadNews() {
     if (n == st.myself || (n->flags & (kNodeHandshake | kNodeNoAddr))) continue;
     if (n->link && !n->link->connecting) peers.push_back(n->link);
   }
-  for (size_t i = 0; i < peers.size() && i < kNewsFanout; i++) {
+  for (size_t i = 0; i < peers.size() && i < fanout; i++) {
     std::swap(peers[i], peers[i + RandomIndex(peers.size() - i)]);
-    SendPing(peers[i], kTypePing);
+    SendPing(peers[i], kTypePing, kNewsGossip);
   }
 }
 
@@ -964,7 +973,10 @@ void BusCron(int64_t now) {
   }
   if (bus_.news) {
     bus_.news = false;
-    SpreadNews();
+    bus_.forming_until_ms = now + kFormingMs;
+    SpreadNews(kNewsFanout);
+  } else if (now < bus_.forming_until_ms) {
+    SpreadNews(kFormingFanout);
   }
   int64_t ping_interval = cfg.cluster_ping_interval ? cfg.cluster_ping_interval : nt / 2;
   for (auto& up : st.nodes) {
