@@ -350,8 +350,12 @@ start_cluster {primaries 3 replicas 1 create manual} {
         set s5 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm5]]
         assert_equal OK [cn $B cluster setslot $s5 importing $idA]
         assert_equal [list "\[$s5-<-$idA\]"] [cluster_open_slots $B]
-        assert_equal OK [cn $B cluster delslots $s5]
-        assert_equal OK [cn $B cluster addslots $s5]
+        # in one transaction: between two commands a ping from A may claim the freed slot again
+        set c [cluster_client $B]
+        assert_equal OK [$c multi]
+        assert_equal QUEUED [$c cluster delslots $s5]
+        assert_equal QUEUED [$c cluster addslots $s5]
+        assert_equal {OK OK} [$c exec]
         assert_equal {} [cluster_open_slots $B]
     }
 
