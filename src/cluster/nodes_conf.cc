@@ -517,7 +517,8 @@ NodesConfFile::~NodesConfFile() {
 void NodesConfFile::CloseInChild() {
   if (cur_fd_ >= 0) close(cur_fd_);
   cur_fd_ = -1;
-  int spare = spare_fd_.exchange(-1);  // the parent's helper thread keeps running there
+  // The child has no helper thread; the spare (if made yet) is the parent's next file.
+  int spare = spare_fd_.exchange(-1);
   if (spare >= 0) close(spare);
 }
 
