@@ -301,7 +301,7 @@ void MarkFailingIfNeeded(Node* n, int64_t now) {
   n->flags = static_cast<uint16_t>((n->flags & ~kNodePfail) | kNodeFail);
   n->fail_time_ms = now;
   BroadcastFail(n);
-  MarkChanged(true, true);
+  MarkLearned();
 }
 
 void ProcessGossip(const Message& m, Node* sender, int64_t now) {
@@ -485,7 +485,7 @@ void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots
     st.AssignSlot(s, sender);
     changed = true;
   }
-  if (changed) MarkChanged(true, true);
+  if (changed) MarkLearned();
   // A node of my shard with a newer epoch and no slots: it took over (failover).
   uint64_t my_epoch = cur_primary ? cur_primary->config_epoch : 0;
   if (!new_primary && st.myself->primary != sender && sender_slots == 0 &&
@@ -553,7 +553,7 @@ void ProcessPacket(Link* l, const Message& m) {
     if (h.current_epoch > st.current_epoch) st.current_epoch = h.current_epoch;
     if (NodeNameIsNull(h.replicaof) && h.config_epoch > sender->config_epoch) {
       sender->config_epoch = h.config_epoch;
-      MarkChanged(true, true);
+      MarkLearned();
     }
     sender->repl_offset = h.offset;
     FailoverSawHeader(sender, h);
@@ -666,7 +666,7 @@ void ProcessPacket(Link* l, const Message& m) {
           if (st.slot_owner[s] == sender) st.UnassignSlot(s);
         st.SetPrimary(sender, nullptr);
         sender->flags = static_cast<uint16_t>((sender->flags & ~kNodePrimary) | kNodeReplica);
-        MarkChanged(true, true);
+        MarkLearned();
       }
       if (primary && sender->primary != primary) {
         st.SetPrimary(sender, primary);
@@ -709,7 +709,7 @@ void ProcessPacket(Link* l, const Message& m) {
                    n->name.c_str());
         n->flags = static_cast<uint16_t>((n->flags | kNodeFail) & ~kNodePfail);
         n->fail_time_ms = now;
-        MarkChanged(true, true);
+        MarkLearned();
       }
       break;
     }
@@ -724,7 +724,7 @@ void ProcessPacket(Link* l, const Message& m) {
       if (n->IsReplica()) st.SetPrimary(n, nullptr);
       n->config_epoch = m.update.config_epoch;
       UpdateSlotsConfigWith(n, m.update.config_epoch, m.update.slots);
-      MarkChanged(true, true);
+      MarkLearned();
       break;
     }
     case kTypeFailoverAuthRequest:

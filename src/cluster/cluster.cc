@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "base/log.h"
 #include "base/time.h"
@@ -146,9 +147,10 @@ void BeforeSleep() {
   }
   if (st.todo_save) {
     std::string err;
-    if (!SaveConfig(st.todo_fsync, &err))
-      LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+    if (!SaveConfig(false, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
   }
+  if (int e = g_conf_file.TakeSyncError())
+    LOG_WARNING("Could not fsync the cluster config in the background: %s", strerror(e));
 }
 
 bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, int* slot, std::string* err) {
@@ -271,10 +273,17 @@ void MarkChanged(bool save, bool fsync) {
   if (fsync) st.todo_fsync = true;
 }
 
+void MarkLearned() {
+  State& st = GetState();
+  st.todo_update_state = st.todo_save = st.todo_sync_later = true;
+}
+
 bool SaveConfig(bool fsync, std::string* err) {
   State& st = GetState();
-  st.todo_save = st.todo_fsync = false;
-  return g_conf_file.Save(FormatNodesConf(st), fsync, err);
+  using Sync = NodesConfFile::Sync;
+  Sync sync = fsync || st.todo_fsync ? Sync::kNow : st.todo_sync_later ? Sync::kLater : Sync::kNo;
+  st.todo_save = st.todo_fsync = st.todo_sync_later = false;
+  return g_conf_file.Save(FormatNodesConf(st), sync, err);
 }
 
 void UpdateState(int64_t now) {

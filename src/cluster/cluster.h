@@ -17,9 +17,15 @@ void Install();
 int64_t NodeTimeout();
 
 // Something changed: re-evaluate cluster_state before sleeping, and save nodes.conf (with
-// fsync) if asked.
+// fsync) if asked. Facts about this node that it promises to others (its epoch, its vote, its
+// role) are saved with fsync before the loop sleeps, so before the messages that carry them.
 void MarkChanged(bool save, bool fsync);
-// Writes nodes.conf now; false with *err on failure.
+// A change learned from other nodes (their slots, epochs, roles, failures): saved before the
+// loop sleeps and fsynced on the helper thread. Nothing this node sends depends on it being on
+// disk, and after a crash the cluster tells it again; an fsync in the loop would stall every
+// node of the cluster for a disk round trip at each slot a reshard moves.
+void MarkLearned();
+// Writes nodes.conf now (with what is pending); false with *err on failure.
 bool SaveConfig(bool fsync, std::string* err);
 // cluster_state per spec §5.11.
 void UpdateState(int64_t now_ms);

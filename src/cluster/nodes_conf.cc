@@ -508,18 +508,14 @@ int LockNodesConf(const std::string& path, std::string* err) {
   return fd;
 }
 
-NodesConfFile::~NodesConfFile() {
-  if (cur_fd_ >= 0) close(cur_fd_);
-  int spare = spare_fd_.exchange(-1);
-  if (spare >= 0) close(spare);
-}
+NodesConfFile::~NodesConfFile() { CloseInChild(); }
 
 void NodesConfFile::CloseInChild() {
-  if (cur_fd_ >= 0) close(cur_fd_);
-  cur_fd_ = -1;
-  // The child has no helper thread; the spare (if made yet) is the parent's next file.
-  int spare = spare_fd_.exchange(-1);
-  if (spare >= 0) close(spare);
+  // The child has no helper thread: the spare (if made yet) is the parent's next file, and the
+  // inode waiting for its fsync is the parent's to sync.
+  for (int fd : {cur_fd_, dir_fd_, spare_fd_.exchange(-1), sync_fd_.exchange(-1)})
+    if (fd >= 0) close(fd);
+  cur_fd_ = dir_fd_ = -1;
 }
 
 bool NodesConfFile::Open(const std::string& path, std::string* err, Hooks hooks) {
@@ -528,6 +524,8 @@ bool NodesConfFile::Open(const std::string& path, std::string* err, Hooks hooks)
   hooks_ = hooks;
   cur_fd_ = LockNodesConf(path, err);
   if (cur_fd_ < 0) return false;
+  std::string dir = path;
+  dir_fd_ = open(dirname(dir.data()), O_RDONLY | O_CLOEXEC);  // none: Sync::kLater syncs now
   unlink((path + ".prev").c_str());  // the spare inode of earlier versions
   unlink((path + ".next").c_str());
   MakeSpare();
@@ -548,11 +546,38 @@ void NodesConfFile::MakeSpare() {
   hooks_.call_later(CreateSpare, this);
 }
 
-bool NodesConfFile::Save(const std::string& content, bool fsync, std::string* err) {
+// On the helper thread: fsyncs the newest saved inode and the directory. Saves made while
+// this job waited replaced sync_fd_ (closing the older dup), so one job covers them all.
+void NodesConfFile::SyncNewest(void* self) {
+  auto* f = static_cast<NodesConfFile*>(self);
+  int fd = f->sync_fd_.exchange(-1);
+  if (fd < 0) return;
+  if (::fsync(fd) == -1 || (::fsync(f->dir_fd_) == -1 && errno != EINVAL))
+    f->sync_errno_.store(errno);
+  close(fd);
+}
+
+void NodesConfFile::SyncLater() {
+  int fd = dup(cur_fd_);
+  if (fd < 0) {
+    sync_errno_.store(errno);
+    return;
+  }
+  int prev = sync_fd_.exchange(fd);
+  if (prev >= 0)
+    hooks_.close_old(prev);  // the job queued for prev has not run yet: it syncs fd instead
+  else
+    hooks_.call_later(SyncNewest, this);
+}
+
+bool NodesConfFile::Save(const std::string& content, Sync sync, std::string* err) {
+  bool later = sync == Sync::kLater && hooks_.call_later && hooks_.close_old && dir_fd_ >= 0;
+  bool now = sync == Sync::kNow || (sync == Sync::kLater && !later);
   int fd = spare_fd_.exchange(-1);
-  bool ok = fd >= 0 ? InstallNewFile(fd, spare_path_, path_, content, fsync, err, cur_fd_,
+  bool ok = fd >= 0 ? InstallNewFile(fd, spare_path_, path_, content, now, err, cur_fd_,
                                      hooks_.close_old)
-                    : SaveNodesConfAtomic(path_, content, fsync, err, cur_fd_, hooks_.close_old);
+                    : SaveNodesConfAtomic(path_, content, now, err, cur_fd_, hooks_.close_old);
+  if (ok && later) SyncLater();
   MakeSpare();
   return ok;
 }

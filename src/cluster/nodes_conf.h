@@ -73,8 +73,14 @@ int LockNodesConf(const std::string& path, std::string* err);
 // next file, `<path>.spare`, ahead of time (a save finds it ready, writes it, renames it over
 // `path`; a save that finds none makes one itself), and `close_old` closes the last
 // descriptor of a replaced inode. Without hooks every save makes its file and frees at once.
+//
+// A save is made durable now (fsync of the file and the directory before Save returns), later
+// (the same two fsyncs on the helper thread; a burst of such saves shares one) or not at all.
+// Every save is a new inode renamed over the old one, so a crash leaves the old file or the new
+// one whole whichever is chosen; the choice only says how soon the new one is certain to stay.
 class NodesConfFile {
  public:
+  enum class Sync { kNo, kLater, kNow };
   struct Hooks {  // {} (both null): everything in the caller's thread
     void (*close_old)(int);
     void (*call_later)(void (*fn)(void*), void* arg);
@@ -86,7 +92,9 @@ class NodesConfFile {
   // Locks `path` as LockNodesConf does (false with *err if another process holds it). Removes
   // `<path>.prev` and `<path>.next`, which earlier versions kept beside it.
   bool Open(const std::string& path, std::string* err, Hooks hooks = {});
-  bool Save(const std::string& content, bool fsync, std::string* err);
+  bool Save(const std::string& content, Sync sync, std::string* err);
+  // errno of a background fsync that failed since the last call, else 0.
+  int TakeSyncError() { return sync_errno_.exchange(0); }
   int lock_fd() const { return cur_fd_; }
   // In a forked child: closes the descriptors without unlocking (the lock belongs to the open
   // file, which the node keeps; LOCK_UN here would release it for the node too).
@@ -95,11 +103,16 @@ class NodesConfFile {
  private:
   void MakeSpare();
   static void CreateSpare(void* self);
+  void SyncLater();
+  static void SyncNewest(void* self);
   std::string path_, spare_path_;
   int cur_fd_ = -1;  // the inode named path_, locked
+  int dir_fd_ = -1;  // path_'s directory, for the helper thread's fsync
   Hooks hooks_;
   std::atomic<int> spare_fd_{-1};           // the inode named spare_path_, empty, once made
   std::atomic<bool> spare_pending_{false};  // the helper thread is making it
+  std::atomic<int> sync_fd_{-1};            // the newest inode waiting for its fsync (a dup)
+  std::atomic<int> sync_errno_{0};
 };
 
 }  // namespace cluster

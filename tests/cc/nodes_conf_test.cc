@@ -783,6 +783,75 @@ void RunCalls() {
   for (auto& c : calls) c.first(c.second);
 }
 
+using Sync = cluster::NodesConfFile::Sync;
+
+size_t OpenFds() {
+  size_t n = 0;
+  DIR* d = opendir("/proc/self/fd");
+  while (readdir(d)) n++;
+  closedir(d);
+  return n;
+}
+
+TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
+  std::string dir = TempDir();
+  CHECK(!dir.empty());
+  std::string path = dir + "/nodes.conf", err;
+  g_calls.clear();
+  g_closed_later.clear();
+  {
+    cluster::NodesConfFile f;
+    CHECK(f.Open(path, &err, {CloseLater, CallLater}));
+    RunCalls();  // the spare
+    size_t fds = OpenFds();
+    // A later sync is a job for the helper, holding its own descriptor of the new inode.
+    CHECK(f.Save("one\n", Sync::kLater, &err));
+    CHECK_EQ(g_calls.size(), 2u);  // the sync and the next spare
+    CHECK_EQ(OpenFds(), fds + 1);
+    struct stat first;
+    CHECK(stat(path.c_str(), &first) == 0);
+    // Saved again before the helper ran: no second job; the first one syncs the newest inode,
+    // and the descriptor it held of the older one is handed over for closing.
+    CHECK(f.Save("two\n", Sync::kLater, &err));
+    CHECK_EQ(g_calls.size(), 2u);
+    CHECK_EQ(g_closed_later.size(), 3u);  // two replaced inodes, one superseded sync descriptor
+    struct stat st;
+    CHECK(fstat(g_closed_later[2], &st) == 0);
+    CHECK(st.st_ino == first.st_ino);
+    for (int fd : g_closed_later) close(fd);
+    g_closed_later.clear();
+    CHECK_EQ(OpenFds(), fds);  // the sync's descriptor open, the spare not made yet
+    auto sync = g_calls[0];    // queued before the spare
+    g_calls.erase(g_calls.begin());
+    sync.first(sync.second);
+    CHECK_EQ(OpenFds(), fds - 1);  // the sync's descriptor closed
+    RunCalls();
+    CHECK_EQ(OpenFds(), fds);
+    CHECK_EQ(f.TakeSyncError(), 0);
+    CHECK_EQ(ReadAll(path), std::string("two\n"));
+    // Saves that ask for no sync, or a sync now, leave no job behind.
+    CHECK(f.Save("three\n", Sync::kNo, &err));
+    CHECK(f.Save("four\n", Sync::kNow, &err));
+    CHECK_EQ(g_calls.size(), 1u);  // the spare only
+    RunCalls();
+    for (int fd : g_closed_later) close(fd);
+    g_closed_later.clear();
+  }
+  {
+    // Without a helper thread, a later sync is made at once.
+    cluster::NodesConfFile f;
+    CHECK(f.Open(path, &err));
+    size_t fds = OpenFds();
+    CHECK(f.Save("five\n", Sync::kLater, &err));
+    CHECK_EQ(OpenFds(), fds);
+    CHECK(g_calls.empty());
+    CHECK_EQ(ReadAll(path), std::string("five\n"));
+  }
+  unlink(path.c_str());
+  unlink((path + ".spare").c_str());
+  rmdir(dir.c_str());
+}
+
 TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
   std::string dir = TempDir();
   CHECK(!dir.empty());
@@ -812,7 +881,7 @@ TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
         RunCalls();
         CHECK(SortedEntries(dir) == (std::vector<std::string>{"nodes.conf", "nodes.conf.spare"}));
       }
-      CHECK(f.Save(content, i == 3, &err));
+      CHECK(f.Save(content, i == 3 ? Sync::kNow : Sync::kNo, &err));
       // Used or not, the spare is the helper's to make again (once: one is still pending).
       CHECK_EQ(g_calls.size(), 1u);
       CHECK(SortedEntries(dir) == (std::vector<std::string>{"nodes.conf"}));
@@ -847,7 +916,7 @@ TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
     cluster::NodesConfFile f;
     CHECK(f.Open(path, &err, {nullptr, [](void (*fn)(void*), void* arg) { fn(arg); }}));
     CHECK_EQ(ReadAll(path + ".spare"), std::string());
-    CHECK(f.Save("after restart\n", true, &err));
+    CHECK(f.Save("after restart\n", Sync::kNow, &err));
     CHECK_EQ(ReadAll(path), std::string("after restart\n"));
     CHECK(SortedEntries(dir) == (std::vector<std::string>{"nodes.conf", "nodes.conf.spare"}));
   }
