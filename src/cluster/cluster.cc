@@ -145,9 +145,16 @@ void BeforeSleep() {
     else
       g.loop->SetMaxWaitMs(static_cast<int>(st.state_due_ms - now));
   }
-  if (st.todo_save) {
+  // What was learned from others waits for the next save, at most kLearnedSaveMs: a reshard
+  // changes an owner on every node for each slot it moves, and a node saves that at most ten
+  // times a second instead of once per slot.
+  SavePlan plan = PlanSave(st.todo_fsync, st.todo_save, st.todo_learned, base::MsTime(),
+                           st.last_save_ms, kLearnedSaveMs);
+  if (plan.save_now) {
     std::string err;
     if (!SaveConfig(false, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  } else if (plan.wait_ms >= 0) {
+    g.loop->SetMaxWaitMs(static_cast<int>(plan.wait_ms));
   }
   if (int e = g_conf_file.TakeSyncError())
     LOG_WARNING("Could not fsync the cluster config in the background: %s", strerror(e));
@@ -275,15 +282,17 @@ void MarkChanged(bool save, bool fsync) {
 
 void MarkLearned() {
   State& st = GetState();
-  st.todo_update_state = st.todo_save = st.todo_sync_later = true;
+  st.todo_update_state = st.todo_learned = true;
 }
 
 bool SaveConfig(bool fsync, std::string* err) {
   State& st = GetState();
-  using Sync = NodesConfFile::Sync;
-  Sync sync = fsync || st.todo_fsync ? Sync::kNow : st.todo_sync_later ? Sync::kLater : Sync::kNo;
-  st.todo_save = st.todo_fsync = st.todo_sync_later = false;
-  return g_conf_file.Save(FormatNodesConf(st), sync, err);
+  int64_t now = base::MsTime();
+  SavePlan plan = PlanSave(fsync || st.todo_fsync, true, st.todo_learned, now, st.last_save_ms,
+                           kLearnedSaveMs);
+  st.todo_save = st.todo_fsync = st.todo_learned = false;
+  st.last_save_ms = now;
+  return g_conf_file.Save(FormatNodesConf(st), plan.sync, err);
 }
 
 void UpdateState(int64_t now) {

@@ -20,11 +20,13 @@ int64_t NodeTimeout();
 // fsync) if asked. Facts about this node that it promises to others (its epoch, its vote, its
 // role) are saved with fsync before the loop sleeps, so before the messages that carry them.
 void MarkChanged(bool save, bool fsync);
-// A change learned from other nodes (their slots, epochs, roles, failures): saved before the
-// loop sleeps and fsynced on the helper thread. Nothing this node sends depends on it being on
-// disk, and after a crash the cluster tells it again; an fsync in the loop would stall every
-// node of the cluster for a disk round trip at each slot a reshard moves.
+// A change learned from other nodes (their slots, epochs, roles, failures): saved with the
+// next save, at most kLearnedSaveMs after the last one, and fsynced on the helper thread.
+// Nothing this node sends depends on it being on disk, and after a crash the cluster tells it
+// again; a save with fsync in the loop per change would cost every node of the cluster a disk
+// round trip for each slot a reshard moves.
 void MarkLearned();
+constexpr int64_t kLearnedSaveMs = 100;
 // Writes nodes.conf now (with what is pending); false with *err on failure.
 bool SaveConfig(bool fsync, std::string* err);
 // cluster_state per spec §5.11.

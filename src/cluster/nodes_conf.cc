@@ -582,6 +582,20 @@ bool NodesConfFile::Save(const std::string& content, Sync sync, std::string* err
   return ok;
 }
 
+SavePlan PlanSave(bool fsync, bool save, bool learned, int64_t now_ms, int64_t last_save_ms,
+                  int64_t learned_delay_ms) {
+  using Sync = NodesConfFile::Sync;
+  SavePlan p;
+  Sync sync = fsync ? Sync::kNow : learned ? Sync::kLater : Sync::kNo;
+  if (fsync || save || (learned && now_ms - last_save_ms >= learned_delay_ms)) {
+    p.save_now = true;
+    p.sync = sync;
+  } else if (learned) {
+    p.wait_ms = last_save_ms + learned_delay_ms - now_ms;
+  }
+  return p;
+}
+
 bool IsNodeId(std::string_view s) {
   if (s.size() != kNodeNameLen) return false;
   for (char c : s)

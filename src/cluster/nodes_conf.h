@@ -115,4 +115,17 @@ class NodesConfFile {
   std::atomic<int> sync_errno_{0};
 };
 
+// When the cluster state is saved, and how durably. `fsync`: a change to what this node
+// promises others (its epoch, vote, role), saved and fsynced before the loop sleeps. `save`: a
+// change of its own, saved before the loop sleeps. `learned`: a change learned from others,
+// saved with the next save, at most `learned_delay_ms` after the last one (`last_save_ms`),
+// and fsynced later. `wait_ms` (when not saving yet): how soon the loop must wake for it.
+struct SavePlan {
+  bool save_now = false;
+  NodesConfFile::Sync sync = NodesConfFile::Sync::kNo;
+  int64_t wait_ms = -1;
+};
+SavePlan PlanSave(bool fsync, bool save, bool learned, int64_t now_ms, int64_t last_save_ms,
+                  int64_t learned_delay_ms);
+
 }  // namespace cluster

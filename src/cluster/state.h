@@ -83,7 +83,9 @@ struct State {
   bool fresh_identity = false;
   int64_t state_due_ms = 0;  // cluster_state held back until then (§5.11 delays); 0: none
   // Deferred work, done before the loop sleeps.
-  bool todo_save = false, todo_fsync = false, todo_sync_later = false, todo_update_state = false;
+  bool todo_save = false, todo_fsync = false, todo_update_state = false;
+  bool todo_learned = false;  // a change learned from others, not saved yet (MarkLearned)
+  int64_t last_save_ms = 0;
 
   Node* Find(std::string_view name) const;
   // A new node; `name` empty makes a random one. Takes ownership.

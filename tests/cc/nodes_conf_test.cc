@@ -852,6 +852,32 @@ TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
   rmdir(dir.c_str());
 }
 
+TEST_CASE(plan_save_waits_only_for_what_was_learned_from_others) {
+  struct Case {
+    bool fsync, save, learned;
+    int64_t now, last;
+    bool save_now;
+    Sync sync;
+    int64_t wait;
+  } cases[] = {
+      {false, false, false, 1000, 990, false, Sync::kNo, -1},   // nothing to save
+      {false, true, false, 1000, 990, true, Sync::kNo, -1},     // own change: at once
+      {true, false, false, 1000, 990, true, Sync::kNow, -1},    // a promise: at once, fsynced
+      {true, true, true, 1000, 990, true, Sync::kNow, -1},      // fsync covers the learned
+      {false, false, true, 1000, 0, true, Sync::kLater, -1},    // learned after a quiet time
+      {false, false, true, 1000, 900, true, Sync::kLater, -1},  // the delay is over
+      {false, false, true, 1000, 990, false, Sync::kNo, 90},    // within it: wait
+      {false, false, true, 1000, 1000, false, Sync::kNo, 100},  // just saved
+      {false, true, true, 1000, 990, true, Sync::kLater, -1},   // rides along with a save
+  };
+  for (const Case& k : cases) {
+    cluster::SavePlan p = cluster::PlanSave(k.fsync, k.save, k.learned, k.now, k.last, 100);
+    CHECK_EQ(p.save_now, k.save_now);
+    CHECK(p.sync == k.sync);
+    CHECK_EQ(p.wait_ms, k.wait);
+  }
+}
+
 TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
   std::string dir = TempDir();
   CHECK(!dir.empty());
