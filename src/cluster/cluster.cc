@@ -269,6 +269,15 @@ void Install() {
   h.before_sleep = BeforeSleep;
   h.cron = Cron;
   h.in_child = [] { g_conf_file.CloseInChild(); };
+  h.shutdown = [] {
+    // What was learned in the last 100 ms is not saved yet (MarkLearned).
+    LOG_NOTICE("Saving the cluster configuration file before exiting.");
+    std::string err;
+    if (!SaveConfig(true, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+    // The lock goes now: a large process takes a while to free its memory after exit, and the
+    // node's restart must not find nodes.conf still locked.
+    g_conf_file.Unlock();
+  };
 }
 
 int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }

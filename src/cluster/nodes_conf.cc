@@ -518,6 +518,10 @@ void NodesConfFile::CloseInChild() {
   cur_fd_ = dir_fd_ = -1;
 }
 
+void NodesConfFile::Unlock() {
+  if (cur_fd_ >= 0) flock(cur_fd_, LOCK_UN);
+}
+
 bool NodesConfFile::Open(const std::string& path, std::string* err, Hooks hooks) {
   path_ = path;
   spare_path_ = path + ".spare";

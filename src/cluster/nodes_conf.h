@@ -96,6 +96,8 @@ class NodesConfFile {
   // errno of a background fsync that failed since the last call, else 0.
   int TakeSyncError() { return sync_errno_.exchange(0); }
   int lock_fd() const { return cur_fd_; }
+  // Releases the lock (the process exits next).
+  void Unlock();
   // In a forked child: closes the descriptors without unlocking (the lock belongs to the open
   // file, which the node keeps; LOCK_UN here would release it for the node too).
   void CloseInChild();

@@ -9,9 +9,10 @@ ClusterHooks& Cluster() {
       [](std::string_view, std::string_view, bool) {},
       [](std::vector<CommandSpec>*) {},
       [](std::string*) { return true; },
-      [] {},
-      [] {},
-      [] {},
+      [] {},  // before_sleep
+      [] {},  // cron
+      [] {},  // shutdown
+      [] {},  // in_child
   };
   return h;
 }

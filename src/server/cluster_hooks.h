@@ -22,6 +22,8 @@ struct ClusterHooks {
   bool (*init)(std::string* err);
   void (*before_sleep)();
   void (*cron)();  // from the server cron, at most every 100 ms
+  // The node is about to exit (SHUTDOWN, SIGTERM): nodes.conf saved with all it knows.
+  void (*shutdown)();
   // In a forked child (snapshot, diskless sync): drop what only the node itself may hold (the
   // nodes.conf lock, which a child outliving its node would keep from the node's restart).
   void (*in_child)();

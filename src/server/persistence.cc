@@ -580,6 +580,7 @@ bool ShutdownSave(bool save, bool nosave, bool force) {
       LOG_WARNING("Error trying to save the DB. Exit anyway.");
     }
   }
+  Cluster().shutdown();
   return true;
 }
 

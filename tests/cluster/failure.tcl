@@ -32,6 +32,13 @@ proc fl_wait_flag_all {observers subject flag t0 timeout_ms} {
     return $seen
 }
 
+# The configEpoch that node `observer` has for the node with ID `id` ("" if unknown).
+proc fl_epoch_seen {observer id} {
+    foreach e [cluster_nodes_parsed $observer] {
+        if {[dict get $e id] eq $id} { return [dict get $e epoch] }
+    }
+    return ""
+}
 
 start_cluster {primaries 3 nodes 4 create none} {
 
@@ -219,6 +226,23 @@ start_cluster {primaries 3 nodes 4 create none} {
         set c [cluster_client 0]
         $c readonly
         assert_equal after [$c get $::fkey(0)]
+    }
+
+    test "A stopping node saves in nodes.conf what it learned last; its restart finds it unlocked" {
+        # Node 1 learns node 2's new epoch by gossip (a change it may save up to 100 ms later)
+        # and is stopped as soon as it knows.
+        set id2 [cluster_myid 2]
+        assert_match "BUMPED *" [cn 2 cluster bumpepoch]
+        set epoch [dict get [cluster_self 2] epoch]
+        ::cl::deadline_wait 5000 {[fl_epoch_seen 1 $id2] == $epoch} \
+            {node 1 never learned node 2's epoch $epoch}
+        cluster_stop 1
+        assert_match "*Saving the cluster configuration file before exiting.*" \
+            [::srv::file_tail [cnode 1 log] 20]
+        set line [lsearch -inline [split [::srv::file_tail [cnode 1 nodes_conf] 100] \n] "$id2 *"]
+        assert_equal $epoch [lindex [split $line " "] 6]
+        cluster_restart 1
+        assert_equal $epoch [fl_epoch_seen 1 $id2]
     }
 }
 
