@@ -10,8 +10,8 @@
 #                      IMPORTING on the target, MIGRATING on the source, then one batch at a time
 #                      GETKEYSINSLOT slot 1000 + MIGRATE host port "" 0 5000 KEYS k1..k1000, then
 #                      SETSLOT NODE on the target and the source. Keys/s over the whole move,
-#                      median of 3 moves (there, back, there again) (higher is better; target
-#                      for ours: ratio >= 1.7)
+#                      median of 3 moves (there, back, there again), the two sides' moves
+#                      alternating (higher is better; target for ours: ratio >= 1.7)
 #   reshard N slots    3 primaries + 3 replicas, RESHARD_KEYS keys key:0.. over all slots; seconds
 #                      of `redis-cli --cluster reshard` moving N slots from one primary to
 #                      another (lower is better; target: ratio <= 0.7). Then DBSIZE summed over
@@ -479,33 +479,50 @@ pipe_load() {
     die "load on $1: $(tail -2 <<<"$out" | tr '\n' ' ')"
 }
 
-# Row 1: one slot of MIG_KEYS keys moved from its owner to another primary; sets T[side,mig]
-# (keys/s). Not run in a subshell: the nodes it starts must reach the EXIT trap's list.
+# Row 1: one slot of MIG_KEYS keys moved from its owner to another primary, on a cluster of
+# each side at once; sets T[side,mig] (keys/s). The moves alternate between the sides (ours,
+# theirs, ours, ...) so that a drift of the machine's speed during the row (this shared
+# machine's CPU time per move drifts by half within a minute) weighs on both alike. Not run in
+# a subshell: the nodes it starts must reach the EXIT trap's list.
 declare -A T
 row_migrate() {
-  local side=$1 bin=$2 base=$3 slot src dst moved secs n
-  start_nodes "$bin" "$base" 3 "$ARGS"
-  create "$base" 3 0
+  local side bin base slot moved secs n
+  local -A src dst
   slot=$(py keyslot '{m}') || die "driver"
-  src=$(py owner "$base" "$slot") || die "owner of slot $slot"
-  dst=$base; [ "$dst" = "$src" ] && dst=$((base + 1))
   LC_ALL=C awk -v n="$MIG_KEYS" 'BEGIN {
     for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$11\r\n{m}:%07d\r\n$16\r\nv%015d\r\n", i, i
   }' >"$TMP/slot.resp"
-  pipe_load "$src" "$TMP/slot.resp" "$MIG_KEYS"
-  # Three moves (there, back, there again): the median of their rates.
-  py migrate "$src" "$dst" "$slot" 1000 3 >"$TMP/migrate.out" ||
-    die "migrate slot $slot $src <-> $dst"
-  n=$(redis-cli -p "$dst" cluster countkeysinslot "$slot")
-  [ "$n" = "$MIG_KEYS" ] || die "slot $slot: the target holds $n keys, expected $MIG_KEYS"
-  while read -r moved secs; do
-    [ "$moved" = "$MIG_KEYS" ] || die "slot $slot: a move took $moved keys, expected $MIG_KEYS"
-  done <"$TMP/migrate.out"
-  log "  slot $slot moved $src -> $dst -> $src -> $dst, seconds each:" \
-    "$(awk '{printf " %s", $2}' "$TMP/migrate.out")"
-  stop_nodes "$base" 3
-  # shellcheck disable=SC2046
-  T[$side,mig]=$(bl_median $(awk '{ printf "%.0f\n", $1 / $2 }' "$TMP/migrate.out"))
+  for side in ours theirs; do
+    bin=$OURS; base=14001; ARGS=${OURS_ARGS:-}
+    [ $side = theirs ] && { bin=$THEIRS; base=14101; ARGS=${THEIRS_ARGS:-}; }
+    start_nodes "$bin" "$base" 3 "$ARGS"
+    create "$base" 3 0
+    src[$side]=$(py owner "$base" "$slot") || die "owner of slot $slot"
+    dst[$side]=$base; [ "${dst[$side]}" = "${src[$side]}" ] && dst[$side]=$((base + 1))
+    pipe_load "${src[$side]}" "$TMP/slot.resp" "$MIG_KEYS"
+    : >"$TMP/migrate.$side"
+  done
+  # Three moves per side (there, back, there again): the median of their rates.
+  for _ in 1 2 3; do
+    for side in ours theirs; do
+      py migrate "${src[$side]}" "${dst[$side]}" "$slot" 1000 1 >>"$TMP/migrate.$side" ||
+        die "$side: migrate slot $slot ${src[$side]} -> ${dst[$side]}"
+      n=${src[$side]}; src[$side]=${dst[$side]}; dst[$side]=$n
+    done
+  done
+  for side in ours theirs; do
+    n=$(redis-cli -p "${src[$side]}" cluster countkeysinslot "$slot")
+    [ "$n" = "$MIG_KEYS" ] || die "$side: slot $slot: the target holds $n keys, not $MIG_KEYS"
+    while read -r moved secs; do
+      [ "$moved" = "$MIG_KEYS" ] || die "$side: a move of slot $slot took $moved keys"
+    done <"$TMP/migrate.$side"
+    log "  $side: slot $slot moved there, back and there again, seconds each:" \
+      "$(awk '{printf " %s", $2}' "$TMP/migrate.$side")"
+    # shellcheck disable=SC2046
+    T[$side,mig]=$(bl_median $(awk '{ printf "%.0f\n", $1 / $2 }' "$TMP/migrate.$side"))
+  done
+  stop_nodes 14001 3
+  stop_nodes 14101 3
 }
 
 dbsize_primaries() {
@@ -579,13 +596,13 @@ log "theirs: $THEIRS ($("$THEIRS" --version | head -1))"
 log "migrate: $MIG_KEYS keys in one slot; reshard: $RESHARD_SLOTS slots of $RESHARD_KEYS keys;" \
   "replica reads: ${READ_SECS}s per state, $READERS readers, pipeline $PIPE"
 
+if [[ $ROWS == *migrate* ]]; then
+  log "[both] migrate one slot, moves alternating between the sides"
+  row_migrate
+fi
 for side in ours theirs; do
   bin=$OURS; base=14001; ARGS=${OURS_ARGS:-}
   [ $side = theirs ] && { bin=$THEIRS; base=14101; ARGS=${THEIRS_ARGS:-}; }
-  if [[ $ROWS == *migrate* ]]; then
-    log "[$side] migrate one slot"
-    row_migrate $side "$bin" $base
-  fi
   if [[ $ROWS == *reshard* || $ROWS == *reads* ]]; then
     log "[$side] reshard and replica reads"
     rows_reshard_reads $side "$bin" $base
