@@ -55,6 +55,7 @@ class HashTable {
     size_t idx = h & (b.size - 1);
     SetNext(n, b.slots[idx]);
     b.slots[idx] = n;
+    if (idx < b.low) b.low = idx;
     b.used++;
   }
 
@@ -144,12 +145,15 @@ class HashTable {
       }
   }
 
-  // As ForEach, until fn returns false.
+  // As ForEach, until fn returns false. Starts at the first bucket that may hold a node, so
+  // that taking the first keys again and again while deleting them (GETKEYSINSLOT + MIGRATE
+  // over a big slot) costs the keys taken, not the empty buckets left behind each time.
   template <class Fn>
   void ForEachWhile(Fn&& fn) const {
     for (int t = 0; t < 2; t++)
-      for (size_t i = 0; i < t_[t].size; i++) {
+      for (size_t i = t_[t].low; i < t_[t].size; i++) {
         Node* n = t_[t].slots[i];
+        if (!n && i == t_[t].low) t_[t].low = i + 1;  // still a prefix of empty buckets
         while (n) {
           Node* next = Next(n);
           if (!fn(n)) return;
@@ -188,6 +192,7 @@ class HashTable {
         size_t idx = Hash(Traits::Key(e)) & (t_[1].size - 1);
         SetNext(e, t_[1].slots[idx]);
         t_[1].slots[idx] = e;
+        if (idx < t_[1].low) t_[1].low = idx;
         t_[0].used--;
         t_[1].used++;
         e = next;
@@ -219,6 +224,8 @@ class HashTable {
     Node** slots = nullptr;
     size_t size = 0;
     size_t used = 0;
+    // slots[0, low) are all empty: a hint that only ForEachWhile raises and inserts lower.
+    mutable size_t low = 0;
   };
 
   static Node* Next(Node* n) { return *Traits::NextLink(n); }
