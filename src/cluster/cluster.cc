@@ -270,6 +270,7 @@ void Install() {
   h.cron = Cron;
   h.in_child = [] { g_conf_file.CloseInChild(); };
   h.shutdown = [] {
+    if (!GetState().myself) return;  // not in cluster mode
     // What was learned in the last 100 ms is not saved yet (MarkLearned).
     LOG_NOTICE("Saving the cluster configuration file before exiting.");
     std::string err;

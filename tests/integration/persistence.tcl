@@ -317,6 +317,8 @@ start_server {tags {persistence}} {
         catch {r shutdown}
         pers_wait_exit $pid
         assert {[log_contains "*Saving the final RDB snapshot before exiting.*"]}
+        # A standalone node has no nodes.conf to save on the way out.
+        assert {![log_contains "*cluster config*"]}
         restart_server
         assert_equal v [r get s1]
     }
