@@ -479,6 +479,12 @@ pipe_load() {
     die "load on $1: $(tail -2 <<<"$out" | tr '\n' ' ')"
 }
 
+# side_setup ours|theirs: sets bin, base (first port) and ARGS for that side's nodes.
+side_setup() {
+  bin=$OURS; base=14001; ARGS=${OURS_ARGS:-}
+  [ "$1" = theirs ] && { bin=$THEIRS; base=14101; ARGS=${THEIRS_ARGS:-}; }
+}
+
 # Row 1: one slot of MIG_KEYS keys moved from its owner to another primary, on a cluster of
 # each side at once; sets T[side,mig] (keys/s). The moves alternate between the sides (ours,
 # theirs, ours, ...) so that a drift of the machine's speed during the row (this shared
@@ -493,8 +499,7 @@ row_migrate() {
     for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$11\r\n{m}:%07d\r\n$16\r\nv%015d\r\n", i, i
   }' >"$TMP/slot.resp"
   for side in ours theirs; do
-    bin=$OURS; base=14001; ARGS=${OURS_ARGS:-}
-    [ $side = theirs ] && { bin=$THEIRS; base=14101; ARGS=${THEIRS_ARGS:-}; }
+    side_setup $side
     start_nodes "$bin" "$base" 3 "$ARGS"
     create "$base" 3 0
     src[$side]=$(py owner "$base" "$slot") || die "owner of slot $slot"
@@ -601,11 +606,10 @@ if [[ $ROWS == *migrate* ]]; then
   row_migrate
 fi
 for side in ours theirs; do
-  bin=$OURS; base=14001; ARGS=${OURS_ARGS:-}
-  [ $side = theirs ] && { bin=$THEIRS; base=14101; ARGS=${THEIRS_ARGS:-}; }
+  side_setup $side
   if [[ $ROWS == *reshard* || $ROWS == *reads* ]]; then
     log "[$side] reshard and replica reads"
-    rows_reshard_reads $side "$bin" $base
+    rows_reshard_reads $side "$bin" "$base"
   fi
 done
 

@@ -132,6 +132,14 @@ void Cron() {
   if (server::BlockedClientCount()) RedirectBlockedClients();
 }
 
+// Writes nodes.conf with everything pending; `sync` as PlanSave chose it.
+bool SaveWith(NodesConfFile::Sync sync, std::string* err) {
+  State& st = GetState();
+  st.todo_save = st.todo_fsync = st.todo_learned = false;
+  st.last_save_ms = base::MsTime();
+  return g_conf_file.Save(FormatNodesConf(st), sync, err);
+}
+
 void BeforeSleep() {
   State& st = GetState();
   if (!st.myself) return;
@@ -152,7 +160,7 @@ void BeforeSleep() {
                            st.last_save_ms, kLearnedSaveMs);
   if (plan.save_now) {
     std::string err;
-    if (!SaveConfig(false, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+    if (!SaveWith(plan.sync, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
   } else if (plan.wait_ms >= 0) {
     g.loop->SetMaxWaitMs(static_cast<int>(plan.wait_ms));
   }
@@ -297,12 +305,9 @@ void MarkLearned() {
 
 bool SaveConfig(bool fsync, std::string* err) {
   State& st = GetState();
-  int64_t now = base::MsTime();
-  SavePlan plan = PlanSave(fsync || st.todo_fsync, true, st.todo_learned, now, st.last_save_ms,
-                           kLearnedSaveMs);
-  st.todo_save = st.todo_fsync = st.todo_learned = false;
-  st.last_save_ms = now;
-  return g_conf_file.Save(FormatNodesConf(st), plan.sync, err);
+  SavePlan plan = PlanSave(fsync || st.todo_fsync, true, st.todo_learned, base::MsTime(),
+                           st.last_save_ms, kLearnedSaveMs);
+  return SaveWith(plan.sync, err);
 }
 
 void UpdateState(int64_t now) {

@@ -419,6 +419,13 @@ bool ParseNodesConf(std::string_view text, State* out, int64_t now_ms, bool tls_
 // ---- File side ----
 
 namespace {
+// fsync of a directory: 0, or the errno of a failure. Some systems refuse to fsync a directory
+// (EBADF, EINVAL); the file itself is safe by then, so that is no failure.
+int FsyncDir(int dfd) {
+  if (::fsync(dfd) == 0 || errno == EBADF || errno == EINVAL) return 0;
+  return errno;
+}
+
 bool FsyncDirOf(const std::string& path, std::string* err) {
   std::string dir_buf = path;
   int dfd = open(dirname(dir_buf.data()), O_RDONLY | O_CLOEXEC);
@@ -427,11 +434,10 @@ bool FsyncDirOf(const std::string& path, std::string* err) {
     *err = "can't open the directory of " + path + ": " + strerror(errno);
     return false;
   }
-  int rc = ::fsync(dfd);
-  int saved = errno;
+  int e = FsyncDir(dfd);
   close(dfd);
-  if (rc == -1 && saved != EBADF && saved != EINVAL) {
-    *err = "can't fsync the directory of " + path + ": " + strerror(saved);
+  if (e) {
+    *err = "can't fsync the directory of " + path + ": " + strerror(e);
     return false;
   }
   return true;
@@ -556,8 +562,8 @@ void NodesConfFile::SyncNewest(void* self) {
   auto* f = static_cast<NodesConfFile*>(self);
   int fd = f->sync_fd_.exchange(-1);
   if (fd < 0) return;
-  if (::fsync(fd) == -1 || (::fsync(f->dir_fd_) == -1 && errno != EINVAL))
-    f->sync_errno_.store(errno);
+  int e = ::fsync(fd) == 0 ? FsyncDir(f->dir_fd_) : errno;
+  if (e) f->sync_errno_.store(e);
   close(fd);
 }
 
