@@ -277,6 +277,12 @@ void Install() {
   h.before_sleep = BeforeSleep;
   h.cron = Cron;
   h.in_child = [] { g_conf_file.CloseInChild(); };
+  h.before_snapshot = [] {
+    State& st = GetState();
+    if (!st.myself || !st.todo_learned) return;
+    std::string err;
+    if (!SaveConfig(false, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  };
   h.shutdown = [] {
     if (!GetState().myself) return;  // not in cluster mode
     // What was learned in the last 100 ms is not saved yet (MarkLearned).

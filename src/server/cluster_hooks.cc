@@ -13,6 +13,7 @@ ClusterHooks& Cluster() {
       [] {},  // cron
       [] {},  // shutdown
       [] {},  // in_child
+      [] {},  // before_snapshot
   };
   return h;
 }

@@ -27,6 +27,9 @@ struct ClusterHooks {
   // In a forked child (snapshot, diskless sync): drop what only the node itself may hold (the
   // nodes.conf lock, which a child outliving its node would keep from the node's restart).
   void (*in_child)();
+  // A disk snapshot is about to fork: nodes.conf gets what it has not saved yet, so that the
+  // snapshot's replication offset is never ahead of the open slots nodes.conf holds.
+  void (*before_snapshot)();
 };
 
 ClusterHooks& Cluster();

@@ -482,6 +482,7 @@ bool StartBgsave(bool for_replication) {
   uint64_t used = UsedMemory();
   uint64_t keys = 0;
   for (int i = 0; i < NumDbs(); i++) keys += GetDb(i)->Size();
+  Cluster().before_snapshot();
   int64_t start = base::UsTime();
   pid_t parent = getpid();
   pid_t pid = fork();

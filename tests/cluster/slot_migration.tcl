@@ -387,6 +387,24 @@ start_cluster {primaries 3 replicas 1 create manual} {
         }
     }
 
+    test "A replica's nodes.conf has the open slots it applied before its snapshot forks" {
+        # A replica saves what its primary streams with its next save (up to 100 ms later);
+        # a snapshot taken meanwhile must not record an offset past what nodes.conf holds.
+        set s6 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm6]]
+        set idC [cluster_myid 2]
+        assert_equal OK [cn $A cluster setslot $s6 migrating $idB]
+        assert_equal OK [cn $A cluster setslot $s6 stable]
+        assert_equal OK [cn $A cluster setslot $s6 migrating $idC]
+        assert_match "*started*" [cn $A2 bgsave]
+        set tok "\[$s6->-$idC\]"
+        assert {[string first $tok [exec cat [cnode $A2 nodes_conf]]] >= 0}
+        wait_for_condition 100 50 {[string match "*rdb_bgsave_in_progress:0*" [cn $A2 info persistence]]} else {
+            fail "the snapshot never ended"
+        }
+        assert_equal OK [cn $A cluster setslot $s6 stable]
+        sm_wait_tokens $A2 {}
+    }
+
     test "CLUSTER SLOT-STATS: key counts of the slots of this shard, on the primary and its replica" {
         # three slots of A with 3, 1 and 1 keys; the other slots of A hold what earlier tests left
         set k1 [cluster_key_in_slot_of $A st1]
