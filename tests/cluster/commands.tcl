@@ -213,6 +213,13 @@ start_cluster {primaries 3 nodes 6 create none} {
             [assert_error * {cn 0 cluster reset hard}]
         assert_equal {0-5460} [dict get [cluster_self 0] slots]
         cn 0 del $k
+        # a slot nobody serves makes the cluster fail here (full coverage); back when served
+        cluster_wait_state 0 ok
+        assert_equal OK [cn 0 cluster delslots 5460]
+        assert_equal fail [cluster_info_field 0 cluster_state]
+        assert_equal 16383 [cluster_info_field 0 cluster_slots_assigned]
+        assert_equal OK [cn 0 cluster addslots 5460]
+        assert_equal ok [cluster_info_field 0 cluster_state]
     }
 
     test "CLUSTER COUNT-FAILURE-REPORTS" {
