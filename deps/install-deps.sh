@@ -6,9 +6,9 @@ want=""
 need() { dpkg -s "$1" >/dev/null 2>&1 || want="$want $1"; }
 case "${1:-all}" in
   build) need g++; need make; need libjemalloc-dev ;;
-  test) need tcl8.6; need redis-server; need redis-tools; need python3-redis ;;
+  test) need tcl8.6; need redis-server; need redis-tools; need python3-redis; need strace ;;
   run) need redis-tools ;;
-  *) need g++; need make; need libjemalloc-dev; need tcl8.6; need redis-server; need redis-tools; need python3-redis ;;
+  *) need g++; need make; need libjemalloc-dev; need tcl8.6; need redis-server; need redis-tools; need python3-redis; need strace ;;
 esac
 [ -z "$want" ] && exit 0
 echo "Installing:$want"

@@ -63,12 +63,22 @@ void WantWrite(Link* l) {
   if (!(g.loop->FileMask(fd) & net::kWritable)) g.loop->AddFile(fd, net::kWritable, OnWritable, l);
 }
 
+// A message may carry what a pending fsync'd save has not yet put on disk: an epoch just
+// bumped, a new role. Until BeforeSleep has saved (before the loop polls again), output waits
+// in the link's queue; the writable event that sends it comes after that poll.
+bool HoldOutput() { return GetState().todo_fsync; }
+
 void Queue(Link* l, const std::vector<uint8_t>& bytes, uint16_t type) {
   if (!l || l->conn.fd < 0 || bytes.empty()) return;
   if (type < kTypeCount) GetState().stats.sent[type]++;
   std::string_view b(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (l->connecting) {
     l->conn.out.append(b);  // sent once connected
+    return;
+  }
+  if (HoldOutput()) {
+    l->conn.out.append(b);
+    WantWrite(l);
     return;
   }
   // Written at once when nothing is queued before it; writability is asked for only when the
@@ -795,6 +805,7 @@ void OnReadable(int, void* data, int) {
 }
 
 void OnWritable(int fd, void* data, int) {
+  if (HoldOutput()) return;  // BeforeSleep saves first; the event fires again after the poll
   Link* l = static_cast<Link*>(data);
   net::IoResult r = l->conn.Write(SIZE_MAX, kMaxWritePerEvent);
   if (r.Failed()) return FreeLink(l);

@@ -172,9 +172,9 @@ void HandleReplicaFailover(int64_t now) {
     fo_.auth_epoch = st.current_epoch;
     LOG_NOTICE("Starting a failover election for epoch %llu.",
                static_cast<unsigned long long>(st.current_epoch));
+    MarkChanged(true, true);  // the request leaves once the epoch is on disk
     BroadcastHeaderOnly(kTypeFailoverAuthRequest, fo_.mf_end_ms ? kMsgFlagForceAck : 0);
     fo_.auth_sent = true;
-    MarkChanged(true, true);
     return;
   }
   int quorum = st.size / 2 + 1;

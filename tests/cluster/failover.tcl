@@ -212,8 +212,22 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
 
     test "CLUSTER FAILOVER FORCE: the replica takes over without the primary's agreement" {
         set before [dict get [cluster_self 4] epoch]
+        # beyond Valkey (which sends first): the vote request carries the election's epoch
+        # only once it is fsynced
+        set strict [expr {"beyond-valkey" ni $::cfg(deny_tags)}]
+        if {$strict} { set h [strace_start [cnode 1 pid] write,fsync,fdatasync] }
         assert_equal OK [cn 1 cluster failover force]
         fo_wait_primary 1 10000
+        if {$strict} {
+            set calls [strace_stop $h]
+            set start [lsearch_from $calls 0 "*Starting a failover election for epoch*"]
+            assert {$start >= 0} "no election logged"
+            set sync [lsearch_from $calls $start {f*sync(*}]
+            set bus [lsearch_from $calls $start {write(*"RCmb*}]
+            assert {$sync > 0 && $bus > 0} "fsync $sync, bus write $bus"
+            set seen [lmap l [lrange $calls $start $bus] {string range $l 0 90}]
+            assert {$sync < $bus} "a bus message left before the fsync:\n[join $seen \n]"
+        }
         fo_wait_replica_of 4 1 10000
         fo_wait_role_known 4 1 10000
         assert [expr {[dict get [cluster_self 1] epoch] > $before}]

@@ -291,6 +291,44 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal "\$2\r\nm1\r\n" [cluster_raw $B2 {readonly} get $moved]
     }
 
+    test "The target's new epoch reaches the bus and the client only once it is fsynced" {
+        # Its pongs announce the claim with the new epoch; a crash before the fsync must not
+        # leave the others knowing an epoch the node itself forgot. (Valkey 8 sends both the
+        # pongs and the reply first, then fsyncs.)
+        set s7 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm7]]
+        assert_equal OK [cn $B cluster setslot $s7 importing $idA]
+        assert_equal OK [cn $A cluster setslot $s7 migrating $idB]
+        # B bumps only when its epoch is not the largest it knows
+        assert_match BUMPED* [cn $A cluster bumpepoch]
+        set epochA [dict get [cluster_nodes_line $A $A] epoch]
+        wait_for_condition 100 50 {[dict get [cluster_nodes_line $B $A] epoch] == $epochA} else {
+            fail "B does not know A's epoch $epochA"
+        }
+        set h [strace_start [cnode $B pid] write,fsync,fdatasync]
+        assert_equal OK [cn $B cluster setslot $s7 node $idB]
+        set calls [strace_stop $h]
+        set bump [lsearch_from $calls 0 "*ConfigEpoch updated after importing slot $s7*"]
+        assert {$bump >= 0} "no epoch bump logged"
+        set sync [lsearch_from $calls $bump {f*sync(*}]
+        set bus [lsearch_from $calls $bump {write(*"RCmb*}]
+        assert {$sync > 0 && $bus > 0} "fsync $sync, bus write $bus"
+        set reply [lsearch_from $calls $bump {write(*"+OK\\r\\n"*}]
+        set seen [lmap l [lrange $calls $bump end] {string range $l 0 90}]
+        assert {$sync < $bus} "a bus message left before the fsync:\n[join $seen \n]"
+        assert {$sync < $reply} "the reply left before the fsync:\n[join $seen \n]"
+        assert_equal OK [cn $A cluster setslot $s7 node $idB]
+        # and back to A, as the other tests expect
+        assert_equal OK [cn $A cluster setslot $s7 importing $idB]
+        assert_equal OK [cn $B cluster setslot $s7 migrating $idA]
+        assert_equal OK [cn $A cluster setslot $s7 node $idA]
+        assert_equal OK [cn $B cluster setslot $s7 node $idA]
+        foreach i {0 1 2 3 4 5} {
+            wait_for_condition 100 50 {[cluster_slot_owner $s7 $i] == $A} else {
+                fail "node $i does not see A own slot $s7"
+            }
+        }
+    } {beyond-valkey}
+
     test "The target claims a slot its source gave up without it (auto-claim, §3.3)" {
         set s2 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm2]]
         assert_equal 0 [cn $A cluster countkeysinslot $s2]

@@ -417,3 +417,50 @@ proc repl_tap_next {fd {timeout_ms 5000}} {
         if {[string toupper [lindex $cmd 0]] ne "PING"} { return $cmd }
     }
 }
+
+# The system calls of a process's main thread (strace, a test dependency), for tests that
+# assert an order between a log line, an fsync and a socket write. strace_start returns a
+# handle once attached; strace_stop detaches and returns the calls, one per element.
+proc strace_start {pid calls} {
+    set out /tmp/vtest-strace-[pid]-$pid-[clock milliseconds]
+    set tracer [exec strace -q -s 200 -e trace=$calls -o $out -p $pid 2>/dev/null &]
+    wait_for_condition 200 10 {[strace_tracer_of $pid] == $tracer} else {
+        catch {exec kill $tracer}
+        fail "strace could not attach to $pid"
+    }
+    return [list $tracer $out]
+}
+
+proc strace_exited {pid} {
+    if {[catch {open /proc/$pid/stat} f]} { return 1 }
+    set st [read $f]
+    close $f
+    return [expr {[lindex [split [string range $st [string last ")" $st] end] " "] 1] eq "Z"}]
+}
+
+proc strace_tracer_of {pid} {
+    set f [open /proc/$pid/status]
+    set s [read $f]
+    close $f
+    regexp {TracerPid:\s*(\d+)} $s -> t
+    return $t
+}
+
+proc strace_stop {handle} {
+    lassign $handle tracer out
+    exec kill -INT $tracer
+    # gone, or a zombie of this process: either way it has detached and written all
+    wait_for_condition 200 10 {[strace_exited $tracer]} else { fail "strace did not stop" }
+    set f [open $out]
+    set lines [split [read $f] "\n"]
+    close $f
+    file delete $out
+    return $lines
+}
+
+# Index of the first element of `lines` at or after `from` that matches glob `pattern`, -1 if
+# none.
+proc lsearch_from {lines from pattern} {
+    set i [lsearch -glob [lrange $lines $from end] $pattern]
+    return [expr {$i < 0 ? -1 : $i + $from}]
+}
