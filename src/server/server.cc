@@ -163,7 +163,10 @@ void ActiveExpireCycle() {
   size_t sampled = 0, expired = 0;
   for (int i = 0; i < NumDbs(); i++) {
     db::Db* d = GetDb((next_db + i) % NumDbs());
-    if (d->ExpiresSize()) expired += d->ActiveExpire(deadline, db::GetEnv().now_ms, &sampled);
+    if (d->ExpiresSize())
+      expired += d->ActiveExpire(deadline, db::GetEnv().now_ms, &sampled);
+    else
+      d->avg_ttl = 0;  // nothing left to expire: no average either (as Valkey)
     if (base::MonotonicUs() >= deadline) break;
   }
   next_db = (next_db + 1) % NumDbs();
