@@ -140,6 +140,17 @@ bool SaveWith(NodesConfFile::Sync sync, std::string* err) {
   return g_conf_file.Save(FormatNodesConf(st), sync, err);
 }
 
+// SaveWith for the loop's own saves: one that fails with a change of the node's own pending
+// stops the node (SaveConfigOrDie); one with only learned facts is retried with the next.
+void SavePending(NodesConfFile::Sync sync) {
+  State& st = GetState();
+  bool own = st.todo_save || st.todo_fsync;  // SaveWith clears them
+  std::string err;
+  if (SaveWith(sync, &err)) return;
+  if (own) DieUnsaved(err);
+  LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+}
+
 void BeforeSleep() {
   State& st = GetState();
   if (!st.myself) return;
@@ -159,8 +170,7 @@ void BeforeSleep() {
   SavePlan plan = PlanSave(st.todo_fsync, st.todo_save, st.todo_learned, base::MsTime(),
                            st.last_save_ms, kLearnedSaveMs);
   if (plan.save_now) {
-    std::string err;
-    if (!SaveWith(plan.sync, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+    SavePending(plan.sync);
   } else if (plan.wait_ms >= 0) {
     g.loop->SetMaxWaitMs(static_cast<int>(plan.wait_ms));
   }
@@ -280,8 +290,7 @@ void Install() {
   h.before_snapshot = [] {
     State& st = GetState();
     if (!st.myself || !st.todo_learned) return;
-    std::string err;
-    if (!SaveConfig(false, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+    SavePending(st.todo_fsync ? NodesConfFile::Sync::kNow : NodesConfFile::Sync::kLater);
   };
   h.shutdown = [] {
     if (!GetState().myself) return;  // not in cluster mode
@@ -307,6 +316,17 @@ void MarkChanged(bool save, bool fsync) {
 void MarkLearned() {
   State& st = GetState();
   st.todo_update_state = st.todo_learned = true;
+}
+
+void DieUnsaved(const std::string& err) {
+  LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  LOG_WARNING("Fatal: can't update cluster config file.");
+  exit(1);
+}
+
+void SaveConfigOrDie() {
+  std::string err;
+  if (!SaveConfig(true, &err)) DieUnsaved(err);
 }
 
 bool SaveConfig(bool fsync, std::string* err) {

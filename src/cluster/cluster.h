@@ -29,6 +29,11 @@ void MarkLearned();
 constexpr int64_t kLearnedSaveMs = 100;
 // Writes nodes.conf now (with what is pending); false with *err on failure.
 bool SaveConfig(bool fsync, std::string* err);
+// The node's own promises (epoch, vote, role, open slots) reach disk before anyone hears of
+// them. A node that cannot write them stops, as Valkey does, rather than go on with promises
+// its restart would forget (e.g. vote twice in one epoch).
+void SaveConfigOrDie();
+[[noreturn]] void DieUnsaved(const std::string& err);
 // cluster_state per spec §5.11.
 void UpdateState(int64_t now_ms);
 

@@ -106,8 +106,7 @@ void ReplaceMyPrimary() {
     if (st.slot_owner[s] == old) st.AssignSlot(s, me);
   // Open slots stay as replication taught them (cluster-semantics §3.3).
   UpdateState(base::MsTime());
-  std::string err;
-  if (!SaveConfig(true, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  SaveConfigOrDie();
   BroadcastPong();
   ResetManualFailover();
 }
@@ -325,8 +324,7 @@ void FailoverAuthRequest(Node* sender, const Header& h) {
   st.last_vote_epoch = st.current_epoch;
   p->voted_time_ms = now;
   // The vote is on disk before it is given: a restarted voter must not vote twice.
-  std::string err;
-  if (!SaveConfig(true, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  SaveConfigOrDie();
   SendHeaderOnly(sender->link, kTypeFailoverAuthAck, 0);
   LOG_NOTICE("Failover auth granted to %.40s (%s) for epoch %llu", sender->name.c_str(),
              sender->human_nodename.c_str(), static_cast<unsigned long long>(st.current_epoch));

@@ -263,3 +263,37 @@ start_cluster {primaries 1 create none} {
         assert_equal OK [cn 0 set k v2]
     } {beyond-valkey}
 }
+
+# A node that cannot write nodes.conf (here: a directory in its place, so the rename of each
+# new file over it fails). What it only learned from others waits for a later save; a change
+# of its own (an epoch, a vote, a role, an open slot) stops it before anyone hears of it, as
+# Valkey 8 does: its restart must not forget what it promised. (Valkey 8 also stops for what
+# it only learned.)
+start_cluster {primaries 2 create manual} {
+    test "nodes.conf cannot be written: a learned change is logged, a change of its own stops the node" {
+        assert_match "BUMPED *" [cn 0 cluster bumpepoch]
+        set epoch0 [dict get [cluster_self 0] epoch]
+        ::cl::deadline_wait 5000 {[fl_epoch_seen 1 [cluster_myid 0]] == $epoch0} \
+            {node 1 never learned node 0's epoch $epoch0}
+        set conf [cnode 0 nodes_conf]
+        file delete $conf
+        file mkdir $conf
+        set id1 [cluster_myid 1]
+        assert_match "BUMPED *" [cn 1 cluster bumpepoch]
+        set epoch1 [dict get [cluster_self 1] epoch]
+        ::cl::deadline_wait 5000 {[fl_epoch_seen 0 $id1] == $epoch1} \
+            {node 0 never learned node 1's epoch $epoch1}
+        wait_for_condition 100 20 {[string match "*Could not save the cluster config*" [::srv::file_tail [cnode 0 log] 20]]} else {
+            fail "node 0 did not log the failed save"
+        }
+        assert_equal PONG [cn 0 ping]
+        # its own new epoch: no BUMPED reply, the node is gone
+        set pid [cnode 0 pid]
+        assert_match "*" [assert_error * {cn 0 cluster bumpepoch}]
+        wait_for_condition 100 20 {![::srv::alive $pid]} else { fail "node 0 still runs" }
+        ::cl::drop_client 0
+        dict set ::cl::nodes(0) gone exited
+        assert_match "*Fatal: can't update cluster config file.*" [::srv::file_tail [cnode 0 log] 20]
+        file delete -force $conf
+    } {beyond-valkey}
+}
