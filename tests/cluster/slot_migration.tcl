@@ -306,6 +306,11 @@ start_cluster {primaries 3 replicas 1 create manual} {
         }
         set h [strace_start [cnode $B pid] write,fsync,fdatasync]
         assert_equal OK [cn $B cluster setslot $s7 node $idB]
+        # the pongs go after the reply: stop once A has heard the new epoch
+        set epochB [dict get [cluster_nodes_line $B $B] epoch]
+        wait_for_condition 100 50 {[dict get [cluster_nodes_line $A $B] epoch] == $epochB} else {
+            fail "A never heard B's epoch $epochB"
+        }
         set calls [strace_stop $h]
         set bump [lsearch_from $calls 0 "*ConfigEpoch updated after importing slot $s7*"]
         assert {$bump >= 0} "no epoch bump logged"
