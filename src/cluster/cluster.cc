@@ -132,16 +132,22 @@ void Cron() {
   if (server::BlockedClientCount()) RedirectBlockedClients();
 }
 
-// Writes nodes.conf with everything pending; `sync` as PlanSave chose it.
+// Writes nodes.conf with everything pending; `sync` as PlanSave chose it. A failed save keeps
+// the node's own changes pending (the loop's next save stops the node, SavePending); learned
+// facts go with whatever save comes next.
 bool SaveWith(NodesConfFile::Sync sync, std::string* err) {
   State& st = GetState();
+  bool save = st.todo_save, fsync = st.todo_fsync;
   st.todo_save = st.todo_fsync = st.todo_learned = false;
   st.last_save_ms = base::MsTime();
-  return g_conf_file.Save(FormatNodesConf(st), sync, err);
+  if (g_conf_file.Save(FormatNodesConf(st), sync, err)) return true;
+  st.todo_save = save;
+  st.todo_fsync = fsync;
+  return false;
 }
 
 // SaveWith for the loop's own saves: one that fails with a change of the node's own pending
-// stops the node (SaveConfigOrDie); one with only learned facts is retried with the next.
+// stops the node (as SaveConfigOrDie); one with only learned facts is logged.
 void SavePending(NodesConfFile::Sync sync) {
   State& st = GetState();
   bool own = st.todo_save || st.todo_fsync;  // SaveWith clears them

@@ -212,8 +212,8 @@ void Apply(const SetSlotArgs& a) {
       AssignFinal(a.slot, a.node);
       break;
   }
-  // A replica applies its primary's state, which the primary holds and streams again after a
-  // restart: saved like what is learned from others, with the next save (at most 100 ms later,
+  // A replica applies its primary's state, which the primary holds and a full sync carries
+  // again: saved like what is learned from others, with the next save (at most 100 ms later,
   // before a disk snapshot forks, at shutdown). Its acknowledgement never waited for the file;
   // a reshard sends it two SETSLOTs per slot moved.
   if (st.myself->IsReplica())

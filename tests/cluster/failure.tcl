@@ -287,6 +287,9 @@ start_cluster {primaries 2 create manual} {
             fail "node 0 did not log the failed save"
         }
         assert_equal PONG [cn 0 ping]
+        # asked to save with nothing of its own pending: an error reply, and it goes on
+        assert_match "ERR error saving the cluster node config: *" [assert_error * {cn 0 cluster saveconfig}]
+        assert_equal PONG [cn 0 ping]
         # its own new epoch: no BUMPED reply, the node is gone
         set pid [cnode 0 pid]
         assert_match "*" [assert_error * {cn 0 cluster bumpepoch}]
