@@ -219,14 +219,8 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         assert_equal OK [cn 1 cluster failover force]
         fo_wait_primary 1 10000
         if {$strict} {
-            set calls [strace_stop $h]
-            set start [lsearch_from $calls 0 "*Starting a failover election for epoch*"]
-            assert {$start >= 0} "no election logged"
-            set sync [lsearch_from $calls $start {f*sync(*}]
-            set bus [lsearch_from $calls $start {write(*"RCmb*}]
-            assert {$sync > 0 && $bus > 0} "fsync $sync, bus write $bus"
-            set seen [lmap l [lrange $calls $start $bus] {string range $l 0 90}]
-            assert {$sync < $bus} "a bus message left before the fsync:\n[join $seen \n]"
+            assert_fsync_first [strace_stop $h] "*Starting a failover election for epoch*" \
+                {write(*"RCmb*} "a bus message"
         }
         fo_wait_replica_of 4 1 10000
         fo_wait_role_known 4 1 10000

@@ -464,3 +464,15 @@ proc lsearch_from {lines from pattern} {
     set i [lsearch -glob [lrange $lines $from end] $pattern]
     return [expr {$i < 0 ? -1 : $i + $from}]
 }
+
+# Asserts that in `calls` (from strace_stop), after the first call matching glob `mark`, an
+# fsync comes before the first write matching glob `write` (`what` names it in a failure).
+proc assert_fsync_first {calls mark write what} {
+    set from [lsearch_from $calls 0 $mark]
+    assert {$from >= 0} "no call matches $mark"
+    set sync [lsearch_from $calls $from {f*sync(*}]
+    set w [lsearch_from $calls $from $write]
+    set seen [lmap l [lrange $calls $from end] {string range $l 0 90}]
+    assert {$sync > 0 && $w > 0} "fsync at $sync, $what at $w:\n[join $seen \n]"
+    assert {$sync < $w} "$what before the fsync:\n[join $seen \n]"
+}
