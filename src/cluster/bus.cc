@@ -72,13 +72,9 @@ void Queue(Link* l, const std::vector<uint8_t>& bytes, uint16_t type) {
   if (!l || l->conn.fd < 0 || bytes.empty()) return;
   if (type < kTypeCount) GetState().stats.sent[type]++;
   std::string_view b(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  if (l->connecting) {
-    l->conn.out.append(b);  // sent once connected
-    return;
-  }
-  if (HoldOutput()) {
-    l->conn.out.append(b);
-    WantWrite(l);
+  if (l->connecting || HoldOutput()) {
+    l->conn.out.append(b);  // sent once connected, or once the pending save is done
+    WantWrite(l);           // (nothing while connecting: the connect event comes first)
     return;
   }
   // Written at once when nothing is queued before it; writability is asked for only when the

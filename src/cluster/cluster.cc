@@ -146,13 +146,28 @@ bool SaveWith(NodesConfFile::Sync sync, std::string* err) {
   return false;
 }
 
-// SaveWith for the loop's own saves: one that fails with a change of the node's own pending
-// stops the node (as SaveConfigOrDie); one with only learned facts is logged.
-void SavePending(NodesConfFile::Sync sync) {
+// How durably a save made now goes (PlanSave's rule): fsynced at once for the node's own
+// promises or when asked, later for learned facts.
+NodesConfFile::Sync SyncForSaveNow(bool fsync) {
+  State& st = GetState();
+  return PlanSave(fsync || st.todo_fsync, true, st.todo_learned, base::MsTime(), st.last_save_ms,
+                  kLearnedSaveMs)
+      .sync;
+}
+
+[[noreturn]] void DieUnsaved(const std::string& err) {
+  LOG_WARNING("Could not save the cluster config: %s", err.c_str());
+  LOG_WARNING("Fatal: can't update cluster config file.");
+  exit(1);
+}
+
+// Saves what is pending. A failure with a change of the node's own pending stops the node (as
+// SaveConfigOrDie); one with only learned facts is logged.
+void SavePending() {
   State& st = GetState();
   bool own = st.todo_save || st.todo_fsync;  // SaveWith clears them
   std::string err;
-  if (SaveWith(sync, &err)) return;
+  if (SaveWith(SyncForSaveNow(false), &err)) return;
   if (own) DieUnsaved(err);
   LOG_WARNING("Could not save the cluster config: %s", err.c_str());
 }
@@ -176,7 +191,7 @@ void BeforeSleep() {
   SavePlan plan = PlanSave(st.todo_fsync, st.todo_save, st.todo_learned, base::MsTime(),
                            st.last_save_ms, kLearnedSaveMs);
   if (plan.save_now) {
-    SavePending(plan.sync);
+    SavePending();
   } else if (plan.wait_ms >= 0) {
     g.loop->SetMaxWaitMs(static_cast<int>(plan.wait_ms));
   }
@@ -296,7 +311,7 @@ void Install() {
   h.before_snapshot = [] {
     State& st = GetState();
     if (!st.myself || !st.todo_learned) return;
-    SavePending(st.todo_fsync ? NodesConfFile::Sync::kNow : NodesConfFile::Sync::kLater);
+    SavePending();
   };
   h.shutdown = [] {
     if (!GetState().myself) return;  // not in cluster mode
@@ -324,23 +339,12 @@ void MarkLearned() {
   st.todo_update_state = st.todo_learned = true;
 }
 
-void DieUnsaved(const std::string& err) {
-  LOG_WARNING("Could not save the cluster config: %s", err.c_str());
-  LOG_WARNING("Fatal: can't update cluster config file.");
-  exit(1);
-}
-
 void SaveConfigOrDie() {
   std::string err;
   if (!SaveConfig(true, &err)) DieUnsaved(err);
 }
 
-bool SaveConfig(bool fsync, std::string* err) {
-  State& st = GetState();
-  SavePlan plan = PlanSave(fsync || st.todo_fsync, true, st.todo_learned, base::MsTime(),
-                           st.last_save_ms, kLearnedSaveMs);
-  return SaveWith(plan.sync, err);
-}
+bool SaveConfig(bool fsync, std::string* err) { return SaveWith(SyncForSaveNow(fsync), err); }
 
 void UpdateState(int64_t now) {
   State& st = GetState();

@@ -33,7 +33,6 @@ bool SaveConfig(bool fsync, std::string* err);
 // them. A node that cannot write them stops, as Valkey does, rather than go on with promises
 // its restart would forget (e.g. vote twice in one epoch).
 void SaveConfigOrDie();
-[[noreturn]] void DieUnsaved(const std::string& err);
 // cluster_state per spec §5.11.
 void UpdateState(int64_t now_ms);
 
