@@ -431,13 +431,6 @@ proc strace_start {pid calls} {
     return [list $tracer $out]
 }
 
-proc strace_exited {pid} {
-    if {[catch {open /proc/$pid/stat} f]} { return 1 }
-    set st [read $f]
-    close $f
-    return [expr {[lindex [split [string range $st [string last ")" $st] end] " "] 1] eq "Z"}]
-}
-
 proc strace_tracer_of {pid} {
     set f [open /proc/$pid/status]
     set s [read $f]
@@ -450,7 +443,7 @@ proc strace_stop {handle} {
     lassign $handle tracer out
     exec kill -INT $tracer
     # gone, or a zombie of this process: either way it has detached and written all
-    wait_for_condition 200 10 {[strace_exited $tracer]} else { fail "strace did not stop" }
+    wait_for_condition 200 10 {![::srv::alive $tracer]} else { fail "strace did not stop" }
     set f [open $out]
     set lines [split [read $f] "\n"]
     close $f
