@@ -77,18 +77,23 @@ void Loop() {
   }
 }
 
+// Wakes the thread only for a job put into an empty queue: while jobs are queued (the one it
+// runs counts until done) it is awake or already woken, and finds the new job when it loops.
+// Slot migration saves nodes.conf several times per slot, queueing two jobs each time; a
+// second wake-up, and taking the lock while the woken thread does, cost the event loop.
+// The notify comes after the unlock so that the woken thread does not block on the mutex.
 void Submit(const Job& j) {
   Bio& b = B();
   if (j.kind == Job::kFsync) b.pending_fsyncs.fetch_add(1);
-  {
-    std::lock_guard<std::mutex> lk(b.mu);
-    if (b.started && b.tail - b.head < kRing) {
-      b.ring[b.tail % kRing] = j;
-      b.tail++;
-      b.cv.notify_one();
-      return;
-    }
+  std::unique_lock<std::mutex> lk(b.mu);
+  if (b.started && b.tail - b.head < kRing) {
+    bool was_empty = b.tail == b.head;
+    b.ring[b.tail++ % kRing] = j;
+    lk.unlock();
+    if (was_empty) b.cv.notify_one();
+    return;
   }
+  lk.unlock();
   Run(j);  // not started, or the queue is full: do it here
 }
 
