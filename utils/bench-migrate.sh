@@ -22,9 +22,11 @@
 #                      loop moves P's slots one by one to another primary and back (SETSLOT +
 #                      MIGRATE). Phases alternate stable/migrating/migrating/stable so that a
 #                      drift of the machine's load cancels out. Reported: migrating/stable
-#                      throughput (target for ours: >= 0.95), and how many replies were ASK,
-#                      MOVED, TRYAGAIN or nil (all counted as answered requests). A redis 7.0
-#                      replica does not know open slots: a moved key reads as nil there.
+#                      throughput (target for ours: >= 0.95), its lowest and highest value
+#                      over the rounds of SMMS (the spread the machine's noise gives it), and
+#                      how many replies were ASK, MOVED, TRYAGAIN or nil (all counted as
+#                      answered requests). A redis 7.0 replica does not know open slots: a
+#                      moved key reads as nil there.
 #                      Also shown: the replica's CPU use (cores) in each state and the ratio of
 #                      its reads per CPU second, which the machine's noise moves less.
 #
@@ -38,9 +40,11 @@
 #   server arguments, word-split), PYTHON (python3), NT (cluster-node-timeout, 5000),
 #   MIG_KEYS (200000; 50000), RESHARD_KEYS (100000; 20000), RESHARD_SLOTS (1000; 300),
 #   READ_SECS (seconds of reads per state, 20; 8), PHASE_K (rounds of stable, migrating,
-#   migrating, stable; 4; 2), READERS (load processes, 2), PIPE (GETs per pipelined batch, 256,
-#   so that the replica, not the readers, is the bottleneck), MOVE_GAP (seconds between two slot
-#   moves of the background loop, 0.02).
+#   migrating, stable; 4; 2), READERS (load processes, 2), PIPE (GETs per pipelined batch, 256),
+#   DEPTH (batches each reader keeps in flight, 2: with one, a reader the scheduler delays
+#   leaves the replica idle, which then counts against the replica; the replica, not the
+#   readers, must be the bottleneck), MOVE_GAP (seconds between two slot moves of the
+#   background loop, 0.02).
 # Ports 14001-14006 (ours) and 14101-14106 (theirs), buses +10000, stay below the ephemeral
 # range, where a client socket could hold a bus port.
 set -u
@@ -59,6 +63,7 @@ RESHARD_SLOTS=${RESHARD_SLOTS:-$(q 1000 300)}
 READ_SECS=${READ_SECS:-$(q 20 8)}
 READERS=${READERS:-2}
 PIPE=${PIPE:-256}
+DEPTH=${DEPTH:-2}
 MOVE_GAP=${MOVE_GAP:-0.02}
 NT=${NT:-5000}
 TMP=$(mktemp -d /tmp/bench-migrate.XXXXXX)
@@ -251,7 +256,10 @@ def migrate(src_port, dst_port, slot, batch, rounds):
 # --- replica read load --------------------------------------------------------------------------
 NCOUNT = 6  # replies, ASK, MOVED, TRYAGAIN, nil, other errors
 
-def reader(idx, nreaders, port, keys, pipe, vlen, stop, counts):
+def reader(idx, nreaders, port, keys, pipe, depth, vlen, stop, counts):
+    """Pipelined READONLY GETs: `depth` batches of `pipe` GETs in flight, one more sent as soon
+    as one batch's worth of replies is in, so that a reader that is late (the machine has two
+    cores and a busy cluster) does not leave the replica idle."""
     c = Conn(port)
     ok(c.call('READONLY'), 'READONLY')
     n = len(keys)
@@ -265,27 +273,34 @@ def reader(idx, nreaders, port, keys, pipe, vlen, stop, counts):
         batches.append(b''.join(enc((b'GET', k)) for k in chunk))
     bulk = b'$%d\r\n' % vlen
     sock, base, b = c.s, idx * NCOUNT, 0
+    sent = got = 0
+    prev = b'+OK\r\n'  # the stream's last bytes before this read (READONLY's reply first)
+
+    def cnt(pat, d):  # occurrences in d, and across the boundary with the bytes before it
+        k = len(pat) - 1
+        return d.count(pat) + (prev[-k:] + d[:k]).count(pat)
+
     while not stop.value:
-        sock.sendall(batches[b])
-        b = (b + 1) % len(batches)
-        buf = sock.recv(1 << 16)
-        # A value reply is two lines, every other reply (error, nil) one line.
-        while buf.count(b'\r\n') - buf.count(bulk) < pipe:
-            d = sock.recv(1 << 16)
-            if not d:
-                raise ConnectionError('replica closed the connection')
-            buf += d
-        counts[base] += pipe
-        if buf.count(bulk) != pipe:
-            ask = buf.count(b'-ASK ')
-            moved = buf.count(b'-MOVED ')
-            tryagain = buf.count(b'-TRYAGAIN')
-            nil = buf.count(b'$-1\r\n')
+        while sent - got < depth * pipe:
+            sock.sendall(batches[b])
+            b = (b + 1) % len(batches)
+            sent += pipe
+        d = sock.recv(1 << 16)
+        if not d:
+            raise ConnectionError('replica closed the connection')
+        # Replies complete so far = lines - value headers: a value reply is two lines, every
+        # other reply (error, nil) one. Counted per read, patterns cut by a read included.
+        replies = cnt(b'\r\n', d) - cnt(bulk, d)
+        if b'-' in d or b'-' in prev:  # an error or a nil (values and headers have no '-')
+            ask, moved, tryagain = cnt(b'-ASK ', d), cnt(b'-MOVED ', d), cnt(b'-TRYAGAIN', d)
             counts[base + 1] += ask
             counts[base + 2] += moved
             counts[base + 3] += tryagain
-            counts[base + 4] += nil
-            counts[base + 5] += buf.count(b'\r\n-') + buf.startswith(b'-') - ask - moved - tryagain
+            counts[base + 4] += cnt(b'$-1\r\n', d)
+            counts[base + 5] += cnt(b'\r\n-', d) - ask - moved - tryagain
+        got += replies
+        counts[base] += replies
+        prev = (prev + d[-8:])[-8:]
 
 class Mover(threading.Thread):
     """Moves the slots one by one from P to Q and back until told to stop (after a round trip)."""
@@ -316,9 +331,10 @@ def cpu_secs(pid):
         st = f.read().rsplit(')', 1)[1].split()
     return (int(st[11]) + int(st[12])) / os.sysconf('SC_CLK_TCK')
 
-def readload(rport, rpid, pport, qport, nkeys, secs, phases, readers, pipe, gap):
+def readload(rport, rpid, pport, qport, nkeys, secs, phases, readers, pipe, depth, gap):
     rport, rpid, pport, qport = int(rport), int(rpid), int(pport), int(qport)
-    nkeys, secs, readers, pipe, gap = int(nkeys), float(secs), int(readers), int(pipe), float(gap)
+    nkeys, secs, readers, pipe, depth, gap = (int(nkeys), float(secs), int(readers), int(pipe),
+                                              int(depth), float(gap))
     mine = [n for n in nodes(pport) if n['port'] == pport][0]['slots']
     keys, slots = [], set()
     for i in range(nkeys):
@@ -330,7 +346,7 @@ def readload(rport, rpid, pport, qport, nkeys, secs, phases, readers, pipe, gap)
     stop = mp.Value('i', 0, lock=False)
     counts = mp.Array('q', readers * NCOUNT, lock=False)
     procs = [mp.Process(target=reader, daemon=True,
-                        args=(i, readers, rport, keys, pipe, 16, stop, counts))
+                        args=(i, readers, rport, keys, pipe, depth, 16, stop, counts))
              for i in range(readers)]
     for p in procs:
         p.start()
@@ -342,9 +358,12 @@ def readload(rport, rpid, pport, qport, nkeys, secs, phases, readers, pipe, gap)
     if not all(counts[w * NCOUNT] for w in range(readers)):
         raise RuntimeError('a reader got no replies during warm-up')
     acc = {'S': [0.0, 0.0] + [0] * NCOUNT, 'M': [0.0, 0.0] + [0] * NCOUNT}
+    per_round = []  # [stable replies, stable secs, migrating replies, migrating secs] per SMMS
     mover = None
     moves = 0
-    for ph in phases:
+    for i, ph in enumerate(phases):
+        if i % 4 == 0:
+            per_round.append([0, 0.0, 0, 0.0])
         if ph == 'M' and mover is None:
             mover = Mover(pport, qport, sorted(slots), gap)
             mover.start()
@@ -360,6 +379,9 @@ def readload(rport, rpid, pport, qport, nkeys, secs, phases, readers, pipe, gap)
         b, t1, c1 = snap(), time.perf_counter(), cpu_secs(rpid)
         acc[ph][0] += t1 - t0
         acc[ph][1] += c1 - c0
+        k = 0 if ph == 'S' else 2
+        per_round[-1][k] += b[0] - a[0]
+        per_round[-1][k + 1] += t1 - t0
         for j in range(NCOUNT):
             acc[ph][j + 2] += b[j] - a[j]
     if mover is not None:
@@ -374,6 +396,10 @@ def readload(rport, rpid, pport, qport, nkeys, secs, phases, readers, pipe, gap)
         raise RuntimeError('a reader died (exit code %s)' % bad[0].exitcode)
     names = ['replies', 'ask', 'moved', 'tryagain', 'nil', 'err']
     print('info=%d keys in %d slots, %d slot moves' % (len(keys), len(slots), moves))
+    # The spread of migrating/stable over the rounds: how much the machine's noise moves it.
+    rr = [(m / ms) / (s / ss) for s, ss, m, ms in per_round if s and ss and ms]
+    if rr:
+        print('rounds=%.3f-%.3f' % (min(rr), max(rr)))
     for ph, tag in (('S', 'stable'), ('M', 'migrating')):
         v = acc[ph]
         if not v[0]:
@@ -580,7 +606,7 @@ rows_reshard_reads() {
   r=$(py replica "$base" "$p") || die "no replica of $p"
   secs=$(awk -v s="$READ_SECS" -v k="$PHASE_K" 'BEGIN { print s / (2 * k) }')  # per phase
   out=$(py readload "$r" "$(cat "$TMP/$r.pid")" "$p" "$q" "$RESHARD_KEYS" "$secs" "$PHASES" \
-    "$READERS" "$PIPE" "$MOVE_GAP") || die "replica read load on $r"
+    "$READERS" "$PIPE" "$DEPTH" "$MOVE_GAP") || die "replica read load on $r"
   while IFS='=' read -r k v; do
     case $k in info) log "  $side: reads on replica $r of $p: $v" ;; *) R[$side,$k]=$v ;; esac
   done <<<"$out"
@@ -599,7 +625,7 @@ command -v "$PYTHON" >/dev/null || die "no $PYTHON"
 log "ours:   $OURS"
 log "theirs: $THEIRS ($("$THEIRS" --version | head -1))"
 log "migrate: $MIG_KEYS keys in one slot; reshard: $RESHARD_SLOTS slots of $RESHARD_KEYS keys;" \
-  "replica reads: ${READ_SECS}s per state, $READERS readers, pipeline $PIPE"
+  "replica reads: ${READ_SECS}s per state, $READERS readers, pipeline $PIPE x $DEPTH in flight"
 
 if [[ $ROWS == *migrate* ]]; then
   log "[both] migrate one slot, moves alternating between the sides"
@@ -626,6 +652,7 @@ row "  keys kept, check clean" "${R[ours,check]}" "${R[theirs,check]}" "-"
 for s in ours theirs; do R[$s,frac]=$(frac "${R[$s,migrating_rps]}" "${R[$s,stable_rps]}"); done
 row "replica reads migr/stable" "${R[ours,frac]}" "${R[theirs,frac]}" \
   "$(bl_ratio "${R[ours,frac]}" "${R[theirs,frac]}")"
+row "  lowest-highest of a round" "${R[ours,rounds]}" "${R[theirs,rounds]}" "-"
 row "  replica cpu stable/migr" "${R[ours,stable_cpu]}/${R[ours,migrating_cpu]}" \
   "${R[theirs,stable_cpu]}/${R[theirs,migrating_cpu]}" "-"
 for s in ours theirs; do R[$s,fracc]=$(frac "${R[$s,migrating_rpc]}" "${R[$s,stable_rpc]}"); done
