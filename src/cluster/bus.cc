@@ -27,7 +27,8 @@ using server::g;
 // The bus at run time: listeners, every open link, the port.
 struct BusRuntime {
   std::vector<int> listen_fds;
-  std::vector<Link*> links;  // every open link, inbound and outbound
+  std::vector<Link*> links;     // every open link, inbound and outbound
+  std::vector<Link*> to_flush;  // links with output queued since the last FlushBusOutput
   int bus_port = 0;
   // A node became known here (handshake done, or heard of in gossip): tell some peers at the
   // next cron tick instead of waiting for the once-a-second random ping. A cluster being formed
@@ -64,24 +65,21 @@ void WantWrite(Link* l) {
 }
 
 // A message may carry what a pending fsync'd save has not yet put on disk: an epoch just
-// bumped, a new role. Until BeforeSleep has saved (before the loop polls again), output waits
-// in the link's queue; the writable event that sends it comes after that poll.
+// bumped, a new role. Until BeforeSleep has saved, output waits in the link's queue.
 bool HoldOutput() { return GetState().todo_fsync; }
 
+// Messages are queued and written by FlushBusOutput, after the loop's replies to clients and
+// its save: a broadcast (PONGs after SETSLOT NODE, PUBLISH to every node) does not delay the
+// reply of the command that made it, and messages of one loop pass to one node share a write.
 void Queue(Link* l, const std::vector<uint8_t>& bytes, uint16_t type) {
   if (!l || l->conn.fd < 0 || bytes.empty()) return;
   if (type < kTypeCount) GetState().stats.sent[type]++;
-  std::string_view b(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  if (l->connecting || HoldOutput()) {
-    l->conn.out.append(b);  // sent once connected, or once the pending save is done
-    WantWrite(l);           // (nothing while connecting: the connect event comes first)
-    return;
+  l->conn.out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (l->connecting) return;  // sent with the PING that OnConnected queues
+  if (!l->flush_queued) {
+    l->flush_queued = true;
+    bus_.to_flush.push_back(l);
   }
-  // Written at once when nothing is queued before it; writability is asked for only when the
-  // socket takes less (saves two epoll_ctl and a loop pass per message). A write error shows
-  // at the next read.
-  l->conn.Send(b);
-  if (l->conn.Pending()) WantWrite(l);
 }
 
 // The header of a message from myself.
@@ -241,9 +239,8 @@ void OnConnected(int fd, void* data, int) {
   Node* n = l->node;
   // Keep an earlier pending ping: failure detection must not restart.
   int64_t old_ping = n->ping_sent_ms;
-  SendPing(l, (n->flags & kNodeMeet) ? kTypeMeet : kTypePing);
+  SendPing(l, (n->flags & kNodeMeet) ? kTypeMeet : kTypePing);  // flushes what waited too
   if (old_ping) n->ping_sent_ms = old_ping;
-  WantWrite(l);
 }
 
 void Connect(Node* n, int64_t now) {
@@ -800,15 +797,23 @@ void OnReadable(int, void* data, int) {
   if (in.capacity() > 1024 * 1024 && in.size() < 1024) in.shrink_to_fit();
 }
 
-void OnWritable(int fd, void* data, int) {
-  if (HoldOutput()) return;  // BeforeSleep saves first; the event fires again after the poll
-  Link* l = static_cast<Link*>(data);
+// Writes what the link has queued; asks for writability while some is left (a link that
+// fails is freed).
+void WriteQueued(Link* l) {
   net::IoResult r = l->conn.Write(SIZE_MAX, kMaxWritePerEvent);
   if (r.Failed()) return FreeLink(l);
-  if (!l->conn.Pending())
-    g.loop->DelFile(fd, net::kWritable);
-  else if (l->conn.out_sent > 64 * 1024)
-    l->conn.CompactOut();  // a long queue must not keep what was sent
+  int fd = l->conn.fd;
+  if (!l->conn.Pending()) {
+    if (g.loop->FileMask(fd) & net::kWritable) g.loop->DelFile(fd, net::kWritable);
+    return;
+  }
+  if (l->conn.out_sent > 64 * 1024) l->conn.CompactOut();  // a long queue drops what was sent
+  WantWrite(l);
+}
+
+void OnWritable(int, void* data, int) {
+  if (HoldOutput()) return;  // BeforeSleep saves first; the event fires again after the poll
+  WriteQueued(static_cast<Link*>(data));
 }
 
 }  // namespace
@@ -854,6 +859,8 @@ void FreeLink(Link* l) {
   auto it = std::find(bus_.links.begin(), bus_.links.end(), l);
   if (it == bus_.links.end()) return;
   bus_.links.erase(it);
+  if (l->flush_queued)
+    bus_.to_flush.erase(std::find(bus_.to_flush.begin(), bus_.to_flush.end(), l));
   if (l->node) {
     if (l->node->link == l) l->node->link = nullptr;
     if (l->node->inbound_link == l) l->node->inbound_link = nullptr;
@@ -863,6 +870,22 @@ void FreeLink(Link* l) {
     close(l->conn.fd);
   }
   delete l;
+}
+
+void FlushBusOutput() {
+  if (bus_.to_flush.empty()) return;
+  if (HoldOutput()) {
+    g.loop->SetMaxWaitMs(0);  // the next BeforeSleep saves, then this sends
+    return;
+  }
+  static std::vector<Link*> links;  // swapped with to_flush: both keep their capacity
+  links.clear();
+  links.swap(bus_.to_flush);
+  for (Link* l : links) {
+    l->flush_queued = false;
+    // A link waiting for writability sends its queue, in order, when the socket takes it.
+    if (!(g.loop->FileMask(l->conn.fd) & net::kWritable)) WriteQueued(l);
+  }
 }
 
 void BroadcastPong() {

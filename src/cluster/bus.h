@@ -17,6 +17,7 @@ struct Link {
   Node* node = nullptr;    // outbound: the node; inbound: bound once a packet names a sender
   bool inbound = false;
   bool connecting = false;
+  bool flush_queued = false;  // in the list FlushBusOutput writes
   int64_t ctime_ms = 0;
   std::string peer_ip;  // the other end's IP (learned once: PING/MEET carry it per packet)
 };
@@ -29,6 +30,9 @@ int BusPort();
 void BusCron(int64_t now_ms);
 // Closes a link and detaches it from its node.
 void FreeLink(Link* l);
+// Writes the messages queued in this loop pass (at the end of BeforeSleep, after the replies
+// to clients and the nodes.conf save; while a save with fsync is pending they wait for it).
+void FlushBusOutput();
 // Sends to every node with an outbound link (PONG broadcast of a configuration change).
 void BroadcastPong();
 // PONG to the other replicas of my primary (they learn my offset before an election).

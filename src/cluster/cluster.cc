@@ -257,7 +257,6 @@ void PublishFromBus(std::string_view channel, std::string_view message, bool sha
     server::PubsubPublish(channel, message);
 }
 
-
 bool Init(std::string* err) {
   if (!cfg.cluster_enabled) return true;
   State& st = GetState();
@@ -306,6 +305,7 @@ void Install() {
   h.register_commands = RegisterCommands;
   h.init = Init;
   h.before_sleep = BeforeSleep;
+  h.after_replies = FlushBusOutput;
   h.cron = Cron;
   h.in_child = [] { g_conf_file.CloseInChild(); };
   h.before_snapshot = [] {

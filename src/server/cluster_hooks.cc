@@ -10,6 +10,7 @@ ClusterHooks& Cluster() {
       [](std::vector<CommandSpec>*) {},
       [](std::string*) { return true; },
       [] {},  // before_sleep
+      [] {},  // after_replies
       [] {},  // cron
       [] {},  // shutdown
       [] {},  // in_child

@@ -21,6 +21,8 @@ struct ClusterHooks {
   // Once the config is loaded and the event loop exists; false stops the start (*err says why).
   bool (*init)(std::string* err);
   void (*before_sleep)();
+  // Last in BeforeSleep, after the replies to clients: the bus writes its queued messages.
+  void (*after_replies)();
   void (*cron)();  // from the server cron, at most every 100 ms
   // The node is about to exit (SHUTDOWN, SIGTERM): nodes.conf saved with all it knows.
   void (*shutdown)();

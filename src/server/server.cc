@@ -238,6 +238,7 @@ void BeforeSleep() {
     g.loop->SetMaxWaitMs(static_cast<int>(left));
     if (left == 0) UnpauseClientsIfDue();
   }
+  Cluster().after_replies();
 }
 
 void PrintBanner() {

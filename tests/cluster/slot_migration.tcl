@@ -328,6 +328,39 @@ start_cluster {primaries 3 replicas 1 create manual} {
         }
     } {beyond-valkey}
 
+    test "SETSLOT NODE: the reply goes out before the PONG broadcast, which never delays it" {
+        # B already has the largest epoch: no bump, no fsync, and the pongs that announce the
+        # claim are written after the reply, in the same loop pass.
+        set s8 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm8]]
+        assert_equal OK [cn $B cluster setslot $s8 importing $idA]
+        assert_equal OK [cn $A cluster setslot $s8 migrating $idB]
+        # BUMPED, or STILL when it has the largest already
+        assert_match {[BS][UT]*} [cn $B cluster bumpepoch]
+        set h [strace_start [cnode $B pid] write]
+        assert_equal OK [cn $B cluster setslot $s8 node $idB]
+        wait_for_condition 100 50 {[cluster_slot_owner $s8 $A] == $B} else {
+            fail "A never heard that B owns slot $s8"
+        }
+        set calls [strace_stop $h]
+        set from [lsearch_from $calls 0 "*Assigning slot $s8 to node*"]
+        assert {$from >= 0} "no log line of the assignment"
+        set ok [lsearch_from $calls $from {write(*"+OK\\r\\n"*}]
+        set bus [lsearch_from $calls $from {write(*"RCmb*}]
+        set seen [lmap l [lrange $calls $from end] {string range $l 0 90}]
+        assert {$ok > 0 && $bus > 0} "reply at $ok, first bus write at $bus:\n[join $seen \n]"
+        assert {$ok < $bus} "a bus write before the reply:\n[join $seen \n]"
+        assert_equal OK [cn $A cluster setslot $s8 node $idB]
+        assert_equal OK [cn $A cluster setslot $s8 importing $idB]
+        assert_equal OK [cn $B cluster setslot $s8 migrating $idA]
+        assert_equal OK [cn $A cluster setslot $s8 node $idA]
+        assert_equal OK [cn $B cluster setslot $s8 node $idA]
+        foreach i {0 1 2 3 4 5} {
+            wait_for_condition 100 50 {[cluster_slot_owner $s8 $i] == $A} else {
+                fail "node $i does not see A own slot $s8"
+            }
+        }
+    }
+
     test "The target claims a slot its source gave up without it (auto-claim, §3.3)" {
         set s2 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm2]]
         assert_equal 0 [cn $A cluster countkeysinslot $s2]
