@@ -2,6 +2,7 @@
 #include "cluster/nodes_conf.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <sys/file.h>
@@ -10,7 +11,9 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -522,6 +525,27 @@ void NodesConfFile::CloseInChild() {
   for (int fd : {cur_fd_, dir_fd_, spare_fd_.exchange(-1), sync_fd_.exchange(-1)})
     if (fd >= 0) close(fd);
   cur_fd_ = dir_fd_ = -1;
+  // Jobs the helper thread had taken when the node forked hold descriptors too: a dup of the
+  // locked file for its background fsync, a replaced inode waiting to be freed. Nothing in
+  // the child would ever close them, and the first keeps the lock while the child lives.
+  if (real_path_.empty()) return;
+  DIR* d = opendir("/proc/self/fd");
+  if (!d) return;
+  std::vector<int> mine;
+  char target[4096];
+  while (dirent* e = readdir(d)) {
+    int fd = atoi(e->d_name);
+    if (e->d_name[0] == '.' || fd == dirfd(d)) continue;
+    std::string link = std::string("/proc/self/fd/") + e->d_name;
+    ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+    if (n <= 0) continue;
+    // nodes.conf, nodes.conf.spare, either one replaced: "<path> (deleted)"
+    if (std::string_view(target, static_cast<size_t>(n)).substr(0, real_path_.size()) ==
+        real_path_)
+      mine.push_back(fd);
+  }
+  closedir(d);
+  for (int fd : mine) close(fd);
 }
 
 void NodesConfFile::Unlock() {
@@ -534,6 +558,10 @@ bool NodesConfFile::Open(const std::string& path, std::string* err, Hooks hooks)
   hooks_ = hooks;
   cur_fd_ = LockNodesConf(path, err);
   if (cur_fd_ < 0) return false;
+  if (char* real = realpath(path.c_str(), nullptr)) {
+    real_path_ = real;
+    free(real);
+  }
   std::string dir = path;
   dir_fd_ = open(dirname(dir.data()), O_RDONLY | O_CLOEXEC);  // none: Sync::kLater syncs now
   unlink((path + ".prev").c_str());  // the spare inode of earlier versions

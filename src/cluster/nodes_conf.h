@@ -99,7 +99,8 @@ class NodesConfFile {
   // Releases the lock (the process exits next).
   void Unlock();
   // In a forked child: closes the descriptors without unlocking (the lock belongs to the open
-  // file, which the node keeps; LOCK_UN here would release it for the node too).
+  // file, which the node keeps; LOCK_UN here would release it for the node too), those of
+  // helper-thread jobs in flight at the fork included.
   void CloseInChild();
 
  private:
@@ -108,6 +109,7 @@ class NodesConfFile {
   void SyncLater();
   static void SyncNewest(void* self);
   std::string path_, spare_path_;
+  std::string real_path_;  // path_ made absolute, as /proc/self/fd names the files
   int cur_fd_ = -1;  // the inode named path_, locked
   int dir_fd_ = -1;  // path_'s directory, for the helper thread's fsync
   Hooks hooks_;

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -950,6 +951,62 @@ TEST_CASE(nodes_conf_file_saves_new_inodes_and_hands_old_ones_over) {
   int fd = cluster::LockNodesConf(path, &err);
   CHECK(fd >= 0);
   close(fd);
+  unlink(path.c_str());
+  unlink((path + ".spare").c_str());
+  rmdir(dir.c_str());
+}
+
+TEST_CASE(nodes_conf_file_closes_every_descriptor_of_it_in_a_forked_child) {
+  // A snapshot child must hold no descriptor of nodes.conf: not the locked one, and not those
+  // that helper-thread jobs held at the fork (a dup of the locked file for a background
+  // fsync, replaced inodes waiting to be freed), which nothing in the child would close.
+  std::string dir = TempDir();
+  CHECK(!dir.empty());
+  std::string path = dir + "/nodes.conf", err;
+  g_calls.clear();
+  g_closed_later.clear();
+  {
+    cluster::NodesConfFile f;
+    CHECK(f.Open(path, &err, {CloseLater, CallLater}));
+    RunCalls();
+    CHECK(f.Save("one\n", Sync::kNo, &err));
+    CHECK(f.Save("two\n", Sync::kNo, &err));
+    CHECK_EQ(g_closed_later.size(), 2u);     // replaced inodes, not freed yet
+    int in_flight_sync = dup(f.lock_fd());  // as SyncNewest holds it while it fsyncs
+    CHECK(in_flight_sync >= 0);
+    int other[2];
+    CHECK(pipe(other) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+      f.CloseInChild();
+      char real[4096];
+      if (!realpath(path.c_str(), real)) _exit(2);
+      DIR* d = opendir("/proc/self/fd");
+      int bad = 0;
+      while (dirent* e = readdir(d)) {
+        char target[4096];
+        ssize_t n = readlink(("/proc/self/fd/" + std::string(e->d_name)).c_str(), target,
+                             sizeof(target) - 1);
+        if (n > 0 && std::string(target, static_cast<size_t>(n)).rfind(real, 0) == 0) bad++;
+      }
+      closedir(d);
+      // Descriptors of other files stay open.
+      _exit(bad ? 3 : fcntl(other[0], F_GETFD) == -1 ? 4 : 0);
+    }
+    CHECK(child > 0);
+    int status = 0;
+    CHECK_EQ(waitpid(child, &status, 0), child);
+    CHECK(WIFEXITED(status));
+    CHECK_EQ(WEXITSTATUS(status), 0);
+    // The node's own descriptors are untouched: still locked against a second process.
+    CHECK_EQ(cluster::LockNodesConf(path, &err), -1);
+    close(other[0]);
+    close(other[1]);
+    close(in_flight_sync);
+    for (int fd : g_closed_later) close(fd);
+    g_closed_later.clear();
+    RunCalls();
+  }
   unlink(path.c_str());
   unlink((path + ".spare").c_str());
   rmdir(dir.c_str());
