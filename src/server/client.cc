@@ -481,12 +481,17 @@ void ProcessInput(Client* c) {
   if (c->conn.in.empty() && c->conn.in.capacity() > 64 * 1024) std::string().swap(c->conn.in);
 }
 
-void HandleClientsBeforeSleep() {
-  for (size_t i = 0; i < g.unblocked.size(); i++) {
+bool ProcessUnblockedClients() {
+  if (g.unblocked.empty()) return false;
+  for (size_t i = 0; i < g.unblocked.size(); i++) {  // grows when a command unblocks others
     Client* c = g.unblocked[i];
     if (!(c->flags & (kCloseAsap | kPaused | kBlocked))) ProcessInput(c);
   }
   g.unblocked.clear();
+  return true;
+}
+
+void HandleClientsBeforeSleep() {
   // Replies go out only after their writes reached the AOF (and the disk, with always).
   AofFlushBeforeReplies();
   std::vector<Client*> pending;

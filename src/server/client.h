@@ -131,6 +131,9 @@ void SealOutputIfLarge(Client* c);
 // Writes what c has buffered now instead of before the loop sleeps (what is left waits for
 // the socket as usual).
 void WriteNow(Client* c);
+// Runs what clients unblocked since the last call pipelined behind their blocking command
+// (called before the loop sleeps). True when there were any.
+bool ProcessUnblockedClients();
 // Writes pending replies (called before the loop sleeps), closes queued clients.
 void HandleClientsBeforeSleep();
 void ProcessInput(Client* c);

@@ -224,10 +224,14 @@ void Cron() {
 }
 
 void BeforeSleep() {
-  Repl().before_sleep();
-  Cluster().before_sleep();
+  Repl().before_sleep();  // GETACKs; acks complete WAIT and replicated SETSLOT
   int64_t next_timeout = HandleBlockedTimeouts();
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
+  // Commands pipelined behind one that completed above run now: before the cluster's save,
+  // so that what they change is on disk before their replies go, and before the GETACK that
+  // their own replicated SETSLOT or WAIT needs (else it waited for a replica's periodic ack).
+  if (ProcessUnblockedClients()) Repl().before_sleep();
+  Cluster().before_sleep();
   TrackingBeforeSleep();  // broadcast invalidations, before replies are written
   HandleClientsBeforeSleep();
   EvictionBeforeSleep();
@@ -239,6 +243,7 @@ void BeforeSleep() {
     if (left == 0) UnpauseClientsIfDue();
   }
   Cluster().after_replies();
+  if (!g.unblocked.empty()) g.loop->SetMaxWaitMs(0);  // unblocked after their turn above
 }
 
 void PrintBanner() {

@@ -361,6 +361,52 @@ start_cluster {primaries 3 replicas 1 create manual} {
         }
     }
 
+    test "SETSLOTs pipelined in one write: each goes to the replicas with its GETACK" {
+        # The second one runs when the first completes; it used to ask for no ack, and waited
+        # for the next loop pass (up to 100 ms) to send the GETACK.
+        set slots {}
+        foreach k {pl1 pl2 pl3} { lappend slots [cn $A cluster keyslot [cluster_key_in_slot_of $A $k]] }
+        set slots [lsort -unique -integer $slots]
+        set c [cluster_client $B]
+        set h [strace_start [cnode $B pid] write]
+        set cmds ""
+        foreach s $slots { append cmds [::resp::encode_command cluster setslot $s importing $idA] }
+        $c write_raw $cmds
+        foreach s $slots { assert_equal OK [$c read] }
+        set calls [strace_stop $h]
+        foreach s $slots { assert_equal OK [cn $B cluster setslot $s stable] }
+        assert_equal {} [cluster_open_slots $B]
+        set stream [lsearch -all -inline -glob -nocase $calls {write(*setslot*}]
+        assert_equal [llength $slots] [llength $stream] \
+            "writes of SETSLOT to the replica, in:\n[join [lmap l $calls {string range $l 0 120}] \n]"
+        foreach w $stream { assert {[string match -nocase {*setslot*getack*} $w]} "no GETACK: $w" }
+    }
+
+    test "A command pipelined behind a blocked one: its nodes.conf change is fsynced before its reply" {
+        # It runs when the BLPOP is served; the save used to come after its reply (Valkey 8
+        # replies first too).
+        assert_match {[BS][UT]*} [cn $B cluster bumpepoch]
+        set epochB [dict get [cluster_nodes_line $B $B] epoch]
+        wait_for_condition 100 50 {[dict get [cluster_nodes_line $A $B] epoch] == $epochB} else {
+            fail "A does not know B's epoch $epochB"
+        }
+        set key [cluster_key_in_slot_of $A plbl]
+        regexp {blocked_clients:(\d+)} [cn $A info clients] -> blocked
+        set c [cluster_client $A]
+        $c write_raw "[::resp::encode_command blpop $key 0][::resp::encode_command cluster bumpepoch]"
+        wait_for_condition 100 50 {
+            [string match "*blocked_clients:[expr {$blocked + 1}]\r*" [cn $A info clients]]
+        } else {
+            fail "the BLPOP did not block"
+        }
+        set h [strace_start [cnode $A pid] write,fsync,fdatasync]
+        assert_equal 1 [cn $A rpush $key v]
+        assert_equal [list $key v] [$c read]
+        assert_match "BUMPED *" [$c read]
+        set calls [strace_stop $h]
+        assert_fsync_first $calls * {write(*BUMPED*} "the BUMPEPOCH reply"
+    } {beyond-valkey}
+
     test "The target claims a slot its source gave up without it (auto-claim, §3.3)" {
         set s2 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm2]]
         assert_equal 0 [cn $A cluster countkeysinslot $s2]
