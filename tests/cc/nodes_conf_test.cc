@@ -786,6 +786,22 @@ void RunCalls() {
 
 using Sync = cluster::NodesConfFile::Sync;
 
+// A temporary directory for nodes.conf with the fake helper thread's queues emptied; the
+// file, its spare and the directory go with it.
+struct ConfDir {
+  std::string dir = TempDir();
+  std::string path = dir + "/nodes.conf";
+  ConfDir() {
+    g_calls.clear();
+    g_closed_later.clear();
+  }
+  ~ConfDir() {
+    unlink(path.c_str());
+    unlink((path + ".spare").c_str());
+    rmdir(dir.c_str());
+  }
+};
+
 size_t OpenFds() {
   size_t n = 0;
   DIR* d = opendir("/proc/self/fd");
@@ -795,11 +811,10 @@ size_t OpenFds() {
 }
 
 TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
-  std::string dir = TempDir();
-  CHECK(!dir.empty());
-  std::string path = dir + "/nodes.conf", err;
-  g_calls.clear();
-  g_closed_later.clear();
+  ConfDir d;
+  CHECK(!d.dir.empty());
+  const std::string& path = d.path;
+  std::string err;
   {
     cluster::NodesConfFile f;
     CHECK(f.Open(path, &err, {CloseLater, CallLater}));
@@ -848,9 +863,6 @@ TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
     CHECK(g_calls.empty());
     CHECK_EQ(ReadAll(path), std::string("five\n"));
   }
-  unlink(path.c_str());
-  unlink((path + ".spare").c_str());
-  rmdir(dir.c_str());
 }
 
 TEST_CASE(plan_save_waits_only_for_what_was_learned_from_others) {
@@ -960,11 +972,10 @@ TEST_CASE(nodes_conf_file_closes_every_descriptor_of_it_in_a_forked_child) {
   // A snapshot child must hold no descriptor of nodes.conf: not the locked one, and not those
   // that helper-thread jobs held at the fork (a dup of the locked file for a background
   // fsync, replaced inodes waiting to be freed), which nothing in the child would close.
-  std::string dir = TempDir();
-  CHECK(!dir.empty());
-  std::string path = dir + "/nodes.conf", err;
-  g_calls.clear();
-  g_closed_later.clear();
+  ConfDir d;
+  CHECK(!d.dir.empty());
+  const std::string& path = d.path;
+  std::string err;
   {
     cluster::NodesConfFile f;
     CHECK(f.Open(path, &err, {CloseLater, CallLater}));
@@ -1007,7 +1018,4 @@ TEST_CASE(nodes_conf_file_closes_every_descriptor_of_it_in_a_forked_child) {
     g_closed_later.clear();
     RunCalls();
   }
-  unlink(path.c_str());
-  unlink((path + ".spare").c_str());
-  rmdir(dir.c_str());
 }

@@ -6,6 +6,22 @@
 # Written to pass on Valkey 8 too, except the tests tagged beyond-valkey (run the reference
 # with --tags -beyond-valkey).
 
+# Slot s, migrating from a to b: finished (b already owns it), then moved back to a, the way
+# redis-cli moves it; returns once every node sees a own it.
+proc sm_finish_and_move_back {s a b} {
+    set ida [cluster_myid $a]; set idb [cluster_myid $b]
+    assert_equal OK [cn $a cluster setslot $s node $idb]
+    assert_equal OK [cn $a cluster setslot $s importing $idb]
+    assert_equal OK [cn $b cluster setslot $s migrating $ida]
+    assert_equal OK [cn $a cluster setslot $s node $ida]
+    assert_equal OK [cn $b cluster setslot $s node $ida]
+    foreach i {0 1 2 3 4 5} {
+        wait_for_condition 100 50 {[cluster_slot_owner $s $i] == $a} else {
+            fail "node $i does not see $a own slot $s"
+        }
+    }
+}
+
 proc sm_wait_tokens {idx expected} {
     wait_for_condition 100 50 {[cluster_open_slots $idx] eq $expected} else {
         fail "node $idx open slots: [cluster_open_slots $idx], expected $expected"
@@ -315,17 +331,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         set bump "*ConfigEpoch updated after importing slot $s7*"
         assert_fsync_first $calls $bump {write(*"RCmb*} "a bus message"
         assert_fsync_first $calls $bump {write(*"+OK\\r\\n"*} "the reply"
-        assert_equal OK [cn $A cluster setslot $s7 node $idB]
-        # and back to A, as the other tests expect
-        assert_equal OK [cn $A cluster setslot $s7 importing $idB]
-        assert_equal OK [cn $B cluster setslot $s7 migrating $idA]
-        assert_equal OK [cn $A cluster setslot $s7 node $idA]
-        assert_equal OK [cn $B cluster setslot $s7 node $idA]
-        foreach i {0 1 2 3 4 5} {
-            wait_for_condition 100 50 {[cluster_slot_owner $s7 $i] == $A} else {
-                fail "node $i does not see A own slot $s7"
-            }
-        }
+        sm_finish_and_move_back $s7 $A $B  ;# as the other tests expect
     } {beyond-valkey}
 
     test "SETSLOT NODE: the reply goes out before the PONG broadcast, which never delays it" {
@@ -349,16 +355,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         set seen [lmap l [lrange $calls $from end] {string range $l 0 90}]
         assert {$ok > 0 && $bus > 0} "reply at $ok, first bus write at $bus:\n[join $seen \n]"
         assert {$ok < $bus} "a bus write before the reply:\n[join $seen \n]"
-        assert_equal OK [cn $A cluster setslot $s8 node $idB]
-        assert_equal OK [cn $A cluster setslot $s8 importing $idB]
-        assert_equal OK [cn $B cluster setslot $s8 migrating $idA]
-        assert_equal OK [cn $A cluster setslot $s8 node $idA]
-        assert_equal OK [cn $B cluster setslot $s8 node $idA]
-        foreach i {0 1 2 3 4 5} {
-            wait_for_condition 100 50 {[cluster_slot_owner $s8 $i] == $A} else {
-                fail "node $i does not see A own slot $s8"
-            }
-        }
+        sm_finish_and_move_back $s8 $A $B
     }
 
     test "SETSLOTs pipelined in one write: each goes to the replicas with its GETACK" {
