@@ -59,4 +59,26 @@ start_cluster {primaries 3 replicas 1 nodes 6 create manual} {
             ![string match "*,*" [dict get [cluster_nodes_line 0 1] addr]]
         } {node 0 kept showing node 1's old hostname}
     }
+
+    test "cluster-link-sendbuf-limit: a link whose queue passes it (peer stopped) is freed, counted" {
+        # A replica is stopped, so nothing fails over. PUBLISHes of 1 MB fill the kernel's
+        # buffers towards it, then the link's own queue, which the bus cron checks.
+        set r [lindex [cluster_replicas] end]
+        regexp {total_cluster_links_buffer_limit_exceeded:(\d+)} [cn 0 cluster info] -> before
+        assert_equal OK [cn 0 config set cluster-link-sendbuf-limit 262144]
+        set big [string repeat x 1000000]
+        exec kill -STOP [cnode $r pid]
+        try {
+            ::cl::deadline_wait 20000 {
+                [cn 0 publish sendbuf $big] == 0 &&
+                [regexp {total_cluster_links_buffer_limit_exceeded:(\d+)} [cn 0 cluster info] -> n] &&
+                $n > $before
+            } {node 0 never freed its link to the stopped node $r}
+        } finally {
+            exec kill -CONT [cnode $r pid]
+            cn 0 config set cluster-link-sendbuf-limit 0
+        }
+        # the link is made again and the stopped node catches up
+        cluster_wait_ok
+    }
 }
