@@ -540,9 +540,7 @@ void NodesConfFile::CloseInChild() {
     ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
     if (n <= 0) continue;
     // nodes.conf, nodes.conf.spare, either one replaced: "<path> (deleted)"
-    if (std::string_view(target, static_cast<size_t>(n)).substr(0, real_path_.size()) ==
-        real_path_)
-      mine.push_back(fd);
+    if (std::string_view(target, static_cast<size_t>(n)).starts_with(real_path_)) mine.push_back(fd);
   }
   closedir(d);
   for (int fd : mine) close(fd);

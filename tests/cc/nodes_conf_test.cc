@@ -791,6 +791,13 @@ using Sync = cluster::NodesConfFile::Sync;
 struct ConfDir {
   std::string dir = TempDir();
   std::string path = dir + "/nodes.conf";
+  std::string err;
+  // Opens f on path with the fake helper thread, and lets it make the first spare.
+  bool OpenWithHelper(cluster::NodesConfFile* f) {
+    if (dir.empty() || !f->Open(path, &err, {CloseLater, CallLater})) return false;
+    RunCalls();
+    return true;
+  }
   ConfDir() {
     g_calls.clear();
     g_closed_later.clear();
@@ -812,13 +819,11 @@ size_t OpenFds() {
 
 TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
   ConfDir d;
-  CHECK(!d.dir.empty());
   const std::string& path = d.path;
-  std::string err;
+  std::string& err = d.err;
   {
     cluster::NodesConfFile f;
-    CHECK(f.Open(path, &err, {CloseLater, CallLater}));
-    RunCalls();  // the spare
+    CHECK(d.OpenWithHelper(&f));
     size_t fds = OpenFds();
     // A later sync is a job for the helper, holding its own descriptor of the new inode.
     CHECK(f.Save("one\n", Sync::kLater, &err));
@@ -973,13 +978,11 @@ TEST_CASE(nodes_conf_file_closes_every_descriptor_of_it_in_a_forked_child) {
   // that helper-thread jobs held at the fork (a dup of the locked file for a background
   // fsync, replaced inodes waiting to be freed), which nothing in the child would close.
   ConfDir d;
-  CHECK(!d.dir.empty());
   const std::string& path = d.path;
-  std::string err;
+  std::string& err = d.err;
   {
     cluster::NodesConfFile f;
-    CHECK(f.Open(path, &err, {CloseLater, CallLater}));
-    RunCalls();
+    CHECK(d.OpenWithHelper(&f));
     CHECK(f.Save("one\n", Sync::kNo, &err));
     CHECK(f.Save("two\n", Sync::kNo, &err));
     CHECK_EQ(g_closed_later.size(), 2u);     // replaced inodes, not freed yet
