@@ -424,6 +424,27 @@ bool NotEnoughReplicas() {
          GoodReplicas() < server::cfg.min_replicas_to_write;
 }
 
+// A replica waiting for its snapshot to start (repl-diskless-sync-delay, another child) or for
+// a disk snapshot to finish hears nothing else for that long: a bare "\n" every second keeps
+// its repl-timeout from expiring, as Valkey 8's replicationCron does. Written straight to the
+// socket, and only once all before the stream has left: it is neither a reply nor stream.
+void SendPresyncNewlines(int64_t now) {
+  static int64_t last = 0;
+  if (now - last < 1000) return;
+  last = now;
+  for (Client* c : primary_.replicas) {
+    ReplicaLink* l = Link(c);
+    bool waiting = l->state == ReplicaLink::kWaitBgsaveStart ||
+                   (l->state == ReplicaLink::kWaitBgsaveEnd && !l->diskless);
+    size_t before_stream =
+        l->state == ReplicaLink::kWaitBgsaveStart ? c->conn.out.size() : l->stream_start;
+    if (!waiting || c->conn.out_sent < before_stream) continue;
+    net::IoResult io = net::WriteOnce(c->conn.fd, "\n", 1);
+    if (io.Failed()) server::CloseAsync(c);
+    g.stats.net_repl_output_bytes += io.bytes;
+  }
+}
+
 void PrimaryCron() {
   ReapDisklessChild();
   // Replicas that stopped acknowledging for repl-timeout are dropped (they come back by PSYNC).
@@ -437,6 +458,7 @@ void PrimaryCron() {
     }
   }
   MaybeStartFullSync();
+  SendPresyncNewlines(t);
   server::HandleReplicaAcks();
   State& st = GetState();
   // Free the backlog after repl-backlog-ttl without replicas (never on a replica: PSYNC2).

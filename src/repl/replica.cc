@@ -483,11 +483,18 @@ void OnReadable(int, void*, int) {
   g.stats.net_repl_input_bytes += io.bytes;
   g_side.last_io_ms = base::MsTime();
   while (g_side.state == kHandshake && !g_side.expect.empty()) {
-    size_t nl = g_side.conn.in.find("\r\n");
-    if (nl == std::string::npos) return;
+    // Lines end with "\n", "\r" before it optional: a primary that has not started the
+    // snapshot for us yet (repl-diskless-sync-delay, a running BGSAVE) keeps the link alive
+    // with a bare "\n" every second before +FULLRESYNC, as Valkey 8 and Redis 7 do.
+    size_t nl = g_side.conn.in.find('\n');
+    if (nl == std::string::npos) {
+      if (g_side.conn.in.size() > 64 * 1024) Drop("handshake reply line too long");
+      return;
+    }
     std::string line = g_side.conn.in.substr(0, nl);
-    g_side.conn.in.erase(0, nl + 2);
-    if (line.empty()) continue;
+    g_side.conn.in.erase(0, nl + 1);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;  // a keepalive
     HandleHandshakeLine(line);
     if (g_side.state == kHandshake) SendNextHandshakeCommand();
   }

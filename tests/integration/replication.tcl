@@ -625,6 +625,54 @@ start_server {tags {repl}} {
     }
 }
 
+# ------------------------------------------------- keepalive newlines before the snapshot
+
+# What a raw replica link receives within ms milliseconds (the link is left open).
+proc repl_read_for {fd ms} {
+    fconfigure $fd -blocking 0
+    set got {}
+    set deadline [expr {[clock milliseconds] + $ms}]
+    while {[clock milliseconds] < $deadline} {
+        append got [read $fd]
+        after 20
+    }
+    return $got
+}
+
+# A replica that waits for its snapshot (repl-diskless-sync-delay, default 5 s; or a disk
+# snapshot being made) gets a bare "\n" every second, as from Valkey 8 and Redis 7.0: a
+# replica counts its repl-timeout from the last byte it received.
+start_server {tags {repl}} {
+    test "A replica waiting out repl-diskless-sync-delay gets a newline every second" {
+        assert_equal 5 [lindex [r config get repl-diskless-sync-delay] 1]
+        set fd [valkey_raw]
+        puts -nonewline $fd "REPLCONF capa eof capa psync2\r\nPSYNC ? -1\r\n"
+        flush $fd
+        set got [repl_read_for $fd 2600]
+        close $fd
+        assert_match "+OK\r\n\n\n*" $got
+        assert_equal {} [string map {"\n" ""} [string range $got 5 end]]
+    }
+
+    test "A replica waiting for a disk snapshot gets a newline every second after +FULLRESYNC" {
+        r config set repl-diskless-sync no
+        set kv {}
+        for {set i 0} {$i < 3000} {incr i} { lappend kv nl:$i $i }
+        r mset {*}$kv
+        r config set rdb-key-save-delay 2000   ;# 6 s for 3000 keys
+        set fd [valkey_raw]
+        puts -nonewline $fd "PSYNC ? -1\r\n"
+        flush $fd
+        set got [repl_read_for $fd 2600]
+        close $fd
+        r config set rdb-key-save-delay 0
+        r config set repl-diskless-sync yes
+        assert_match "+FULLRESYNC * *\r\n\n\n*" $got
+        set after [string range $got [expr {[string first "\r\n" $got] + 2}] end]
+        assert_equal {} [string map {"\n" ""} $after]
+    }
+}
+
 # ---------------------------------------------------------------- chained replicas A -> B -> C
 
 start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {

@@ -75,6 +75,8 @@ set ::rf_fake_src {
             return
         }
         log "cmd $cmd"
+        # a keepalive newline ahead of every handshake reply, in a write of its own
+        if {[string match newlines* $::mode]} { send $fd "\n"; after 20 }
         switch -- $name {
             ping { send $fd "+PONG\r\n" }
             auth - replconf { send $fd "+OK\r\n" }
@@ -84,10 +86,28 @@ set ::rf_fake_src {
     }
     proc fullsync {fd} {
         set n $::conn($fd)
-        send $fd "+FULLRESYNC $::replid 0\r\n"
+        if {[string match newlines* $::mode]} {
+            # as a primary waiting out repl-diskless-sync-delay: a newline a second (here
+            # faster), one in the same write as the reply
+            send $fd "\n"; after 50; send $fd "\n"; after 50
+            send $fd "\n+FULLRESYNC $::replid 0\r\n"
+        } else {
+            send $fd "+FULLRESYNC $::replid 0\r\n"
+        }
         set p $::payload
         set len [string length $p]
         switch -- $::mode {
+            newlines - newlines_eof {
+                # as a primary making a disk snapshot: newlines until the "$" line
+                send $fd "\n"; after 50; send $fd "\n"; after 50
+                if {$::mode eq "newlines"} {
+                    send $fd "\n\$$len\r\n$p"
+                } else {
+                    set mark [string repeat 0123456789 4]
+                    send $fd "\n\$EOF:$mark\r\n$p$mark"
+                }
+                send $fd "*3\r\n\$3\r\nSET\r\n\$6\r\nfake:$n\r\n\$2\r\nok\r\n"
+            }
             corrupt {
                 send $fd "\$10\r\nREDIS0010x"
             }
@@ -238,6 +258,28 @@ start_server {tags {repl faults} overrides {replica-serve-stale-data yes}} {
                 rf_fake_stop $fake
             }
             assert_equal keep [r get old:str]
+        }
+    }
+
+    foreach mode {newlines newlines_eof} {
+        test "Replica of a primary that sends keepalive newlines at every step ($mode)" {
+            rf_seed_old_data
+            set fake [rf_fake_start $mode $::rf_snapshot_file]
+            try {
+                r replicaof 127.0.0.1 [lindex $fake 1]
+                wait_for_condition 200 50 {[r exists fake:1]} else {
+                    ::testutil::fail "fake primary saw:\n[rf_fake_log $fake]\nreplica log:\n[::srv::file_tail [srv log] 15]"
+                }
+                assert_equal up [status r master_link_status]
+                assert_equal ok [r get fake:1]
+                assert_equal hello [r get snap:str]
+                assert_equal 0 [r exists old:str]
+                assert_equal 1 [rf_fake_conns $fake] "one connection: no handshake was dropped"
+                assert_equal 0 [string match "*Unexpected reply*" [::srv::file_tail [srv log] 100000]]
+            } finally {
+                catch {r replicaof no one}
+                rf_fake_stop $fake
+            }
         }
     }
 

@@ -303,9 +303,9 @@ set ::ri_tested_server $::cfg(server)
 
 # --- redis 7.0 replica of our primary: ours is the outer server (-1), redis the inner (0)
 try {
-    start_server {tags {repl interop} overrides {repl-diskless-sync-delay 0}} {
+    start_server {tags {repl interop}} {
         set ::cfg(server) $::ri_redis_bin
-        start_server {overrides {repl-diskless-sync-delay 0}} {
+        start_server {} {
             set ::cfg(server) $::ri_tested_server
             set pport [srv -1 port]
 
@@ -373,9 +373,9 @@ try {
 # --- our node as replica of a redis 7.0 primary: redis is the outer server (-1)
 set ::cfg(server) $::ri_redis_bin
 try {
-    start_server {tags {repl interop} overrides {repl-diskless-sync-delay 0}} {
+    start_server {tags {repl interop}} {
         set ::cfg(server) $::ri_tested_server
-        start_server {overrides {repl-diskless-sync-delay 0}} {
+        start_server {} {
             set pport [srv -1 port]
 
             foreach diskless {yes no} {
@@ -393,6 +393,26 @@ try {
                     assert_equal [r -1 dbsize] [r dbsize]
                     ri_compare -1 0
                 }
+            }
+
+            # A primary sends a bare "\n" every second while its disk snapshot is being made,
+            # between +FULLRESYNC and the snapshot's "$<length>" line (the diskless case above
+            # has them before +FULLRESYNC, during repl-diskless-sync-delay).
+            test "Our replica of a redis 7.0 primary: disk sync while its BGSAVE runs for seconds" {
+                r -1 config set repl-diskless-sync no
+                r -1 config set rdb-key-save-delay [expr {3000000 / [r -1 dbsize] / 2}]
+                set full [ri_stat -1 sync_full]
+                r replicaof no one
+                set t0 [clock milliseconds]
+                r replicaof 127.0.0.1 $pport
+                ri_wait_link 0
+                set took [expr {[clock milliseconds] - $t0}]
+                r -1 config set rdb-key-save-delay 0
+                r -1 config set repl-diskless-sync yes
+                assert_morethan $took 2000   ;# the snapshot took seconds: newlines came meanwhile
+                assert_equal [expr {$full + 1}] [ri_stat -1 sync_full]
+                ri_wait_offsets -1 0
+                ri_compare -1 0
             }
 
             test "Our replica of a redis 7.0 primary: $::ri_nwrites pipelined writes streamed" {
