@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "cluster/cluster.h"
+#include "cluster/epochs.h"
 #include "cluster/failover.h"
 #include "ds/hashtable.h"
 #include "net/event_loop.h"
@@ -367,14 +368,15 @@ void ProcessExtensions(const Message& m, Node* sender) {
         ipv6 = e.text;
         break;
       case kExtShardId:
-        shard = NodeNameToString(e.name);
+        if (NodeNameIsValid(e.name)) shard = NodeNameToString(e.name);
         break;
       case kExtForgottenNode: {
+        if (!NodeNameIsValid(e.name)) break;
         std::string name = NodeNameToString(e.name);
         Node* n = st.Find(name);
         // Never the sender itself: the caller still uses it.
         if (n && n != st.myself && n != st.myself->primary && n != sender) {
-          Blacklist(name, base::MsTime() + static_cast<int64_t>(e.ttl) * 1000);
+          Blacklist(name, ForgetUntilMs(base::MsTime(), e.ttl));
           DeleteNode(n);
         }
         break;
@@ -536,32 +538,181 @@ void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots
   }
 }
 
-void ProcessPacket(Link* l, const Message& m) {
-  State& st = GetState();
-  const Header& h = m.header;
-  int64_t now = base::MsTime();
-  uint16_t type = h.type;
-  std::string sender_name = NodeNameToString(h.sender);
-  Node* sender = (l->node && !(l->node->flags & kNodeHandshake)) ? l->node : st.Find(sender_name);
-  if (sender && (sender->flags & kNodeHandshake)) sender = nullptr;
-  if (sender && l->inbound && !l->node) {
+// PUBLISH / PUBLISHSHARD to this node's subscribers.
+void DeliverPublish(const Message& m) {
+  if (GetBusHooks().publish)
+    GetBusHooks().publish(m.publish.channel, m.publish.message,
+                          m.header.type == kTypePublishShard);
+}
+
+// A light-header message (PUBLISH, PUBLISHSHARD; Valkey 8 sends them to nodes that set
+// kNodeLightHdr, as this one does). Its 16-byte header names no sender and carries no epoch,
+// offset, slots or flags, so none of the header logic applies: the sender is the link's node,
+// known (OnReadable closes a link whose first message is light), as in Valkey 8's
+// clusterProcessLightPacket.
+void ProcessLightPacket(Link* l, const Message& m) {
+  l->node->data_received_ms = base::MsTime();
+  DeliverPublish(m);
+}
+
+// The sender of a full-header message: the link's node, else the node its header names;
+// nullptr while unknown or in handshake. An inbound link is bound to it here.
+Node* BindSender(Link* l, const std::string& sender_name) {
+  Node* sender =
+      (l->node && !(l->node->flags & kNodeHandshake)) ? l->node : GetState().Find(sender_name);
+  if (!sender || (sender->flags & kNodeHandshake)) return nullptr;
+  if (l->inbound && !l->node) {
     if (sender->inbound_link && sender->inbound_link != l) FreeLink(sender->inbound_link);
     sender->inbound_link = l;
     l->node = sender;
   }
-  if (sender) sender->data_received_ms = now;
-  if (sender) {
-    // A newer currentEpoch is only adopted; it is written with the next save (as Valkey
-    // does: an fsync per ping that carries it would slow cluster creation for nothing).
-    if (h.current_epoch > st.current_epoch) st.current_epoch = h.current_epoch;
-    if (NodeNameIsNull(h.replicaof) && h.config_epoch > sender->config_epoch) {
-      sender->config_epoch = h.config_epoch;
-      MarkLearned();
-    }
-    sender->repl_offset = h.offset;
-    FailoverSawHeader(sender, h);
+  return sender;
+}
+
+// What every full header of a known sender says, whatever its type: its epochs and the
+// replication offset the failover logic reads.
+void AdoptHeader(Node* sender, const Header& h, int64_t now) {
+  State& st = GetState();
+  sender->data_received_ms = now;
+  // A newer currentEpoch is only adopted; it is written with the next save (as Valkey does:
+  // an fsync per ping that carries it would slow cluster creation for nothing).
+  if (h.current_epoch > st.current_epoch) st.current_epoch = h.current_epoch;
+  if (NodeNameIsNull(h.replicaof) && h.config_epoch > sender->config_epoch) {
+    sender->config_epoch = h.config_epoch;
+    MarkLearned();
   }
-  if (IsPingType(type) && l->peer_ip.empty()) {
+  sender->repl_offset = h.offset;
+  FailoverSawHeader(sender, h);
+}
+
+// PING and MEET: learn my own IP from the link, start a handshake with an unknown node that
+// MEETs me, answer with a PONG.
+void AnswerPing(Link* l, Node* sender, const Header& h, const std::string& sender_ip,
+                int64_t now) {
+  State& st = GetState();
+  if (cfg.cluster_announce_ip.empty() && (h.type == kTypeMeet || st.myself->ip.empty())) {
+    std::string mine = IpOf(net::LocalAddr(l->conn.fd));
+    if (!mine.empty() && mine != st.myself->ip) {
+      st.myself->ip = mine;
+      LOG_NOTICE("IP address for this node updated to %s", mine.c_str());
+      MarkChanged(true, false);
+    }
+  }
+  if (!sender && h.type == kTypeMeet) {
+    Node* n = st.Add("", kNodeHandshake, now);
+    SetAddress(n, sender_ip, h.port, h.pport, h.cport);
+    if (h.mflags[0] & kMsgFlagExtData) n->flags |= kNodeExtSupported;
+    MarkChanged(true, false);
+    if (n->cport) Connect(n, now);  // the handshake's PING now, not at the next tick
+  }
+  SendPing(l, kTypePong);
+}
+
+// A PING/PONG on one of my outbound links that names a node other than the one I connected
+// to: the end of a handshake, or a node that changed its ID. True when the packet is done with
+// (the link may be gone).
+bool CheckOutboundSender(Link* l, const Header& h, const std::string& sender_name, int64_t now) {
+  State& st = GetState();
+  Node* ln = l->node;
+  if (ln->flags & kNodeHandshake) {
+    if (Node* known = st.Find(sender_name); known && known != ln) {
+      // Already known under its real ID: this handshake was a duplicate.
+      DeleteNode(ln);
+      return true;
+    }
+    ln->name = sender_name;
+    ln->flags &= ~kNodeHandshake;
+    ln->flags |= h.flags & (kNodePrimary | kNodeReplica);
+    if (h.mflags[0] & kMsgFlagExtData) ln->flags |= kNodeExtSupported;
+    // The PONG answers the MEET/PING: the node is alive and nothing is pending (else the cron
+    // would wait forever for an answer that came, and never ping it again).
+    if (h.type == kTypePong) {
+      ln->pong_received_ms = now;
+      ln->ping_sent_ms = 0;
+    }
+    LOG_VERBOSE("Handshake with node %.40s completed.", ln->name.c_str());
+    MarkChanged(true, false);
+    bus_.news = true;
+    // This packet came from a nameless node, so its slots and epoch were not taken (as in
+    // Valkey); ask again now rather than at the next scheduled ping, seconds away.
+    SendPing(l, kTypePing);
+    return true;
+  }
+  if (ln->name != sender_name) {
+    LOG_NOTICE("PONG contains mismatching sender ID. About node %.40s: now unknown address",
+               ln->name.c_str());
+    ln->flags |= kNodeNoAddr;
+    SetAddress(ln, "", 0, 0, 0);
+    FreeLink(l);
+    MarkChanged(true, false);
+    return true;
+  }
+  return false;
+}
+
+// The sender's role as its header states it.
+void AdoptRole(Node* sender, const Header& h) {
+  State& st = GetState();
+  if (NodeNameIsNull(h.replicaof)) {
+    if (sender->IsReplica()) {
+      st.SetPrimary(sender, nullptr);
+      MarkChanged(true, false);
+    }
+    return;
+  }
+  Node* primary = st.Find(NodeNameToString(h.replicaof));
+  // No node replicates itself, nor do we follow a chain back to the sender.
+  int hops = 0;
+  for (Node* p = primary; p && hops < 16; p = p->primary, hops++)
+    if (p == sender) {
+      primary = nullptr;
+      break;
+    }
+  if (sender->IsPrimary()) {
+    for (int s = 0; s < kSlots; s++)
+      if (st.slot_owner[s] == sender) st.UnassignSlot(s);
+    st.SetPrimary(sender, nullptr);
+    sender->flags = static_cast<uint16_t>((sender->flags & ~kNodePrimary) | kNodeReplica);
+    MarkLearned();
+  }
+  if (primary && sender->primary != primary) {
+    st.SetPrimary(sender, primary);
+    sender->shard_id = primary->shard_id;
+    MarkChanged(true, false);
+  }
+}
+
+// The slots a primary's header claims; a stale claimer hears of the newer owner (one UPDATE).
+void AdoptSlotClaims(Node* sender, const Header& h) {
+  State& st = GetState();
+  if (sender->slots != h.myslots) UpdateSlotsConfigWith(sender, h.config_epoch, h.myslots);
+  for (int s = 0; s < kSlots; s++) {
+    if (!SlotTest(h.myslots, s)) continue;
+    Node* owner = st.slot_owner[s];
+    if (owner && owner != sender && owner->config_epoch > h.config_epoch) {
+      SendUpdate(sender->link, owner);
+      return;
+    }
+  }
+}
+
+void HandleEpochCollision(Node* sender) {
+  State& st = GetState();
+  if (!CollisionMovesMe({sender->IsPrimary(), st.myself->IsPrimary(), sender->config_epoch,
+                         st.myself->config_epoch, sender->name, st.myself->name}))
+    return;
+  st.current_epoch++;
+  st.myself->config_epoch = st.current_epoch;
+  MarkChanged(true, true);
+  LOG_VERBOSE("configEpoch collision with node %.40s. configEpoch set to %llu",
+              sender->name.c_str(), static_cast<unsigned long long>(st.current_epoch));
+}
+
+// PING, PONG and MEET.
+void ProcessPingFamily(Link* l, Node* sender, const Message& m, const std::string& sender_name,
+                       int64_t now) {
+  const Header& h = m.header;
+  if (l->peer_ip.empty()) {
     sockaddr_storage sa;
     socklen_t len = sizeof(sa);
     if (getpeername(l->conn.fd, reinterpret_cast<sockaddr*>(&sa), &len) == 0)
@@ -569,178 +720,84 @@ void ProcessPacket(Link* l, const Message& m) {
   }
   std::string hdr_ip = IpToString(h.myip);
   const std::string& sender_ip = hdr_ip.empty() ? l->peer_ip : hdr_ip;
-
-  if (type == kTypePing || type == kTypeMeet) {
-    if (cfg.cluster_announce_ip.empty() && (type == kTypeMeet || st.myself->ip.empty())) {
-      std::string mine = IpOf(net::LocalAddr(l->conn.fd));
-      if (!mine.empty() && mine != st.myself->ip) {
-        st.myself->ip = mine;
-        LOG_NOTICE("IP address for this node updated to %s", mine.c_str());
-        MarkChanged(true, false);
-      }
-    }
-    if (!sender && type == kTypeMeet) {
-      Node* n = st.Add("", kNodeHandshake, now);
-      SetAddress(n, sender_ip, h.port, h.pport, h.cport);
-      if (h.mflags[0] & kMsgFlagExtData) n->flags |= kNodeExtSupported;
-      MarkChanged(true, false);
-      if (n->cport) Connect(n, now);  // the handshake's PING now, not at the next tick
-    }
-    SendPing(l, kTypePong);
-  }
-
-  if (IsPingType(type)) {
-    if (!l->inbound) {
-      Node* ln = l->node;
-      if (ln->flags & kNodeHandshake) {
-        if (Node* known = st.Find(sender_name); known && known != ln) {
-          // Already known under its real ID: this handshake was a duplicate.
-          DeleteNode(ln);
-          return;
-        }
-        ln->name = sender_name;
-        ln->flags &= ~kNodeHandshake;
-        ln->flags |= h.flags & (kNodePrimary | kNodeReplica);
-        if (h.mflags[0] & kMsgFlagExtData) ln->flags |= kNodeExtSupported;
-        // The PONG answers the MEET/PING: the node is alive and nothing is pending (else the
-        // cron would wait forever for an answer that came, and never ping it again).
-        if (type == kTypePong) {
-          ln->pong_received_ms = now;
-          ln->ping_sent_ms = 0;
-        }
-        LOG_VERBOSE("Handshake with node %.40s completed.", ln->name.c_str());
-        MarkChanged(true, false);
-        bus_.news = true;
-        // This packet came from a nameless node, so its slots and epoch were not taken (as in
-        // Valkey); ask again now rather than at the next scheduled ping, seconds away.
-        SendPing(l, kTypePing);
-        return;
-      }
-      if (ln->name != sender_name) {
-        LOG_NOTICE("PONG contains mismatching sender ID. About node %.40s: now unknown address",
-                   ln->name.c_str());
-        ln->flags |= kNodeNoAddr;
-        SetAddress(ln, "", 0, 0, 0);
-        FreeLink(l);
-        MarkChanged(true, false);
-        return;
-      }
-    }
-    if (!sender) return;
-    sender->flags = static_cast<uint16_t>((sender->flags & ~(kNodeNoFailover | kNodeLightHdr)) |
-                                          (h.flags & (kNodeNoFailover | kNodeLightHdr)));
-    sender->flags &= ~kNodeMeet;
-    if (h.mflags[0] & kMsgFlagExtData) sender->flags |= kNodeExtSupported;
-    if (type == kTypePing &&
-        (sender->ip != sender_ip || sender->tcp_port != h.port || sender->cport != h.cport)) {
-      bool this_link = sender->link == l;  // a PING on our own outbound link: odd, but possible
-      if (sender->link) FreeLink(sender->link);
-      SetAddress(sender, sender_ip, h.port, h.pport, h.cport);
-      sender->flags &= ~kNodeNoAddr;
-      MarkChanged(true, false);
-      if (this_link) return;  // l is gone
-    }
-    if (!l->inbound && type == kTypePong) {
-      sender->pong_received_ms = now;
-      sender->ping_sent_ms = 0;
-      if (sender->flags & kNodePfail) {
-        sender->flags &= ~kNodePfail;
-        MarkChanged(true, false);
-      }
-      ClearFailIfNeeded(sender, now);
-    }
-    // Role.
-    if (NodeNameIsNull(h.replicaof)) {
-      if (sender->IsReplica()) {
-        st.SetPrimary(sender, nullptr);
-        MarkChanged(true, false);
-      }
-    } else {
-      Node* primary = st.Find(NodeNameToString(h.replicaof));
-      // No node replicates itself, nor do we follow a chain back to the sender.
-      int hops = 0;
-      for (Node* p = primary; p && hops < 16; p = p->primary, hops++)
-        if (p == sender) {
-          primary = nullptr;
-          break;
-        }
-      if (sender->IsPrimary()) {
-        for (int s = 0; s < kSlots; s++)
-          if (st.slot_owner[s] == sender) st.UnassignSlot(s);
-        st.SetPrimary(sender, nullptr);
-        sender->flags = static_cast<uint16_t>((sender->flags & ~kNodePrimary) | kNodeReplica);
-        MarkLearned();
-      }
-      if (primary && sender->primary != primary) {
-        st.SetPrimary(sender, primary);
-        sender->shard_id = primary->shard_id;
-        MarkChanged(true, false);
-      }
-    }
-    // Slots, from a node that claims to be a primary.
-    if (NodeNameIsNull(h.replicaof)) {
-      if (sender->slots != h.myslots) UpdateSlotsConfigWith(sender, h.config_epoch, h.myslots);
-      // A stale claimer learns about the newer owner (one UPDATE).
-      for (int s = 0; s < kSlots; s++) {
-        if (!SlotTest(h.myslots, s)) continue;
-        Node* owner = st.slot_owner[s];
-        if (owner && owner != sender && owner->config_epoch > h.config_epoch) {
-          SendUpdate(sender->link, owner);
-          break;
-        }
-      }
-    }
-    // Epoch collision (§5.5): the smaller ID moves.
-    if (sender->IsPrimary() && st.myself->IsPrimary() &&
-        sender->config_epoch == st.myself->config_epoch && sender->name > st.myself->name) {
-      st.current_epoch++;
-      st.myself->config_epoch = st.current_epoch;
-      MarkChanged(true, true);
-      LOG_VERBOSE("configEpoch collision with node %.40s. configEpoch set to %llu",
-                  sender->name.c_str(), static_cast<unsigned long long>(st.current_epoch));
-    }
-    ProcessGossip(m, sender, now);
-    ProcessExtensions(m, sender);
-    return;
-  }
+  if (h.type == kTypePing || h.type == kTypeMeet) AnswerPing(l, sender, h, sender_ip, now);
+  if (!l->inbound && CheckOutboundSender(l, h, sender_name, now)) return;
   if (!sender) return;
-  switch (type) {
-    case kTypeFail: {
-      Node* n = st.Find(NodeNameToString(m.fail.name));
-      if (n && n != st.myself && !(n->flags & kNodeFail)) {
-        LOG_NOTICE("FAIL message received from %.40s about %.40s", sender->name.c_str(),
-                   n->name.c_str());
-        n->flags = static_cast<uint16_t>((n->flags | kNodeFail) & ~kNodePfail);
-        n->fail_time_ms = now;
-        MarkLearned();
-      }
-      break;
+  sender->flags = static_cast<uint16_t>((sender->flags & ~(kNodeNoFailover | kNodeLightHdr)) |
+                                        (h.flags & (kNodeNoFailover | kNodeLightHdr)));
+  sender->flags &= ~kNodeMeet;
+  if (h.mflags[0] & kMsgFlagExtData) sender->flags |= kNodeExtSupported;
+  if (h.type == kTypePing &&
+      (sender->ip != sender_ip || sender->tcp_port != h.port || sender->cport != h.cport)) {
+    bool this_link = sender->link == l;  // a PING on our own outbound link: odd, but possible
+    if (sender->link) FreeLink(sender->link);
+    SetAddress(sender, sender_ip, h.port, h.pport, h.cport);
+    sender->flags &= ~kNodeNoAddr;
+    MarkChanged(true, false);
+    if (this_link) return;  // l is gone
+  }
+  if (!l->inbound && h.type == kTypePong) {
+    sender->pong_received_ms = now;
+    sender->ping_sent_ms = 0;
+    if (sender->flags & kNodePfail) {
+      sender->flags &= ~kNodePfail;
+      MarkChanged(true, false);
     }
+    ClearFailIfNeeded(sender, now);
+  }
+  AdoptRole(sender, h);
+  if (NodeNameIsNull(h.replicaof)) AdoptSlotClaims(sender, h);
+  HandleEpochCollision(sender);
+  ProcessGossip(m, sender, now);
+  ProcessExtensions(m, sender);
+}
+
+void ProcessFail(Node* sender, const Message& m, int64_t now) {
+  State& st = GetState();
+  Node* n = st.Find(NodeNameToString(m.fail.name));
+  if (!n || n == st.myself || (n->flags & kNodeFail)) return;
+  LOG_NOTICE("FAIL message received from %.40s about %.40s", sender->name.c_str(),
+             n->name.c_str());
+  n->flags = static_cast<uint16_t>((n->flags | kNodeFail) & ~kNodePfail);
+  n->fail_time_ms = now;
+  MarkLearned();
+}
+
+void ProcessUpdate(const Message& m) {
+  State& st = GetState();
+  Node* n = st.Find(NodeNameToString(m.update.name));
+  if (!n || n->config_epoch >= m.update.config_epoch) return;
+  if (n->IsReplica()) st.SetPrimary(n, nullptr);
+  n->config_epoch = m.update.config_epoch;
+  UpdateSlotsConfigWith(n, m.update.config_epoch, m.update.slots);
+  MarkLearned();
+}
+
+// A full-header message: its sender (if known) and header first, then its type's handler.
+void ProcessPacket(Link* l, const Message& m) {
+  const Header& h = m.header;
+  int64_t now = base::MsTime();
+  std::string sender_name = NodeNameToString(h.sender);
+  Node* sender = BindSender(l, sender_name);
+  if (sender) AdoptHeader(sender, h, now);
+  if (IsPingType(h.type)) return ProcessPingFamily(l, sender, m, sender_name, now);
+  if (!sender) return;
+  switch (h.type) {
+    case kTypeFail:
+      return ProcessFail(sender, m, now);
     case kTypePublish:
     case kTypePublishShard:
-      if (GetBusHooks().publish)
-        GetBusHooks().publish(m.publish.channel, m.publish.message, type == kTypePublishShard);
-      break;
-    case kTypeUpdate: {
-      Node* n = st.Find(NodeNameToString(m.update.name));
-      if (!n || n->config_epoch >= m.update.config_epoch) break;
-      if (n->IsReplica()) st.SetPrimary(n, nullptr);
-      n->config_epoch = m.update.config_epoch;
-      UpdateSlotsConfigWith(n, m.update.config_epoch, m.update.slots);
-      MarkLearned();
-      break;
-    }
+      return DeliverPublish(m);
+    case kTypeUpdate:
+      return ProcessUpdate(m);
     case kTypeFailoverAuthRequest:
-      FailoverAuthRequest(sender, h);
-      break;
+      return FailoverAuthRequest(sender, h);
     case kTypeFailoverAuthAck:
-      FailoverAuthAck(sender, h);
-      break;
+      return FailoverAuthAck(sender, h);
     case kTypeMfStart:
-      FailoverMfStart(sender, l);
-      break;
+      return FailoverMfStart(sender, l);
     default:
-      break;
+      return;
   }
 }
 
@@ -774,11 +831,21 @@ void OnReadable(int, void* data, int) {
       st.stats.received[m.header.type]++;
     switch (DispositionOf(status)) {
       case Disposition::kAccept: {
-        // A light header is only accepted from a known node.
-        if (m.header.light && (!l->node || (l->node->flags & kNodeHandshake))) return FreeLink(l);
+        if (m.header.light) {
+          // Only from a known node: a light header names no sender.
+          if (!l->node || (l->node->flags & kNodeHandshake)) return FreeLink(l);
+          ProcessLightPacket(l, m);
+          break;
+        }
+        // The packet may free this link (and a new one may then be made at the same
+        // address): while it runs, FreeLink only closes it and leaves the delete to us.
+        l->processing = true;
         ProcessPacket(l, m);
-        // The packet may have closed this link.
-        if (std::find(bus_.links.begin(), bus_.links.end(), l) == bus_.links.end()) return;
+        l->processing = false;
+        if (l->freed) {
+          delete l;
+          return;
+        }
         break;
       }
       case Disposition::kIgnore:
@@ -856,9 +923,9 @@ bool StartBus(std::string* err) {
 }
 
 void FreeLink(Link* l) {
-  auto it = std::find(bus_.links.begin(), bus_.links.end(), l);
-  if (it == bus_.links.end()) return;
-  bus_.links.erase(it);
+  if (l->freed) return;
+  l->freed = true;
+  bus_.links.erase(std::find(bus_.links.begin(), bus_.links.end(), l));
   if (l->flush_queued)
     bus_.to_flush.erase(std::find(bus_.to_flush.begin(), bus_.to_flush.end(), l));
   if (l->node) {
@@ -868,8 +935,9 @@ void FreeLink(Link* l) {
   if (l->conn.fd >= 0) {
     g.loop->DelFile(l->conn.fd, net::kReadable | net::kWritable);
     close(l->conn.fd);
+    l->conn.fd = -1;
   }
-  delete l;
+  if (!l->processing) delete l;  // else OnReadable deletes it once the packet is done
 }
 
 void FlushBusOutput() {

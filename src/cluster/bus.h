@@ -18,6 +18,10 @@ struct Link {
   bool inbound = false;
   bool connecting = false;
   bool flush_queued = false;  // in the list FlushBusOutput writes
+  // A packet of this link is being processed: FreeLink closes it and sets `freed`, and
+  // OnReadable deletes it after the packet, so no pointer to it dangles meanwhile.
+  bool processing = false;
+  bool freed = false;
   int64_t ctime_ms = 0;
   std::string peer_ip;  // the other end's IP (learned once: PING/MEET carry it per packet)
 };

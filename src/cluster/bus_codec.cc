@@ -291,7 +291,7 @@ std::string FormatNodeFlags(uint16_t flags) {
 
 bool NodeNameIsValid(const NodeName& name) {
   for (char c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+    if (!((c >= 'a' && c <= 'f') || (c >= '0' && c <= '9'))) return false;
   }
   return true;
 }
@@ -440,6 +440,7 @@ Disposition DispositionOf(DecodeStatus status) {
     case DecodeStatus::kBadVersion:
     case DecodeStatus::kLengthMismatch:
     case DecodeStatus::kBadExtension:
+    case DecodeStatus::kBadNodeName:
       return Disposition::kDrop;
     case DecodeStatus::kBadSignature:
     case DecodeStatus::kBadLength:
@@ -464,6 +465,8 @@ const char* DecodeStatusName(DecodeStatus status) {
       return "length mismatch";
     case DecodeStatus::kBadExtension:
       return "bad ping extension";
+    case DecodeStatus::kBadNodeName:
+      return "bad node name";
     case DecodeStatus::kBadSignature:
       return "bad signature";
     case DecodeStatus::kBadLength:
@@ -492,6 +495,9 @@ DecodeStatus Decode(const uint8_t* data, size_t len, Message* msg) {
   if (h.light && !IsPublishType(h.type)) return DecodeStatus::kLightNotAllowed;
   if (!h.light) DecodeFullHeader(data, &h);
   if (h.ver != kProtocolVersion) return DecodeStatus::kBadVersion;
+  if (!h.light && (!NodeNameIsValid(h.sender) ||
+                   !(NodeNameIsNull(h.replicaof) || NodeNameIsValid(h.replicaof))))
+    return DecodeStatus::kBadNodeName;
 
   switch (h.type) {
     case kTypePing:
@@ -501,7 +507,7 @@ DecodeStatus Decode(const uint8_t* data, size_t len, Message* msg) {
     case kTypeFail:
       if (totlen != kFailLen) return DecodeStatus::kLengthMismatch;
       GetArray(data + kHeaderLen, &msg->fail.name);
-      return DecodeStatus::kOk;
+      return NodeNameIsValid(msg->fail.name) ? DecodeStatus::kOk : DecodeStatus::kBadNodeName;
     case kTypePublish:
     case kTypePublishShard:
       return DecodePublish(data, h.light ? kLightHeaderLen : kHeaderLen, totlen, &msg->publish);
@@ -515,7 +521,7 @@ DecodeStatus Decode(const uint8_t* data, size_t len, Message* msg) {
       msg->update.config_epoch = Get64(b);
       GetArray(b + 8, &msg->update.name);
       GetArray(b + 8 + kNodeNameLen, &msg->update.slots);
-      return DecodeStatus::kOk;
+      return NodeNameIsValid(msg->update.name) ? DecodeStatus::kOk : DecodeStatus::kBadNodeName;
     }
     case kTypeModule:
       return DecodeModule(data, totlen, &msg->module);

@@ -103,7 +103,8 @@ inline constexpr uint8_t kMsgFlagExtData = 0x04;   // sender understands ping ex
 // ---- Node names: 40 bytes; all zero in `replicaof` means "I am a primary" ----
 
 using NodeName = std::array<char, kNodeNameLen>;
-// Valid as a node ID on the wire: exactly 40 chars of [a-z0-9] (what both servers accept).
+// Valid as a node ID on the wire: 40 chars of [0-9a-f], the only IDs Valkey and Redis make
+// (they accept [a-z0-9]; a name outside hex comes only from a broken or hostile peer).
 bool NodeNameIsValid(const NodeName& name);
 bool NodeNameIsNull(const NodeName& name);  // all 40 bytes zero
 // Copies a 40-char string; false (and `out` untouched) if the length is not 40.
@@ -261,6 +262,8 @@ enum class DecodeStatus {
                      // or a publish/module length that does not fit in totlen)
   kBadExtension,     // an extension header that does not fit, a length < 8, not a multiple of 8,
                      // >= 64 KiB, past totlen, or too short for its known type's payload
+  kBadNodeName,      // the sender, a non-null replicaof, or the node a FAIL or UPDATE names is
+                     // not a valid node ID (NodeNameIsValid); beyond Valkey, which takes it
   // ---- Close the link: the stream cannot be trusted or re-synchronised. ----
   kBadSignature,  // the first 4 bytes are not "RCmb"
   kBadLength,     // totlen < 2256 (full header) or < 16 (light header)

@@ -12,6 +12,7 @@
 #include "base/util.h"
 #include "cluster/bus.h"
 #include "cluster/cluster_cmd.h"
+#include "cluster/epochs.h"
 #include "cluster/failover.h"
 #include "cluster/nodes_conf.h"
 #include "cluster/route.h"
@@ -419,15 +420,14 @@ void DeleteNode(Node* n) {
 
 bool BumpEpochWithoutConsensus() {
   State& st = GetState();
-  uint64_t max = 0;
-  for (auto& n : st.nodes) max = std::max(max, n->config_epoch);
-  if (st.myself->config_epoch == 0 || st.myself->config_epoch != max) {
-    st.current_epoch++;
-    st.myself->config_epoch = st.current_epoch;
-    MarkChanged(true, true);
-    return true;
-  }
-  return false;
+  uint64_t max_config = 0;
+  for (auto& n : st.nodes) max_config = std::max(max_config, n->config_epoch);
+  uint64_t epoch = EpochWithoutConsensus(st.current_epoch, st.myself->config_epoch, max_config);
+  if (!epoch) return false;
+  st.current_epoch = epoch;
+  st.myself->config_epoch = epoch;
+  MarkChanged(true, true);
+  return true;
 }
 
 bool SlotHasKeys(int slot) { return server::GetDb(0)->CountInSlot(slot) > 0; }

@@ -2,6 +2,7 @@
 #include "cluster/state.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "base/util.h"
 
@@ -10,6 +11,12 @@ namespace cluster {
 State& GetState() {
   static State s;
   return s;
+}
+
+int64_t ForgetUntilMs(int64_t now_ms, uint64_t ttl_s) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (ttl_s > static_cast<uint64_t>((kMax - now_ms) / 1000)) return kMax;
+  return now_ms + static_cast<int64_t>(ttl_s) * 1000;
 }
 
 std::string RandomName() { return base::RandomHex(static_cast<int>(kNodeNameLen)); }

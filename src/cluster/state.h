@@ -103,6 +103,9 @@ struct State {
 };
 
 State& GetState();
+// Until when a node forgotten for ttl_s seconds (CLUSTER FORGET, or a FORGOTTEN_NODE ping
+// extension whose 64-bit TTL comes from the wire) stays blacklisted: saturates, never wraps.
+int64_t ForgetUntilMs(int64_t now_ms, uint64_t ttl_s);
 // 40 random lower-case hex chars (node and shard IDs).
 std::string RandomName();
 

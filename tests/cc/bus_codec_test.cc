@@ -171,7 +171,11 @@ TEST_CASE(BusSlotBitmapAndNames) {
   CHECK_EQ(cluster::NodeNameToString(n), kSender);
   n[3] = 'A';  // upper case is not accepted by either server
   CHECK(!cluster::NodeNameIsValid(n));
-  n[3] = 'z';  // [a-z0-9], not only hex
+  n[3] = 'z';  // [a-z0-9] is what Valkey takes, but only hex IDs exist
+  CHECK(!cluster::NodeNameIsValid(n));
+  n[3] = 'g';
+  CHECK(!cluster::NodeNameIsValid(n));
+  n[3] = 'f';
   CHECK(cluster::NodeNameIsValid(n));
 
   cluster::IpField ip{};
@@ -776,6 +780,36 @@ TEST_CASE(BusMalformedStatuses) {
          return b;
        },
        DecodeStatus::kLengthMismatch},
+      // Node IDs other than 40 hex chars: only a broken or hostile peer sends them.
+      {"sender ID not hex",
+       [] {
+         Bytes b = ValidPing();
+         b[40 + 39] = 'z';
+         return b;
+       },
+       DecodeStatus::kBadNodeName},
+      {"sender ID all zero",
+       [] {
+         Bytes b = ValidPing();
+         for (int i = 0; i < 40; i++) b[40 + i] = 0;
+         return b;
+       },
+       DecodeStatus::kBadNodeName},
+      {"replicaof upper case",
+       [] {
+         Bytes b = HeaderBytes(1, 2256);
+         PutStr(&b, 2128, "0123456789ABCDEF0123456789abcdef01234567");
+         return b;
+       },
+       DecodeStatus::kBadNodeName},
+      {"FAIL naming a zero ID", [] { return HeaderBytes(3, 2296); }, DecodeStatus::kBadNodeName},
+      {"UPDATE naming a non-hex ID",
+       [] {
+         Bytes b = HeaderBytes(7, 4352);
+         PutStr(&b, 2264, "node-that-is-not-hex-node-that-is-not-he");
+         return b;
+       },
+       DecodeStatus::kBadNodeName},
       // Valkey sums these lengths in 32 bits, so 2256 + 13 + 0xffffffff passes its check as
       // 2268; we compute in 64 bits.
       {"MODULE len wrapping 32 bits",
@@ -803,7 +837,8 @@ TEST_CASE(BusDropOrClose) {
   CHECK(DispositionOf(DecodeStatus::kOk) == Disposition::kAccept);
   CHECK(DispositionOf(DecodeStatus::kUnknownType) == Disposition::kIgnore);
   for (DecodeStatus s : {DecodeStatus::kLightNotAllowed, DecodeStatus::kBadVersion,
-                         DecodeStatus::kLengthMismatch, DecodeStatus::kBadExtension}) {
+                         DecodeStatus::kLengthMismatch, DecodeStatus::kBadExtension,
+                         DecodeStatus::kBadNodeName}) {
     CHECK(DispositionOf(s) == Disposition::kDrop);
   }
   for (DecodeStatus s : {DecodeStatus::kBadSignature, DecodeStatus::kBadLength,
@@ -863,6 +898,7 @@ TEST_CASE(BusDecodeReadsOnlyTotlen) {
   // Bytes after totlen belong to the next message.
   Bytes two = ValidPing();
   Bytes fail = HeaderBytes(3, 2296);
+  PutStr(&fail, 2256, kOther);
   two.insert(two.end(), fail.begin(), fail.end());
   Message m;
   CHECK(Decode(two.data(), two.size(), &m) == DecodeStatus::kOk);

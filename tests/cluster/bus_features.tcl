@@ -60,6 +60,46 @@ start_cluster {primaries 3 replicas 1 nodes 6 create manual} {
         } {node 0 kept showing node 1's old hostname}
     }
 
+    # Valkey 8 sends PUBLISH with the 16-byte light header to a node that sets the light-header
+    # flag, as ours does. That header names no sender and carries no offset or epochs, so none
+    # of it may be taken for the sender's state. A replica is impersonated on a raw link (it is
+    # stopped meanwhile, so that its own pings do not repair what a bug would break).
+    test "A light-header PUBLISH is delivered and changes nothing of its sender's state" {
+        set r [lindex [cluster_replicas] 0]
+        set p [cluster_primary_of $r]
+        set o [expr {$p == 0 ? 1 : 0}]
+        set sub [ps_subscriber $o subscribe lightnews]
+        exec kill -STOP [cnode $r pid]
+        try {
+            set fd [bg_connect $o]
+            bg_send $fd [bg_msg sender [cluster_myid $r] replicaof [cluster_myid $p] flags 0x0812 \
+                             offset 123456 config [dict get [cluster_nodes_line $o $p] epoch] \
+                             current [cluster_info_field $o cluster_current_epoch] \
+                             port [cnode $r port] cport [expr {[cnode $r port] + 10000}]]
+            assert_equal 1 [dict get [bg_parse [bg_read_msg $fd 3000]] type]
+            set ch lightnews; set msg hello
+            set body "[binary format II [string length $ch] [string length $msg]]$ch$msg"
+            bg_send $fd "[binary format a4ISSSS RCmb [expr {16 + [string length $body]}] 1 0 0x8004 0]$body"
+            assert_equal {message lightnews hello} [ps_next $sub]
+            # the replica keeps the offset of its last full header: shown, not "loading"
+            set seen {}
+            foreach sh [cn $o cluster shards] {
+                foreach n [dict get $sh nodes] {
+                    if {[dict get $n id] eq [cluster_myid $r]} {
+                        set seen [list [dict get $n replication-offset] [dict get $n health]]
+                    }
+                }
+            }
+            assert_equal {123456 online} $seen
+            assert_contains [cluster_myid $r] [cn $o cluster slots]
+            close $fd
+        } finally {
+            exec kill -CONT [cnode $r pid]
+            $sub close
+        }
+        cluster_wait_ok
+    }
+
     test "cluster-link-sendbuf-limit: a link whose queue passes it (peer stopped) is freed, counted" {
         # A replica is stopped, so nothing fails over. PUBLISHes of 1 MB fill the kernel's
         # buffers towards it, then the link's own queue, which the bus cron checks.

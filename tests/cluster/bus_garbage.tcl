@@ -258,6 +258,38 @@ start_cluster {primaries 3 create manual} {
         close $fd
     }
 
+    # Only 40-hex-char IDs exist; Valkey 8 takes any [a-z0-9] and shows such a gossiped name
+    # in CLUSTER NODES. Refused here: a header naming one is dropped, a gossip section naming
+    # one is void, and no node of that name ever appears.
+    test "Node IDs other than 40 hex chars are refused: sender, replicaof, gossip" {
+        set bad [string repeat z 40]
+        set n1 [list sender [cluster_myid 1] port [cnode 1 port] cport [expr {[cnode 1 port] + 10000}] \
+                    config [cluster_info_field 1 cluster_my_epoch] \
+                    current [cluster_info_field 1 cluster_current_epoch] \
+                    slots [bg_bitmap {{5461 10921}}] flags 0x0811]
+        set fd [bg_connect 0]
+        # dropped: no PONG comes back for these PINGs, the link stays (the last one, taken,
+        # would make node 1 a replica of an unknown node and unassign its slots)
+        foreach m [list [bg_msg type 0 sender $bad] \
+                       [bg_msg type 0 sender [string toupper [bg_randid]]] \
+                       [bg_msg {*}$n1 type 0 replicaof [string repeat g 40] flags 0x0812]] {
+            assert_equal 1 [bg_send $fd $m]
+            lassign [bg_read $fd 1 300] got eof
+            assert_equal {} $got
+        }
+        # a gossip entry with a bad ID voids the section, the good entry beside it included
+        set good [bg_randid]
+        set g "[bg_gossip $bad 127.0.0.1 7999 17999 0x1][bg_gossip $good 127.0.0.1 7998 17998 0x1]"
+        bg_send $fd [bg_msg {*}$n1 type 0 count 2 body $g]
+        assert_equal 1 [dict get [bg_parse [bg_read_msg $fd 3000]] type]
+        close $fd
+        set nodes [cn 0 cluster nodes]
+        assert_not_contains $bad $nodes
+        assert_not_contains [string range $good 0 39] $nodes
+        assert_equal 3 [cluster_info_field 0 cluster_known_nodes]
+        assert_equal ok [cluster_info_field 0 cluster_state]
+    }
+
     test "Thousands of random and mutated packets on the bus ports; the cluster is unharmed" {
         set kinds {}
         set sent 0

@@ -148,6 +148,27 @@ start_cluster {primaries 3 nodes 6 create none} {
         assert_equal "STILL 5" [cn 1 cluster bumpepoch]
     }
 
+    # Valkey 8 bumps past the largest epoch it knows, currentEpoch included: a claim made at a
+    # config epoch below a newer currentEpoch could lose to a rival claim not yet heard of.
+    test "CLUSTER BUMPEPOCH counts currentEpoch: the sole holder of the largest config epoch bumps past it" {
+        # node 3 (a replica: nothing of its header moves slots or roles) tells node 1 of
+        # currentEpoch 9, as after an election elsewhere
+        set fd [bg_connect 1]
+        bg_send $fd [bg_msg sender [cluster_myid 3] replicaof [cluster_myid 0] flags 0x0812 \
+                         config 1 current 9 port [cnode 3 port] cport [expr {[cnode 3 port] + 10000}]]
+        assert_equal 1 [dict get [bg_parse [bg_read_msg $fd 3000]] type]
+        close $fd
+        assert_equal 9 [cluster_info_field 1 cluster_current_epoch]
+        assert_equal 5 [cluster_info_field 1 cluster_my_epoch]
+        assert_equal "BUMPED 10" [cn 1 cluster bumpepoch]
+        assert_equal "STILL 10" [cn 1 cluster bumpepoch]
+        foreach i {0 2 3} {
+            ::cl::deadline_wait [expr {3 * $::nt}] {
+                [dict get [cluster_nodes_line $i 1] epoch] == 10
+            } {node $i never learned epoch 10 of node 1: [cn $i cluster nodes]}
+        }
+    }
+
     test "CLUSTER ADDSLOTS / ADDSLOTSRANGE errors; all arguments are checked before any change" {
         set n 5
         assert_equal OK [cn $n cluster addslots 100 101]
@@ -280,9 +301,9 @@ start_cluster {primaries 3 nodes 6 create none} {
         assert_equal OK [cn 1 cluster saveconfig]
         set lines [split [string trim [::srv::file_tail [cnode 1 nodes_conf] 100]] \n]
         assert_equal 5 [llength $lines]
-        assert_match "vars currentEpoch 5 lastVoteEpoch *" [lindex $lines end]
+        assert_match "vars currentEpoch 10 lastVoteEpoch *" [lindex $lines end]
         set self [lsearch -inline $lines "[cluster_myid 1] *"]
-        assert_match "[cluster_myid 1] 127.0.0.1:[cnode 1 port]@[expr {[cnode 1 port] + 10000}]* myself,master - 0 0 5 connected 5461-10921" $self
+        assert_match "[cluster_myid 1] 127.0.0.1:[cnode 1 port]@[expr {[cnode 1 port] + 10000}]* myself,master - 0 0 10 connected 5461-10921" $self
         foreach i {0 2 3} { assert_equal 1 [llength [lsearch -all $lines "[cluster_myid $i] *"]] }
     }
 
