@@ -26,6 +26,7 @@
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/write_out.h"
 
 namespace cluster {
 
@@ -440,7 +441,8 @@ size_t DeleteKeysInSlot(int slot) {
   for (auto& k : keys) {
     d->Delete(k);
     server::KeyModified(0, k);
-    server::Repl().propagate(0, {"DEL", k});
+    // As Valkey 8's delKeysInSlot: to the AOF too, or the keys come back at the next start.
+    server::WriteOut(0, {"DEL", k});
   }
   return keys.size();
 }

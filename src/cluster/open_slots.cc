@@ -21,6 +21,7 @@
 #include "server/dispatch.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/write_out.h"
 
 namespace cluster {
 namespace {
@@ -232,7 +233,8 @@ void Abandoned(const std::vector<std::string>& argv) {
   // No longer feeding a stream of our own, or no replica left that takes SETSLOT.
   if (st.myself->IsReplica() || !repl::SlotStateReplicaLinks()) return;
   std::string s = std::to_string(slot);
-  auto send = [](std::vector<std::string_view> v) { server::Repl().propagate(0, v); };
+  // Replicas only: SETSLOT never goes to the AOF (Valkey 8 propagates it to replicas alone).
+  auto send = [](std::vector<std::string_view> v) { server::WriteOut(0, v, server::kToReplicas); };
   send({"CLUSTER", "SETSLOT", s, "STABLE"});
   if (Node* to = st.migrating_to[slot]) send({"CLUSTER", "SETSLOT", s, "MIGRATING", to->name});
   if (Node* from = st.importing_from[slot])

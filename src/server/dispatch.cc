@@ -18,6 +18,7 @@
 #include "server/server.h"
 #include "server/tracking.h"
 #include "server/transactions.h"
+#include "server/write_out.h"
 
 namespace server {
 
@@ -154,24 +155,16 @@ void Call(Client* c, const CommandSpec* cmd) {
     }
     // A replica's AOF records its primary's stream as it applies it; only our own writes go
     // down the replication stream.
-    auto emit = [c](const std::vector<std::string_view>& one) {
-      AofFeed(c->dbid, one);
-      if (!(c->flags & kPrimary)) Repl().propagate(c->dbid, one);
-    };
+    uint8_t targets = (c->flags & kPrimary) ? kToAof : kToAll;
     if (override_.many.empty()) {
-      emit(*out);
+      WriteOut(c->dbid, *out, targets);
     } else {
       // Several commands leave as one transaction (unless already inside EXEC's).
       bool wrap = !g.in_exec;
-      if (wrap) {
-        AofBeginTransaction();
-        if (!(c->flags & kPrimary)) Repl().begin_transaction();
-      }
-      for (auto& m : override_.many) emit(std::vector<std::string_view>(m.begin(), m.end()));
-      if (wrap) {
-        AofEndTransaction();
-        if (!(c->flags & kPrimary)) Repl().end_transaction();
-      }
+      if (wrap) WriteOutBegin(targets);
+      for (auto& m : override_.many)
+        WriteOut(c->dbid, std::vector<std::string_view>(m.begin(), m.end()), targets);
+      if (wrap) WriteOutEnd(targets);
     }
     if (AofActive()) c->aof_woff = AofStreamOffset();
     if (!(c->flags & kPrimary)) {

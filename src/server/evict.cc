@@ -22,6 +22,7 @@
 #include "server/observe.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/write_out.h"
 
 namespace server {
 
@@ -145,8 +146,7 @@ void EvictKey(int dbid, const std::string& key) {
   g.stats.evicted_keys++;
   KeyModified(dbid, key);
   std::vector<std::string_view> del{cfg.lazyfree_lazy_eviction ? "UNLINK" : "DEL", key};
-  AofFeed(dbid, del);
-  Repl().propagate(dbid, del);
+  WriteOut(dbid, del);
   Notify(kNotifyEvicted, "evicted", key, dbid);
 }
 

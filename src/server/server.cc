@@ -45,6 +45,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "server/repl_hooks.h"
 #include "server/transactions.h"
 #include "server/version.h"
+#include "server/write_out.h"
 
 namespace server {
 
@@ -140,8 +141,7 @@ void OnExpired(int dbid, std::string_view key) {
   KeyModified(dbid, key);
   std::string k(key);
   std::string_view verb = cfg.lazyfree_lazy_expire ? "UNLINK" : "DEL";
-  AofFeed(dbid, {verb, k});
-  Repl().propagate(dbid, {verb, k});
+  WriteOut(dbid, {verb, k});
   Notify(kNotifyExpired, "expired", k, dbid);
 }
 

@@ -9,6 +9,7 @@
 #include "server/dispatch.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/write_out.h"
 
 namespace server {
 namespace {
@@ -109,8 +110,7 @@ void ExecCommand(Client* c) {
   c->R().ArrayLen(static_cast<int64_t>(queue.size()));
   std::vector<std::string_view> saved = c->argv;
   g.in_exec = true;
-  Repl().begin_transaction();
-  AofBeginTransaction();
+  WriteOutBegin();
   for (auto& q : queue) {
     c->argv.assign(q.argv.begin(), q.argv.end());
     // Permissions may have changed since the command was queued.
@@ -123,9 +123,8 @@ void ExecCommand(Client* c) {
     }
     Call(c, q.cmd);
   }
-  AofEndTransaction();
+  WriteOutEnd();
   if (AofActive()) c->aof_woff = AofStreamOffset();
-  Repl().end_transaction();
   c->woff = Repl().offset();  // the transaction's writes left at EXEC
   g.in_exec = false;
   c->argv = saved;
