@@ -173,9 +173,6 @@ start_cluster {primaries 3 nodes 4 create none} {
     }
 
     test "Killing the primary that has a replica: the replica is promoted with a new epoch" {
-        if {![cluster_has_subcommand 1 failover]} {
-            skip_deliberate "replica failover is not implemented yet (failover issue)"
-        }
         set old_epochs {}
         foreach i {0 1 2} { lappend old_epochs [dict get [cluster_nodes_line 1 $i] epoch] }
         set t0 [clock milliseconds]
@@ -206,9 +203,6 @@ start_cluster {primaries 3 nodes 4 create none} {
     }
 
     test "The old primary restarted from nodes.conf rejoins as a replica of its successor" {
-        if {![cluster_has_subcommand 1 failover]} {
-            skip_deliberate "replica failover is not implemented yet (failover issue)"
-        }
         set id [cluster_myid 0]
         cluster_restart 0
         assert_equal $id [cn 0 cluster myid]
