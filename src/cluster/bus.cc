@@ -1,4 +1,4 @@
-// Cluster bus runtime (see bus.h). Behaviour: spec/cluster-bus.md §1 and §5.
+// Cluster bus runtime (see bus.h). Behaviour as Valkey 8's cluster_legacy.c.
 #include "cluster/bus.h"
 
 #include <unistd.h>
@@ -109,7 +109,7 @@ Header MyHeader(uint16_t type) {
   return h;
 }
 
-// Gossip about other nodes for a PING/PONG/MEET to `to` (§5.2).
+// Gossip about other nodes for a PING/PONG/MEET to `to` (as Valkey 8's clusterSendPing).
 void AddGossip(Message* m, const Node* to, size_t at_least) {
   State& st = GetState();
   size_t n = st.nodes.size();
@@ -265,7 +265,7 @@ void SetAddress(Node* n, const std::string& ip, int tcp, int tls, int cport) {
   n->cport = cport;
 }
 
-// ---- processing (§5.3) ----
+// ---- processing (as Valkey 8's clusterProcessPacket) ----
 
 
 void ClearFailIfNeeded(Node* n, int64_t now) {
@@ -419,9 +419,9 @@ bool ShardHeardSinceStart() {
   return true;
 }
 
-// §5.6 and cluster-semantics §3.3: a primary claims `slots` at `epoch`. Ownership follows the
-// higher epoch; open slots follow failovers of the other side; a target whose source gave the
-// slot up claims it.
+// A primary claims `slots` at `epoch` (as Valkey 8's clusterUpdateSlotsConfigWith). Ownership
+// follows the higher epoch; open slots follow failovers of the other side; a target whose
+// source gave the slot up claims it.
 void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots) {
   State& st = GetState();
   if (sender == st.myself) return;

@@ -8,7 +8,7 @@ namespace cluster {
 
 namespace {
 
-// Header field offsets (spec/cluster-bus.md §2).
+// Header field offsets (Valkey 8's clusterMsg).
 constexpr size_t kOffSig = 0;
 constexpr size_t kOffTotlen = 4;
 constexpr size_t kOffVer = 8;

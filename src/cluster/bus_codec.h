@@ -1,7 +1,7 @@
 // Cluster bus wire codec: message types, byte-exact encoding, validating decoding, framing.
 //
 // Pure functions only (no sockets, clock or globals), so tables of cases can test them. The
-// format is the one Valkey 8 and Redis 7.0 speak (spec/cluster-bus.md §2-4): a 2256-byte
+// format is the one Valkey 8 and Redis 7.0 speak (Valkey 8's clusterMsg): a 2256-byte
 // big-endian header, a type-specific body, and for PING/PONG/MEET gossip entries followed by
 // 8-byte-aligned ping extensions. PUBLISH and PUBLISHSHARD may also use Valkey's 16-byte light
 // header.

@@ -81,7 +81,7 @@ std::string RedirectReply(const RouteDecision& d) {
                        : FormatRedirect(d, "", 0));
 }
 
-// Clients blocked on keys whose slot is no longer served here are redirected (§2.7).
+// Clients blocked on keys whose slot is no longer served here are redirected (RouteBlocked).
 void RedirectBlockedClients() {
   struct Hit {
     server::Client* c;

@@ -33,7 +33,7 @@ bool SaveConfig(bool fsync, std::string* err);
 // them. A node that cannot write them stops, as Valkey does, rather than go on with promises
 // its restart would forget (e.g. vote twice in one epoch).
 void SaveConfigOrDie();
-// cluster_state per spec §5.11.
+// cluster_state, as Valkey 8's clusterUpdateState.
 void UpdateState(int64_t now_ms);
 
 // Failure reports still valid (older than 2 × node-timeout are purged first).
@@ -43,8 +43,8 @@ void Blacklist(const std::string& name, int64_t until_ms);
 // Closes the node's links and removes it from the state.
 void DeleteNode(Node* n);
 
-// My configEpoch becomes the greatest, without agreement (cluster-bus §5.5); false if it
-// already is.
+// My configEpoch becomes the greatest, without agreement (as Valkey 8's
+// clusterBumpConfigEpochWithoutConsensus); false if it already is.
 bool BumpEpochWithoutConsensus();
 
 // Keys of db 0 in a slot.

@@ -1,6 +1,6 @@
 // The CLUSTER command (every subcommand but SETSLOT, in open_slots.cc, and FAILOVER, in
-// failover.cc) and ASKING. Replies and errors as Valkey 8 (cluster-semantics §4,
-// cluster-bus §5.1, §5.10, §6).
+// failover.cc) and ASKING. Replies and errors as Valkey 8 (its clusterCommand and
+// clusterCommandSpecial).
 #include <algorithm>
 
 #include "base/crc16.h"

@@ -1,6 +1,6 @@
-// Failover (see failover.h). Behaviour: spec/cluster-bus.md §5.7-§5.9, log lines as Valkey 8
-// writes them (operators grep for them), cluster-semantics §3.3 for open slots (kept as they
-// are: the promoted replica learned them through replication).
+// Failover (see failover.h). Behaviour as Valkey 8's cluster_legacy.c, log lines as Valkey 8
+// writes them (operators grep for them); open slots are kept as they are (the promoted replica
+// learned them through replication).
 #include "cluster/failover.h"
 
 #include <algorithm>
@@ -94,7 +94,8 @@ void LogCantFailover(CantFailover reason, int64_t now) {
                GetState().size / 2 + 1, fo_.auth_count);
 }
 
-// The end of every failover: I take my primary's slots and tell everyone (§5.7 "Counting").
+// The end of every failover: I take my primary's slots and tell everyone (as Valkey 8's
+// clusterFailoverReplaceYourPrimary).
 void ReplaceMyPrimary() {
   State& st = GetState();
   Node* me = st.myself;
@@ -104,14 +105,15 @@ void ReplaceMyPrimary() {
   server::Repl().become_primary();
   for (int s = 0; s < kSlots; s++)
     if (st.slot_owner[s] == old) st.AssignSlot(s, me);
-  // Open slots stay as replication taught them (cluster-semantics §3.3).
+  // Open slots stay as replication taught them.
   UpdateState(base::MsTime());
   SaveConfigOrDie();
   BroadcastPong();
   ResetManualFailover();
 }
 
-// A replica's side of an election (§5.7), every tick and after each vote.
+// A replica's side of an election (as Valkey 8's clusterHandleReplicaFailover), every tick and
+// after each vote.
 void HandleReplicaFailover(int64_t now) {
   State& st = GetState();
   Node* me = st.myself;
@@ -204,7 +206,8 @@ int GoodReplicas(const Node* primary) {
   return n;
 }
 
-// §5.9: a replica of a primary with the most replicas moves to an orphaned primary.
+// Replica migration (as Valkey 8's clusterHandleReplicaMigration): a replica of a primary with
+// the most replicas moves to an orphaned primary.
 void HandleReplicaMigration(int64_t now) {
   State& st = GetState();
   Node* me = st.myself;

@@ -1,6 +1,6 @@
-// Failover: replica elections and votes (cluster-bus §5.7), manual failover with the MFSTART
-// handshake (§5.8), replica migration (§5.9), and CLUSTER FAILOVER. The bus (bus.cc) hands it
-// the failover messages and every header from a known node; the cron drives the rest.
+// Failover: replica elections and votes, manual failover with the MFSTART handshake, replica
+// migration, and CLUSTER FAILOVER, as Valkey 8 does them. The bus (bus.cc) hands it the
+// failover messages and every header from a known node; the cron drives the rest.
 #pragma once
 #include <cstdint>
 

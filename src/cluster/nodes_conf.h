@@ -1,7 +1,6 @@
 // nodes.conf: the cluster configuration file. A pure formatter and a validating parser (the text
-// Valkey 8 writes and reads, and the Redis 7.0 form without aux fields: spec/cluster-bus.md §6.2
-// and spec/cluster-semantics.md §3.4), plus the two file operations around them (atomic save,
-// lock), kept small and apart.
+// Valkey 8 writes and reads, open-slot tokens included, and the Redis 7.0 form without aux
+// fields), plus the two file operations around them (atomic save, lock), kept small and apart.
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Client-visible views of the cluster state: CLUSTER NODES / REPLICAS lines (also the lines of
 // nodes.conf), CLUSTER INFO text, and the CLUSTER SLOTS / SHARDS / LINKS replies as a small reply
-// tree that the command layer writes with the RESP2/RESP3 encoder (spec/cluster-bus.md §6).
+// tree that the command layer writes with the RESP2/RESP3 encoder. The formats are Valkey 8's.
 //
 // Pure functions of their inputs: no sockets, clock or globals, so tables of cases can test them.
 #pragma once

@@ -1,5 +1,5 @@
 // Open slots (slot migration): CLUSTER SETSLOT and how its state reaches the replicas
-// (cluster-semantics §3). A primary replicates SETSLOT before applying it; a replica applies
+// (as in Valkey 8). A primary replicates SETSLOT before applying it; a replica applies
 // it from its primary's stream at its point in the stream, and learns the open slots of a
 // primary it attaches to from the full-sync aux field `cluster-slot-states`.
 #include <cstdint>
@@ -133,7 +133,7 @@ bool ParseSetSlot(Client* c, SetSlotArgs* out) {
   return true;
 }
 
-// NODE: the slot now belongs to n (§3.1 step 4).
+// NODE: the slot now belongs to n (the last step of a migration).
 void AssignFinal(int slot, Node* n) {
   State& st = GetState();
   if (!SlotHasKeys(slot)) st.migrating_to[slot] = nullptr;
@@ -315,7 +315,7 @@ void SetSlotCommand(Client* c) {
   bool changes = Changes(a);
   if (st.myself->IsPrimary() && !(c->flags & server::kReplicationDone) &&
       repl::SlotStateReplicaLinks()) {
-    // Replicated before applied (§3.1): the stream carries it first, and the replicas that
+    // Replicated before applied: the stream carries it first, and the replicas that
     // apply it must have done so before it is applied here. Replicas too old to take it
     // (Redis 7.0 refuses it and logs a critical error) never see it when alone, as in
     // Valkey; one still syncing gets it through the stream it receives after its snapshot.

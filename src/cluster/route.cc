@@ -1,4 +1,4 @@
-// The routing decision of spec/cluster-semantics.md §2.1 and §2.7, and the error lines of §2.5.
+// The routing decision, the re-check of blocked clients, and the error lines (see route.h).
 #include "cluster/route.h"
 
 #include <charconv>

@@ -1,11 +1,12 @@
-// The routing decision of a cluster node (spec/cluster-semantics.md §2): pure functions of plain
+// The routing decision of a cluster node (as Valkey 8's getNodeByQuery): pure functions of plain
 // inputs that say whether this node serves a request or which redirect/error it answers.
 //
-// Route() is DESIGN decision 1: primary and replica call the same function. It knows nothing of
+// Route() serves both roles: primary and replica call the same function. It knows nothing of
 // commands, clients or sockets; the caller (dispatch) translates a command into RouteInput:
 // its keys in order (for EXEC, the keys of all queued commands as one request) and a few flags.
 //
-// Map of spec §2.1 (the first rule that fires wins) to route.cc:
+// The rules in the order they are checked (the first that fires wins), and where route.cc
+// checks each:
 //   rule 0  module disabled redirection      -> NodeView::redirection_disabled, checked first
 //   rule 1  EXEC without MULTI               -> CommandTraits::exec_without_multi
 //   rule 2a first key: unbound slot, MIG/IMP -> the `i == 0` branch of the key loop
@@ -18,7 +19,7 @@
 //   rule 7  importing + ASKING               -> `imp && (asking || cmd.asking)`
 //   rule 8  READONLY / shard pub/sub replica -> serve reads of my primary's slots
 //   rule 9  owner == myself, else MOVED      -> last lines
-// RouteBlocked() is §2.7, the periodic re-check of a client blocked on keys.
+// RouteBlocked() is the periodic re-check of a client blocked on keys.
 //
 // Cost: Route hashes each key once, looks up one slot's state, and allocates nothing; only
 // FormatRedirect, called when an error is sent, builds a string.
@@ -40,7 +41,7 @@ using NodeHandle = uint32_t;
 inline constexpr NodeHandle kNoNode = UINT32_MAX;
 
 // What the slot table says about one slot. On a replica, migrating/importing mirror its
-// primary's (spec §3).
+// primary's (replicated SETSLOT, see open_slots.cc).
 struct SlotState {
   NodeHandle owner = kNoNode;           // the primary serving the slot, kNoNode if unbound
   NodeHandle migrating_to = kNoNode;    // migrating[slot], kNoNode if not migrating
@@ -84,7 +85,7 @@ struct NodeView {
   bool redirection_disabled = false;        // a module turned redirection off (rule 0)
 };
 
-// Client flags (spec §1 has their lifetimes; the caller keeps them).
+// Client flags (the caller keeps them; each field says what ends it).
 struct ClientFlags {
   bool readonly = false;  // READONLY sent (READWRITE/RESET clear it)
   bool asking = false;    // ASKING still in effect for this command
@@ -130,11 +131,11 @@ struct RouteDecision {
 };
 static_assert(std::is_trivially_copyable_v<RouteDecision>);
 
-// Spec §2.1. Keyless commands: Route returns kServe for an empty key list (rule 3); the
-// dispatcher may skip calling it for commands without key specs or movable keys (spec §1).
+// The rules above, in order. Keyless commands: Route returns kServe for an empty key list
+// (rule 3); the dispatcher may skip calling it for commands without key specs or movable keys.
 RouteDecision Route(const RouteInput& in);
 
-// Spec §2.7: the periodic re-check of a client blocked on keys (lists, sorted sets, streams,
+// The periodic re-check of a client blocked on keys (lists, sorted sets, streams,
 // module key-blocks; the caller filters the kind of block). kServe: keep it blocked; any other
 // kind: unblock it with that error (kDownState, kDownUnbound or kMoved).
 struct BlockedInput {
@@ -150,7 +151,7 @@ RouteDecision RouteBlocked(const BlockedInput& in);
 // empty for kServe, kMoved and kAsk.
 std::string_view RouteErrorText(RouteKind kind);
 
-// The error line body of spec §2.5, without the leading '-' and the CRLF: "MOVED 12182
+// The error line body, without the leading '-' and the CRLF: "MOVED 12182
 // 127.0.0.1:30002", "ASK …", or the fixed text of the other kinds. `endpoint` and `port` are
 // those of decision.target as this client should see them (ip, hostname or "?", or "" for
 // unknown-endpoint; the TLS port for a TLS client); they are ignored for the other kinds.

@@ -82,8 +82,8 @@ void State::UnassignSlot(int slot) {
 }
 
 void State::SetPrimary(Node* replica, Node* primary) {
-  // MIGRATE_TO (cluster-bus §5.9) marks primaries that had replicas, or took over from one that
-  // had: an orphaned one of them attracts a migrating replica.
+  // MIGRATE_TO (for replica migration, failover.cc) marks primaries that had replicas, or took
+  // over from one that had: an orphaned one of them attracts a migrating replica.
   if (Node* old = replica->primary) {
     auto& v = old->replicas;
     v.erase(std::remove(v.begin(), v.end(), replica), v.end());

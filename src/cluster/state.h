@@ -74,14 +74,14 @@ struct State {
   std::array<Node*, kSlots> importing_from{};
   std::map<std::string, int64_t> blacklist;  // forgotten node -> until (ms)
   BusStats stats;
-  int64_t state_changed_ms = 0;  // cluster state transitions (§5.11 delays)
+  int64_t state_changed_ms = 0;  // cluster state transitions (UpdateState's delays)
   int64_t among_minority_ms = 0;
   int64_t first_eval_ms = 0;
   int64_t started_ms = 0;  // when this process loaded its cluster state
   // Started without a nodes.conf: a new identity that no other node can know anything newer
   // about, so its cluster_state needs no start-up hold.
   bool fresh_identity = false;
-  int64_t state_due_ms = 0;  // cluster_state held back until then (§5.11 delays); 0: none
+  int64_t state_due_ms = 0;  // cluster_state held back until then (UpdateState's delays); 0: none
   // Deferred work, done before the loop sleeps.
   bool todo_save = false, todo_fsync = false, todo_update_state = false;
   bool todo_learned = false;  // a change learned from others, not saved yet (MarkLearned)

@@ -68,7 +68,7 @@ using ScanStepFn = std::function<uint64_t(uint64_t, const ScanEmit&)>;
 void ScanElements(Client* c, db::Obj* o, const ScanStepFn& step, bool pairs);
 
 // Scan cursors (SCAN, HSCAN, SSCAN, ZSCAN) are portable across the nodes of a shard, which
-// share one hash seed (DESIGN decision 3), and say which seed issued them:
+// share one hash seed by design, and say which seed issued them:
 //   bit 63: 0 (a cursor stays a valid signed 64-bit number for every client)
 //   bits 48-62: the seed's fingerprint (never 0)
 //   bits 0-47: the position (a table's reverse-binary bucket cursor; SCAN in cluster mode:

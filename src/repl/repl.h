@@ -61,7 +61,7 @@ void ClientFreed(server::Client* c);
 void PrimaryStreamApplied(server::Client* c, std::string_view raw);
 void PrimaryLinkFreed(server::Client* c);
 
-// CLUSTER SETSLOT is replicated before it is applied (cluster-semantics §3.1). The replicas it
+// CLUSTER SETSLOT is replicated before it is applied (see open_slots.cc). The replicas it
 // waits for: online ones that reported REPLCONF version above 7.2.255 (older ones ignore it).
 int SlotStateReplicas();
 int64_t SlotStateReplicasAckedAtLeast(int64_t offset);

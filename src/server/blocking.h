@@ -1,7 +1,7 @@
 // Blocked clients, one registry for every kind of wait: on keys (BLPOP and friends) and on
 // replica acknowledgements (WAIT). Wake-up, timeouts, CLIENT UNBLOCK and the forced unblock of
 // a role change all go through here. Each block records its keys and db so that cluster mode
-// can re-check and redirect blocked clients when a slot moves (spec §2.7).
+// can re-check and redirect blocked clients when a slot moves (cluster::RouteBlocked).
 #pragma once
 #include <cstdint>
 #include <string>

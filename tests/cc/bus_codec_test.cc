@@ -26,7 +26,7 @@ using cluster::NodeName;
 using cluster::PingExt;
 using Bytes = std::vector<uint8_t>;
 
-// ---- Byte helpers written from the spec's offsets, independent of the codec ----
+// ---- Byte helpers written from Valkey 8's clusterMsg offsets, independent of the codec ----
 
 void Put16(Bytes* b, size_t off, uint16_t v) {
   (*b)[off] = v >> 8;
@@ -77,7 +77,7 @@ const char kPrimary[] = "fedcba9876543210fedcba9876543210fedcba98";
 const char kOther[] = "aaaabbbbccccddddeeeeffff0000111122223333";
 const char kShard[] = "5a635fc46e3df5805469d338fe992b717cb8fb7b";
 
-// The sample header's fields as bytes at the spec's offsets (§2), for a message of `type`.
+// The sample header's fields as bytes at Valkey 8's clusterMsg offsets, for a message of `type`.
 Bytes HeaderBytes(uint16_t type, uint32_t totlen, bool replica = false) {
   Bytes b(totlen, 0);
   PutStr(&b, 0, "RCmb");
@@ -833,7 +833,7 @@ TEST_CASE(BusMalformedStatuses) {
 }
 
 TEST_CASE(BusDropOrClose) {
-  // What the spec says must be dropped (link kept) and what closes the link.
+  // Which decode results drop the message (link kept) and which close the link.
   CHECK(DispositionOf(DecodeStatus::kOk) == Disposition::kAccept);
   CHECK(DispositionOf(DecodeStatus::kUnknownType) == Disposition::kIgnore);
   for (DecodeStatus s : {DecodeStatus::kLightNotAllowed, DecodeStatus::kBadVersion,

@@ -1,7 +1,6 @@
-// cluster::Route and RouteBlocked against spec/cluster-semantics.md: one row per row of the
-// decision tables §2.2 (primary) and §2.3 (replica), MULTI/EXEC (§2.4), the precedence notes of
-// §2.1, the cases verified on the reference binary (§2.8), blocked clients (§2.7), and the
-// reply texts of §2.5.
+// cluster::Route and RouteBlocked as tables of cases: the decision tables for a primary and for
+// a replica, MULTI/EXEC, the precedence of the rules (route.h lists them), the cases verified on
+// Valkey 8, blocked clients, and the reply texts.
 #include "cluster/route.h"
 
 #include <cstdio>
@@ -32,7 +31,7 @@ using cluster::RouteInput;
 using cluster::RouteKind;
 using cluster::SlotState;
 
-// The reference setup of §2.8: primaries A and B with replicas A' and B'; C is a third primary
+// The reference setup: primaries A and B with replicas A' and B'; C is a third primary
 // (another shard). The slot under test is 609, the slot of `aga` (and of every `{aga}...`).
 constexpr NodeHandle kA = 1, kB = 2, kC = 3, kA1 = 11, kB1 = 12;
 constexpr int kSlot = 609;
@@ -135,8 +134,8 @@ TEST_CASE(route_key_slots_of_the_fixture) {
   CHECK_EQ(base::KeySlot("foo"), kOtherSlot);
 }
 
-// §2.2, this node is primary A. READONLY makes no difference on a primary: every row also runs
-// with it set (route_primary_table_readonly).
+// The decision table for a primary: this node is primary A. READONLY makes no difference on a
+// primary: every row also runs with it set (route_primary_table_readonly).
 const std::vector<Row>& PrimaryRows() {
   static const std::vector<Row> rows = {
       {.name = "owned by me, stable: serve",
@@ -302,7 +301,7 @@ TEST_CASE(route_primary_table_readonly) {
   }
 }
 
-// §2.3, this node is A', a replica of A (P = A). T = B, O and S = C.
+// The decision table for a replica: this node is A', a replica of A (P = A). T = B, O and S = C.
 TEST_CASE(route_replica_table) {
   const Row base{.primary = false, .me = kA1, .my_primary = kA};
   auto row = [&](Row r) {
@@ -499,7 +498,7 @@ TEST_CASE(route_replica_table) {
   for (const Row& r : rows) RunRow(r);
 }
 
-// §2.4: at EXEC the keys of all queued commands are one request; `write`/`pubsub` are unions.
+// MULTI/EXEC: at EXEC the queued commands' keys are one request; `write`/`pubsub` are unions.
 TEST_CASE(route_multi_exec) {
   const std::vector<Row> rows = {
       {.name = "EXEC without MULTI: serve (EXEC itself errors)",
@@ -563,7 +562,7 @@ TEST_CASE(route_multi_exec) {
   for (const Row& r : rows) RunRow(r);
 }
 
-// The precedence notes of §2.1.
+// Which rule wins when several apply (the order of the rules in route.h).
 TEST_CASE(route_precedence) {
   const std::vector<Row> rows = {
       {.name = "slot not served for the first key beats CROSSSLOT",
@@ -673,7 +672,7 @@ TEST_CASE(route_precedence) {
   for (const Row& r : rows) RunRow(r);
 }
 
-// §2.8 and the cases the brief singles out. Slot 609 migrates A -> B; `{aga}2` exists on A.
+// Cases verified on Valkey 8. Slot 609 migrates A -> B; `{aga}2` exists on A.
 TEST_CASE(route_verified_on_reference) {
   const std::vector<Row> rows = {
       {.name = "A'+READONLY SET aga: ASK 609 B",
@@ -776,7 +775,7 @@ TEST_CASE(route_key_existence_only_when_open) {
   CHECK_EQ(calls, 4);
 }
 
-// §2.7. Slot 609; A owns it unless the row says otherwise.
+// Blocked clients (RouteBlocked). Slot 609; A owns it unless the row says otherwise.
 struct BlockedRow {
   const char* name;
   bool primary = true;
@@ -866,7 +865,7 @@ TEST_CASE(route_blocked_clients) {
   }
 }
 
-// §2.5: the error line bodies, byte for byte.
+// The error line bodies, byte for byte.
 TEST_CASE(route_reply_texts) {
   RouteDecision moved{RouteKind::kMoved, 12182, kB};
   CHECK_EQ(FormatRedirect(moved, "127.0.0.1", 30002), std::string("MOVED 12182 127.0.0.1:30002"));

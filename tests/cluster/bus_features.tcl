@@ -1,8 +1,8 @@
 # What travels over the bus besides membership: pub/sub and the announced names.
-# Pub/Sub across a cluster (cluster-bus.md §5.12): PUBLISH reaches subscribers on every node
-# through the bus; SPUBLISH reaches the subscribers of the shard that owns the channel's slot
-# (its primary and replicas) and no other shard; shard pub/sub commands route like keys, and
-# a replica serves SSUBSCRIBE for its primary's slots without READONLY.
+# Pub/Sub across a cluster: PUBLISH reaches subscribers on every node through the bus;
+# SPUBLISH reaches the subscribers of the shard that owns the channel's slot (its primary and
+# replicas) and no other shard; shard pub/sub commands route like keys, and a replica serves
+# SSUBSCRIBE for its primary's slots without READONLY.
 
 # A subscriber client on node idx, subscribed to `channel` with SUBSCRIBE or SSUBSCRIBE.
 proc ps_subscriber {idx kind channel} {

@@ -1,7 +1,7 @@
 # The cluster bus port under garbage.  Packets are built (tests/support/bus.tcl) from the byte layout of
-# cluster-bus.md §2 (header), §3 (types, gossip, bodies) and §4 (extensions), first checked
+# Valkey 8's clusterMsg (header, types, gossip, bodies, ping extensions), first checked
 # against the live node (a PING from an unknown sender gets a well-formed PONG; the framing
-# rules of §3 "Receive validation": which errors close the link and which only drop the
+# and receive validation rules: which errors close the link and which only drop the
 # message), then thousands of random and mutated packets are fed to the bus ports.  Afterwards
 # every node still answers, the cluster is ok and all nodes agree on CLUSTER NODES.
 #
@@ -79,7 +79,8 @@ proc bg_no_meet {data} {
     return $data
 }
 
-# One mutated message: {bytes kind}.  Kinds mirror the validation rules of §3.
+# One mutated message: {bytes kind}.  Kinds mirror the receive validation rules (DecodeStatus
+# in src/cluster/bus_codec.h).
 proc bg_mutate {m} {
     set len [string length $m]
     switch [bg_rand 12] {

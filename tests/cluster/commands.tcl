@@ -1,7 +1,7 @@
-# CLUSTER subcommands: replies and exact error texts (cluster-semantics.md §4, cluster-bus.md
-# §5.1 MEET, §5.5 epochs, §5.10 FORGET, §6 formats).  Primaries 0, 1, 2 built by hand with node
-# 3 replicating primary 0; nodes 4 and 5 start alone and are used for the commands that
-# change a node's own configuration.  A standalone server checks the cluster-disabled replies.
+# CLUSTER subcommands: replies and exact error texts, as Valkey 8 gives them (MEET, epochs,
+# FORGET, formats).  Primaries 0, 1, 2 built by hand with node 3 replicating primary 0; nodes
+# 4 and 5 start alone and are used for the commands that change a node's own configuration.
+# A standalone server checks the cluster-disabled replies.
 
 set ::nt $::cl::node_timeout
 

@@ -2,7 +2,7 @@
 # client sees of it: redis-cli's check, CLUSTER INFO / NODES / SLOTS / SHARDS / MYID /
 # MYSHARDID, KEYSLOT, COUNTKEYSINSLOT / GETKEYSINSLOT, redis-cli -c following MOVED, READONLY
 # reads on a replica, and redis-py's RedisCluster writing and reading 10,000 keys.
-# Formats: cluster-bus.md §6; subcommands: cluster-semantics.md §4.
+# Formats and subcommand replies are Valkey 8's.
 
 proc cr_is_id {s} { return [regexp {^[0-9a-f]{40}$} $s] }
 

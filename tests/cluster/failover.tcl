@@ -1,9 +1,8 @@
-# Failover (issue 10; cluster-bus.md §5.7-§5.9, cluster-semantics.md §3.3): manual failover
-# (default, FORCE, TAKEOVER) under a write load from redis-py's RedisCluster, automatic
-# failover after kill -9 and after SIGSTOP, the voting rules seen from outside, replica
-# migration, cluster-replica-no-failover, and failovers in the middle of a slot migration on
-# either side.  Layout: primaries 0, 1, 2 with replicas 3, 4, 5; node 6 a second replica of
-# primary 0; node-timeout 3000 ms.
+# Failover (issue 10): manual failover (default, FORCE, TAKEOVER) under a write load from
+# redis-py's RedisCluster, automatic failover after kill -9 and after SIGSTOP, the voting rules
+# seen from outside, replica migration, cluster-replica-no-failover, and failovers in the
+# middle of a slot migration on either side.  Layout: primaries 0, 1, 2 with replicas 3, 4, 5;
+# node 6 a second replica of primary 0; node-timeout 3000 ms.
 
 set ::fo_py [file join [file dirname [info script]] .. support cluster_load.py]
 set ::nt $::cl::node_timeout
@@ -127,7 +126,7 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
             [assert_error * {cn 0 cluster failover force takeover}]
     }
 
-    test "Votes (cluster-bus §5.7): an AUTH_REQUEST in node 4's name, case by case, to primary 2" {
+    test "Votes: an AUTH_REQUEST in node 4's name, case by case, to primary 2" {
         # Packets on node 2's bus port that claim to come from replica 4 (or primary 0); the
         # voter's log says what it decided. Granted votes go to the real node 4, which ignores
         # them (it runs no election).

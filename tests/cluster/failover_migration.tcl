@@ -1,10 +1,10 @@
-# Failover in the middle of a slot migration (issue 10; cluster-semantics.md §3.3): the
-# promoted replica keeps the open slot it learned through replication, the other side's open
-# slot is re-pointed to it, and the migration finishes from the new primary with every key in
-# exactly one place.  First the source's primary dies, then the target's.  Layout: primaries
-# 0, 1, 2 with replicas 3, 4, 5; node-timeout 3000 ms.  Written to pass on Valkey 8 too,
-# except the tests tagged beyond-valkey (run the reference with --tags -beyond-valkey): the
-# rejoins, and the half-open slot case that needs the topology they leave.
+# Failover in the middle of a slot migration (issue 10): the promoted replica keeps the open
+# slot it learned through replication, the other side's open slot is re-pointed to it, and
+# the migration finishes from the new primary with every key in exactly one place.  First the
+# source's primary dies, then the target's.  Layout: primaries 0, 1, 2 with replicas 3, 4, 5;
+# node-timeout 3000 ms.  Written to pass on Valkey 8 too, except the tests tagged
+# beyond-valkey (run the reference with --tags -beyond-valkey): the rejoins, and the
+# half-open slot case that needs the topology they leave.
 
 set ::nt $::cl::node_timeout
 

@@ -1,5 +1,5 @@
-# Failure detection and its effects (cluster-bus.md §5.4, §5.7, §5.11; cluster-semantics.md
-# §2.1 rule 4 and §2.2): a primary killed with SIGKILL is flagged `fail` by every other node
+# Failure detection and its effects (routing while the cluster is down: rule 4 in
+# src/cluster/route.h): a primary killed with SIGKILL is flagged `fail` by every other node
 # within 2 × cluster-node-timeout; its uncovered slots put the cluster in the fail state
 # (CLUSTERDOWN replies), reads go on with cluster-allow-reads-when-down; restarted from its
 # nodes.conf it rejoins with the same id, epochs and slots.  Then the primary that has a
@@ -240,10 +240,10 @@ start_cluster {primaries 3 nodes 4 create none} {
     }
 }
 
-# The start-up hold of cluster_state (cluster-bus.md §5.11): a primary restarted from its
-# nodes.conf reports fail for its first 2 s, so that the cluster can tell it what changed
-# while it was down. A new node (no nodes.conf) has no past to hear about: ours skips the hold
-# (Valkey 8 holds it too), which is what lets a freshly created cluster be ok at once.
+# The start-up hold of cluster_state (as Valkey 8's clusterUpdateState): a primary restarted
+# from its nodes.conf reports fail for its first 2 s, so that the cluster can tell it what
+# changed while it was down. A new node (no nodes.conf) has no past to hear about: ours skips
+# the hold (Valkey 8 holds it too), which is what lets a freshly created cluster be ok at once.
 start_cluster {primaries 1 create none} {
     test "A new node that is given every slot is ok at once; restarted from nodes.conf it holds fail first" {
         assert_equal OK [cn 0 cluster addslotsrange 0 16383]

@@ -1,10 +1,10 @@
-# Mixed clusters of the tested binary and Debian's redis-server 7.0 (cluster-bus.md §7):
+# Mixed clusters of the tested binary and Debian's redis-server 7.0:
 #   A. a 7.0 node joins a cluster of the tested binary with CLUSTER MEET and takes slots;
 #   B. a tested node joins a cluster of 7.0 nodes (its own MEET) and takes slots holding keys
 #      (MIGRATE from 7.0), and another tested node replicates a 7.0 primary.
 # Every node must agree on CLUSTER NODES and CLUSTER SLOTS, and keys route through both kinds.
-# Keys never move from the tested binary to 7.0: Valkey 8 DUMPs version 11, which 7.0 rejects
-# (valkey8-vs-redis7.md row 5), so part A moves empty slots.
+# Keys never move from the tested binary to 7.0: Valkey 8 DUMPs version 11, which 7.0 rejects,
+# so part A moves empty slots.
 
 set ::redis7 /usr/bin/redis-server
 

@@ -1,5 +1,5 @@
 # Slot migration in a mixed cluster of the tested binary and Debian's redis-server 7.0
-# (cluster-semantics §2.2, §2.3, §3.1, §3.2, §5; cluster-bus.md §7; valkey8-vs-redis7.md row 5):
+# (the routing rows of the decision tables in tests/cc/route_test.cc, with open slots):
 #   1. a 7.0 primary migrates a slot holding keys of every type (some with TTLs) to one of our
 #      primaries by hand -- SETSLOT IMPORTING on the target, MIGRATING on the source,
 #      GETKEYSINSLOT + MIGRATE ... KEYS (7.0 sends RESTORE-ASKING to us), SETSLOT NODE on the

@@ -1,9 +1,9 @@
-# Network partitions (issue 10; cluster-bus.md §5.4, §5.7, §5.11): every node in its own
-# network namespace on a bridge, cuts made with blackhole routes.  A primary cut off from the
-# majority stops taking writes once node-timeout passes (-CLUSTERDOWN), the majority promotes
-# its replica, and after healing every shard has one primary and every write acknowledged
-# with WAIT 1 on the majority side is there; the isolated primary's unacknowledged write is
-# gone.  Layout: primaries 0, 1, 2 with replicas 3, 4, 5; node-timeout 3000 ms.
+# Network partitions (issue 10): every node in its own network namespace on a bridge, cuts
+# made with blackhole routes.  A primary cut off from the majority stops taking writes once
+# node-timeout passes (-CLUSTERDOWN), the majority promotes its replica, and after healing
+# every shard has one primary and every write acknowledged with WAIT 1 on the majority side
+# is there; the isolated primary's unacknowledged write is gone.  Layout: primaries 0, 1, 2
+# with replicas 3, 4, 5; node-timeout 3000 ms.
 
 set ::nt $::cl::node_timeout
 

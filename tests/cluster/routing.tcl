@@ -1,6 +1,6 @@
-# Routing of client commands in a stable cluster (no slot migration), end to end:
-# cluster-semantics.md §2.1 order of checks, the non-migration rows of the decision tables
-# §2.2 (primary) and §2.3 (replica), MULTI/EXEC §2.4, reply bytes §2.5, plus ASKING with no
+# Routing of client commands in a stable cluster (no slot migration), end to end: the order
+# of checks (src/cluster/route.h), the non-migration rows of the decision tables for a primary
+# and a replica (tests/cc/route_test.cc), MULTI/EXEC, reply bytes, plus ASKING with no
 # migration, READWRITE, and error statistics.  3 primaries + 1 replica each, built by hand
 # (MEET / ADDSLOTSRANGE / REPLICATE), and a 7th node left alone, with no slots.
 

@@ -1,4 +1,4 @@
-# Portable scan cursors (issue 11; DESIGN decision 3; cluster-semantics.md §6): a SCAN,
+# Portable scan cursors (issue 11; their layout: src/commands/common.h): a SCAN,
 # HSCAN, SSCAN or ZSCAN continuation may go to any node of the shard, in any order, and the
 # union of the replies holds every element present for the whole scan, while the tables grow
 # and shrink; across a kill -9 failover and a replica restart too. A cursor from another shard

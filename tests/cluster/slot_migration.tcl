@@ -1,8 +1,8 @@
-# Slot migration with replicated migration state (cluster-semantics §2.2, §2.3, §3, §8):
-# CLUSTER SETSLOT's checks and texts, SETSLOT replicated to the replicas before it applies on
-# the primary, and the routing rows with open slots, sent over real connections to each
-# primary and its READONLY replica.  3 primaries with 1 replica each, built by hand: 0-2
-# primaries, 3-5 their replicas; node 6 joins later as a second replica of 0.
+# Slot migration with replicated migration state: CLUSTER SETSLOT's checks and texts,
+# SETSLOT replicated to the replicas before it applies on the primary, and the routing rows
+# with open slots (of the decision tables in tests/cc/route_test.cc), sent over real
+# connections to each primary and its READONLY replica.  3 primaries with 1 replica each,
+# built by hand: 0-2 primaries, 3-5 their replicas; node 6 joins later as a second replica of 0.
 # Written to pass on Valkey 8 too, except the tests tagged beyond-valkey (run the reference
 # with --tags -beyond-valkey).
 
@@ -121,7 +121,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
     set tryagain "-TRYAGAIN Multiple keys request during rehashing of slot\r\n"
     set movedA "-MOVED $slot 127.0.0.1:$portA\r\n"
 
-    test "Source primary and its READONLY replica give the same answer (§2.2, §2.3)" {
+    test "Source primary and its READONLY replica give the same answer" {
         # {command} {reply of A} {reply of A' with READONLY}
         foreach {cmd onA onA2} [list \
             [list get $present] "\$2\r\np1\r\n" "\$2\r\np1\r\n" \
@@ -157,7 +157,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal 1 [cn $A cluster countkeysinslot $slot]
     }
 
-    test "Target primary and its READONLY replica give the same answer (§2.2, §2.3)" {
+    test "Target primary and its READONLY replica give the same answer" {
         # {prelude on B} {command} {reply of B} {reply of B' with READONLY and the same prelude}
         foreach {prelude cmd onB onB2} [list \
             {} [list get $moved] $movedA $movedA \
@@ -404,7 +404,7 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_fsync_first $calls * {write(*BUMPED*} "the BUMPEPOCH reply"
     } {beyond-valkey}
 
-    test "The target claims a slot its source gave up without it (auto-claim, §3.3)" {
+    test "The target claims a slot its source gave up without it (auto-claim)" {
         set s2 [cn $A cluster keyslot [cluster_key_in_slot_of $A sm2]]
         assert_equal 0 [cn $A cluster countkeysinslot $s2]
         set epochB [dict get [cluster_nodes_line $B $B] epoch]

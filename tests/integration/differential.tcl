@@ -2,23 +2,26 @@
 # server under test and to Debian's redis-server 7.0 (started here). Every command of the
 # stream runs; every mismatch is recorded and reported; then the two datasets are compared.
 # The test passes only when nothing differs outside this list of documented Valkey 8 /
-# Redis 7.0 differences (spec: ../shared/spec/valkey8-vs-redis7.md). Each normalisation
-# applies only where the servers are documented to differ:
-#   row 1    redis 7.0's sorted-set scores (score positions only) are rewritten the way
-#            Valkey 8 prints the same double; ours are compared as printed
-#            (diff_valkey_double, diff_map_scores).
-#   row 1'   ZSCAN: Valkey 8.0.1 prints a skiplist's scores with %.17g (db.c scanCallback,
-#            ld2string) and a listpack's as stored (shortest form). Ours must have the form
-#            of our key's encoding; then both sides are compared as %.17g (diff_zscan_score).
-#   new A    ZADD with more pairs than zset-max-listpack-entries creates a skiplist in
-#            Valkey 8 even when duplicates leave fewer members (t_zset.c zsetTypeCreate /
-#            zsetTypeMaybeConvert take the pair count); redis 7.0 starts with a listpack. A
-#            skiplist keeps a -0 score, a listpack stores the integer 0, so a score may read
-#            -0 where redis 7.0 has 0: accepted only in score positions (diff_documented).
-#   row 3/4  OBJECT ENCODING is never compared (it is read only to classify, see above/below)
-#   row 9    HSCAN NOVALUES and ZRANK/ZREVRANK WITHSCORE are never sent
-#   row 10   LPOS RANK -9223372036854775808 is never sent
-#   row 13   LSET indexes stay small
+# Redis 7.0 differences. Each normalisation applies only where the servers are documented
+# to differ:
+#   scores       redis 7.0's sorted-set scores (score positions only) are rewritten the way
+#                Valkey 8 prints the same double; ours are compared as printed
+#                (diff_valkey_double, diff_map_scores).
+#   ZSCAN        Valkey 8.0.1 prints a skiplist's scores with %.17g (db.c scanCallback,
+#                ld2string) and a listpack's as stored (shortest form). Ours must have the
+#                form of our key's encoding; then both sides are compared as %.17g
+#                (diff_zscan_score).
+#   ZADD         ZADD with more pairs than zset-max-listpack-entries creates a skiplist in
+#                Valkey 8 even when duplicates leave fewer members (t_zset.c zsetTypeCreate /
+#                zsetTypeMaybeConvert take the pair count); redis 7.0 starts with a listpack.
+#                A skiplist keeps a -0 score, a listpack stores the integer 0, so a score may
+#                read -0 where redis 7.0 has 0: accepted only in score positions
+#                (diff_documented).
+#   encodings    small sets and lists are encoded differently: OBJECT ENCODING is never
+#                compared (it is read only to classify, see above/below)
+#   new options  HSCAN NOVALUES and ZRANK/ZREVRANK WITHSCORE are never sent
+#   LPOS         LPOS RANK -9223372036854775808 is never sent
+#   LSET         LSET indexes stay small
 # Not differences but unspecified behaviour, the same in both servers:
 #   - replies in hash-table order (SMEMBERS, HKEYS, HVALS, HGETALL, KEYS, SINTER..., the
 #     SCAN family) are compared as sorted multisets;
@@ -27,7 +30,8 @@
 #   - lexicographic ranges over members of different scores in a key that either server
 #     holds as a skiplist are not sent (the answer depends on random skiplist levels); on a
 #     listpack they are deterministic and compared.
-# A final group of tests checks the spec table's differences themselves on both servers.
+# A final group of tests checks the differences themselves on both servers (nested MULTI and
+# SCAN TYPE with an unknown type among them).
 
 set ::diff_redis_bin /usr/bin/redis-server
 set ::diff_seed 20240611
@@ -373,7 +377,7 @@ proc diff_gen {} {
 
 # ---------------------------------------------------------------- reply handling
 
-# Spec row 1: redis 7.0 prints sorted-set scores with %.17g, Valkey 8 with the shortest form
+# Scores: redis 7.0 prints sorted-set scores with %.17g, Valkey 8 with the shortest form
 # that round-trips. This rewrites one redis 7.0 score the way Valkey 8 prints the same
 # double (integers in range as integers; otherwise the shortest digits, laid out without an
 # exponent when that is short, else d.ddde[+-]x). Only redis 7.0's side is rewritten: the
@@ -444,7 +448,7 @@ proc diff_map_pairs {reply fn} {
     return $out
 }
 
-# Spec row 1, ZSCAN: Valkey 8 prints the scores of a listpack as the listpack stores them
+# ZSCAN scores: Valkey 8 prints the scores of a listpack as the listpack stores them
 # (shortest form) but those of a skiplist with %.17g (ld2string, db.c), while redis 7.0
 # prints %.17g everywhere; the two servers do not always pick the same encoding (see
 # diff_documented). Our ZSCAN scores must have the form of our key's encoding; both sides
@@ -466,7 +470,7 @@ proc diff_g17 {s} {
 }
 
 # Run cmd on client c and return its comparable form. side is "ours" or "redis": redis 7.0's
-# scores are rewritten the Valkey 8 way (spec row 1), ours are compared as they are.
+# scores are rewritten the Valkey 8 way, ours are compared as they are.
 proc diff_run {c side kind cmd} {
     set conv [expr {$side eq "redis" ? "diff_valkey_double" : "concat"}]
     if {$kind eq "scan"} {
@@ -474,7 +478,7 @@ proc diff_run {c side kind cmd} {
         set key [lindex $cmd 1]
         set opts [lindex $cmd 2]
         if {$name eq "zscan" && $side eq "ours"} {
-            # not sent to redis 7.0 (spec rows 3/4); OBJECT does not touch the key
+            # not sent to redis 7.0 (its encodings differ); OBJECT does not touch the key
             if {[catch {$c object encoding $key} enc]} { set enc none }
             set conv [list diff_zscan_score $enc]
         } elseif {$name eq "zscan"} {
@@ -552,11 +556,11 @@ proc diff_compare_dumps {ours theirs} {
     return [join $out \n]
 }
 
-# The documented Valkey 8 / Redis 7.0 differences that a reply may show (the spec row), or
+# The documented Valkey 8 / Redis 7.0 differences that a reply may show (a description), or
 # empty: a mismatch that is not one of these is a failure.
 proc diff_documented {cmd ours theirs} {
     set name [string tolower [lindex $cmd 0]]
-    # New row (Valkey 8.0.1 t_zset.c zsetTypeCreate): ZADD on a new key with more pairs than
+    # Valkey 8.0.1 (t_zset.c zsetTypeCreate): ZADD on a new key with more pairs than
     # zset-max-listpack-entries creates a skiplist even when duplicates leave fewer members;
     # redis 7.0 starts with a listpack. A skiplist keeps a score's -0, a listpack stores it as
     # the integer 0 (both servers), so from then on a -0 may show where redis 7.0 shows 0.
@@ -686,7 +690,7 @@ try {
                 assert_morethan [r dbsize] 10
             }
 
-            test "Spec row 1: score formatting follows Valkey 8, Redis 7.0 uses %.17g" {
+            test "Difference: score formatting follows Valkey 8, Redis 7.0 uses %.17g" {
                 diff_both del zf
                 diff_both zadd zf 0.1 a 1e-7 b 5e-324 c 123456789012345678 d
                 assert_equal {0.1 1e-7 5e-324 123456789012345680} [r zmscore zf a b c d]
@@ -694,7 +698,7 @@ try {
                     [r -1 zmscore zf a b c d]
             }
 
-            test "Spec row 1': ZSCAN prints a skiplist's scores with %.17g in Valkey 8 too" {
+            test "Difference: ZSCAN prints a skiplist's scores with %.17g in Valkey 8 too" {
                 diff_both del zl zs
                 diff_both zadd zl 0.1 a
                 set args {}
@@ -707,7 +711,7 @@ try {
                 assert_equal {0 {a 0.10000000000000001}} [r -1 zscan zl 0]
             }
 
-            test "New difference A: ZADD's pair count picks the encoding in Valkey 8" {
+            test "Difference: ZADD's pair count picks the encoding in Valkey 8" {
                 diff_both del zp
                 set args {}
                 for {set i 0} {$i < 140} {incr i} { lappend args -0 m[expr {$i % 100}] }
@@ -719,7 +723,7 @@ try {
                 assert_equal 0 [r -1 zscore zp m1]
             }
 
-            test "Spec rows 3 and 4: small non-integer set and small list encodings" {
+            test "Difference: small non-integer set and small list encodings" {
                 diff_both del es el
                 diff_both sadd es a b
                 diff_both rpush el a
@@ -729,7 +733,7 @@ try {
                 assert_equal quicklist [r -1 object encoding el]
             }
 
-            test "Spec row 7: MULTI inside MULTI flags the transaction" {
+            test "Difference: MULTI inside MULTI flags the transaction" {
                 set c [valkey_client]
                 $c multi
                 assert_error "ERR Command not allowed inside a transaction" {$c multi}
@@ -740,13 +744,13 @@ try {
                 assert_equal {} [$d exec]
             }
 
-            test "Spec row 8: SCAN TYPE with an unknown type" {
+            test "Difference: SCAN TYPE with an unknown type" {
                 assert_error "ERR unknown type name 'nosuchtype'" {r scan 0 type nosuchtype}
                 # Redis 7.0: no error, no keys
                 assert_equal {} [lindex [r -1 scan 0 type nosuchtype] 1]
             }
 
-            test "Spec row 9: HSCAN NOVALUES and ZRANK WITHSCORE" {
+            test "Difference: HSCAN NOVALUES and ZRANK WITHSCORE" {
                 diff_both del hn zn
                 diff_both hset hn f v
                 diff_both zadd zn 2.5 m
@@ -756,7 +760,7 @@ try {
                 assert_error "ERR *" {r -1 zrank zn m withscore}
             }
 
-            test "Spec row 10: LPOS RANK -9223372036854775808" {
+            test "Difference: LPOS RANK -9223372036854775808" {
                 diff_both del lp
                 diff_both rpush lp a
                 assert_error "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807" \

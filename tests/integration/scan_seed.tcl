@@ -1,8 +1,9 @@
-# Hash seeds and scan cursors outside cluster mode (issue 11; DESIGN decision 3): a replica
-# takes its primary's seed in the full sync so cursors continue across the two; the
-# hash-seed directive (Valkey 9) gives nodes the same seed by configuration and is never
-# replaced by a primary's; a restart from dump.rdb keeps the seed; a cursor from another seed,
-# a Redis 7.0 server's included, is refused with the foreign-cursor error.
+# Hash seeds and scan cursors outside cluster mode (issue 11; cursor layout:
+# src/commands/common.h): a replica takes its primary's seed in the full sync so cursors
+# continue across the two; the hash-seed directive (Valkey 9) gives nodes the same seed by
+# configuration and is never replaced by a primary's; a restart from dump.rdb keeps the seed;
+# a cursor from another seed, a Redis 7.0 server's included, is refused with the
+# foreign-cursor error.
 
 set ::ss_foreign "ERR invalid cursor: it was issued by a node with another hash seed (another shard, or this node before its seed changed); start the scan again with cursor 0"
 set ::ss_redis7 /usr/bin/redis-server

@@ -1,6 +1,6 @@
-# Cluster bus packets built byte by byte from cluster-bus.md §2 (header), §3 (types, gossip,
-# bodies) and §4 (extensions), and raw bus sockets, for tests that speak to a node's bus port
-# directly (bus_garbage.tcl, failover.tcl).
+# Cluster bus packets built byte by byte from the layout of Valkey 8's clusterMsg (header,
+# types, gossip, bodies, ping extensions), and raw bus sockets, for tests that speak to a
+# node's bus port directly (bus_garbage.tcl, failover.tcl).
 #
 #   bg_msg ?opt val ...?        ;# a whole message (options: see the proc)
 #   bg_bitmap {{start end} ...} ;# a slot bitmap

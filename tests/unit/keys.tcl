@@ -288,7 +288,7 @@ start_server {tags {keys}} {
     }
 
     # Valkey and Redis take any 64-bit number as a position (all bits set: the last bucket).
-    # Ours carry the fingerprint of the hash seed that issued them (DESIGN decision 3).
+    # Ours carry the fingerprint of the hash seed that issued them (src/commands/common.h).
     test "SCAN refuses a cursor this node's seed did not issue, never a partial scan" {
         r flushall
         for {set i 0} {$i < 50} {incr i} { r set k$i v }

@@ -239,7 +239,7 @@ start_server {tags {list}} {
         assert_equal {a b c} [r lrange l 0 -1]
     }
 
-    list_test "LSET with an index of +-2^32 and more is out of range (spec row 13)" {
+    list_test "LSET with an index of +-2^32 and more is out of range" {
         # The reference Valkey 8.0.1 build truncates the index to 32 bits and overwrites an
         # element; our server must answer the error.  Skip only on that exact build.
         if {[s redis_git_sha1] eq "4fbab574"} { skip_deliberate "Valkey 8.0.1 truncates LSET indexes" }
@@ -367,7 +367,7 @@ start_server {tags {list}} {
         assert_error "ERR COUNT can't be negative" {r lpos l a count 1.5}
     }
 
-    list_test "LPOS RANK -9223372036854775808 is out of range (spec row 10)" {
+    list_test "LPOS RANK -9223372036854775808 is out of range" {
         r flushall
         r rpush l a b c
         assert_error "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807" \

@@ -691,7 +691,7 @@ start_server {tags {zset}} {
 
     zset_test "ZSCAN score text: shortest form for a listpack, %.17g for a skiplist" {
         # Measured on Valkey 8.0.1: the skiplist ZSCAN path formats like Redis 7.0 does,
-        # unlike every other score reply (spec row 1 lists ZSCAN without this distinction).
+        # unlike every other score reply.
         r flushall
         zset_use_encoding listpack
         r zadd l 0.1 a 1e-7 b -0 c
