@@ -284,7 +284,9 @@ bool Init(std::string* err) {
   if (!StartBus(err)) return false;
   SetMyAddressFromConfig();
   GetBusHooks().publish = PublishFromBus;
-  GetBusHooks().repl_offset = [] { return static_cast<uint64_t>(server::Repl().offset()); };
+  GetBusHooks().repl_offset = [] {
+    return static_cast<uint64_t>(server::Repl().data_offset());
+  };
   GetBusHooks().set_my_primary = [](Node* primary) {
     server::Repl().become_replica(primary->ip, primary->tcp_port);
   };

@@ -137,7 +137,7 @@ void Slots(Client* c) {
   if (!Enabled(c)) return;
   auto r = c->R();
   WriteReply(
-      ClusterSlotsReply(GetState(), Options(c), static_cast<uint64_t>(server::Repl().offset())),
+      ClusterSlotsReply(GetState(), Options(c), static_cast<uint64_t>(server::Repl().data_offset())),
       &r);
 }
 
@@ -145,7 +145,7 @@ void Shards(Client* c) {
   if (!Enabled(c)) return;
   auto r = c->R();
   WriteReply(
-      ClusterShardsReply(GetState(), Options(c), static_cast<uint64_t>(server::Repl().offset())),
+      ClusterShardsReply(GetState(), Options(c), static_cast<uint64_t>(server::Repl().data_offset())),
       &r);
 }
 

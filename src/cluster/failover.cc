@@ -9,6 +9,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "cluster/cluster.h"
+#include "cluster/election.h"
 #include "ds/hashtable.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -48,21 +49,17 @@ struct FailoverState {
 };
 FailoverState fo_;
 
-int64_t MyOffset() { return server::Repl().offset(); }
+int64_t MyOffset() { return server::Repl().data_offset(); }
 
-// Replicas of my primary that would win before me: more data, or as much and a smaller ID.
+// My rank among the replicas of my primary (ReplicaRank, cluster/election.h).
 int Rank() {
   State& st = GetState();
   Node* p = st.myself->primary;
   if (!p) return 0;
-  int64_t mine = MyOffset();
-  int rank = 0;
-  for (Node* r : p->replicas) {
-    if (r == st.myself || r->Has(kNodeNoFailover)) continue;
-    int64_t theirs = static_cast<int64_t>(r->repl_offset);
-    if (theirs > mine || (theirs == mine && r->name < st.myself->name)) rank++;
-  }
-  return rank;
+  std::vector<Sibling> sibs;
+  for (Node* r : p->replicas)
+    if (r != st.myself) sibs.push_back({r->repl_offset, r->name, r->Has(kNodeNoFailover)});
+  return ReplicaRank(static_cast<uint64_t>(MyOffset()), st.myself->name, sibs);
 }
 
 // Says why no failover starts, once per reason (again after 10 s).
@@ -158,8 +155,8 @@ void HandleReplicaFailover(int64_t now) {
   }
   if (!fo_.auth_sent && !fo_.mf_end_ms) {
     int rank = Rank();
-    if (rank > fo_.rank) {
-      int64_t added = (rank - fo_.rank) * 1000;
+    if (rank != fo_.rank) {
+      int64_t added = RankDelayChangeMs(fo_.rank, rank);
       fo_.auth_time_ms += added;
       fo_.rank = rank;
       LOG_NOTICE("Replica rank updated to #%d, added %lld milliseconds of delay.", rank,

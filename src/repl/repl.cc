@@ -101,6 +101,7 @@ void Install() {
   h.begin_transaction = BeginTransaction;
   h.end_transaction = EndTransaction;
   h.offset = [] { return GetState().offset; };
+  h.data_offset = [] { return FullSyncPending() ? int64_t{0} : GetState().offset; };
   h.is_replica = IsReplica;
   h.refuse_writes = RefuseWrites;
   h.stale_data_refused = StaleDataRefused;

@@ -43,6 +43,9 @@ void ResizeBacklog();
 
 bool IsReplica();
 bool PrimaryLinkUp();
+// A replica that took +FULLRESYNC and has not loaded the snapshot yet: its data is of another
+// history (or stale), so it holds none of its primary's offsets.
+bool FullSyncPending();
 // Replica: the last bytes from the primary, or when the link went down (failover data age).
 int64_t PrimaryLastContactMs();
 // A write from a normal client on a replica is refused (replica-read-only).

@@ -70,6 +70,7 @@ struct Side {
   // The db the primary's stream currently writes to: kept across reconnections (the stream
   // only says SELECT when it changes) and taken from the snapshot's repl-stream-db field.
   int stream_db = 0;
+  bool full_sync_pending = false;  // +FULLRESYNC taken, snapshot not loaded yet
 };
 Side g_side;
 
@@ -217,6 +218,7 @@ void AfterFullSync() {
   st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
   st.backlog->Append("", st.offset);
   ResetStreamDb();
+  g_side.full_sync_pending = false;
   LOG_NOTICE("PRIMARY <-> REPLICA sync: Finished with success");
 }
 
@@ -446,6 +448,7 @@ void HandleHandshakeLine(const std::string& line) {
       return Drop("bad FULLRESYNC reply");
     g_side.full_replid = parts[1];
     g_side.full_offset = off;
+    g_side.full_sync_pending = true;
     g_side.stream_db = 0;  // unless the snapshot says otherwise (repl-stream-db)
     g_side.state = kTransfer;
     g_side.payload_start = 0;
@@ -464,6 +467,7 @@ void HandleHandshakeLine(const std::string& line) {
       st.replid = newid;
     }
     LOG_NOTICE("Successful partial resynchronization with primary.");
+    g_side.full_sync_pending = false;  // our data continues this primary's history
     FailoverPsyncAnswered(true);
     g_side.state = kTransfer;  // so that OnReadable hands the rest over
     std::string rest = g_side.conn.in;
@@ -504,6 +508,7 @@ void OnReadable(int, void*, int) {
 }  // namespace
 
 bool IsReplica() { return g_side.state != kNone; }
+bool FullSyncPending() { return IsReplica() && g_side.full_sync_pending; }
 
 int CurrentStreamDb() { return g_side.primary ? g_side.primary->dbid : -1; }
 void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }

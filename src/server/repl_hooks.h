@@ -19,6 +19,10 @@ struct ReplHooks {
   void (*begin_transaction)();
   void (*end_transaction)();
   int64_t (*offset)();  // replication offset after the last write (what WAIT waits for)
+  // The offset of the primary's history that this node's data holds, as the cluster bus
+  // announces it and elections rank it: a replica waiting for a full sync holds none of its
+  // primary's history yet, so 0 (Valkey 8's replicationGetReplicaOffset).
+  int64_t (*data_offset)();
   // Checks of the execution gate.
   bool (*is_replica)();
   bool (*refuse_writes)();        // replica-read-only
