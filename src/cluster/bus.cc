@@ -515,16 +515,7 @@ void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots
       // full sync, and my open slots close.
       LOG_NOTICE("Configuration change detected. Reconfiguring myself as a replica of %.40s",
                  follow->name.c_str());
-      if (!same_shard)
-        for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
-      st.SetPrimary(st.myself, follow);
-      st.myself->shard_id = follow->shard_id;
-      if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(follow);
-      ResetManualFailover();  // a paused old primary answers its held writes with MOVED
-      MarkChanged(true, true);
-      // Tell everyone now rather than with the next pings: voters must not take me for a
-      // primary when my siblings ask for votes (beyond Valkey, which waits for the pings).
-      BroadcastPong();
+      BecomeReplicaOf(follow, same_shard);
     } else if (st.myself->IsPrimary() && sender_slots >= migrated_our_slots && !same_shard) {
       LOG_NOTICE("My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
                  "primary.",
@@ -679,6 +670,15 @@ void AdoptRole(Node* sender, const Header& h) {
     st.SetPrimary(sender, primary);
     sender->shard_id = primary->shard_id;
     MarkChanged(true, false);
+    // My primary became a replica (its last slot went to another node, or a failover in its
+    // shard): I follow its primary rather than chain behind it, as Valkey 8 does.
+    Node* mine = st.myself->primary;
+    if (mine == sender && mine->primary && mine->primary != st.myself) {
+      Node* top = mine->primary;
+      LOG_NOTICE("I'm a sub-replica! Reconfiguring myself as a replica of %.40s from %.40s",
+                 top->name.c_str(), mine->name.c_str());
+      BecomeReplicaOf(top, top->shard_id == st.myself->shard_id);
+    }
   }
 }
 

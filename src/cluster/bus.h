@@ -57,7 +57,6 @@ struct BusHooks {
   void (*publish)(std::string_view channel, std::string_view message, bool shard) = nullptr;
   uint64_t (*repl_offset)() = nullptr;
   // A node changed my role (I became a replica of `primary`): re-point replication.
-  void (*set_my_primary)(Node* primary) = nullptr;
 };
 BusHooks& GetBusHooks();
 

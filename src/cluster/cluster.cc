@@ -287,12 +287,9 @@ bool Init(std::string* err) {
   GetBusHooks().repl_offset = [] {
     return static_cast<uint64_t>(server::Repl().data_offset());
   };
-  GetBusHooks().set_my_primary = [](Node* primary) {
-    server::Repl().become_replica(primary->ip, primary->tcp_port);
-  };
   // A replica in nodes.conf follows its primary again.
   if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
-    server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port);
+    server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port, false);
   st.first_eval_ms = 0;
   st.started_ms = now;
   UpdateState(now);
@@ -431,6 +428,20 @@ bool BumpEpochWithoutConsensus() {
   st.myself->config_epoch = epoch;
   MarkChanged(true, true);
   return true;
+}
+
+void BecomeReplicaOf(Node* primary, bool same_shard) {
+  State& st = GetState();
+  if (!same_shard)
+    for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
+  st.SetPrimary(st.myself, primary);
+  st.myself->shard_id = primary->shard_id;
+  server::Repl().become_replica(primary->ip, primary->tcp_port, !same_shard);
+  ResetManualFailover();  // a paused old primary answers its held writes with MOVED
+  MarkChanged(true, true);
+  // Tell everyone now rather than with the next pings: voters must not take me for a primary
+  // when my siblings ask for votes (beyond Valkey, which waits for the pings).
+  BroadcastPong();
 }
 
 bool SlotHasKeys(int slot) { return server::GetDb(0)->CountInSlot(slot) > 0; }

@@ -47,6 +47,12 @@ void DeleteNode(Node* n);
 // clusterBumpConfigEpochWithoutConsensus); false if it already is.
 bool BumpEpochWithoutConsensus();
 
+// I become a replica of `primary` (every path: slot claims, replica migration, a lost last
+// slot, CLUSTER REPLICATE). Another shard's history means a full sync (offset 0 until it is
+// loaded), and my open slots close: a replica's open slots are its primary's, which the sync
+// brings.
+void BecomeReplicaOf(Node* primary, bool same_shard);
+
 // Keys of db 0 in a slot.
 bool SlotHasKeys(int slot);
 size_t DeleteKeysInSlot(int slot);

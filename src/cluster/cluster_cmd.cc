@@ -354,11 +354,7 @@ void Replicate(Client* c) {
     if (st.slot_owner[s] == st.myself) st.UnassignSlot(s);
     st.migrating_to[s] = st.importing_from[s] = nullptr;
   }
-  st.SetPrimary(st.myself, n);
-  st.myself->shard_id = n->shard_id;
-  server::Repl().become_replica(n->ip, n->tcp_port);
-  BroadcastPong();
-  MarkChanged(true, false);
+  BecomeReplicaOf(n, n->shard_id == st.myself->shard_id);
   c->R().Ok();
 }
 

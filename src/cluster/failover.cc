@@ -248,14 +248,7 @@ void HandleReplicaMigration(int64_t now) {
   if (!target || candidate != me || now - target->orphaned_time_ms <= kMigrationDelayMs) return;
   LOG_NOTICE("Migrating to orphaned primary %.40s (%s) in shard %.40s", target->name.c_str(),
              target->human_nodename.c_str(), target->shard_id.c_str());
-  // Another shard's history: a full sync, and no open slots of the old shard.
-  for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
-  st.SetPrimary(me, target);
-  me->shard_id = target->shard_id;
-  if (GetBusHooks().set_my_primary) GetBusHooks().set_my_primary(target);
-  ResetManualFailover();
-  MarkChanged(true, true);
-  BroadcastPong();
+  BecomeReplicaOf(target, /*same_shard=*/false);
 }
 
 }  // namespace

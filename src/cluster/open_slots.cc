@@ -149,11 +149,7 @@ void AssignFinal(int slot, Node* n) {
       LOG_NOTICE("Lost my last slot during slot migration. Reconfiguring myself as a replica "
                  "of %.40s in shard %.40s",
                  n->name.c_str(), n->shard_id.c_str());
-      for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
-      st.SetPrimary(st.myself, n);
-      st.myself->shard_id = n->shard_id;
-      server::Repl().become_replica(n->ip, n->tcp_port);
-      MarkChanged(true, true);
+      BecomeReplicaOf(n, /*same_shard=*/false);
     } else if (st.myself->IsPrimary()) {
       LOG_NOTICE("My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
                  "primary.",

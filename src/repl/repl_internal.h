@@ -54,7 +54,10 @@ bool ReplicaWantsWrite(server::Client* c);
 // Shifts replication ids on promotion (PSYNC2): the old id stays valid up to our offset.
 void ShiftReplicationId();
 // Called when a primary link is established or dropped (keyspace behaviour, ids).
-void BecomeReplica(const std::string& host, int port);
+// full_sync_required: the new primary is of another history (another shard): until its
+// snapshot is loaded this node holds none of it (data offset 0), as Valkey 8's
+// replicationSetPrimary without a cached primary of itself.
+void BecomeReplica(const std::string& host, int port, bool full_sync_required = false);
 void BecomePrimary();
 // Coordinated failover (failover.cc): the FAILOVER command, its cron step, and what the
 // replication handshake and PSYNC ask of it.

@@ -623,9 +623,10 @@ void AppendReplicaInfo(std::string* s) {
   line("replica_announced:1");
 }
 
-void BecomeReplica(const std::string& host, int port) {
+void BecomeReplica(const std::string& host, int port, bool full_sync_required) {
   State& st = GetState();
   bool was_primary = !IsReplica();
+  g_side.full_sync_pending = full_sync_required || (!was_primary && g_side.full_sync_pending);
   // A replica whose link was up leaves its primary in step. A former primary does not count:
   // whoever replaced it has newer data.
   if (PrimaryLinkUp()) g_side.last_in_step_ms = base::MsTime();

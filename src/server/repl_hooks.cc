@@ -22,7 +22,7 @@ ReplHooks& Repl() {
       .before_sleep = [] {},
       .append_info = [](std::string*) {},
       .resize_backlog = [] {},
-      .become_replica = [](const std::string&, int) {},
+      .become_replica = [](const std::string&, int, bool) {},
       .become_primary = [] {},
       .primary_last_contact_ms = []() -> int64_t { return 0; },
       .new_replication_id = [] {},

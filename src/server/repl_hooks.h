@@ -38,7 +38,8 @@ struct ReplHooks {
   void (*before_sleep)();
   void (*append_info)(std::string* s);  // INFO replication
   void (*resize_backlog)();             // CONFIG SET repl-backlog-size
-  void (*become_replica)(const std::string& host, int port);
+  // full_sync_required: a primary of another history (cluster: another shard).
+  void (*become_replica)(const std::string& host, int port, bool full_sync_required);
   void (*become_primary)();
   // Replica: the last bytes from the primary, or when the link went down (0: never up).
   int64_t (*primary_last_contact_ms)();

@@ -418,7 +418,8 @@ int Main(int argc, char** argv) {
   LOG_NOTICE("Ready to accept connections tcp");
   if (!cfg.replicaof.empty()) {
     size_t sp = cfg.replicaof.rfind(' ');
-    Repl().become_replica(cfg.replicaof.substr(0, sp), atoi(cfg.replicaof.substr(sp + 1).c_str()));
+    Repl().become_replica(cfg.replicaof.substr(0, sp), atoi(cfg.replicaof.substr(sp + 1).c_str()),
+                          false);
   }
   if (!cfg.unixsocket.empty()) LOG_NOTICE("Ready to accept connections unix");
   loop.SetBeforeSleep(BeforeSleep);
