@@ -23,8 +23,8 @@ int Db::SlotOf(std::string_view key) const {
   return known >= 0 ? known : base::KeySlot(key);
 }
 
-KeyTable* Db::TableFor(std::string_view key, bool create) {
-  auto& t = tables_[SlotOf(key)];
+KeyTable* Db::TableAt(int slot, bool create) {
+  auto& t = tables_[slot];
   if (!t && create) t = std::make_unique<KeyTable>();
   return t.get();
 }
@@ -64,9 +64,10 @@ Obj* Db::Lookup(std::string_view key) {
 
 void Db::Add(Obj* o) {
   std::string_view key = o->key();
-  TableFor(key, true)->Insert(o);
+  int slot = SlotOf(key);
+  TableAt(slot, true)->Insert(o);
   size_++;
-  SlotCountAdd(SlotOf(key), 1);
+  SlotCountAdd(slot, 1);
   if (o->has_expire()) AddExpireEntry(o);
   if (GetEnv().on_new) GetEnv().on_new(id_, key);
 }
@@ -103,12 +104,12 @@ Obj* Db::SetExpire(Obj* o, int64_t when) {
 }
 
 Obj* Db::Unlink(std::string_view key) {
-  KeyTable* t = TableFor(key, false);
+  int slot = SlotOf(key);
+  KeyTable* t = TableAt(slot, false);
   if (!t) return nullptr;
   Obj* o = t->Unlink(key);
   if (!o) return nullptr;
   size_--;
-  int slot = SlotOf(key);
   SlotCountAdd(slot, -1);
   if (o->has_expire()) RemoveExpireEntry(o);
   if (per_slot() && t->Size() == 0) tables_[slot].reset();

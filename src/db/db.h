@@ -106,7 +106,8 @@ class Db {
   void RehashSome(int steps);
 
  private:
-  KeyTable* TableFor(std::string_view key, bool create);
+  KeyTable* TableAt(int slot, bool create);
+  KeyTable* TableFor(std::string_view key, bool create) { return TableAt(SlotOf(key), create); }
   int SlotOf(std::string_view key) const;
   void SlotCountAdd(int slot, int64_t delta);
   int NextNonEmptySlot(int from) const;  // first slot >= from with keys, or -1
