@@ -17,10 +17,23 @@ Db::Db(int id, bool per_slot) : id_(id), tables_(per_slot ? kSlots : 1) {
 
 Db::~Db() { Clear(); }
 
+void RoutedKeys::Set(int slot, std::span<const std::string_view> keys) {
+  Clear();
+  bytes_.clear();
+  if (slot < 0) return;
+  slot_ = slot;
+  for (std::string_view k : keys) {
+    if (n_ == kMax || bytes_.size() + k.size() > kMaxBytes) break;
+    bytes_.append(k);
+    end_[n_++] = static_cast<uint32_t>(bytes_.size());
+  }
+}
+
 int Db::SlotOf(std::string_view key) const {
   if (!per_slot()) return 0;
-  int known = GetEnv().key_slot;
-  return known >= 0 ? known : base::KeySlot(key);
+  const RoutedKeys* routed = GetEnv().routed;
+  if (routed && routed->Holds(key)) return routed->slot();
+  return base::KeySlot(key);
 }
 
 KeyTable* Db::TableAt(int slot, bool create) {
