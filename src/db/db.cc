@@ -1,7 +1,10 @@
 // Database operations over per-slot tables and the expires table.
 #include "db/db.h"
 
+#include <cstdlib>
+
 #include "base/crc16.h"
+#include "base/log.h"
 #include "base/time.h"
 
 namespace db {
@@ -32,7 +35,17 @@ void RoutedKeys::Set(int slot, std::span<const std::string_view> keys) {
 int Db::SlotOf(std::string_view key) const {
   if (!per_slot()) return 0;
   const RoutedKeys* routed = GetEnv().routed;
-  if (routed && routed->Holds(key)) return routed->slot();
+  if (routed && routed->Holds(key)) {
+#ifdef NODE_DEBUG_CHECKS
+    // Routing hashed these very bytes: a different slot means it handed over a wrong one.
+    if (routed->slot() != base::KeySlot(key)) {
+      LOG_WARNING("Routed slot %d reused for key '%.*s' of slot %d", routed->slot(),
+                  static_cast<int>(key.size()), key.data(), base::KeySlot(key));
+      abort();
+    }
+#endif
+    return routed->slot();
+  }
   return base::KeySlot(key);
 }
 
