@@ -24,7 +24,7 @@ start_server {tags {cluster} overrides {cluster-enabled yes}} {
     # Expired keys stay until a command looks at them.
     r debug set-active-expire 0
 
-    test "SCAN and KEYS inside MULTI/EXEC see every slot, and SCAN deletes expired keys of other slots" {
+    test "SCAN and KEYS inside MULTI/EXEC see every slot; SCAN deletes expired keys of others" {
         r flushall
         set want [list {{a}x}]
         for {set i 0} {$i < 20} {incr i} {
@@ -67,7 +67,7 @@ start_server {tags {cluster} overrides {cluster-enabled yes}} {
         assert_equal {OK} [$c exec]
     }
 
-    test "FLUSHALL inside MULTI/EXEC aborts another client's EXEC that watches a key of another slot" {
+    test "FLUSHALL inside MULTI/EXEC aborts another client's EXEC watching another slot's key" {
         r flushall
         r set "{b}w" v
         set w [valkey_client]
@@ -97,7 +97,9 @@ start_server {tags {cluster} overrides {cluster-enabled yes}} {
         assert_equal {{} OK} [ks_exec [list [list get {{a}x}] {debug reload}]]
         assert_equal {v w} [list [r get "{b}k"] [r get "{c}k"]]
         set counts {}
-        foreach tag {a b c} { lappend counts [r cluster countkeysinslot [r cluster keyslot "{$tag}"]] }
+        foreach tag {a b c} {
+            lappend counts [r cluster countkeysinslot [r cluster keyslot "{$tag}"]]
+        }
         assert_equal {0 1 1} $counts
     }
 
