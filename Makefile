@@ -5,11 +5,13 @@ MALLOC ?= jemalloc
 OPT ?= -O2
 CXXFLAGS ?= $(OPT) -g
 # `make SANITIZE=address,undefined` builds the same binaries with ASan/UBSan (and the system
-# allocator: the sanitizers replace malloc) in a build directory of their own.
+# allocator: the sanitizers replace malloc) in a build directory of their own, with the
+# debug checks (NODE_DEBUG_CHECKS: invariants too costly to verify in a release build).
 ifneq ($(SANITIZE),)
 MALLOC = libc
 OPT = -O1
-SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	-DNODE_DEBUG_CHECKS
 endif
 CXXFLAGS += $(SAN_FLAGS) -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -Isrc -MMD -MP
 LDLIBS = -lpthread

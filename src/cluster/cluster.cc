@@ -201,8 +201,9 @@ void BeforeSleep() {
     LOG_WARNING("Could not fsync the cluster config in the background: %s", strerror(e));
 }
 
-bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, int* slot, std::string* err) {
-  *slot = -1;
+bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, db::RoutedKeys* routed,
+                  std::string* err) {
+  routed->Clear();
   std::string_view name = cmd->name;
   bool in_multi = c->InMulti();
   bool exec = name == "exec";
@@ -241,7 +242,7 @@ bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, int* slot, 
   in.client.asking = c->flags & server::kAsking;
   RouteDecision d = Route(in);
   if (d.kind == RouteKind::kServe) {
-    *slot = d.slot;
+    routed->Set(d.slot, keys);
     return true;
   }
   *err = RedirectReply(d);

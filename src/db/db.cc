@@ -1,7 +1,10 @@
 // Database operations over per-slot tables and the expires table.
 #include "db/db.h"
 
+#include <cstdlib>
+
 #include "base/crc16.h"
+#include "base/log.h"
 #include "base/time.h"
 
 namespace db {
@@ -17,14 +20,37 @@ Db::Db(int id, bool per_slot) : id_(id), tables_(per_slot ? kSlots : 1) {
 
 Db::~Db() { Clear(); }
 
-int Db::SlotOf(std::string_view key) const {
-  if (!per_slot()) return 0;
-  int known = GetEnv().key_slot;
-  return known >= 0 ? known : base::KeySlot(key);
+void RoutedKeys::Set(int slot, std::span<const std::string_view> keys) {
+  Clear();
+  bytes_.clear();
+  if (slot < 0) return;
+  slot_ = slot;
+  for (std::string_view k : keys) {
+    if (n_ == kMax || bytes_.size() + k.size() > kMaxBytes) break;
+    bytes_.append(k);
+    end_[n_++] = static_cast<uint32_t>(bytes_.size());
+  }
 }
 
-KeyTable* Db::TableFor(std::string_view key, bool create) {
-  auto& t = tables_[SlotOf(key)];
+int Db::SlotOf(std::string_view key) const {
+  if (!per_slot()) return 0;
+  const RoutedKeys* routed = GetEnv().routed;
+  if (routed && routed->Holds(key)) {
+#ifdef NODE_DEBUG_CHECKS
+    // Routing hashed these very bytes: a different slot means it handed over a wrong one.
+    if (routed->slot() != base::KeySlot(key)) {
+      LOG_WARNING("Routed slot %d reused for key '%.*s' of slot %d", routed->slot(),
+                  static_cast<int>(key.size()), key.data(), base::KeySlot(key));
+      abort();
+    }
+#endif
+    return routed->slot();
+  }
+  return base::KeySlot(key);
+}
+
+KeyTable* Db::TableAt(int slot, bool create) {
+  auto& t = tables_[slot];
   if (!t && create) t = std::make_unique<KeyTable>();
   return t.get();
 }
@@ -64,9 +90,10 @@ Obj* Db::Lookup(std::string_view key) {
 
 void Db::Add(Obj* o) {
   std::string_view key = o->key();
-  TableFor(key, true)->Insert(o);
+  int slot = SlotOf(key);
+  TableAt(slot, true)->Insert(o);
   size_++;
-  SlotCountAdd(SlotOf(key), 1);
+  SlotCountAdd(slot, 1);
   if (o->has_expire()) AddExpireEntry(o);
   if (GetEnv().on_new) GetEnv().on_new(id_, key);
 }
@@ -103,12 +130,12 @@ Obj* Db::SetExpire(Obj* o, int64_t when) {
 }
 
 Obj* Db::Unlink(std::string_view key) {
-  KeyTable* t = TableFor(key, false);
+  int slot = SlotOf(key);
+  KeyTable* t = TableAt(slot, false);
   if (!t) return nullptr;
   Obj* o = t->Unlink(key);
   if (!o) return nullptr;
   size_--;
-  int slot = SlotOf(key);
   SlotCountAdd(slot, -1);
   if (o->has_expire()) RemoveExpireEntry(o);
   if (per_slot() && t->Size() == 0) tables_[slot].reset();

@@ -2,8 +2,11 @@
 // lookups with explicit expiry behaviour, and the active expiry cycle.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +33,40 @@ using ExpireTable = ds::HashTable<ExpNode, ExpTraits>;
 
 inline constexpr int kSlots = 16384;
 
+// The slot cluster routing found for a command's keys, with a copy of the first of those keys:
+// a lookup of a key equal to one of them takes the slot without hashing it again (routing
+// hashed the same bytes). Any other key the command looks at (SCAN's, the WATCHed keys at
+// EXEC, what a reload adds) may be in any slot and is hashed; Valkey 8's getKeySlot reuses the
+// slot for every key. Copies, not views into argv: EXEC's queue may be freed before EXEC
+// returns, and a copy also matches the object's own key (Add, Replace) with a short memcmp.
+class RoutedKeys {
+ public:
+  static constexpr int kMax = 4;
+  static constexpr size_t kMaxBytes = 1024;  // longer keys are hashed at each lookup
+
+  void Clear() {
+    slot_ = -1;
+    n_ = 0;
+  }
+  // `keys` all hash to `slot` (-1: no key).
+  void Set(int slot, std::span<const std::string_view> keys);
+  int slot() const { return slot_; }
+  bool Holds(std::string_view key) const {
+    uint32_t begin = 0;
+    for (int i = 0; i < n_; begin = end_[i++])
+      if (end_[i] - begin == key.size() &&
+          memcmp(bytes_.data() + begin, key.data(), key.size()) == 0)
+        return true;
+    return false;
+  }
+
+ private:
+  int slot_ = -1;
+  int n_ = 0;
+  uint32_t end_[kMax] = {};  // where each key ends in bytes_
+  std::string bytes_;
+};
+
 // Process-wide keyspace environment set by the server layer (the narrow interface down).
 struct Env {
   int64_t now_ms = 0;         // the command's clock: fixed for a command / transaction
@@ -39,9 +76,9 @@ struct Env {
   // so that nothing reaches the replication stream.
   bool keep_expired = false;
   bool cluster = false;       // db 0 split per slot
-  // The slot of the running command's keys when routing already computed it (cluster mode
-  // checks they all share one), so lookups do not hash each key again; -1: hash the key.
-  int key_slot = -1;
+  // The running command's keys and their slot as routing found them (cluster mode), set by
+  // the server around each command; nullptr: every key is hashed.
+  const RoutedKeys* routed = nullptr;
   bool lfu = false;  // maxmemory-policy is an LFU one: objects count accesses
   int lfu_log_factor = 10;
   int lfu_decay_time = 1;
@@ -106,7 +143,8 @@ class Db {
   void RehashSome(int steps);
 
  private:
-  KeyTable* TableFor(std::string_view key, bool create);
+  KeyTable* TableAt(int slot, bool create);
+  KeyTable* TableFor(std::string_view key, bool create) { return TableAt(SlotOf(key), create); }
   int SlotOf(std::string_view key) const;
   void SlotCountAdd(int slot, int64_t delta);
   int NextNonEmptySlot(int from) const;  // first slot >= from with keys, or -1

@@ -71,7 +71,7 @@ struct Client {
   int64_t ctime_ms = 0, last_interaction_ms = 0;
   const CommandSpec* last_cmd = nullptr;  // CLIENT LIST cmd=: the last command looked up
   const CommandSpec* cmd = nullptr;       // the command running (or blocked) now
-  int key_slot = -1;                      // the slot routing found for its keys (cluster)
+  db::RoutedKeys routed;                  // its keys and their slot, as routing found them
   // CLIENT LIST tot-net-in / tot-net-out / tot-cmds: bytes read from and written to the socket,
   // commands executed (as Valkey counts them: not those refused before execution, each command
   // of an EXEC, a blocking command once when it completes).

@@ -5,7 +5,7 @@ namespace server {
 
 ClusterHooks& Cluster() {
   static ClusterHooks h = {
-      [](Client*, const CommandSpec*, int*, std::string*) { return true; },
+      [](Client*, const CommandSpec*, db::RoutedKeys*, std::string*) { return true; },
       [](std::string_view, std::string_view, bool) {},
       [](std::vector<CommandSpec>*) {},
       [](std::string*) { return true; },

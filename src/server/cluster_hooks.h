@@ -5,16 +5,20 @@
 #include <string_view>
 #include <vector>
 
+namespace db {
+class RoutedKeys;
+}
+
 namespace server {
 
 struct Client;
 struct CommandSpec;
 
 struct ClusterHooks {
-  // Routing of a command that passed the earlier gate checks: true to run it here (*slot: the
-  // slot of all its keys, -1 if none), false with *err set to the reply (MOVED, ASK, TRYAGAIN,
+  // Routing of a command that passed the earlier gate checks: true to run it here (*routed: its
+  // keys and their one slot), false with *err set to the reply (MOVED, ASK, TRYAGAIN,
   // CROSSSLOT, CLUSTERDOWN ...).
-  bool (*route)(Client* c, const CommandSpec* cmd, int* slot, std::string* err);
+  bool (*route)(Client* c, const CommandSpec* cmd, db::RoutedKeys* routed, std::string* err);
   // PUBLISH (shard: SPUBLISH) reaching the other nodes after the local subscribers.
   void (*publish)(std::string_view channel, std::string_view message, bool shard);
   void (*register_commands)(std::vector<CommandSpec>* t);

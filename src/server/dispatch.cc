@@ -116,10 +116,12 @@ void Call(Client* c, const CommandSpec* cmd) {
   // instant.
   int64_t start = base::FastUs();
   if (!g.in_exec) db::GetEnv().now_ms = (g.wake_wall_us + (start - g.wake_fast_us)) / 1000;
-  int prev_slot = db::GetEnv().key_slot;
-  db::GetEnv().key_slot = c->key_slot;
+  // Its own keys take the slot routing found (a command run inside another, as a held one
+  // released by CLIENT UNPAUSE in EXEC, brings its own).
+  const db::RoutedKeys* prev_routed = db::GetEnv().routed;
+  db::GetEnv().routed = &c->routed;
   cmd->proc(c);
-  db::GetEnv().key_slot = prev_slot;
+  db::GetEnv().routed = prev_routed;
   db::GetEnv().from_primary = prev_from_primary;
   int64_t dur = std::max<int64_t>(0, base::FastUs() - start);
   c->flags &= ~kProtected;
@@ -220,10 +222,12 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
     std::string err;
     if (!acl::CheckCommand(c, cmd, c->argv, "toplevel", &err)) return reject(err);
   }
-  // Cluster routing: after the checks above, before the ones below (Valkey's order).
+  // Cluster routing: after the checks above, before the ones below (Valkey's order). What it
+  // found is for this run only: a re-run (woken, replicated) routes again.
+  c->routed.Clear();
   if (cfg.cluster_enabled && !(c->flags & kPrimary)) {
     std::string err;
-    if (!Cluster().route(c, cmd, &c->key_slot, &err)) {
+    if (!Cluster().route(c, cmd, &c->routed, &err)) {
       if (c->InMulti() && std::string_view(cmd->name) == "exec") {
         // EXEC replies with the redirect itself and drops the transaction.
         cmd->stats.rejected++;
@@ -259,7 +263,6 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
 }
 
 void ProcessCommand(Client* c) {
-  c->key_slot = -1;
   const CommandSpec* cmd = LookupCommand(c->argv[0]);
   // The primary link may speak real names of commands renamed here (our primaries propagate
   // them so).
