@@ -133,20 +133,19 @@ void MyShardId(Client* c) {
   if (Enabled(c)) c->R().Bulk(GetState().myself->shard_id);
 }
 
+// My own replication offset as the formatters show it (0 while a full sync is pending).
+uint64_t MyDataOffset() { return static_cast<uint64_t>(server::Repl().data_offset()); }
+
 void Slots(Client* c) {
   if (!Enabled(c)) return;
   auto r = c->R();
-  WriteReply(
-      ClusterSlotsReply(GetState(), Options(c), static_cast<uint64_t>(server::Repl().data_offset())),
-      &r);
+  WriteReply(ClusterSlotsReply(GetState(), Options(c), MyDataOffset()), &r);
 }
 
 void Shards(Client* c) {
   if (!Enabled(c)) return;
   auto r = c->R();
-  WriteReply(
-      ClusterShardsReply(GetState(), Options(c), static_cast<uint64_t>(server::Repl().data_offset())),
-      &r);
+  WriteReply(ClusterShardsReply(GetState(), Options(c), MyDataOffset()), &r);
 }
 
 void Links(Client* c) {
@@ -335,7 +334,7 @@ void Forget(Client* c) {
   if (n == st.myself) return c->R().Error("I tried hard but I can't forget myself...");
   if (st.myself->IsReplica() && st.myself->primary == n)
     return c->R().Error("Can't forget my master!");
-  Blacklist(id, now + cfg.cluster_blacklist_ttl * 1000);
+  Blacklist(id, ForgetUntilMs(now, static_cast<uint64_t>(cfg.cluster_blacklist_ttl)));
   DeleteNode(n);
   c->R().Ok();
 }
