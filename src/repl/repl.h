@@ -43,8 +43,9 @@ void ResizeBacklog();
 
 bool IsReplica();
 bool PrimaryLinkUp();
-// A replica that took +FULLRESYNC and has not loaded the snapshot yet: its data is of another
-// history (or stale), so it holds none of its primary's offsets.
+// A replica that must load a snapshot of its primary before its data is of that primary's
+// history: from +FULLRESYNC, or from following a primary of another history, until the load.
+// Meanwhile it holds none of its primary's offsets.
 bool FullSyncPending();
 // Replica: the last bytes from the primary, or when the link went down (failover data age).
 int64_t PrimaryLastContactMs();

@@ -70,7 +70,7 @@ struct Side {
   // The db the primary's stream currently writes to: kept across reconnections (the stream
   // only says SELECT when it changes) and taken from the snapshot's repl-stream-db field.
   int stream_db = 0;
-  bool full_sync_pending = false;  // +FULLRESYNC taken, snapshot not loaded yet
+  bool full_sync_pending = false;  // a snapshot must load before our data is the primary's
 };
 Side g_side;
 
