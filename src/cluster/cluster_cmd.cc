@@ -391,6 +391,7 @@ void Reset(Client* c) {
     if (n.get() != st.myself) others.push_back(n.get());
   for (Node* n : others) DeleteNode(n);
   st.blacklist.clear();
+  ResetManualFailover();  // a paused primary resumes now (Valkey 8's clusterReset)
   if (hard) {
     st.current_epoch = st.last_vote_epoch = 0;
     st.myself->config_epoch = 0;

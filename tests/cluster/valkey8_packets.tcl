@@ -66,3 +66,29 @@ start_cluster {primaries 3 replicas 1 create manual} {
         } {node 0 kept node 2 failing: [cn 0 cluster nodes]}
     }
 }
+
+# The primary side of a manual failover, started by Valkey 8's MFSTART sent for our primary's
+# own replica: writes pause (the replica is told the offset to reach). CLUSTER RESET ends the
+# manual failover and its pause at once, as Valkey 8's clusterReset does; the held write is
+# answered then, not when the failover would have timed out (5 s).
+start_cluster {primaries 1 replicas 1 create manual} {
+    test "Valkey 8's MFSTART from our primary's replica pauses its writes; CLUSTER RESET ends the pause" {
+        set mf [::v8pkt::bytes mfstart]
+        set mf [::v8pkt::patch $mf 40 [cluster_myid 1]]
+        set mf [::v8pkt::patch $mf 2128 [cluster_myid 0]]
+        set fd [bg_connect 0]
+        assert_equal 1 [bg_send $fd $mf]
+        wait_for_condition 100 20 {
+            [string match "*Manual failover requested by replica [cluster_myid 1]*" \
+                 [::srv::file_tail [cnode 0 log] 50]]
+        } else { ::testutil::fail "node 0 took no manual failover: [::srv::file_tail [cnode 0 log] 10]" }
+        set c [cluster_client 0]
+        $c deferred 1
+        $c flushall
+        assert_equal none [expr {[catch {$c read 500} r] ? "none" : $r}] "the write is held"
+        assert_equal OK [cn 0 cluster reset soft]
+        assert_equal OK [$c read 2000]
+        close $fd
+        $c close
+    }
+}
