@@ -17,6 +17,7 @@
 #include "net/event_loop.h"
 #include "net/socket.h"
 #include "server/config.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 
 namespace cluster {
@@ -266,6 +267,23 @@ void SetAddress(Node* n, const std::string& ip, int tcp, int tls, int cport) {
 }
 
 // ---- processing (as Valkey 8's clusterProcessPacket) ----
+
+// A known node speaks from another address than the one known (it moved; or it answered a
+// MEET sent to its new address): take the new one, drop the link to the old, and follow it if
+// it is my primary (Valkey 8's nodeUpdateAddressIfNeeded). True when the address changed.
+bool UpdateAddressIfNeeded(Node* n, const std::string& ip, const Header& h) {
+  if (n->ip == ip && n->tcp_port == h.port && n->cport == h.cport) return false;
+  if (n->link) FreeLink(n->link);
+  SetAddress(n, ip, h.port, h.pport, h.cport);
+  n->flags &= ~kNodeNoAddr;
+  LOG_NOTICE("Address updated for node %.40s (%s), now %s:%d", n->name.c_str(),
+             n->human_nodename.c_str(), n->ip.c_str(), n->tcp_port);
+  State& st = GetState();
+  if (st.myself->IsReplica() && st.myself->primary == n)
+    server::Repl().become_replica(n->ip, n->tcp_port, /*full_sync_required=*/false);
+  MarkChanged(true, false);
+  return true;
+}
 
 
 void ClearFailIfNeeded(Node* n, int64_t now) {
@@ -602,12 +620,14 @@ void AnswerPing(Link* l, Node* sender, const Header& h, const std::string& sende
 // A PING/PONG on one of my outbound links that names a node other than the one I connected
 // to: the end of a handshake, or a node that changed its ID. True when the packet is done with
 // (the link may be gone).
-bool CheckOutboundSender(Link* l, const Header& h, const std::string& sender_name, int64_t now) {
+bool CheckOutboundSender(Link* l, const Header& h, const std::string& sender_name,
+                         const std::string& sender_ip, int64_t now) {
   State& st = GetState();
   Node* ln = l->node;
   if (ln->flags & kNodeHandshake) {
     if (Node* known = st.Find(sender_name); known && known != ln) {
-      // Already known under its real ID: this handshake was a duplicate.
+      // Already known under its real ID: this handshake was a duplicate, to where it is now.
+      UpdateAddressIfNeeded(known, sender_ip, h);
       DeleteNode(ln);
       return true;
     }
@@ -721,20 +741,15 @@ void ProcessPingFamily(Link* l, Node* sender, const Message& m, const std::strin
   std::string hdr_ip = IpToString(h.myip);
   const std::string& sender_ip = hdr_ip.empty() ? l->peer_ip : hdr_ip;
   if (h.type == kTypePing || h.type == kTypeMeet) AnswerPing(l, sender, h, sender_ip, now);
-  if (!l->inbound && CheckOutboundSender(l, h, sender_name, now)) return;
+  if (!l->inbound && CheckOutboundSender(l, h, sender_name, sender_ip, now)) return;
   if (!sender) return;
   sender->flags = static_cast<uint16_t>((sender->flags & ~(kNodeNoFailover | kNodeLightHdr)) |
                                         (h.flags & (kNodeNoFailover | kNodeLightHdr)));
   sender->flags &= ~kNodeMeet;
   if (h.mflags[0] & kMsgFlagExtData) sender->flags |= kNodeExtSupported;
-  if (h.type == kTypePing &&
-      (sender->ip != sender_ip || sender->tcp_port != h.port || sender->cport != h.cport)) {
+  if (h.type == kTypePing) {
     bool this_link = sender->link == l;  // a PING on our own outbound link: odd, but possible
-    if (sender->link) FreeLink(sender->link);
-    SetAddress(sender, sender_ip, h.port, h.pport, h.cport);
-    sender->flags &= ~kNodeNoAddr;
-    MarkChanged(true, false);
-    if (this_link) return;  // l is gone
+    if (UpdateAddressIfNeeded(sender, sender_ip, h) && this_link) return;  // l is gone
   }
   if (!l->inbound && h.type == kTypePong) {
     sender->pong_received_ms = now;

@@ -17,6 +17,25 @@ proc ps_next {c {timeout_ms 3000}} {
     return $m
 }
 
+# A fake bus port for the MEET test: answers the first message it reads with `reply`.
+proc bf_fake_accept {reply fd addr port} {
+    fconfigure $fd -translation binary -blocking 0 -buffering none
+    set ::bf_fake(buf) ""
+    set ::bf_fake(fd) $fd
+    fileevent $fd readable [list bf_fake_read $fd $reply]
+}
+proc bf_fake_read {fd reply} {
+    if {[catch {read $fd} d] || ($d eq "" && [eof $fd])} {
+        catch {close $fd}
+        return
+    }
+    append ::bf_fake(buf) $d
+    if {[string length $::bf_fake(buf)] >= $::bg_hdrlen && !$::bf_fake(answered)} {
+        set ::bf_fake(answered) 1
+        catch {puts -nonewline $fd $reply; flush $fd}
+    }
+}
+
 start_cluster {primaries 3 replicas 1 nodes 6 create manual} {
     test "PUBLISH on one node reaches subscribers on every node" {
         set subs {}
@@ -97,6 +116,45 @@ start_cluster {primaries 3 replicas 1 nodes 6 create manual} {
             exec kill -CONT [cnode $r pid]
             $sub close
         }
+        cluster_wait_ok
+    }
+
+    # A node that moved is told of with CLUSTER MEET at its new address: the handshake's answer
+    # names a node already known, whose address becomes the new one (Valkey 8's
+    # nodeUpdateAddressIfNeeded). The node is stopped and a fake answers at the new address,
+    # so that only the handshake can teach it.
+    test "CLUSTER MEET at a known node's new address: the handshake's answer moves it there" {
+        set x [lindex [cluster_replicas] 0]
+        set p [cluster_primary_of $x]
+        set port [::srv::find_free_port]
+        set busport [::srv::find_free_port]
+        set reply [bg_msg type 1 sender [cluster_myid $x] replicaof [cluster_myid $p] flags 0x0012 \
+                       port $port cport $busport config [dict get [cluster_nodes_line 0 $p] epoch] \
+                       current [cluster_info_field 0 cluster_current_epoch]]
+        array set ::bf_fake {answered 0 fd {}}
+        set srv [socket -server [list bf_fake_accept $reply] -myaddr 127.0.0.1 $busport]
+        exec kill -STOP [cnode $x pid]
+        try {
+            assert_equal OK [cn 0 cluster meet 127.0.0.1 $port $busport]
+            set deadline [expr {[clock milliseconds] + 3000}]
+            while {[dict get [cluster_nodes_line 0 $x] port] != $port &&
+                   [clock milliseconds] < $deadline} {
+                update
+                after 20
+            }
+            assert_equal 1 $::bf_fake(answered) "node 0 sent its MEET to the new address"
+            set line [cluster_nodes_line 0 $x]
+            assert_equal [list $port $busport] [list [dict get $line port] [dict get $line cport]]
+            assert_equal 6 [cluster_info_field 0 cluster_known_nodes] "the handshake node is gone"
+        } finally {
+            exec kill -CONT [cnode $x pid]
+            close $srv
+            catch {close $::bf_fake(fd)}
+        }
+        # it speaks again from its real address, and every node has it there
+        ::cl::deadline_wait 10000 {
+            [dict get [cluster_nodes_line 0 $x] port] == [cnode $x port]
+        } {node 0 kept node $x at the fake address: [cn 0 cluster nodes]}
         cluster_wait_ok
     }
 
