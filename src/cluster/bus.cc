@@ -631,7 +631,7 @@ bool CheckOutboundSender(Link* l, const Header& h, const std::string& sender_nam
       DeleteNode(ln);
       return true;
     }
-    ln->name = sender_name;
+    st.Rename(ln, sender_name);
     ln->flags &= ~kNodeHandshake;
     ln->flags |= h.flags & (kNodePrimary | kNodeReplica);
     if (h.mflags[0] & kMsgFlagExtData) ln->flags |= kNodeExtSupported;

@@ -395,7 +395,7 @@ void Reset(Client* c) {
   if (hard) {
     st.current_epoch = st.last_vote_epoch = 0;
     st.myself->config_epoch = 0;
-    st.myself->name = RandomName();
+    st.Rename(st.myself, RandomName());
     st.myself->shard_id = RandomName();
   }
   MarkChanged(true, true);

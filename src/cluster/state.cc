@@ -22,9 +22,24 @@ int64_t ForgetUntilMs(int64_t now_ms, uint64_t ttl_s) {
 std::string RandomName() { return base::RandomHex(static_cast<int>(kNodeNameLen)); }
 
 Node* State::Find(std::string_view name) const {
-  for (auto& n : nodes)
-    if (n->name == name) return n.get();
-  return nullptr;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+void State::Index(Node* n) { by_name_.emplace(n->name, n); }
+
+void State::Unindex(Node* n) {
+  auto it = by_name_.find(n->name);
+  if (it == by_name_.end() || it->second != n) return;
+  by_name_.erase(it);
+  for (auto& other : nodes)
+    if (other.get() != n && other->name == n->name) return Index(other.get());
+}
+
+void State::Rename(Node* n, std::string name) {
+  Unindex(n);
+  n->name = std::move(name);
+  Index(n);
 }
 
 Node* State::Add(std::string name, uint16_t flags, int64_t now_ms) {
@@ -35,10 +50,12 @@ Node* State::Add(std::string name, uint16_t flags, int64_t now_ms) {
   n->ctime_ms = now_ms;
   n->index = static_cast<uint32_t>(nodes.size());
   nodes.push_back(std::move(n));
+  Index(nodes.back().get());
   return nodes.back().get();
 }
 
 void State::Remove(Node* n) {
+  Unindex(n);
   for (int s = 0; s < kSlots; s++) {
     if (slot_owner[s] == n) UnassignSlot(s);
     if (migrating_to[s] == n) migrating_to[s] = nullptr;

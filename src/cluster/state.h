@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "cluster/bus_codec.h"
@@ -87,9 +89,12 @@ struct State {
   bool todo_learned = false;  // a change learned from others, not saved yet (MarkLearned)
   int64_t last_save_ms = 0;
 
+  // By name, through an index (every gossip entry and header looks a node up).
   Node* Find(std::string_view name) const;
   // A new node; `name` empty makes a random one. Takes ownership.
   Node* Add(std::string name, uint16_t flags, int64_t now_ms);
+  // A node's name changes only here (a handshake learns the real one; RESET HARD makes one).
+  void Rename(Node* n, std::string name);
   // Removes a node: its slots are unassigned, references to it (replica lists, reports, open
   // slots, the links) dropped. The caller closes its links first.
   void Remove(Node* n);
@@ -100,6 +105,16 @@ struct State {
   void SetPrimary(Node* replica, Node* primary);  // primary nullptr: make it a primary
   // The primary of my shard: myself, or my primary (nullptr if unknown).
   Node* MyPrimary() const { return myself->IsReplica() ? myself->primary : myself; }
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // name -> node; the first added when two share a name (as a scan in `nodes` order finds).
+  std::unordered_map<std::string, Node*, NameHash, std::equal_to<>> by_name_;
+  void Index(Node* n);    // n's name now points to n unless an earlier node holds it
+  void Unindex(Node* n);  // drops n's name; another node of that name takes it over
 };
 
 State& GetState();
