@@ -704,8 +704,11 @@ void AdoptRole(Node* sender, const Header& h) {
 
 // The slots a primary's header claims; a stale claimer hears of the newer owner (one UPDATE).
 void AdoptSlotClaims(Node* sender, const Header& h) {
+  // The same slots as known: nothing changes, and each claimed slot is the sender's own, so no
+  // UPDATE is due (Valkey 8's dirty_slots). Most pings end here, before any per-slot work.
+  if (sender->slots == h.myslots) return;
   State& st = GetState();
-  if (sender->slots != h.myslots) UpdateSlotsConfigWith(sender, h.config_epoch, h.myslots);
+  UpdateSlotsConfigWith(sender, h.config_epoch, h.myslots);
   for (int s = 0; s < kSlots; s++) {
     if (!SlotTest(h.myslots, s)) continue;
     Node* owner = st.slot_owner[s];
