@@ -13,6 +13,8 @@
 #include "cluster/cluster.h"
 #include "cluster/epochs.h"
 #include "cluster/failover.h"
+#include "cluster/failure.h"
+#include "cluster/slot_claims.h"
 #include "ds/hashtable.h"
 #include "net/event_loop.h"
 #include "net/socket.h"
@@ -46,7 +48,6 @@ constexpr int64_t kFormingMs = 2000;
 constexpr size_t kNewsGossip = 64;
 BusRuntime bus_;
 constexpr size_t kMaxWritePerEvent = 64 * 1024;
-
 
 uint64_t RandomIndex(size_t n) { return n ? ds::RandomU64() % n : 0; }
 
@@ -195,7 +196,7 @@ void SendUpdate(Link* l, const Node* owner) {
   m.header = MyHeader(kTypeUpdate);
   m.update.config_epoch = owner->config_epoch;
   NodeNameFromString(owner->name, &m.update.name);
-  m.update.slots = owner->slots;
+  m.update.slots = UpdateSlots(GetState(), owner);  // not the slots it stopped claiming
   Queue(l, Encode(m), kTypeUpdate);
 }
 
@@ -285,40 +286,23 @@ bool UpdateAddressIfNeeded(Node* n, const std::string& ip, const Header& h) {
   return true;
 }
 
-
 void ClearFailIfNeeded(Node* n, int64_t now) {
-  if (!(n->flags & kNodeFail)) return;
-  if (n->IsReplica() || n->num_slots == 0 || now - n->fail_time_ms > 2 * NodeTimeout()) {
-    n->flags &= ~kNodeFail;
+  FailClear v = ClearFailVerdict(n, now, NodeTimeout());
+  if (v == FailClear::kKeep) return;
+  n->flags &= ~kNodeFail;
+  if (v == FailClear::kStale)
+    LOG_NOTICE(
+        "Clear FAIL state for node %.40s: is reachable again and nobody is serving its "
+        "slots after some time.",
+        n->name.c_str());
+  else
     LOG_NOTICE("Clear FAIL state for node %.40s: %s is reachable again.", n->name.c_str(),
-               n->IsReplica() ? "replica" : "master without slots");
-    MarkChanged(true, false);
-  }
-}
-
-void AddFailReport(Node* failing, Node* reporter, int64_t now) {
-  for (auto& r : failing->fail_reports)
-    if (r.reporter == reporter) {
-      r.time_ms = now;
-      return;
-    }
-  failing->fail_reports.push_back({reporter, now});
-}
-
-void DelFailReport(Node* failing, Node* reporter) {
-  auto& v = failing->fail_reports;
-  v.erase(std::remove_if(v.begin(), v.end(),
-                         [reporter](const FailReport& r) { return r.reporter == reporter; }),
-          v.end());
+               v == FailClear::kReplica ? "replica" : "master without slots");
+  MarkChanged(true, false);
 }
 
 void MarkFailingIfNeeded(Node* n, int64_t now) {
-  State& st = GetState();
-  if (!(n->flags & kNodePfail) || (n->flags & kNodeFail)) return;
-  int quorum = st.size / 2 + 1;
-  int count = CountFailReports(n, now);
-  if (st.myself->IsVotingPrimary()) count++;
-  if (count < quorum) return;
+  if (!FailQuorumReached(GetState(), n, CountFailReports(n, now, NodeTimeout()))) return;
   LOG_NOTICE("Marking node %.40s as failing (quorum reached).", n->name.c_str());
   n->flags = static_cast<uint16_t>((n->flags & ~kNodePfail) | kNodeFail);
   n->fail_time_ms = now;
@@ -422,136 +406,93 @@ void ProcessExtensions(const Message& m, Node* sender) {
   if (changed) MarkChanged(true, false);
 }
 
-// Whether every other node of my shard has spoken since this process started. A primary
-// restarted from nodes.conf with an importing slot must first learn whether one of its replicas
-// replaced it; else its auto-claim (below) bumps its stale epoch over the new primary's and
-// takes the whole shard back, data the new primary took included. Valkey calls that case rare
-// and lets it happen; we wait (a shard member that never answers leaves the slot to
-// redis-cli --cluster fix).
-bool ShardHeardSinceStart() {
-  State& st = GetState();
-  for (auto& n : st.nodes)
-    if (n.get() != st.myself && n->shard_id == st.myself->shard_id &&
-        !(n->flags & kNodeHandshake) && n->data_received_ms < st.started_ms)
-      return false;
-  return true;
-}
-
-// A primary claims `slots` at `epoch` (as Valkey 8's clusterUpdateSlotsConfigWith). Ownership
-// follows the higher epoch; open slots follow failovers of the other side; a target whose
-// source gave the slot up claims it.
+// A primary claims `slots` at `epoch` (as Valkey 8's clusterUpdateSlotsConfigWith): the plan
+// of slot_claims.h, applied here with its log lines, dirty slots and change of role.
 void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots) {
   State& st = GetState();
   if (sender == st.myself) return;
-  Node* cur_primary = st.MyPrimary();
-  bool same_shard = sender->shard_id == st.myself->shard_id;
-  Node* new_primary = nullptr;
-  int sender_slots = 0, migrated_our_slots = 0;
+  SlotClaimPlan plan =
+      PlanSlotClaims(st, {.sender = sender,
+                          .epoch = epoch,
+                          .slots = &slots,
+                          .allow_replica_migration = server::cfg.cluster_allow_replica_migration});
+  const char* sname = sender->name.c_str();
+  const char* sshard = sender->shard_id.c_str();
+  for (int s : plan.stopped_claiming) st.SetOwnerClaims(s, false);
+  for (int s : plan.claims_again) st.SetOwnerClaims(s, true);
+  for (int s : plan.migrating_retarget) {
+    LOG_NOTICE(
+        "Failover occurred in migration target. Slot %d is now being migrated to node "
+        "%.40s in shard %.40s.",
+        s, sname, sshard);
+    st.migrating_to[s] = sender;
+  }
+  for (int s : plan.auto_claim) {
+    LOG_NOTICE(
+        "Slot %d is no longer being imported from node %.40s in shard %.40s; clear my "
+        "importing source for the slot.",
+        s, sname, sshard);
+    st.importing_from[s] = nullptr;
+    if (st.slot_owner[s] != st.myself) st.AssignSlot(s, st.myself);
+  }
+  if (!plan.auto_claim.empty()) BumpEpochWithoutConsensus();
   std::vector<int> dirty;
-  bool changed = false;
-  for (int s = 0; s < kSlots; s++) {
+  for (int s : plan.lost_mine)
+    if (SlotHasKeys(s)) dirty.push_back(s);
+  for (int s : plan.migrating_close) {
+    LOG_NOTICE("Slot %d is no longer being migrated to node %.40s.", s,
+               st.migrating_to[s]->name.c_str());
+    st.migrating_to[s] = nullptr;
+  }
+  for (int s : plan.importing_retarget) {
+    LOG_NOTICE(
+        "Failover occurred in migration source. Update importing source for slot %d to "
+        "node %.40s in shard %.40s.",
+        s, sname, sshard);
+    st.importing_from[s] = sender;
+  }
+  for (int s : plan.importing_close) {
+    LOG_NOTICE("Slot %d is no longer being imported from node %.40s.", s,
+               st.importing_from[s]->name.c_str());
+    st.importing_from[s] = nullptr;
+  }
+  for (int s : plan.take) {
     Node* owner = st.slot_owner[s];
-    if (!SlotTest(slots, s)) {
-      // The new primary of a migration target's shard is the target now.
-      Node* to = st.migrating_to[s];
-      if (to && to != sender && (to->config_epoch < epoch || to->IsReplica()) &&
-          to->shard_id == sender->shard_id) {
-        LOG_NOTICE("Failover occurred in migration target. Slot %d is now being migrated to "
-                   "node %.40s in shard %.40s.",
-                   s, sender->name.c_str(), sender->shard_id.c_str());
-        st.migrating_to[s] = sender;
-        changed = true;
-      }
-      // The source let the slot go: the importing primary claims it (the target's primary may
-      // have died between its replicas' SETSLOT NODE and the source's).
-      if (st.myself->IsPrimary() && st.importing_from[s] == sender && ShardHeardSinceStart()) {
-        LOG_NOTICE("Slot %d is no longer being imported from node %.40s in shard %.40s; clear "
-                   "my importing source for the slot.",
-                   s, sender->name.c_str(), sender->shard_id.c_str());
-        st.importing_from[s] = nullptr;
-        changed = true;
-        if (owner != st.myself) {
-          st.AssignSlot(s, st.myself);
-          BumpEpochWithoutConsensus();
-        }
-      }
-      continue;
-    }
-    sender_slots++;
-    if (owner == sender) continue;
-    if (owner && owner->config_epoch >= epoch) continue;
-    if (owner && owner->shard_id != sender->shard_id)
+    if (owner && !st.Unclaimed(s) && owner->shard_id != sender->shard_id)
       LOG_NOTICE("Slot %d is migrated from node %.40s in shard %.40s to node %.40s in shard %.40s.",
-                 s, owner->name.c_str(), owner->shard_id.c_str(), sender->name.c_str(),
-                 sender->shard_id.c_str());
-    if (owner == st.myself && SlotHasKeys(s)) dirty.push_back(s);
-    if (owner && owner == cur_primary) {
-      new_primary = sender;
-      migrated_our_slots++;
-    }
-    if (st.migrating_to[s] && !same_shard) {
-      LOG_NOTICE("Slot %d is no longer being migrated to node %.40s.", s,
-                 st.migrating_to[s]->name.c_str());
-      st.migrating_to[s] = nullptr;
-    }
-    if (Node* from = st.importing_from[s]; from && from != sender) {
-      if (from->shard_id == sender->shard_id) {
-        LOG_NOTICE("Failover occurred in migration source. Update importing source for slot %d "
-                   "to node %.40s in shard %.40s.",
-                   s, sender->name.c_str(), sender->shard_id.c_str());
-        st.importing_from[s] = sender;
-      } else {
-        LOG_NOTICE("Slot %d is no longer being imported from node %.40s.", s, from->name.c_str());
-        st.importing_from[s] = nullptr;
-      }
-    }
+                 s, owner->name.c_str(), owner->shard_id.c_str(), sname, sshard);
     st.AssignSlot(s, sender);
-    changed = true;
   }
-  if (changed) MarkLearned();
-  // A node of my shard with a newer epoch and no slots: it took over (failover).
-  uint64_t my_epoch = cur_primary ? cur_primary->config_epoch : 0;
-  if (!new_primary && st.myself->primary != sender && sender_slots == 0 &&
-      st.myself->num_slots == 0 && my_epoch < epoch && same_shard)
-    new_primary = sender;
-  if (new_primary && cur_primary && cur_primary->num_slots == 0) {
-    // A primary of my own shard with a newer epoch replaced me (I was down while it was
-    // elected): follow it rather than whoever took my last slot, so that I continue its
-    // history (partial sync) and my shard keeps its replica. Beyond Valkey, which follows
-    // the last claimer and so depends on the order the claims arrive in.
-    Node* follow = sender;
-    if (!same_shard && st.myself->IsPrimary())
-      for (auto& n : st.nodes)
-        if (n.get() != st.myself && n->IsPrimary() && n->num_slots > 0 &&
-            n->shard_id == st.myself->shard_id && n->config_epoch > my_epoch) {
-          follow = n.get();
-          same_shard = true;
-          break;
-        }
-    if (server::cfg.cluster_allow_replica_migration || same_shard) {
-      // My shard lost every slot to the sender: follow it. Another shard's history means a
-      // full sync, and my open slots close.
+  if (plan.Changed()) MarkLearned();
+  switch (plan.role) {
+    case SlotClaimPlan::Role::kKeep:
+      for (int s : dirty) {
+        LOG_NOTICE("Deleting keys in dirty slot %d", s);
+        DeleteKeysInSlot(s);
+      }
+      return;
+    case SlotClaimPlan::Role::kFollow:
+      // My shard lost every slot: follow. Another shard's history means a full sync, and my
+      // open slots close.
       LOG_NOTICE("Configuration change detected. Reconfiguring myself as a replica of %.40s",
-                 follow->name.c_str());
-      BecomeReplicaOf(follow, same_shard);
-    } else if (st.myself->IsPrimary() && sender_slots >= migrated_our_slots && !same_shard) {
-      LOG_NOTICE("My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
-                 "primary.",
-                 sender->name.c_str(), sender->shard_id.c_str());
-    }
-    return;
-  }
-  for (int s : dirty) {
-    LOG_NOTICE("Deleting keys in dirty slot %d", s);
-    DeleteKeysInSlot(s);
+                 plan.follow->name.c_str());
+      BecomeReplicaOf(plan.follow, plan.follow_same_shard);
+      return;
+    case SlotClaimPlan::Role::kEmptyPrimary:
+      LOG_NOTICE(
+          "My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
+          "primary.",
+          sname, sshard);
+      return;
+    case SlotClaimPlan::Role::kKeepNoClean:
+      return;
   }
 }
 
 // PUBLISH / PUBLISHSHARD to this node's subscribers.
 void DeliverPublish(const Message& m) {
   if (GetBusHooks().publish)
-    GetBusHooks().publish(m.publish.channel, m.publish.message,
-                          m.header.type == kTypePublishShard);
+    GetBusHooks().publish(m.publish.channel, m.publish.message, m.header.type == kTypePublishShard);
 }
 
 // A light-header message (PUBLISH, PUBLISHSHARD; Valkey 8 sends them to nodes that set
@@ -596,8 +537,7 @@ void AdoptHeader(Node* sender, const Header& h, int64_t now) {
 
 // PING and MEET: learn my own IP from the link, start a handshake with an unknown node that
 // MEETs me, answer with a PONG.
-void AnswerPing(Link* l, Node* sender, const Header& h, const std::string& sender_ip,
-                int64_t now) {
+void AnswerPing(Link* l, Node* sender, const Header& h, const std::string& sender_ip, int64_t now) {
   State& st = GetState();
   if (cfg.cluster_announce_ip.empty() && (h.type == kTypeMeet || st.myself->ip.empty())) {
     std::string mine = IpOf(net::LocalAddr(l->conn.fd));
@@ -704,19 +644,15 @@ void AdoptRole(Node* sender, const Header& h) {
 
 // The slots a primary's header claims; a stale claimer hears of the newer owner (one UPDATE).
 void AdoptSlotClaims(Node* sender, const Header& h) {
-  // The same slots as known: nothing changes, and each claimed slot is the sender's own, so no
-  // UPDATE is due (Valkey 8's dirty_slots). Most pings end here, before any per-slot work.
-  if (sender->slots == h.myslots) return;
   State& st = GetState();
+  // The same slots as known, all claimed: nothing changes, and each claimed slot is the
+  // sender's own, so no UPDATE is due (Valkey 8's dirty_slots). Most pings end here, before
+  // any per-slot work.
+  if (sender->slots == h.myslots && st.not_claiming_count == 0) return;
   UpdateSlotsConfigWith(sender, h.config_epoch, h.myslots);
-  for (int s = 0; s < kSlots; s++) {
-    if (!SlotTest(h.myslots, s)) continue;
-    Node* owner = st.slot_owner[s];
-    if (owner && owner != sender && owner->config_epoch > h.config_epoch) {
-      SendUpdate(sender->link, owner);
-      return;
-    }
-  }
+  if (const Node* owner =
+          StaleClaimOwner(st, {.sender = sender, .epoch = h.config_epoch, .slots = &h.myslots}))
+    SendUpdate(sender->link, owner);
 }
 
 void HandleEpochCollision(Node* sender) {
@@ -774,8 +710,7 @@ void ProcessFail(Node* sender, const Message& m, int64_t now) {
   State& st = GetState();
   Node* n = st.Find(NodeNameToString(m.fail.name));
   if (!n || n == st.myself || (n->flags & kNodeFail)) return;
-  LOG_NOTICE("FAIL message received from %.40s about %.40s", sender->name.c_str(),
-             n->name.c_str());
+  LOG_NOTICE("FAIL message received from %.40s about %.40s", sender->name.c_str(), n->name.c_str());
   n->flags = static_cast<uint16_t>((n->flags | kNodeFail) & ~kNodePfail);
   n->fail_time_ms = now;
   MarkLearned();
@@ -1109,9 +1044,7 @@ void BusCron(int64_t now) {
       SendPing(l, kTypePing);
       continue;
     }
-    if (!n->ping_sent_ms) continue;
-    int64_t delay = std::min(now - n->ping_sent_ms, now - n->data_received_ms);
-    if (delay > nt && !(n->flags & (kNodePfail | kNodeFail))) {
+    if (PfailDue(n, now, nt)) {
       LOG_VERBOSE("*** NODE %.40s possibly failing", n->name.c_str());
       n->flags |= kNodePfail;
       MarkChanged(false, false);

@@ -394,15 +394,6 @@ void UpdateState(int64_t now) {
   LOG_NOTICE("Cluster state changed: %s", ok ? "ok" : "fail");
 }
 
-int CountFailReports(Node* n, int64_t now) {
-  int64_t max_age = 2 * NodeTimeout();
-  auto& v = n->fail_reports;
-  v.erase(std::remove_if(v.begin(), v.end(),
-                         [&](const FailReport& r) { return now - r.time_ms > max_age; }),
-          v.end());
-  return static_cast<int>(v.size());
-}
-
 bool IsBlacklisted(const std::string& name, int64_t now) {
   State& st = GetState();
   for (auto it = st.blacklist.begin(); it != st.blacklist.end();)

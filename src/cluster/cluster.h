@@ -36,8 +36,6 @@ void SaveConfigOrDie();
 // cluster_state, as Valkey 8's clusterUpdateState.
 void UpdateState(int64_t now_ms);
 
-// Failure reports still valid (older than 2 × node-timeout are purged first).
-int CountFailReports(Node* n, int64_t now_ms);
 bool IsBlacklisted(const std::string& name, int64_t now_ms);
 void Blacklist(const std::string& name, int64_t until_ms);
 // Closes the node's links and removes it from the state.

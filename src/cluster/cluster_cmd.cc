@@ -10,6 +10,7 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_cmd.h"
 #include "cluster/failover.h"
+#include "cluster/failure.h"
 #include "cluster/nodes_format.h"
 #include "net/socket.h"
 #include "server/client.h"
@@ -360,7 +361,7 @@ void Replicate(Client* c) {
 void CountFailureReports(Client* c) {
   if (!Enabled(c)) return;
   Node* n = NodeArg(c, c->argv[2]);
-  if (n) c->R().Int(CountFailReports(n, base::MsTime()));
+  if (n) c->R().Int(CountFailReports(n, base::MsTime(), NodeTimeout()));
 }
 
 void Reset(Client* c) {

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "cluster/cluster.h"
 #include "cluster/election.h"
+#include "cluster/vote.h"
 #include "ds/hashtable.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -23,9 +24,9 @@ namespace {
 
 using server::cfg;
 
-constexpr int64_t kMfTimeoutMs = 5000;         // a manual failover gives up after this
+constexpr int64_t kMfTimeoutMs = 5000;            // a manual failover gives up after this
 constexpr int64_t kMfPauseMs = 2 * kMfTimeoutMs;  // the primary's write pause
-constexpr int64_t kMigrationDelayMs = 5000;    // orphaned this long before a replica moves
+constexpr int64_t kMigrationDelayMs = 5000;       // orphaned this long before a replica moves
 constexpr int64_t kCantFailoverRelogMs = 10000;
 
 enum CantFailover { kCanFailover, kDataAge, kWaitingDelay, kExpired, kWaitingVotes };
@@ -70,8 +71,9 @@ void LogCantFailover(CantFailover reason, int64_t now) {
   const char* msg = "Unknown reason code.";
   switch (reason) {
     case kDataAge:
-      msg = "Disconnected from primary for longer than allowed. Please check the "
-            "'cluster-replica-validity-factor' configuration option.";
+      msg =
+          "Disconnected from primary for longer than allowed. Please check the "
+          "'cluster-replica-validity-factor' configuration option.";
       break;
     case kWaitingDelay:
       msg = "Waiting the delay before I can start a new failover.";
@@ -87,8 +89,8 @@ void LogCantFailover(CantFailover reason, int64_t now) {
   }
   LOG_NOTICE("Currently unable to failover: %s", msg);
   if (reason == kWaitingVotes || reason == kExpired)
-    LOG_NOTICE("Needed quorum: %d. Number of votes received so far: %d",
-               GetState().size / 2 + 1, fo_.auth_count);
+    LOG_NOTICE("Needed quorum: %d. Number of votes received so far: %d", GetState().size / 2 + 1,
+               fo_.auth_count);
 }
 
 // The end of every failover: I take my primary's slots and tell everyone (as Valkey 8's
@@ -255,8 +257,8 @@ void HandleReplicaMigration(int64_t now) {
 
 void FailoverSawHeader(Node* sender, const Header& h) {
   Node* me = GetState().myself;
-  if (fo_.mf_end_ms && me->IsReplica() && me->primary == sender &&
-      (h.mflags[0] & kMsgFlagPaused) && fo_.mf_primary_offset < 0) {
+  if (fo_.mf_end_ms && me->IsReplica() && me->primary == sender && (h.mflags[0] & kMsgFlagPaused) &&
+      fo_.mf_primary_offset < 0) {
     fo_.mf_primary_offset = static_cast<int64_t>(h.offset);
     LOG_NOTICE("Received replication offset for paused primary manual failover: %lld",
                static_cast<long long>(fo_.mf_primary_offset));
@@ -266,61 +268,53 @@ void FailoverSawHeader(Node* sender, const Header& h) {
 
 void FailoverAuthRequest(Node* sender, const Header& h) {
   State& st = GetState();
-  if (!st.myself->IsVotingPrimary()) return;  // only primaries with slots vote
   int64_t now = base::MsTime();
-  // currentEpoch was already raised to the request's by the header.
-  if (h.current_epoch < st.current_epoch) {
-    LOG_WARNING("Failover auth denied to %.40s (%s): reqEpoch (%llu) < curEpoch(%llu)",
-                sender->name.c_str(), sender->human_nodename.c_str(),
-                static_cast<unsigned long long>(h.current_epoch),
-                static_cast<unsigned long long>(st.current_epoch));
-    return;
-  }
-  if (st.last_vote_epoch == st.current_epoch) {
-    LOG_WARNING("Failover auth denied to %.40s (%s): already voted for epoch %llu",
-                sender->name.c_str(), sender->human_nodename.c_str(),
-                static_cast<unsigned long long>(st.current_epoch));
-    return;
-  }
-  Node* p = sender->primary;
-  bool force = h.mflags[0] & kMsgFlagForceAck;
-  if (sender->IsPrimary() || !p || (!p->Has(kNodeFail) && !force)) {
-    const char* why = sender->IsPrimary() ? "it is a primary node"
-                      : !p                ? "I don't know its primary"
-                                          : "its primary is up";
-    LOG_WARNING("Failover auth denied to %.40s (%s) for epoch %llu: %s", sender->name.c_str(),
-                sender->human_nodename.c_str(), static_cast<unsigned long long>(h.current_epoch),
-                why);
-    return;
-  }
-  // One vote per primary's replicas per 2 x node timeout: competing replicas of one primary
-  // do not both win.
-  int64_t nt2 = 2 * NodeTimeout();
-  if (now - p->voted_time_ms < nt2) {
-    LOG_WARNING("Failover auth denied to %.40s %s: can't vote about this primary before %lld "
-                "milliseconds",
-                sender->name.c_str(), sender->human_nodename.c_str(),
-                static_cast<long long>(nt2 - (now - p->voted_time_ms)));
-    return;
-  }
-  // Every slot it claims must not be owned, as I see it, with a newer epoch than its claim.
-  for (int s = 0; s < kSlots; s++) {
-    if (!SlotTest(h.myslots, s)) continue;
-    Node* owner = st.slot_owner[s];
-    if (!owner || owner->config_epoch <= h.config_epoch) continue;
-    LOG_WARNING("Failover auth denied to %.40s (%s): slot %d epoch (%llu) > reqEpoch (%llu)",
-                sender->name.c_str(), sender->human_nodename.c_str(), s,
-                static_cast<unsigned long long>(owner->config_epoch),
-                static_cast<unsigned long long>(h.config_epoch));
-    return;
+  VoteRequest req{.sender = sender,
+                  .current_epoch = h.current_epoch,
+                  .config_epoch = h.config_epoch,
+                  .slots = &h.myslots,
+                  .force_ack = (h.mflags[0] & kMsgFlagForceAck) != 0};
+  VoteDecision d = DecideVote(st, req, now, NodeTimeout());
+  const char* who = sender->name.c_str();
+  const char* human = sender->human_nodename.c_str();
+  auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+  switch (d.verdict) {
+    case VoteVerdict::kGrant:
+      break;
+    case VoteVerdict::kNotVoter:
+      return;  // replicas and primaries without slots stay silent
+    case VoteVerdict::kStaleRequestEpoch:
+      LOG_WARNING("Failover auth denied to %.40s (%s): reqEpoch (%llu) < curEpoch(%llu)", who,
+                  human, ull(h.current_epoch), ull(st.current_epoch));
+      return;
+    case VoteVerdict::kAlreadyVoted:
+      LOG_WARNING("Failover auth denied to %.40s (%s): already voted for epoch %llu", who, human,
+                  ull(st.current_epoch));
+      return;
+    case VoteVerdict::kRequesterIsPrimary:
+    case VoteVerdict::kUnknownPrimary:
+    case VoteVerdict::kPrimaryUp:
+      LOG_WARNING("Failover auth denied to %.40s (%s) for epoch %llu: %s", who, human,
+                  ull(h.current_epoch), VoteVerdictName(d.verdict));
+      return;
+    case VoteVerdict::kVotedRecently:
+      LOG_WARNING(
+          "Failover auth denied to %.40s %s: can't vote about this primary before %lld "
+          "milliseconds",
+          who, human, static_cast<long long>(d.wait_ms));
+      return;
+    case VoteVerdict::kSlotNewerEpoch:
+      LOG_WARNING("Failover auth denied to %.40s (%s): slot %d epoch (%llu) > reqEpoch (%llu)", who,
+                  human, d.slot, ull(d.owner_epoch), ull(h.config_epoch));
+      return;
   }
   st.last_vote_epoch = st.current_epoch;
-  p->voted_time_ms = now;
+  sender->primary->voted_time_ms = now;
   // The vote is on disk before it is given: a restarted voter must not vote twice.
   SaveConfigOrDie();
   SendHeaderOnly(sender->link, kTypeFailoverAuthAck, 0);
-  LOG_NOTICE("Failover auth granted to %.40s (%s) for epoch %llu", sender->name.c_str(),
-             sender->human_nodename.c_str(), static_cast<unsigned long long>(st.current_epoch));
+  LOG_NOTICE("Failover auth granted to %.40s (%s) for epoch %llu", who, human,
+             ull(st.current_epoch));
 }
 
 void FailoverAuthAck(Node* sender, const Header& h) {

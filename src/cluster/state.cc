@@ -79,6 +79,7 @@ void State::Remove(Node* n) {
 }
 
 void State::AssignSlot(int slot, Node* n) {
+  SetOwnerClaims(slot, true);
   if (slot_owner[slot] == n) return;
   if (slot_owner[slot]) UnassignSlot(slot);
   slot_owner[slot] = n;
@@ -93,9 +94,21 @@ void State::AssignSlot(int slot, Node* n) {
 void State::UnassignSlot(int slot) {
   Node* o = slot_owner[slot];
   if (!o) return;
+  SetOwnerClaims(slot, true);
   SlotClear(&o->slots, slot);
   o->num_slots--;
   slot_owner[slot] = nullptr;
+}
+
+void State::SetOwnerClaims(int slot, bool claims) {
+  if (SlotTest(owner_not_claiming, slot) != claims) return;
+  if (claims) {
+    SlotClear(&owner_not_claiming, slot);
+    not_claiming_count--;
+  } else {
+    SlotSet(&owner_not_claiming, slot);
+    not_claiming_count++;
+  }
 }
 
 void State::SetPrimary(Node* replica, Node* primary) {
@@ -109,8 +122,8 @@ void State::SetPrimary(Node* replica, Node* primary) {
   }
   replica->primary = primary;
   if (primary) {
-    replica->flags = static_cast<uint16_t>((replica->flags & ~(kNodePrimary | kNodeMigrateTo)) |
-                                           kNodeReplica);
+    replica->flags =
+        static_cast<uint16_t>((replica->flags & ~(kNodePrimary | kNodeMigrateTo)) | kNodeReplica);
     if (std::find(primary->replicas.begin(), primary->replicas.end(), replica) ==
         primary->replicas.end())
       primary->replicas.push_back(replica);

@@ -74,6 +74,11 @@ struct State {
   std::array<Node*, kSlots> slot_owner{};
   std::array<Node*, kSlots> migrating_to{};  // open slots (slot migration issue)
   std::array<Node*, kSlots> importing_from{};
+  // Slots whose owner stopped claiming them (Valkey 8's owner_not_claiming_slot): they stay
+  // bound to it, so clients get redirects rather than errors until a new owner claims them, but
+  // any claim takes them, no UPDATE names them, and they do not refuse a vote.
+  SlotBitmap owner_not_claiming{};
+  int not_claiming_count = 0;
   std::map<std::string, int64_t> blacklist;  // forgotten node -> until (ms)
   BusStats stats;
   int64_t state_changed_ms = 0;  // cluster state transitions (UpdateState's delays)
@@ -101,6 +106,9 @@ struct State {
   // Slot ownership.
   void AssignSlot(int slot, Node* n);  // owner bookkeeping and the owner's bitmap
   void UnassignSlot(int slot);
+  // Unowned, or owned by a node that stopped claiming it.
+  bool Unclaimed(int slot) const { return !slot_owner[slot] || SlotTest(owner_not_claiming, slot); }
+  void SetOwnerClaims(int slot, bool claims);  // an owner's claim of the slot heard (or missed)
   // Roles.
   void SetPrimary(Node* replica, Node* primary);  // primary nullptr: make it a primary
   // The primary of my shard: myself, or my primary (nullptr if unknown).
