@@ -536,8 +536,9 @@ void AdoptHeader(Node* sender, const Header& h, int64_t now) {
 }
 
 // PING and MEET: learn my own IP from the link, start a handshake with an unknown node that
-// MEETs me, answer with a PONG.
-void AnswerPing(Link* l, Node* sender, const Header& h, const std::string& sender_ip, int64_t now) {
+// MEETs me, answer with a PONG. Returns that handshake node, if one was started.
+Node* AnswerPing(Link* l, Node* sender, const Header& h, const std::string& sender_ip,
+                 int64_t now) {
   State& st = GetState();
   if (cfg.cluster_announce_ip.empty() && (h.type == kTypeMeet || st.myself->ip.empty())) {
     std::string mine = IpOf(net::LocalAddr(l->conn.fd));
@@ -547,14 +548,16 @@ void AnswerPing(Link* l, Node* sender, const Header& h, const std::string& sende
       MarkChanged(true, false);
     }
   }
+  Node* n = nullptr;
   if (!sender && h.type == kTypeMeet) {
-    Node* n = st.Add("", kNodeHandshake, now);
+    n = st.Add("", kNodeHandshake, now);
     SetAddress(n, sender_ip, h.port, h.pport, h.cport);
     if (h.mflags[0] & kMsgFlagExtData) n->flags |= kNodeExtSupported;
     MarkChanged(true, false);
     if (n->cport) Connect(n, now);  // the handshake's PING now, not at the next tick
   }
   SendPing(l, kTypePong);
+  return n;
 }
 
 // A PING/PONG on one of my outbound links that names a node other than the one I connected
@@ -679,7 +682,11 @@ void ProcessPingFamily(Link* l, Node* sender, const Message& m, const std::strin
   }
   std::string hdr_ip = IpToString(h.myip);
   const std::string& sender_ip = hdr_ip.empty() ? l->peer_ip : hdr_ip;
-  if (h.type == kTypePing || h.type == kTypeMeet) AnswerPing(l, sender, h, sender_ip, now);
+  if (h.type == kTypePing || h.type == kTypeMeet) {
+    // A MEET from an unknown node is trusted for its gossip too: the nodes it names are added
+    // (as Valkey 8, whose clusterProcessGossipSection takes the new handshake node as sender).
+    if (Node* met = AnswerPing(l, sender, h, sender_ip, now)) ProcessGossip(m, met, now);
+  }
   if (!l->inbound && CheckOutboundSender(l, h, sender_name, sender_ip, now)) return;
   if (!sender) return;
   sender->flags = static_cast<uint16_t>((sender->flags & ~(kNodeNoFailover | kNodeLightHdr)) |
