@@ -10,11 +10,12 @@
 
 #include "base/log.h"
 #include "base/time.h"
-#include "cluster/cluster.h"
+#include "cluster/changes.h"
 #include "cluster/epochs.h"
-#include "cluster/failover.h"
 #include "cluster/failure.h"
+#include "cluster/settings.h"
 #include "cluster/slot_claims.h"
+#include "cluster/slot_keys.h"
 #include "ds/hashtable.h"
 #include "net/event_loop.h"
 #include "net/socket.h"
@@ -107,7 +108,7 @@ Header MyHeader(uint16_t type) {
   // extensions they keep from Redis 7.0 nodes).
   h.flags = static_cast<uint16_t>(me->flags | kNodeLightHdr);
   h.mflags[0] = kMsgFlagExtData;
-  if (ManualFailoverPausedHere()) h.mflags[0] |= kMsgFlagPaused;
+  if (GetBusHooks().paused_here && GetBusHooks().paused_here()) h.mflags[0] |= kMsgFlagPaused;
   return h;
 }
 
@@ -339,7 +340,7 @@ void ProcessGossip(const Message& m, Node* sender, int64_t now) {
         SetAddress(n, ip, e.port, e.pport, e.cport);
         n->flags &= ~kNodeNoAddr;
       }
-    } else if (!(e.flags & kNodeNoAddr) && !IsBlacklisted(name, now)) {
+    } else if (!(e.flags & kNodeNoAddr) && !st.IsBlacklisted(name, now)) {
       // Flags from the wire: only the role and what describes the node, never MYSELF/MEET.
       uint16_t keep = kNodePrimary | kNodeReplica | kNodeNoFailover | kNodeExtSupported;
       Node* added = st.Add(name, static_cast<uint16_t>(e.flags & keep), now);
@@ -378,7 +379,7 @@ void ProcessExtensions(const Message& m, Node* sender) {
         Node* n = st.Find(name);
         // Never the sender itself: the caller still uses it.
         if (n && n != st.myself && n != st.myself->primary && n != sender) {
-          Blacklist(name, ForgetUntilMs(base::MsTime(), e.ttl));
+          st.Blacklist(name, ForgetUntilMs(base::MsTime(), e.ttl));
           DeleteNode(n);
         }
         break;
@@ -476,7 +477,7 @@ void UpdateSlotsConfigWith(Node* sender, uint64_t epoch, const SlotBitmap& slots
       // open slots close.
       LOG_NOTICE("Configuration change detected. Reconfiguring myself as a replica of %.40s",
                  plan.follow->name.c_str());
-      BecomeReplicaOf(plan.follow, plan.follow_same_shard);
+      GetBusHooks().become_replica_of(plan.follow, plan.follow_same_shard);
       return;
     case SlotClaimPlan::Role::kEmptyPrimary:
       LOG_NOTICE(
@@ -532,7 +533,7 @@ void AdoptHeader(Node* sender, const Header& h, int64_t now) {
     MarkLearned();
   }
   sender->repl_offset = h.offset;
-  FailoverSawHeader(sender, h);
+  if (GetBusHooks().saw_header) GetBusHooks().saw_header(sender, h);
 }
 
 // PING and MEET: learn my own IP from the link, start a handshake with an unknown node that
@@ -640,7 +641,7 @@ void AdoptRole(Node* sender, const Header& h) {
       Node* top = mine->primary;
       LOG_NOTICE("I'm a sub-replica! Reconfiguring myself as a replica of %.40s from %.40s",
                  top->name.c_str(), mine->name.c_str());
-      BecomeReplicaOf(top, top->shard_id == st.myself->shard_id);
+      GetBusHooks().become_replica_of(top, top->shard_id == st.myself->shard_id);
     }
   }
 }
@@ -751,11 +752,11 @@ void ProcessPacket(Link* l, const Message& m) {
     case kTypeUpdate:
       return ProcessUpdate(m);
     case kTypeFailoverAuthRequest:
-      return FailoverAuthRequest(sender, h);
+      return GetBusHooks().auth_request(sender, h);
     case kTypeFailoverAuthAck:
-      return FailoverAuthAck(sender, h);
+      return GetBusHooks().auth_ack(sender, h);
     case kTypeMfStart:
-      return FailoverMfStart(sender, l);
+      return GetBusHooks().mf_start(sender, l);
     default:
       return;
   }
@@ -844,6 +845,13 @@ void OnWritable(int, void* data, int) {
 }
 
 }  // namespace
+
+void DeleteNode(Node* n) {
+  if (n->link) FreeLink(n->link);
+  if (n->inbound_link) FreeLink(n->inbound_link);
+  GetState().Remove(n);
+  MarkChanged(true, false);
+}
 
 BusHooks& GetBusHooks() {
   static BusHooks h;

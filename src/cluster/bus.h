@@ -52,11 +52,22 @@ void BusPublish(std::string_view channel, std::string_view message, bool shard);
 void BroadcastFail(Node* n);
 // Counts of links for CLUSTER LINKS and INFO.
 void ForEachLink(void (*fn)(const Link& l, void* arg), void* arg);
-// Hooks the bus needs from above (set by cluster.cc).
+// Closes the node's links and removes it from the state.
+void DeleteNode(Node* n);
+// What the bus needs from the layers above it (failover.cc, the server), filled by name by
+// cluster.cc: the bus hands them messages and asks them questions, and does not include them.
 struct BusHooks {
   void (*publish)(std::string_view channel, std::string_view message, bool shard) = nullptr;
   uint64_t (*repl_offset)() = nullptr;
-  // A node changed my role (I became a replica of `primary`): re-point replication.
+  // Failover: every header of a known sender, the failover messages, and whether my messages
+  // carry PAUSED (a primary in a manual failover).
+  void (*saw_header)(Node* sender, const Header& h) = nullptr;
+  void (*auth_request)(Node* sender, const Header& h) = nullptr;
+  void (*auth_ack)(Node* sender, const Header& h) = nullptr;
+  void (*mf_start)(Node* sender, Link* l) = nullptr;
+  bool (*paused_here)() = nullptr;
+  // A claim or a role the bus learned makes me a replica of `primary`.
+  void (*become_replica_of)(Node* primary, bool same_shard) = nullptr;
 };
 BusHooks& GetBusHooks();
 

@@ -11,11 +11,13 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "cluster/bus.h"
+#include "cluster/changes.h"
 #include "cluster/cluster_cmd.h"
-#include "cluster/epochs.h"
 #include "cluster/failover.h"
 #include "cluster/nodes_conf.h"
+#include "cluster/open_slots.h"
 #include "cluster/route.h"
+#include "cluster/settings.h"
 #include "net/event_loop.h"
 #include "server/bio.h"
 #include "server/blocking.h"
@@ -30,16 +32,12 @@
 
 namespace cluster {
 
-void RegisterCommands(std::vector<server::CommandSpec>* t);  // cluster_cmd.cc
-
 namespace {
+
+void UpdateState(int64_t now_ms);  // below
 
 using server::cfg;
 using server::g;
-
-// nodes.conf, locked for the life of the process. Never destroyed: the helper thread may be
-// making its next file while the process exits.
-NodesConfFile& g_conf_file = *new NodesConfFile;
 
 // The node that answers for the slots of my shard: myself, or the top of my replication chain.
 Node* TopPrimary() {
@@ -134,46 +132,6 @@ void Cron() {
   if (server::BlockedClientCount()) RedirectBlockedClients();
 }
 
-// Writes nodes.conf with everything pending; `sync` as PlanSave chose it. A failed save keeps
-// the node's own changes pending (the loop's next save stops the node, SavePending); learned
-// facts go with whatever save comes next.
-bool SaveWith(NodesConfFile::Sync sync, std::string* err) {
-  State& st = GetState();
-  bool save = st.todo_save, fsync = st.todo_fsync;
-  st.todo_save = st.todo_fsync = st.todo_learned = false;
-  st.last_save_ms = base::MsTime();
-  if (g_conf_file.Save(FormatNodesConf(st), sync, err)) return true;
-  st.todo_save = save;
-  st.todo_fsync = fsync;
-  return false;
-}
-
-// How durably a save made now goes (PlanSave's rule): fsynced at once for the node's own
-// promises or when asked, later for learned facts.
-NodesConfFile::Sync SyncForSaveNow(bool fsync) {
-  State& st = GetState();
-  return PlanSave(fsync || st.todo_fsync, true, st.todo_learned, base::MsTime(), st.last_save_ms,
-                  kLearnedSaveMs)
-      .sync;
-}
-
-[[noreturn]] void DieUnsaved(const std::string& err) {
-  LOG_WARNING("Could not save the cluster config: %s", err.c_str());
-  LOG_WARNING("Fatal: can't update cluster config file.");
-  exit(1);
-}
-
-// Saves what is pending. A failure with a change of the node's own pending stops the node (as
-// SaveConfigOrDie); one with only learned facts is logged.
-void SavePending() {
-  State& st = GetState();
-  bool own = st.todo_save || st.todo_fsync;  // SaveWith clears them
-  std::string err;
-  if (SaveWith(SyncForSaveNow(false), &err)) return;
-  if (own) DieUnsaved(err);
-  LOG_WARNING("Could not save the cluster config: %s", err.c_str());
-}
-
 void BeforeSleep() {
   State& st = GetState();
   if (!st.myself) return;
@@ -187,18 +145,7 @@ void BeforeSleep() {
     else
       g.loop->SetMaxWaitMs(static_cast<int>(st.state_due_ms - now));
   }
-  // What was learned from others waits for the next save, at most kLearnedSaveMs: a reshard
-  // changes an owner on every node for each slot it moves, and a node saves that at most ten
-  // times a second instead of once per slot.
-  SavePlan plan = PlanSave(st.todo_fsync, st.todo_save, st.todo_learned, base::MsTime(),
-                           st.last_save_ms, kLearnedSaveMs);
-  if (plan.save_now) {
-    SavePending();
-  } else if (plan.wait_ms >= 0) {
-    g.loop->SetMaxWaitMs(static_cast<int>(plan.wait_ms));
-  }
-  if (int e = g_conf_file.TakeSyncError())
-    LOG_WARNING("Could not fsync the cluster config in the background: %s", strerror(e));
+  SaveDue();
 }
 
 bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, db::RoutedKeys* routed,
@@ -266,7 +213,7 @@ bool Init(std::string* err) {
   const std::string& path = cfg.cluster_config_file;
   // nodes.conf's next inode is made, and each replaced one freed, by the helper thread.
   server::BioStart();
-  if (!g_conf_file.Open(path, err, {server::BioClose, server::BioCall})) return false;
+  if (!ConfFile().Open(path, err, {server::BioClose, server::BioCall})) return false;
   std::string text;
   base::ReadWholeFile(path, &text);
   int64_t now = base::MsTime();
@@ -284,9 +231,15 @@ bool Init(std::string* err) {
   InitOpenSlots();
   if (!StartBus(err)) return false;
   SetMyAddressFromConfig();
-  GetBusHooks().publish = PublishFromBus;
-  GetBusHooks().repl_offset = [] {
-    return static_cast<uint64_t>(server::Repl().data_offset());
+  GetBusHooks() = BusHooks{
+      .publish = PublishFromBus,
+      .repl_offset = [] { return static_cast<uint64_t>(server::Repl().data_offset()); },
+      .saw_header = FailoverSawHeader,
+      .auth_request = FailoverAuthRequest,
+      .auth_ack = FailoverAuthAck,
+      .mf_start = FailoverMfStart,
+      .paused_here = ManualFailoverPausedHere,
+      .become_replica_of = BecomeReplicaOf,
   };
   // A replica in nodes.conf follows its primary again.
   if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
@@ -309,7 +262,7 @@ void Install() {
   h.before_sleep = BeforeSleep;
   h.after_replies = FlushBusOutput;
   h.cron = Cron;
-  h.in_child = [] { g_conf_file.CloseInChild(); };
+  h.in_child = [] { ConfFile().CloseInChild(); };
   h.before_snapshot = [] {
     State& st = GetState();
     if (!st.myself || !st.todo_learned) return;
@@ -323,31 +276,13 @@ void Install() {
     if (!SaveConfig(true, &err)) LOG_WARNING("Could not save the cluster config: %s", err.c_str());
     // The lock goes now: a large process takes a while to free its memory after exit, and the
     // node's restart must not find nodes.conf still locked.
-    g_conf_file.Unlock();
+    ConfFile().Unlock();
   };
 }
 
-int64_t NodeTimeout() { return std::max<int64_t>(cfg.cluster_node_timeout, 1); }
+namespace {
 
-void MarkChanged(bool save, bool fsync) {
-  State& st = GetState();
-  st.todo_update_state = true;
-  if (save) st.todo_save = true;
-  if (fsync) st.todo_fsync = true;
-}
-
-void MarkLearned() {
-  State& st = GetState();
-  st.todo_update_state = st.todo_learned = true;
-}
-
-void SaveConfigOrDie() {
-  std::string err;
-  if (!SaveConfig(true, &err)) DieUnsaved(err);
-}
-
-bool SaveConfig(bool fsync, std::string* err) { return SaveWith(SyncForSaveNow(fsync), err); }
-
+// cluster_state, as Valkey 8's clusterUpdateState.
 void UpdateState(int64_t now) {
   State& st = GetState();
   st.todo_update_state = false;
@@ -394,73 +329,6 @@ void UpdateState(int64_t now) {
   LOG_NOTICE("Cluster state changed: %s", ok ? "ok" : "fail");
 }
 
-bool IsBlacklisted(const std::string& name, int64_t now) {
-  State& st = GetState();
-  for (auto it = st.blacklist.begin(); it != st.blacklist.end();)
-    it = it->second <= now ? st.blacklist.erase(it) : std::next(it);
-  return st.blacklist.count(name) > 0;
-}
-
-void Blacklist(const std::string& name, int64_t until_ms) { GetState().blacklist[name] = until_ms; }
-
-void DeleteNode(Node* n) {
-  if (n->link) FreeLink(n->link);
-  if (n->inbound_link) FreeLink(n->inbound_link);
-  GetState().Remove(n);
-  MarkChanged(true, false);
-}
-
-bool BumpEpochWithoutConsensus() {
-  State& st = GetState();
-  uint64_t max_config = 0;
-  for (auto& n : st.nodes) max_config = std::max(max_config, n->config_epoch);
-  uint64_t epoch = EpochWithoutConsensus(st.current_epoch, st.myself->config_epoch, max_config);
-  if (!epoch) return false;
-  st.current_epoch = epoch;
-  st.myself->config_epoch = epoch;
-  MarkChanged(true, true);
-  return true;
-}
-
-void BecomeReplicaOf(Node* primary, bool same_shard) {
-  State& st = GetState();
-  if (!same_shard)
-    for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
-  st.SetPrimary(st.myself, primary);
-  st.myself->shard_id = primary->shard_id;
-  server::Repl().become_replica(primary->ip, primary->tcp_port, !same_shard);
-  ResetManualFailover();  // a paused old primary answers its held writes with MOVED
-  MarkChanged(true, true);
-  // Tell everyone now rather than with the next pings: voters must not take me for a primary
-  // when my siblings ask for votes (beyond Valkey, which waits for the pings).
-  BroadcastPong();
-}
-
-bool SlotHasKeys(int slot) { return server::GetDb(0)->CountInSlot(slot) > 0; }
-
-size_t DeleteKeysInSlot(int slot) {
-  db::Db* d = server::GetDb(0);
-  std::vector<std::string_view> views;
-  d->KeysInSlot(slot, SIZE_MAX, &views);
-  std::vector<std::string> keys(views.begin(), views.end());
-  for (auto& k : keys) {
-    d->Delete(k);
-    server::KeyModified(0, k);
-    // As Valkey 8's delKeysInSlot: to the AOF too, or the keys come back at the next start.
-    server::WriteOut(0, {"DEL", k});
-  }
-  return keys.size();
-}
-
-std::string NodeEndpoint(const Node* n) {
-  switch (cfg.cluster_preferred_endpoint_type) {
-    case 1:
-      return n->hostname.empty() ? "?" : n->hostname;
-    case 2:
-      return "";
-    default:
-      return n->client_ipv4.empty() ? n->ip : n->client_ipv4;
-  }
-}
+}  // namespace
 
 }  // namespace cluster

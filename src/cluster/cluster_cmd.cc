@@ -1,17 +1,21 @@
 // The CLUSTER command (every subcommand but SETSLOT, in open_slots.cc, and FAILOVER, in
 // failover.cc) and ASKING. Replies and errors as Valkey 8 (its clusterCommand and
 // clusterCommandSpecial).
+#include "cluster/cluster_cmd.h"
+
 #include <algorithm>
 
 #include "base/crc16.h"
 #include "base/time.h"
 #include "base/util.h"
 #include "cluster/bus.h"
-#include "cluster/cluster.h"
-#include "cluster/cluster_cmd.h"
+#include "cluster/changes.h"
+#include "cluster/cmd_args.h"
 #include "cluster/failover.h"
 #include "cluster/failure.h"
 #include "cluster/nodes_format.h"
+#include "cluster/open_slots.h"
+#include "cluster/settings.h"
 #include "net/socket.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -26,22 +30,6 @@ namespace cluster {
 using server::cfg;
 using server::Client;
 using server::CommandSpec;
-
-bool Enabled(Client* c) {
-  if (cfg.cluster_enabled) return true;
-  c->R().Error("This instance has cluster support disabled");
-  return false;
-}
-
-bool SlotArg(Client* c, std::string_view s, int* slot) {
-  int64_t v;
-  if (!base::ParseInt64(s, &v) || v < 0 || v >= kSlots) {
-    c->R().Error("Invalid or out of range slot");
-    return false;
-  }
-  *slot = static_cast<int>(v);
-  return true;
-}
 
 namespace {
 
@@ -60,62 +48,64 @@ Node* NodeArg(Client* c, std::string_view id) {
 
 void Help(Client* c) {
   if (!Enabled(c)) return;
-  server::ReplyHelp(c, "CLUSTER",
-                    {"COUNTKEYSINSLOT <slot>",
-                     "    The number of keys of <slot> on this node.",
-                     "GETKEYSINSLOT <slot> <count>",
-                     "    Up to <count> key names of <slot> on this node.",
-                     "INFO",
-                     "    The cluster state and counters.",
-                     "KEYSLOT <key>",
-                     "    The hash slot of <key>.",
-                     "MYID",
-                     "    This node's ID.",
-                     "MYSHARDID",
-                     "    This node's shard ID.",
-                     "NODES",
-                     "    The cluster as this node sees it, a node per line.",
-                     "REPLICAS <node-id>",
-                     "    The replicas of <node-id>.",
-                     "SLOTS",
-                     "    Slot ranges with their primary and replicas.",
-                     "SHARDS",
-                     "    Shards with their slots and nodes.",
-                     "ADDSLOTS <slot> [<slot> ...]",
-                     "    Serve these slots here.",
-                     "ADDSLOTSRANGE <start slot> <end slot> [...]",
-                     "    Serve these slot ranges here.",
-                     "BUMPEPOCH",
-                     "    Raise this node's config epoch.",
-                     "COUNT-FAILURE-REPORTS <node-id>",
-                     "    Failure reports about <node-id>.",
-                     "DELSLOTS <slot> [<slot> ...]",
-                     "    Stop serving these slots.",
-                     "DELSLOTSRANGE <start slot> <end slot> [...]",
-                     "    Stop serving these slot ranges.",
-                     "FAILOVER [FORCE|TAKEOVER]",
-                     "    Make this replica the primary of its shard (FORCE: without the primary's",
-                     "    agreement; TAKEOVER: without a vote either).",
-                     "FORGET <node-id>",
-                     "    Remove a node from this node's view.",
-                     "FLUSHSLOTS",
-                     "    Stop serving every slot of this node.",
-                     "MEET <ip> <port> [<bus-port>]",
-                     "    Join the node at that address.",
-                     "REPLICATE <node-id>",
-                     "    Become a replica of <node-id>.",
-                     "RESET [HARD|SOFT]",
-                     "    Forget the cluster (HARD: also a new ID and epochs 0).",
-                     "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>) [TIMEOUT <ms>]",
-                     "    Open, close or assign a slot; replicated to the replicas before it applies here.",
-                     "SLOT-STATS (SLOTSRANGE <start slot> <end slot>|ORDERBY key-count [LIMIT <n>] [ASC|DESC])",
-                     "    Key counts of the slots of this shard.",
-                     "SET-CONFIG-EPOCH <epoch>",
-                     "    Set the config epoch of a new node.",
-                     "SAVECONFIG",
-                     "    Write nodes.conf now.",
-                     "LINKS",
-                     "    The bus links of this node."});
+  server::ReplyHelp(
+      c, "CLUSTER",
+      {"COUNTKEYSINSLOT <slot>",
+       "    The number of keys of <slot> on this node.",
+       "GETKEYSINSLOT <slot> <count>",
+       "    Up to <count> key names of <slot> on this node.",
+       "INFO",
+       "    The cluster state and counters.",
+       "KEYSLOT <key>",
+       "    The hash slot of <key>.",
+       "MYID",
+       "    This node's ID.",
+       "MYSHARDID",
+       "    This node's shard ID.",
+       "NODES",
+       "    The cluster as this node sees it, a node per line.",
+       "REPLICAS <node-id>",
+       "    The replicas of <node-id>.",
+       "SLOTS",
+       "    Slot ranges with their primary and replicas.",
+       "SHARDS",
+       "    Shards with their slots and nodes.",
+       "ADDSLOTS <slot> [<slot> ...]",
+       "    Serve these slots here.",
+       "ADDSLOTSRANGE <start slot> <end slot> [...]",
+       "    Serve these slot ranges here.",
+       "BUMPEPOCH",
+       "    Raise this node's config epoch.",
+       "COUNT-FAILURE-REPORTS <node-id>",
+       "    Failure reports about <node-id>.",
+       "DELSLOTS <slot> [<slot> ...]",
+       "    Stop serving these slots.",
+       "DELSLOTSRANGE <start slot> <end slot> [...]",
+       "    Stop serving these slot ranges.",
+       "FAILOVER [FORCE|TAKEOVER]",
+       "    Make this replica the primary of its shard (FORCE: without the primary's",
+       "    agreement; TAKEOVER: without a vote either).",
+       "FORGET <node-id>",
+       "    Remove a node from this node's view.",
+       "FLUSHSLOTS",
+       "    Stop serving every slot of this node.",
+       "MEET <ip> <port> [<bus-port>]",
+       "    Join the node at that address.",
+       "REPLICATE <node-id>",
+       "    Become a replica of <node-id>.",
+       "RESET [HARD|SOFT]",
+       "    Forget the cluster (HARD: also a new ID and epochs 0).",
+       "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>) [TIMEOUT "
+       "<ms>]",
+       "    Open, close or assign a slot; replicated to the replicas before it applies here.",
+       "SLOT-STATS (SLOTSRANGE <start slot> <end slot>|ORDERBY key-count [LIMIT <n>] [ASC|DESC])",
+       "    Key counts of the slots of this shard.",
+       "SET-CONFIG-EPOCH <epoch>",
+       "    Set the config epoch of a new node.",
+       "SAVECONFIG",
+       "    Write nodes.conf now.",
+       "LINKS",
+       "    The bus links of this node."});
 }
 
 void Nodes(Client* c) {
@@ -329,13 +319,13 @@ void Forget(Client* c) {
   Node* n = st.Find(id);
   int64_t now = base::MsTime();
   if (!n) {
-    if (IsBlacklisted(id, now)) return c->R().Ok();
+    if (st.IsBlacklisted(id, now)) return c->R().Ok();
     return c->R().Error("Unknown node " + id);
   }
   if (n == st.myself) return c->R().Error("I tried hard but I can't forget myself...");
   if (st.myself->IsReplica() && st.myself->primary == n)
     return c->R().Error("Can't forget my master!");
-  Blacklist(id, ForgetUntilMs(now, static_cast<uint64_t>(cfg.cluster_blacklist_ttl)));
+  st.Blacklist(id, ForgetUntilMs(now, static_cast<uint64_t>(cfg.cluster_blacklist_ttl)));
   DeleteNode(n);
   c->R().Ok();
 }
@@ -444,8 +434,7 @@ void SlotStats(Client* c) {
     for (size_t i = 4; i < a.size(); i++) {
       if (base::EqualsNoCase(a[i], "limit") && i + 1 < a.size()) {
         if (!base::ParseInt64(a[i + 1], &limit) || limit < 1 || limit > kSlots)
-          return c->R().Error(
-              "Limit has to lie in between 1 and 16384 (maximum number of slots).");
+          return c->R().Error("Limit has to lie in between 1 and 16384 (maximum number of slots).");
         i++;
         limits++;
       } else if (base::EqualsNoCase(a[i], "asc") || base::EqualsNoCase(a[i], "desc")) {

@@ -1,20 +1,14 @@
-// What the files of the CLUSTER command share.
+// The CLUSTER command (all subcommands but SETSLOT, open_slots.h, and FAILOVER, failover.h),
+// ASKING, READONLY and READWRITE.
 #pragma once
-#include <string_view>
+#include <vector>
 
 namespace server {
-struct Client;
+struct CommandSpec;
 }
 
 namespace cluster {
 
-// False (with the error replied) when cluster mode is off.
-bool Enabled(server::Client* c);
-// A slot argument, or the error "Invalid or out of range slot".
-bool SlotArg(server::Client* c, std::string_view s, int* slot);
-
-// open_slots.cc: CLUSTER SETSLOT, and the full-sync aux field of the open slots.
-void SetSlotCommand(server::Client* c);
-void InitOpenSlots();
+void RegisterCommands(std::vector<server::CommandSpec>* t);
 
 }  // namespace cluster

@@ -8,8 +8,9 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
-#include "cluster/cluster.h"
+#include "cluster/changes.h"
 #include "cluster/election.h"
+#include "cluster/settings.h"
 #include "cluster/vote.h"
 #include "ds/hashtable.h"
 #include "server/client.h"
@@ -104,8 +105,9 @@ void ReplaceMyPrimary() {
   server::Repl().become_primary();
   for (int s = 0; s < kSlots; s++)
     if (st.slot_owner[s] == old) st.AssignSlot(s, me);
-  // Open slots stay as replication taught them.
-  UpdateState(base::MsTime());
+  // Open slots stay as replication taught them. cluster_state is re-evaluated before the loop
+  // sleeps (cluster.cc), before the PONG below leaves.
+  MarkChanged(false, false);
   SaveConfigOrDie();
   BroadcastPong();
   ResetManualFailover();
@@ -377,6 +379,20 @@ void FailoverBeforeSleep() {
   if (!fo_.todo_handle) return;
   fo_.todo_handle = false;
   HandleReplicaFailover(base::MsTime());
+}
+
+void BecomeReplicaOf(Node* primary, bool same_shard) {
+  State& st = GetState();
+  if (!same_shard)
+    for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
+  st.SetPrimary(st.myself, primary);
+  st.myself->shard_id = primary->shard_id;
+  server::Repl().become_replica(primary->ip, primary->tcp_port, !same_shard);
+  ResetManualFailover();  // a paused old primary answers its held writes with MOVED
+  MarkChanged(true, true);
+  // Tell everyone now rather than with the next pings: voters must not take me for a primary
+  // when my siblings ask for votes (beyond Valkey, which waits for the pings).
+  BroadcastPong();
 }
 
 void ClusterFailoverCommand(server::Client* c) {

@@ -33,6 +33,12 @@ bool ManualFailoverPausedHere();
 // Ends a manual failover (either side); a paused primary resumes writes.
 void ResetManualFailover();
 
+// I become a replica of `primary` (every path: slot claims, replica migration, a lost last
+// slot, CLUSTER REPLICATE). Another shard's history means a full sync (offset 0 until it is
+// loaded), and my open slots close: a replica's open slots are its primary's, which the sync
+// brings. A manual failover in progress ends.
+void BecomeReplicaOf(Node* primary, bool same_shard);
+
 // CLUSTER FAILOVER [FORCE|TAKEOVER].
 void ClusterFailoverCommand(server::Client* c);
 

@@ -2,6 +2,8 @@
 // (as in Valkey 8). A primary replicates SETSLOT before applying it; a replica applies
 // it from its primary's stream at its point in the stream, and learns the open slots of a
 // primary it attaches to from the full-sync aux field `cluster-slot-states`.
+#include "cluster/open_slots.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,9 +12,11 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "cluster/bus.h"
-#include "cluster/cluster.h"
-#include "cluster/cluster_cmd.h"
+#include "cluster/changes.h"
+#include "cluster/cmd_args.h"
+#include "cluster/failover.h"
 #include "cluster/nodes_conf.h"
+#include "cluster/slot_keys.h"
 #include "persist/snapshot.h"
 #include "repl/repl.h"
 #include "server/blocking.h"
@@ -146,14 +150,16 @@ void AssignFinal(int slot, Node* n) {
     if (server::cfg.cluster_allow_replica_migration) {
       // My shard gave away its last slot: follow its new owner (a full sync; the open slots
       // close, as on CLUSTER REPLICATE).
-      LOG_NOTICE("Lost my last slot during slot migration. Reconfiguring myself as a replica "
-                 "of %.40s in shard %.40s",
-                 n->name.c_str(), n->shard_id.c_str());
+      LOG_NOTICE(
+          "Lost my last slot during slot migration. Reconfiguring myself as a replica "
+          "of %.40s in shard %.40s",
+          n->name.c_str(), n->shard_id.c_str());
       BecomeReplicaOf(n, /*same_shard=*/false);
     } else if (st.myself->IsPrimary()) {
-      LOG_NOTICE("My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
-                 "primary.",
-                 n->name.c_str(), n->shard_id.c_str());
+      LOG_NOTICE(
+          "My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
+          "primary.",
+          n->name.c_str(), n->shard_id.c_str());
     }
   }
   if ((n == st.myself || (st.myself->IsReplica() && n == st.myself->primary)) &&

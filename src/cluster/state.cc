@@ -100,6 +100,12 @@ void State::UnassignSlot(int slot) {
   slot_owner[slot] = nullptr;
 }
 
+bool State::IsBlacklisted(const std::string& name, int64_t now_ms) {
+  for (auto it = blacklist.begin(); it != blacklist.end();)
+    it = it->second <= now_ms ? blacklist.erase(it) : std::next(it);
+  return blacklist.count(name) > 0;
+}
+
 void State::SetOwnerClaims(int slot, bool claims) {
   if (SlotTest(owner_not_claiming, slot) != claims) return;
   if (claims) {

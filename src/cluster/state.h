@@ -109,6 +109,9 @@ struct State {
   // Unowned, or owned by a node that stopped claiming it.
   bool Unclaimed(int slot) const { return !slot_owner[slot] || SlotTest(owner_not_claiming, slot); }
   void SetOwnerClaims(int slot, bool claims);  // an owner's claim of the slot heard (or missed)
+  // The forget blacklist (CLUSTER FORGET, FORGOTTEN_NODE): expired entries go as it is read.
+  bool IsBlacklisted(const std::string& name, int64_t now_ms);
+  void Blacklist(const std::string& name, int64_t until_ms) { blacklist[name] = until_ms; }
   // Roles.
   void SetPrimary(Node* replica, Node* primary);  // primary nullptr: make it a primary
   // The primary of my shard: myself, or my primary (nullptr if unknown).

@@ -1,0 +1,42 @@
+// How the node's changes to its cluster state reach nodes.conf (and cluster_state): marked here
+// by the bus, failover and the CLUSTER command, saved before the loop sleeps (SaveDue), with
+// fsync for the node's own promises. Owns the nodes.conf file of the running node.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "cluster/nodes_conf.h"
+
+namespace cluster {
+
+// Something changed: re-evaluate cluster_state before sleeping, and save nodes.conf (with
+// fsync) if asked. Facts about this node that it promises to others (its epoch, its vote, its
+// role) are saved with fsync before the loop sleeps, so before the messages that carry them.
+void MarkChanged(bool save, bool fsync);
+// A change learned from other nodes (their slots, epochs, roles, failures): saved with the
+// next save, at most kLearnedSaveMs after the last one, and fsynced on the helper thread.
+// Nothing this node sends depends on it being on disk, and after a crash the cluster tells it
+// again; a save with fsync in the loop per change would cost every node of the cluster a disk
+// round trip for each slot a reshard moves.
+void MarkLearned();
+constexpr int64_t kLearnedSaveMs = 100;
+// Writes nodes.conf now (with what is pending); false with *err on failure.
+bool SaveConfig(bool fsync, std::string* err);
+// The node's own promises (epoch, vote, role, open slots) reach disk before anyone hears of
+// them. A node that cannot write them stops, as Valkey does, rather than go on with promises
+// its restart would forget (e.g. vote twice in one epoch).
+void SaveConfigOrDie();
+// Saves what is pending; a failure with a change of the node's own pending stops the node, one
+// with only learned facts is logged.
+void SavePending();
+// Before the loop sleeps: saves if due (PlanSave), else bounds the sleep until it is.
+void SaveDue();
+
+// My configEpoch becomes the greatest, without agreement (as Valkey 8's
+// clusterBumpConfigEpochWithoutConsensus), saved with fsync; false if it already is.
+bool BumpEpochWithoutConsensus();
+
+// nodes.conf, locked for the life of the process (opened by start-up).
+NodesConfFile& ConfFile();
+
+}  // namespace cluster
