@@ -104,6 +104,19 @@ void RedirectBlockedClients() {
   for (auto& h : hits) server::UnblockWithError(h.c, h.err);
 }
 
+// A replica's open slots are its primary's: a full sync brings them (cluster-slot-states,
+// open_slots.cc), the replicated SETSLOTs keep them. Those this node holds on becoming a
+// replica are kept only if its replication may continue a stream that carries them: a primary
+// of another shard (BecomeReplicaOf) or no replication history of its own (offset 0: a node
+// just restarted, since no replication id survives a restart) means a full sync, and until it
+// loads they would be this node's own, stale ones: the slot its primary closed while it was
+// down still open here, shown to redis-cli (whose SETSLOT a replica refuses) and routed by.
+void CloseOpenSlotsUnlessContinued(bool same_shard) {
+  if (same_shard && server::Repl().offset() > 0) return;
+  State& st = GetState();
+  for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
+}
+
 void SetMyAddressFromConfig() {
   State& st = GetState();
   Node* me = st.myself;
@@ -288,7 +301,8 @@ bool Init(std::string* err) {
   GetBusHooks().repl_offset = [] {
     return static_cast<uint64_t>(server::Repl().data_offset());
   };
-  // A replica in nodes.conf follows its primary again.
+  // A replica in nodes.conf follows its primary again, with a full sync.
+  if (st.myself->IsReplica()) CloseOpenSlotsUnlessContinued(true);
   if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
     server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port, false);
   st.first_eval_ms = 0;
@@ -433,8 +447,7 @@ bool BumpEpochWithoutConsensus() {
 
 void BecomeReplicaOf(Node* primary, bool same_shard) {
   State& st = GetState();
-  if (!same_shard)
-    for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
+  CloseOpenSlotsUnlessContinued(same_shard);
   st.SetPrimary(st.myself, primary);
   st.myself->shard_id = primary->shard_id;
   server::Repl().become_replica(primary->ip, primary->tcp_port, !same_shard);
