@@ -241,7 +241,8 @@ bool Init(std::string* err) {
       .paused_here = ManualFailoverPausedHere,
       .become_replica_of = BecomeReplicaOf,
   };
-  // A replica in nodes.conf follows its primary again.
+  // A replica in nodes.conf follows its primary again, with a full sync.
+  if (st.myself->IsReplica()) CloseOpenSlotsUnlessContinued(true);
   if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
     server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port, false);
   st.first_eval_ms = 0;

@@ -381,10 +381,15 @@ void FailoverBeforeSleep() {
   HandleReplicaFailover(base::MsTime());
 }
 
+void CloseOpenSlotsUnlessContinued(bool same_shard) {
+  if (same_shard && server::Repl().offset() > 0) return;
+  State& st = GetState();
+  for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
+}
+
 void BecomeReplicaOf(Node* primary, bool same_shard) {
   State& st = GetState();
-  if (!same_shard)
-    for (int s = 0; s < kSlots; s++) st.migrating_to[s] = st.importing_from[s] = nullptr;
+  CloseOpenSlotsUnlessContinued(same_shard);
   st.SetPrimary(st.myself, primary);
   st.myself->shard_id = primary->shard_id;
   server::Repl().become_replica(primary->ip, primary->tcp_port, !same_shard);

@@ -39,6 +39,15 @@ void ResetManualFailover();
 // brings. A manual failover in progress ends.
 void BecomeReplicaOf(Node* primary, bool same_shard);
 
+// A replica's open slots are its primary's: a full sync brings them (cluster-slot-states,
+// open_slots.cc), the replicated SETSLOTs keep them. Those this node holds on becoming a
+// replica are kept only if its replication may continue a stream that carries them: a primary
+// of another shard, or no replication history of its own (offset 0: a node just restarted,
+// since no replication id survives a restart) means a full sync, and until it loads they would
+// be this node's own, stale ones: a slot its primary closed while it was down still open here,
+// shown to redis-cli (whose SETSLOT a replica refuses) and routed by.
+void CloseOpenSlotsUnlessContinued(bool same_shard);
+
 // CLUSTER FAILOVER [FORCE|TAKEOVER].
 void ClusterFailoverCommand(server::Client* c);
 
