@@ -5,6 +5,7 @@
 # snapshot version 10, which 7.0 reads).  Then a manual failover (CLUSTER FAILOVER on the
 # replica) each way: no acknowledged write lost, the old primary follows with a partial resync,
 # and every node agrees: CLUSTER SLOTS byte for byte, every node online in CLUSTER SHARDS.
+# Last, pub/sub across the two kinds: PUBLISH each way, SPUBLISH within a shard each way.
 # Layout: primaries 0 (7.0), 1 (7.0), 2 (ours); replicas 3 (ours, of 0), 4 (7.0, of 1),
 # 5 (7.0, of 2); node-timeout 3000 ms.
 
@@ -97,6 +98,17 @@ proc mf_manual_failover {r p tag} {
     assert_match "*slave0:ip=127.0.0.1,port=[cnode $p port],state=online*" [cn $r info replication]
 }
 
+# A subscriber client on node idx (SUBSCRIBE or SSUBSCRIBE), and its next message or "none".
+proc mf_subscriber {idx kind channel} {
+    set c [cluster_client $idx]
+    assert_equal [list $kind $channel 1] [$c $kind $channel]
+    return $c
+}
+proc mf_next {c {timeout_ms 3000}} {
+    if {[catch {$c read $timeout_ms} m]} { return none }
+    return $m
+}
+
 if {![file executable $::redis7]} {
     # the peer is installed by `make test`: without it this file fails, it never skips
     test "Failover in mixed clusters with redis-server 7.0" { require_peer $::redis7 redis-server }
@@ -182,5 +194,29 @@ start_cluster [list primaries 3 replicas 1 create manual \
 
     test "CLUSTER FAILOVER on our replica of the 7.0 primary: promoted, the 7.0 node follows it (partial resync)" {
         mf_manual_failover 2 5 mfours
+    }
+
+    test "Pub/sub across kinds: PUBLISH each way; SPUBLISH reaches the other kind in its shard" {
+        # now: node 0 (7.0) is node 3's (ours) primary, node 2 (ours) node 5's (7.0)
+        assert_equal [cluster_myid 0] [dict get [cluster_self 3] primary]
+        assert_equal [cluster_myid 2] [dict get [cluster_self 5] primary]
+        foreach {pub subs} {1 {2 3} 2 {0 1 5}} {
+            set cs [lmap i $subs { mf_subscriber $i subscribe mfnews }]
+            assert_equal 0 [cn $pub publish mfnews from$pub]
+            foreach c $cs i $subs {
+                assert_equal [list message mfnews from$pub] [mf_next $c] "PUBLISH on node $pub, subscriber on node $i"
+                $c close
+            }
+        }
+        foreach {p r} {0 3 2 5} {
+            set ch [cluster_key_in_slot_of $p mfch]
+            set cs [lmap i [list $p $r] { mf_subscriber $i ssubscribe $ch }]
+            # the count is of the subscribers on the publishing node only
+            assert_equal 1 [cn $p spublish $ch sfrom$p]
+            foreach c $cs i [list $p $r] {
+                assert_equal [list smessage $ch sfrom$p] [mf_next $c] "SPUBLISH on node $p, subscriber on node $i"
+                $c close
+            }
+        }
     }
 }
