@@ -40,6 +40,10 @@ void State::Rename(Node* n, std::string name) {
   Unindex(n);
   n->name = std::move(name);
   Index(n);
+  if (n->primary) {
+    auto& v = n->primary->replicas;
+    std::sort(v.begin(), v.end(), NameLess);
+  }
 }
 
 Node* State::Add(std::string name, uint16_t flags, int64_t now_ms) {
@@ -117,6 +121,8 @@ void State::SetOwnerClaims(int slot, bool claims) {
   }
 }
 
+bool State::NameLess(const Node* a, const Node* b) { return a->name < b->name; }
+
 void State::SetPrimary(Node* replica, Node* primary) {
   // MIGRATE_TO (for replica migration, failover.cc) marks primaries that had replicas, or took
   // over from one that had: an orphaned one of them attracts a migrating replica.
@@ -130,9 +136,12 @@ void State::SetPrimary(Node* replica, Node* primary) {
   if (primary) {
     replica->flags =
         static_cast<uint16_t>((replica->flags & ~(kNodePrimary | kNodeMigrateTo)) | kNodeReplica);
-    if (std::find(primary->replicas.begin(), primary->replicas.end(), replica) ==
-        primary->replicas.end())
-      primary->replicas.push_back(replica);
+    // Sorted by name, as Valkey 8's clusterNodeAddReplica: CLUSTER SLOTS, SHARDS and REPLICAS
+    // list them in that order, so every node answers the same bytes whatever order it learned
+    // the replicas in.
+    auto& v = primary->replicas;
+    if (std::find(v.begin(), v.end(), replica) == v.end())
+      v.insert(std::lower_bound(v.begin(), v.end(), replica, NameLess), replica);
     primary->flags |= kNodeMigrateTo;
   } else {
     replica->flags = static_cast<uint16_t>((replica->flags & ~kNodeReplica) | kNodePrimary);

@@ -34,7 +34,7 @@ struct Node {
   SlotBitmap slots{};  // the slots this node claims (primaries)
   int num_slots = 0;
   Node* primary = nullptr;       // for a replica
-  std::vector<Node*> replicas;   // for a primary
+  std::vector<Node*> replicas;   // for a primary, sorted by name
   int64_t ping_sent_ms = 0;      // pending ping, 0 if none
   int64_t pong_received_ms = 0;  // last PONG (or gossip news of one)
   int64_t data_received_ms = 0;  // last bytes of any message from it
@@ -124,6 +124,7 @@ struct State {
   };
   // name -> node; the first added when two share a name (as a scan in `nodes` order finds).
   std::unordered_map<std::string, Node*, NameHash, std::equal_to<>> by_name_;
+  static bool NameLess(const Node* a, const Node* b);
   void Index(Node* n);    // n's name now points to n unless an earlier node holds it
   void Unindex(Node* n);  // drops n's name; another node of that name takes it over
 };

@@ -52,4 +52,23 @@ TEST_CASE(ClusterStateIndexKeepsTheFirstOfTwoNamesakes) {
   CHECK(moved.Find(kB) == h);
 }
 
+TEST_CASE(ClusterStateKeepsReplicasSortedByName) {
+  // Every node lists a primary's replicas in one order (CLUSTER SLOTS must be the same bytes
+  // everywhere), whatever order it learned them in: by name, as Valkey 8.
+  State st;
+  Node* p = st.Add(kA, cluster::kNodePrimary, 0);
+  Node* c = st.Add(kC, 0, 0);
+  Node* b = st.Add(kB, 0, 0);
+  st.SetPrimary(c, p);
+  st.SetPrimary(b, p);
+  CHECK(p->replicas.size() == 2 && p->replicas[0] == b && p->replicas[1] == c);
+  st.SetPrimary(b, p);  // told again: no duplicate
+  CHECK_EQ(p->replicas.size(), 2u);
+  const std::string k0(40, '0');
+  st.Rename(c, k0);  // a name that sorts first
+  CHECK(p->replicas[0] == c && p->replicas[1] == b);
+  st.SetPrimary(c, nullptr);
+  CHECK(p->replicas.size() == 1 && p->replicas[0] == b);
+}
+
 }  // namespace
