@@ -180,9 +180,9 @@ void AppendInfo(std::string* s) {
                         : l->state == ReplicaLink::kSendRdb ? "send_bulk"
                                                             : "wait_bgsave";
     line("slave" + std::to_string(i++) + ":ip=" + ip +
-         ",port=" + std::to_string(l->listening_port) + ",state=" + state +
-         ",offset=" + std::to_string(l->ack_offset) +
-         ",lag=" + std::to_string((now - l->ack_time_ms) / 1000) + ",type=main-replica");
+         ",port=" + std::to_string(l->listening_port) + ",state=" + state + ",offset=" +
+         std::to_string(l->ack_offset) + ",lag=" + std::to_string((now - l->ack_time_ms) / 1000) +
+         ",type=replica");  // as Valkey 8.0.1 names a replica on one connection
   }
   line("replicas_waiting_psync:0");
   line(std::string("master_failover_state:") + FailoverStateName());

@@ -406,7 +406,8 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
             lassign $::repl_snap pi ri prole rrole
             assert_equal master [info_field $pi role]
             assert_equal 1 [info_field $pi connected_slaves]
-            assert_match "ip=127.0.0.1,port=[srv 0 port],state=online,offset=*,lag=*" \
+            # type=replica: Valkey 8.0.1's word for a replica on one connection.
+            assert_match "ip=127.0.0.1,port=[srv 0 port],state=online,offset=*,lag=*,type=replica" \
                 [info_field $pi slave0]
             assert_match {[0-9a-f]*} [info_field $pi master_replid]
             assert_equal 40 [string length [info_field $pi master_replid]]
