@@ -55,6 +55,7 @@ struct Side {
   int64_t transfer_read = 0;
   size_t counted = 0;
   int64_t last_io_ms = 0;
+  int64_t last_connect_ms = 0;  // the last attempt to connect (retries: once a second)
   int64_t link_down_since_ms = 0;
   // When this node last had a primary's data in step: the end of an online link (now while it
   // is up); 0 if never since start. A replica that never synced must not win an election.
@@ -169,6 +170,7 @@ void OnConnected(int fd, void*, int) {
 
 void Connect() {
   State& st = GetState();
+  g_side.last_connect_ms = base::MsTime();
   std::string err;
   int fd = net::ConnectTcp(st.primary_host, st.primary_port, &err);
   if (fd < 0) {
@@ -571,7 +573,9 @@ void ReplicaCron() {
   if (g_side.state == kNone) return;
   int64_t now = base::MsTime();
   if (g_side.state == kConnect) {
-    Connect();
+    // A primary that is down is retried once a second, as Valkey 8's replicationCron does: not
+    // at every tick, whose log lines would fill the log. A new primary is connected at once.
+    if (now - g_side.last_connect_ms >= 1000) Connect();
     return;
   }
   // repl-timeout: nothing heard from the primary for too long.

@@ -283,6 +283,22 @@ start_server {tags {repl faults} overrides {replica-serve-stale-data yes}} {
         }
     }
 
+    test "A primary that refuses connections is retried once a second, not at every tick" {
+        # A port nothing listens on (taken and released at once).
+        set l [socket -server {apply {{fd args} {close $fd}}} -myaddr 127.0.0.1 0]
+        set port [lindex [fconfigure $l -sockname] 2]
+        close $l
+        set log [srv log]
+        set before [llength [regexp -all -inline {sync started} [::srv::file_tail $log 100000]]]
+        r replicaof 127.0.0.1 $port
+        after 3500
+        set attempts [expr {[llength [regexp -all -inline {sync started} [::srv::file_tail $log 100000]]] - $before}]
+        r replicaof no one
+        # The first at once, then one a second (as Valkey 8): 4 in 3.5 s, give or take a tick.
+        # Retrying at every 100 ms tick made 35, with a warning line each.
+        assert_range $attempts 3 5
+    }
+
     test "Garbage on the link after a good sync: link dropped with a log line, node keeps running" {
         rf_seed_old_data
         set fake [rf_fake_start garbage $::rf_snapshot_file]
