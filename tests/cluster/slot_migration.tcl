@@ -22,13 +22,28 @@ proc sm_finish_and_move_back {s a b} {
     }
 }
 
+# Commands written to node idx in one write, so that none of another client runs between them;
+# returns the first line of each reply.
+proc sm_pipeline {idx cmds} {
+    set fd [socket 127.0.0.1 [cnode $idx port]]
+    fconfigure $fd -translation binary -blocking 1
+    set out {}
+    foreach cmd $cmds { append out [::resp::encode_command {*}$cmd] }
+    puts -nonewline $fd $out
+    flush $fd
+    set replies {}
+    foreach cmd $cmds { gets $fd line; lappend replies [string trimright $line "\r"] }
+    close $fd
+    return $replies
+}
+
 proc sm_wait_tokens {idx expected} {
     wait_for_condition 100 50 {[cluster_open_slots $idx] eq $expected} else {
         fail "node $idx open slots: [cluster_open_slots $idx], expected $expected"
     }
 }
 
-start_cluster {primaries 3 replicas 1 create manual} {
+start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command yes}} {
     set A 0; set B 1; set A2 3; set B2 4
     set idA [cluster_myid $A]; set idB [cluster_myid $B]; set idA2 [cluster_myid $A2]
     # A tag whose slot A owns; the keys of the routing rows share it.
@@ -37,6 +52,8 @@ start_cluster {primaries 3 replicas 1 create manual} {
     set present "{$tag}present"    ;# stays on A
     set moved "{$tag}moved"        ;# lives on B only (moved during the migration)
     set gone "{$tag}gone"          ;# nowhere
+    set expiring "{$tag}expiring"  ;# on A, expires during the migration
+    set expiring2 "{$tag}expiring2"
     set portA [cnode $A port]; set portB [cnode $B port]
 
     test "SETSLOT errors: checks of the primary, texts as Valkey 8" {
@@ -77,6 +94,8 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal $A [cluster_slot_owner $slot]
     }
 
+    cn $A set $expiring e1
+    cn $A set $expiring2 e2
     test "SETSLOT MIGRATING / IMPORTING: the replicas have the open slot when the primary answers" {
         # a client blocked on a key of the slot before it opens (finalising sends it to B)
         set ::sm_blocked [::resp::client 127.0.0.1 [cnode $A port]]  ;# outlives this test
@@ -154,8 +173,32 @@ start_cluster {primaries 3 replicas 1 create manual} {
         }
         # nothing was written by the refused commands
         assert_equal p1 [cn $A get $present]
-        assert_equal 1 [cn $A cluster countkeysinslot $slot]
+        assert_equal 3 [cn $A cluster countkeysinslot $slot] ;# present and the two expiring
     }
+
+    test "A key of the migrating slot that expired is missing: -ASK from the source and its READONLY replica" {
+        # Not removed by active expiry: only a lookup can tell that it expired.
+        cn $A debug set-active-expire 0
+        assert_equal 1 [cn $A pexpire $expiring 50]
+        assert_equal 1 [cn $A wait 1 5000]
+        after 100
+        assert_equal $ask [cluster_raw $A {} get $expiring]
+        assert_equal $ask [cluster_raw $A2 {readonly} get $expiring]
+        assert_equal $tryagain [cluster_raw $A {} mget $present $expiring]
+        assert_equal 3 [cn $A cluster countkeysinslot $slot] "routing removes nothing"
+    }
+
+    test "... also when it expired while the node was busy: routing judges expiry as of now" {
+        # The GET is read with DEBUG SLEEP and runs right after it: Valkey 8 routes it by the
+        # time of its loop's wake-up, before the key expired, and serves a nil.
+        set a [string trimright $ask "\r\n"]
+        assert_equal 1 [cn $A pexpire $expiring2 50]
+        assert_equal 1 [cn $A wait 1 5000]
+        assert_equal [list +OK $a] [sm_pipeline $A [list {debug sleep 0.1} [list get $expiring2]]]
+        assert_equal [list +OK +OK $a] \
+            [sm_pipeline $A2 [list readonly {debug sleep 0.1} [list get $expiring2]]]
+        cn $A debug set-active-expire 1
+    } {beyond-valkey}
 
     test "Target primary and its READONLY replica give the same answer" {
         # {prelude on B} {command} {reply of B} {reply of B' with READONLY and the same prelude}
