@@ -566,7 +566,10 @@ void PrimaryLinkFreed(Client* c) {
     g_side.state = kConnect;
     g_side.link_down_since_ms = base::MsTime();
   }
-  g_side.last_in_step_ms = base::MsTime();
+  // In step as of the last bytes from the primary, not as of now: a link killed while this node
+  // was busy (a long command, a stall) is freed late, and the time in between counts against
+  // cluster-replica-validity-factor, as Valkey 8 counts it from the primary's last interaction.
+  g_side.last_in_step_ms = g_side.last_io_ms;
 }
 
 void ReplicaCron() {
@@ -633,7 +636,7 @@ void BecomeReplica(const std::string& host, int port, bool full_sync_required) {
   g_side.full_sync_pending = full_sync_required || (!was_primary && g_side.full_sync_pending);
   // A replica whose link was up leaves its primary in step. A former primary does not count:
   // whoever replaced it has newer data.
-  if (PrimaryLinkUp()) g_side.last_in_step_ms = base::MsTime();
+  if (PrimaryLinkUp()) g_side.last_in_step_ms = g_side.last_io_ms;
   if (g_side.primary) {
     Client* p = g_side.primary;
     g_side.primary = nullptr;

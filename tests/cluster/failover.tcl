@@ -99,7 +99,7 @@ proc fo_log {idx} { ::srv::file_tail [cnode $idx log] 500 }
 proc fo_sync_full {idx} { info_field [cn $idx info stats] sync_full }
 proc fo_sync_partial {idx} { info_field [cn $idx info stats] sync_partial_ok }
 
-start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
+start_cluster {primaries 3 replicas 1 nodes 7 create manual config {enable-debug-command yes}} {
 
     test "Setup: node 6 is a second replica of primary 0" {
         assert_equal OK [cn 0 cluster meet 127.0.0.1 [cnode 6 port]]
@@ -361,6 +361,46 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual} {
         set c [cluster_client $p]
         $c readonly
         foreach i $taken { assert_equal 0 [$c exists late:{$k}:$i] }
+    }
+
+    test "cluster-replica-validity-factor: a replica cut off for too long does not fail over" {
+        cluster_refresh
+        set p {}
+        foreach x [cluster_primaries] {
+            if {[llength [cluster_replicas_of $x]] == 1} { set p $x; break }
+        }
+        set r [lindex [cluster_replicas_of $p] 0]
+        # Allowed: 1 s (repl-ping-replica-period) + factor 1 x node timeout of data age.
+        assert_equal OK [cn $r config set cluster-replica-validity-factor 1]
+        # The link dies while the replica is busy for 2 x node timeout; it is freed only once
+        # the replica wakes, by when its primary is stopped, so it never comes back. The data
+        # age counts from the primary's last bytes, not from the late free.
+        set c [cluster_client $r]
+        $c multi
+        $c client kill 127.0.0.1:[cnode $p port]
+        $c debug sleep [expr {2 * $::nt / 1000.0}]
+        $c deferred 1
+        $c exec
+        after 200
+        exec kill -STOP [cnode $p pid]
+        assert_equal {OK OK} [$c read]
+        try {
+            ::cl::deadline_wait [expr {8 * $::nt}] {
+                [string match "*Disconnected from primary for longer than allowed*" [fo_log $r]]
+            } {node $r never refused to fail over for its data age}
+            assert_equal slave [info_field [cn $r info replication] role]
+            # Nobody serves the stopped primary's slots: the cluster is down.
+            foreach i [cluster_alive_nodes] {
+                if {$i == $p} continue
+                cluster_wait_state $i fail [expr {4 * $::nt}]
+            }
+            assert_equal slave [info_field [cn $r info replication] role]
+        } finally {
+            exec kill -CONT [cnode $p pid]
+            cn $r config set cluster-replica-validity-factor 10
+        }
+        fo_wait_replica_of $r $p 20000
+        cluster_wait_ok
     }
 
     test "cluster-replica-no-failover: no election; FAILOVER says to FORCE, and FORCE works" {
