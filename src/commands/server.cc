@@ -650,6 +650,7 @@ void ShutdownCommand(Client* c) {
   if (abort) return c->R().Error("No shutdown in progress.");
   (void)now;
   LOG_NOTICE("User requested shutdown... (user request from '%s')", ClientInfoForLog(c).c_str());
+  AofShutdown();
   if (!ShutdownSave(save, nosave, force))
     return c->R().Error("Errors trying to SHUTDOWN. Check logs.");
   if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());

@@ -19,6 +19,7 @@
 
 #include "base/time.h"
 #include "base/util.h"
+#include "server/aof.h"
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -168,7 +169,10 @@ void SecMemory(std::string* s) {
   Line(s, "lazyfree_pending_objects:0");
 }
 
-void SecPersistence(std::string* s) { AppendPersistenceInfo(s); }
+void SecPersistence(std::string* s) {
+  AppendPersistenceInfo(s);
+  AppendAofInfo(s);
+}
 
 void SecStats(std::string* s) {
   auto& st = g.stats;

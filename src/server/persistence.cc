@@ -24,7 +24,6 @@
 #include "db/set.h"
 #include "db/zset.h"
 #include "persist/snapshot.h"
-#include "server/aof.h"
 #include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/server.h"
@@ -429,8 +428,7 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
 
 const PersistenceState& Persistence() { return st; }
 
-bool LoadDataAtStartup() {
-  if (cfg.appendonly) return AofLoadAtStartup();  // the AOF is preferred to the snapshot
+bool LoadSnapshotAtStartup() {
   int64_t start = base::UsTime();
   LoadStatus s = LoadFile(cfg.dbfilename, LoadMode::kReplace);
   if (s == LoadStatus::kNotExist) return true;
@@ -566,7 +564,6 @@ void PersistenceCron() {
 }
 
 bool ShutdownSave(bool save, bool nosave, bool force) {
-  AofShutdown();
   if (st.child_pid != -1) {
     LOG_WARNING("There is a child saving an .rdb. Killing it!");
     KillSnapshotChild();
@@ -642,7 +639,6 @@ void AppendPersistenceInfo(std::string* s) {
   num("rdb_last_cow_size", static_cast<long long>(st.last_cow_size));
   num("rdb_last_load_keys_expired", static_cast<long long>(st.last_load_keys_expired));
   num("rdb_last_load_keys_loaded", static_cast<long long>(st.last_load_keys_loaded));
-  AppendAofInfo(s);
 }
 
 void ResetPersistenceStats() {

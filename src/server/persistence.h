@@ -32,9 +32,10 @@ struct PersistenceState {
 };
 const PersistenceState& Persistence();
 
-// Loads `dbfilename` from `dir` before the node serves clients. A missing file is an empty
-// start; any other failure is logged and returns false (the caller exits with code 1).
-bool LoadDataAtStartup();
+// Loads `dbfilename` from `dir` before the node serves clients (with appendonly no; the AOF is
+// preferred when on, and server::Main loads it instead). A missing file is an empty start; any
+// other failure is logged and returns false (the caller exits with code 1).
+bool LoadSnapshotAtStartup();
 
 // Replaces every database with the contents of a snapshot file (a replica's disk-based load).
 // Nothing changes when it fails.
@@ -75,8 +76,9 @@ void StopWithParent(pid_t parent, const char* tmp_path);
 void SetResizeAllowed(bool allowed);
 bool OtherChildActive();
 
-// The save part of a shutdown: kills the child and saves when save points are configured
-// (unless nosave) or when `save`. False when the save failed and !force: do not exit.
+// The snapshot part of a shutdown, called after AofShutdown(): kills the child and saves when
+// save points are configured (unless nosave) or when `save`, then shuts the cluster side down.
+// False when the save failed and !force: do not exit.
 bool ShutdownSave(bool save, bool nosave, bool force);
 // FLUSHALL side effects: kills the child, saves the empty dataset when save points exist.
 void AfterFlushAll();
@@ -93,7 +95,8 @@ inline constexpr const char* kErrMisconf =
 // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE].
 void DebugReloadCommand(Client* c);
 
-// INFO: the persistence section and the fork counters of the stats section.
+// INFO: the persistence section up to its rdb_ fields (the aof_ fields, AppendAofInfo, follow
+// them); Persistence() gives the fork counters of the stats section.
 void AppendPersistenceInfo(std::string* s);
 // CONFIG RESETSTAT: fork and save counters.
 void ResetPersistenceStats();

@@ -197,6 +197,7 @@ void Cron() {
   }
   if (g.shutdown_asap) {
     LOG_WARNING("User requested shutdown...");
+    AofShutdown();
     if (!ShutdownSave(false, false, false)) {
       LOG_WARNING(
           "SIGTERM received but errors trying to shut down the server, check the logs for "
@@ -413,7 +414,8 @@ int Main(int argc, char** argv) {
   WritePidFile();
   LOG_NOTICE("Server initialized");
   AddOtherChildCheck([] { return AofRewriteInProgress(); });
-  if (!LoadDataAtStartup()) return 1;
+  // The AOF, when on, is preferred to the snapshot.
+  if (!(cfg.appendonly ? AofLoadAtStartup() : LoadSnapshotAtStartup())) return 1;
   if (!AofOpenAtStartup()) return 1;
   LOG_NOTICE("Ready to accept connections tcp");
   if (!cfg.replicaof.empty()) {
