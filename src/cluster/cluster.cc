@@ -210,6 +210,8 @@ void PublishFromBus(std::string_view channel, std::string_view message, bool sha
 bool Init(std::string* err) {
   if (!cfg.cluster_enabled) return true;
   State& st = GetState();
+  // Whatever path takes a slot from its owner, the slot's shard channels go with it.
+  st.slot_unassigned = server::PubsubShardUnsubscribeSlot;
   const std::string& path = cfg.cluster_config_file;
   // nodes.conf's next inode is made, and each replaced one freed, by the helper thread.
   server::BioStart();

@@ -17,6 +17,7 @@
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -393,6 +394,10 @@ void BecomeReplicaOf(Node* primary, bool same_shard) {
   st.SetPrimary(st.myself, primary);
   st.myself->shard_id = primary->shard_id;
   server::Repl().become_replica(primary->ip, primary->tcp_port, !same_shard);
+  // The shard channels of slots my new primary does not serve are no longer mine to serve:
+  // their subscribers are told (Valkey 8's clusterSetPrimary does the same).
+  for (int s = 0; s < kSlots; s++)
+    if (st.slot_owner[s] != primary) server::PubsubShardUnsubscribeSlot(s);
   ResetManualFailover();  // a paused old primary answers its held writes with MOVED
   MarkChanged(true, true);
   // Tell everyone now rather than with the next pings: voters must not take me for a primary

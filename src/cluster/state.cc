@@ -98,6 +98,7 @@ void State::AssignSlot(int slot, Node* n) {
 void State::UnassignSlot(int slot) {
   Node* o = slot_owner[slot];
   if (!o) return;
+  if (slot_unassigned) slot_unassigned(slot);
   SetOwnerClaims(slot, true);
   SlotClear(&o->slots, slot);
   o->num_slots--;

@@ -103,9 +103,13 @@ struct State {
   // Removes a node: its slots are unassigned, references to it (replica lists, reports, open
   // slots, the links) dropped. The caller closes its links first.
   void Remove(Node* n);
-  // Slot ownership.
+  // Slot ownership. Every change of a slot's owner goes through UnassignSlot (AssignSlot to
+  // another node and Remove call it), which calls slot_unassigned first, as Valkey 8's
+  // clusterDelSlot drops the slot's shard channels.
   void AssignSlot(int slot, Node* n);  // owner bookkeeping and the owner's bitmap
   void UnassignSlot(int slot);
+  // Filled by the layer above (cluster.cc: the shard channels' subscribers); null in tests.
+  void (*slot_unassigned)(int slot) = nullptr;
   // Unowned, or owned by a node that stopped claiming it.
   bool Unclaimed(int slot) const { return !slot_owner[slot] || SlotTest(owner_not_claiming, slot); }
   void SetOwnerClaims(int slot, bool claims);  // an owner's claim of the slot heard (or missed)

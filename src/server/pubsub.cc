@@ -6,6 +6,8 @@
 // pattern on PUBLISH. Messages are appended to the receivers' output buffers and the receivers
 // are queued for writing. A message for the client that is running a command waits until that
 // command's reply is complete (as Valkey does), so it never lands inside a reply.
+// Shard channels are also indexed by slot, so that a slot leaving this node's shard drops its
+// channels without a walk over all of them.
 #include "server/pubsub.h"
 
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "base/crc16.h"
 #include "base/siphash.h"
 #include "base/util.h"
 #include "net/reply.h"
@@ -50,6 +53,9 @@ using Subscribers = std::unordered_set<Client*>;
 using Registry = std::unordered_map<std::string, Subscribers, NameHash, std::equal_to<>>;
 
 Registry g_channels, g_patterns, g_shard;
+// slot -> the names of its shard channels (views of g_shard's keys, which stay put: the map's
+// nodes do not move); a slot without channels has no entry.
+std::unordered_map<int, std::unordered_set<std::string_view>> g_shard_by_slot;
 size_t g_clients = 0;  // clients subscribed to anything
 
 // Pushes for the executing client, appended once its reply is complete.
@@ -103,11 +109,21 @@ void FreeStateIfEmpty(Client* c) {
   }
 }
 
+// The last subscriber of a shard channel left: it leaves the slot index before the registry.
+void UnindexShard(std::string_view name) {
+  auto it = g_shard_by_slot.find(base::KeySlot(name));
+  if (it == g_shard_by_slot.end()) return;
+  it->second.erase(name);
+  if (it->second.empty()) g_shard_by_slot.erase(it);
+}
+
 void RemoveFromRegistry(Registry& reg, const std::string& name, Client* c) {
   auto it = reg.find(name);
   if (it == reg.end()) return;
   it->second.erase(c);
-  if (it->second.empty()) reg.erase(it);
+  if (!it->second.empty()) return;
+  if (&reg == &g_shard) UnindexShard(it->first);
+  reg.erase(it);
 }
 
 // One message to one receiver: "message"/"smessage" (3 parts) or "pmessage" (4 parts).
@@ -143,7 +159,11 @@ void PubsubSubscribe(Client* c, PubsubKind kind, const std::vector<std::string_v
   for (std::string_view name : names) {
     if (mine.emplace(name).second) {
       auto it = reg.find(name);
-      if (it == reg.end()) it = reg.emplace(std::string(name), Subscribers()).first;
+      if (it == reg.end()) {
+        it = reg.emplace(std::string(name), Subscribers()).first;
+        if (kind == PubsubKind::kShard)
+          g_shard_by_slot[base::KeySlot(it->first)].insert(std::string_view(it->first));
+      }
       it->second.insert(c);
     }
     ReplySubscription(c, SubscribeWord(kind), &name, CountFor(c->pubsub, kind));
@@ -222,6 +242,32 @@ int64_t PubsubPublishShard(std::string_view channel, std::string_view message) {
     }
   }
   return n;
+}
+
+void PubsubShardUnsubscribeSlot(int slot) {
+  auto sit = g_shard_by_slot.find(slot);
+  if (sit == g_shard_by_slot.end()) return;
+  std::vector<std::string> names(sit->second.begin(), sit->second.end());
+  g_shard_by_slot.erase(sit);
+  std::string push;
+  for (const std::string& name : names) {
+    auto it = g_shard.find(name);
+    if (it == g_shard.end()) continue;
+    Subscribers subs = std::move(it->second);
+    g_shard.erase(it);
+    for (Client* c : subs) {
+      c->pubsub->shard_channels.erase(name);
+      // A push, not a reply: the running client gets it after its reply (PubsubDeliverRaw).
+      push.clear();
+      net::Reply r(&push, c->resp);
+      r.PushLen(3);
+      r.Bulk("sunsubscribe");
+      r.Bulk(name);
+      r.Int(CountFor(c->pubsub, PubsubKind::kShard));
+      PubsubDeliverRaw(c, push);
+      FreeStateIfEmpty(c);  // a RESP2 client with nothing left leaves subscriber mode
+    }
+  }
 }
 
 void PubsubDeliverRaw(Client* rc, std::string_view bytes) {

@@ -32,6 +32,12 @@ int64_t PubsubPublish(std::string_view channel, std::string_view message);
 // Delivers to subscribers of a shard channel; returns receivers.
 int64_t PubsubPublishShard(std::string_view channel, std::string_view message);
 
+// Unsubscribes every client from the shard channels whose slot is `slot`, each with a
+// sunsubscribe push carrying the client's remaining shard-channel count (Valkey 8's
+// pubsubShardUnsubscribeAllChannelsInSlot). Cluster mode calls it when the slot leaves this
+// node's shard.
+void PubsubShardUnsubscribeSlot(int slot);
+
 // Delivers an already encoded message (a tracking invalidation) to rc, after the reply of the
 // command rc is running, if any.
 void PubsubDeliverRaw(Client* rc, std::string_view bytes);
