@@ -210,8 +210,6 @@ void PublishFromBus(std::string_view channel, std::string_view message, bool sha
 bool Init(std::string* err) {
   if (!cfg.cluster_enabled) return true;
   State& st = GetState();
-  // Whatever path takes a slot from its owner, the slot's shard channels go with it.
-  st.slot_unassigned = server::PubsubShardUnsubscribeSlot;
   const std::string& path = cfg.cluster_config_file;
   // nodes.conf's next inode is made, and each replaced one freed, by the helper thread.
   server::BioStart();
@@ -230,6 +228,9 @@ bool Init(std::string* err) {
     st.fresh_identity = true;
     LOG_NOTICE("No cluster configuration found, I'm %.40s", st.myself->name.c_str());
   }
+  // Whatever path takes a slot from its owner, the slot's shard channels go with it. (Set
+  // after nodes.conf is loaded: the parsed state replaces the whole State.)
+  st.slot_unassigned = server::PubsubShardUnsubscribeSlot;
   InitOpenSlots();
   if (!StartBus(err)) return false;
   SetMyAddressFromConfig();

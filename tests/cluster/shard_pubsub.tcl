@@ -147,6 +147,19 @@ start_cluster {primaries 3 replicas 1 create manual} {
         $onA close
     }
 
+    test "A primary restarted from nodes.conf still unsubscribes (DELSLOTS after the restart)" {
+        cluster_restart $A
+        cluster_wait_ok
+        set ch [lindex [sp_channels $A sp-restart 1] 0]
+        set s [sp_slot $ch]
+        set onA [sp_subscriber $A 2 $ch]
+        assert_equal OK [cn $A cluster delslots $s]
+        assert_equal [sp_push 2 sunsubscribe $ch 0] [sp_raw $onA]
+        assert_equal OK [cn $A cluster addslots $s]
+        cluster_wait_ok
+        $onA close
+    }
+
     test "A replica moved to another shard (CLUSTER REPLICATE) leaves its old shard's channels" {
         lassign [sp_channels $C sp-rep 2] ch1 ch2
         set onC2 [sp_subscriber $C2 2 $ch1 $ch2]
