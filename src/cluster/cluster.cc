@@ -272,6 +272,11 @@ void Install() {
     if (!st.myself || !st.todo_learned) return;
     SavePending();
   };
+  h.announce_changed = [] {
+    if (!GetState().myself) return;  // not in cluster mode, or not started yet
+    SetMyAddressFromConfig();
+    MarkLearned();  // nodes.conf holds my hostname and names too
+  };
   h.shutdown = [] {
     if (!GetState().myself) return;  // not in cluster mode
     // What was learned in the last 100 ms is not saved yet (MarkLearned).

@@ -15,6 +15,7 @@ ClusterHooks& Cluster() {
       [] {},  // shutdown
       [] {},  // in_child
       [] {},  // before_snapshot
+      [] {},  // announce_changed
   };
   return h;
 }

@@ -36,6 +36,9 @@ struct ClusterHooks {
   // A disk snapshot is about to fork: nodes.conf gets what it has not saved yet, so that the
   // snapshot's replication offset is never ahead of the open slots nodes.conf holds.
   void (*before_snapshot)();
+  // CONFIG SET of an announced address, port or name: myself shows it at once (in CLUSTER
+  // NODES/SLOTS/SHARDS of this node), as Valkey 8 applies it, not at the next cluster cron.
+  void (*announce_changed)();
 };
 
 ClusterHooks& Cluster();

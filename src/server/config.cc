@@ -21,6 +21,7 @@
 #include "net/resp_parser.h"
 #include "server/command.h"
 #include "server/aof.h"
+#include "server/cluster_hooks.h"
 #include "server/evict.h"
 #include "server/notify.h"
 #include "server/repl_hooks.h"
@@ -364,6 +365,11 @@ bool ApplyHz(std::string*) {
   return true;
 }
 
+bool ApplyClusterAnnounce(std::string*) {
+  Cluster().announce_changed();
+  return true;
+}
+
 // The casts make a field of the wrong type a compile error (the table stores void*).
 #define BOOL(n, field, dflt, fl) \
   { n, nullptr, kBool, fl, static_cast<bool*>(&cfg.field), 0, 0, nullptr, {}, nullptr, dflt }
@@ -373,6 +379,11 @@ bool ApplyHz(std::string*) {
   { n, nullptr, kMem, fl, static_cast<int64_t*>(&cfg.field), lo, hi, nullptr, {}, nullptr, dflt }
 #define STR(n, field, dflt, fl) \
   { n, nullptr, kStr, fl, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {}, nullptr, dflt }
+// The announced address, ports and names of a cluster node.
+#define ANNOUNCE_STR(n, field) \
+  { n, nullptr, kStr, 0, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {}, ApplyClusterAnnounce, "" }
+#define ANNOUNCE_PORT(n, field) \
+  { n, nullptr, kInt, 0, static_cast<int64_t*>(&cfg.field), 0, 65535, nullptr, {}, ApplyClusterAnnounce, "0" }
 
 std::vector<Def>& Table() {
   static std::vector<Def> t = {
@@ -508,14 +519,14 @@ std::vector<Def>& Table() {
       INT("cluster-port", cluster_port, 0, 65535, "0", kImmutable),
       INT("cluster-node-timeout", cluster_node_timeout, 0, INT64_MAX, "15000", 0),
       INT("cluster-ping-interval", cluster_ping_interval, 0, INT64_MAX, "0", kHidden),
-      STR("cluster-announce-ip", cluster_announce_ip, "", 0),
-      STR("cluster-announce-hostname", cluster_announce_hostname, "", 0),
-      STR("cluster-announce-human-nodename", cluster_announce_human_nodename, "", 0),
-      STR("cluster-announce-client-ipv4", cluster_announce_client_ipv4, "", 0),
-      STR("cluster-announce-client-ipv6", cluster_announce_client_ipv6, "", 0),
-      INT("cluster-announce-port", cluster_announce_port, 0, 65535, "0", 0),
-      INT("cluster-announce-bus-port", cluster_announce_bus_port, 0, 65535, "0", 0),
-      INT("cluster-announce-tls-port", cluster_announce_tls_port, 0, 65535, "0", 0),
+      ANNOUNCE_STR("cluster-announce-ip", cluster_announce_ip),
+      ANNOUNCE_STR("cluster-announce-hostname", cluster_announce_hostname),
+      ANNOUNCE_STR("cluster-announce-human-nodename", cluster_announce_human_nodename),
+      ANNOUNCE_STR("cluster-announce-client-ipv4", cluster_announce_client_ipv4),
+      ANNOUNCE_STR("cluster-announce-client-ipv6", cluster_announce_client_ipv6),
+      ANNOUNCE_PORT("cluster-announce-port", cluster_announce_port),
+      ANNOUNCE_PORT("cluster-announce-bus-port", cluster_announce_bus_port),
+      ANNOUNCE_PORT("cluster-announce-tls-port", cluster_announce_tls_port),
       {"cluster-preferred-endpoint-type",
        nullptr,
        kEnum,

@@ -367,36 +367,46 @@ proc ::cl::slot_map {idx} {
 
 # Cluster agreement: every node (of idxs) is ok, knows the same set of nodes with no
 # handshake/fail flags, has the same slot map, and each replica's link is up.
-proc ::cl::agreed {idxs} {
+proc ::cl::agreed {idxs} { return [expr {[::cl::disagreement $idxs] eq {}}] }
+
+# {} when the nodes of idxs agree (as ::cl::agreed), else the first condition that does not
+# hold, naming the node.
+proc ::cl::disagreement {idxs} {
     set ref {}
     set refnodes {}
+    set refidx {}
     foreach i $idxs {
-        if {[cluster_info_field $i cluster_state] ne "ok"} { return 0 }
+        set st [cluster_info_field $i cluster_state]
+        if {$st ne "ok"} { return "node $i: cluster_state $st" }
         set ids {}
         foreach e [cluster_nodes_parsed $i] {
             foreach f {handshake fail fail? noaddr} {
-                if {$f in [dict get $e flags]} { return 0 }
+                if {$f in [dict get $e flags]} {
+                    return "node $i: node [dict get $e id] has flag $f"
+                }
             }
             lappend ids [dict get $e id]
         }
         set ids [lsort $ids]
         set m [slot_map $i]
-        if {$ref eq {}} { set ref $m; set refnodes $ids }
-        if {$m ne $ref || $ids ne $refnodes} { return 0 }
+        if {$ref eq {}} { set ref $m; set refnodes $ids; set refidx $i }
+        if {$ids ne $refnodes} { return "node $i knows nodes {$ids}, node $refidx {$refnodes}" }
+        if {$m ne $ref} { return "node $i slot map {$m}, node $refidx {$ref}" }
         set role [info_field [cn $i info replication] role]
-        if {$role eq "slave" && [info_field [cn $i info replication] master_link_status] ne "up"} {
-            return 0
+        if {$role eq "slave"} {
+            set link [info_field [cn $i info replication] master_link_status]
+            if {$link ne "up"} { return "node $i: master_link_status $link" }
         }
     }
-    return 1
+    return {}
 }
 
 proc cluster_wait_ok {{idxs {}} {timeout_ms 30000}} {
     if {$idxs eq {}} { set idxs [cluster_alive_nodes] }
     set deadline [expr {[clock milliseconds] + $timeout_ms}]
-    while {![::cl::agreed $idxs]} {
+    while {[set why [::cl::disagreement $idxs]] ne {}} {
         if {[clock milliseconds] > $deadline} {
-            set msg "cluster never became ok and consistent within ${timeout_ms}ms"
+            set msg "cluster never became ok and consistent within ${timeout_ms}ms ($why)"
             foreach i $idxs {
                 catch {
                     append msg "\n-- node $i (port [cnode $i port]): [cluster_info_field $i cluster_state]\n"
