@@ -244,8 +244,9 @@ void FlushAllCommand(Client* c) {
     g.dirty += static_cast<int64_t>(GetDb(i)->Size());
     GetDb(i)->Clear();
   }
-  AfterFlushAll();
+  AfterFlushAll();  // may save, which resets the change counter
   g.dirty++;
+  ForcePropagation();  // as Valkey: even an empty server's FLUSHALL reaches replicas and the AOF
   c->R().Ok();
 }
 

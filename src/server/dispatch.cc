@@ -142,7 +142,10 @@ void Call(Client* c, const CommandSpec* cmd) {
   // A replica applies its primary's stream: those bytes are passed on verbatim elsewhere.
   // EXEC itself never leaves: its commands did, wrapped by the transaction hooks.
   bool is_exec = std::string_view(cmd->name) == "exec";
-  if ((g.dirty != dirty_before || override_.force_prop) && !is_exec && !override_.prevent) {
+  // Only a command that added changes leaves: one that reset the counter (DEBUG LOADAOF after
+  // its reload, SAVE) did not write, as Valkey's call() clamps a negative change to none. A
+  // DEBUG LOADAOF written to the AOF reloaded itself on the next DEBUG LOADAOF, forever.
+  if ((g.dirty > dirty_before || override_.force_prop) && !is_exec && !override_.prevent) {
     // What leaves: the override, or the command under its real name (replicas and the AOF
     // need not share the renames).
     std::vector<std::string_view> renamed;

@@ -13,6 +13,12 @@ proc aof_manifest {} {
     close $f
     return $t
 }
+proc aof_incr_text {} {
+    set f [open [lindex [glob -directory [aof_dir] *.incr.aof] 0] rb]
+    set t [read $f]
+    close $f
+    return $t
+}
 proc aof_files {} { return [lsort [glob -nocomplain -tails -directory [aof_dir] *]] }
 # A server started on an AOF directory holding `files` (name content ...) and a manifest with
 # `manifest`, expected to refuse the start: returns {exit_code output}.
@@ -141,6 +147,34 @@ start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
         set before [aof_dataset]
         assert_equal OK [r debug loadaof]
         assert_equal $before [aof_dataset]
+    }
+
+    test "DEBUG LOADAOF is not written to the AOF: a second one does not reload itself forever" {
+        # The sequence that recursed until the stack overflowed: the first DEBUG LOADAOF
+        # reached the incr file, and the second replayed it, which reloaded, which replayed...
+        r set foo bar ex 100
+        r set foo bar keepttl
+        assert_equal OK [r debug loadaof]
+        r set foo bar ex 100
+        assert_equal bar [r getex foo persist]
+        assert_equal OK [r debug loadaof]
+        assert_equal -1 [r ttl foo]
+        assert_equal bar [r get foo]
+        assert_equal 0 [regexp -nocase {debug\r\n\$7\r\nloadaof} [aof_incr_text]]
+    }
+
+    test "FLUSHALL that saves (save points set) still reaches the AOF" {
+        r config set save "3600 1"
+        try {
+            r set flush:key v
+            set before [regexp -all -nocase {flushall} [aof_incr_text]]
+            assert_equal OK [r flushall]
+            assert_equal [expr {$before + 1}] [regexp -all -nocase {flushall} [aof_incr_text]]
+            aof_crash_restart
+            assert_equal 0 [r dbsize]
+        } finally {
+            r config set save ""
+        }
     }
 
     test "CONFIG SET appendonly no closes the file, yes writes a new base first" {
