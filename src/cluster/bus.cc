@@ -293,18 +293,20 @@ void ClearFailIfNeeded(Node* n, int64_t now) {
   n->flags &= ~kNodeFail;
   if (v == FailClear::kStale)
     LOG_NOTICE(
-        "Clear FAIL state for node %.40s: is reachable again and nobody is serving its "
-        "slots after some time.",
-        n->name.c_str());
+        "Clear FAIL state for node %.40s (%s): is reachable again and nobody is serving "
+        "its slots after some time.",
+        n->name.c_str(), n->human_nodename.c_str());
   else
-    LOG_NOTICE("Clear FAIL state for node %.40s: %s is reachable again.", n->name.c_str(),
-               v == FailClear::kReplica ? "replica" : "master without slots");
+    LOG_NOTICE("Clear FAIL state for node %.40s (%s): %s is reachable again.", n->name.c_str(),
+               n->human_nodename.c_str(),
+               v == FailClear::kReplica ? "replica" : "primary without slots");
   MarkChanged(true, false);
 }
 
 void MarkFailingIfNeeded(Node* n, int64_t now) {
   if (!FailQuorumReached(GetState(), n, CountFailReports(n, now, NodeTimeout()))) return;
-  LOG_NOTICE("Marking node %.40s as failing (quorum reached).", n->name.c_str());
+  LOG_NOTICE("Marking node %.40s (%s) as failing (quorum reached).", n->name.c_str(),
+             n->human_nodename.c_str());
   n->flags = static_cast<uint16_t>((n->flags & ~kNodePfail) | kNodeFail);
   n->fail_time_ms = now;
   BroadcastFail(n);
@@ -321,11 +323,17 @@ void ProcessGossip(const Message& m, Node* sender, int64_t now) {
     Node* n = st.Find(name);
     if (n) {
       if (sender->IsVotingPrimary()) {
+        // Each report that starts or ends is logged with both nodes' human names, as Valkey 8.
         if (e.flags & (kNodePfail | kNodeFail)) {
-          AddFailReport(n, sender, now);
+          if (AddFailReport(n, sender, now))
+            LOG_NOTICE("Node %.40s (%s) reported node %.40s (%s) as not reachable.",
+                       sender->name.c_str(), sender->human_nodename.c_str(), n->name.c_str(),
+                       n->human_nodename.c_str());
           MarkFailingIfNeeded(n, now);
-        } else {
-          DelFailReport(n, sender);
+        } else if (DelFailReport(n, sender)) {
+          LOG_NOTICE("Node %.40s (%s) reported node %.40s (%s) is back online.",
+                     sender->name.c_str(), sender->human_nodename.c_str(), n->name.c_str(),
+                     n->human_nodename.c_str());
         }
       }
       if (!(e.flags & (kNodePfail | kNodeFail)) && !n->ping_sent_ms && n->fail_reports.empty()) {
@@ -718,7 +726,8 @@ void ProcessFail(Node* sender, const Message& m, int64_t now) {
   State& st = GetState();
   Node* n = st.Find(NodeNameToString(m.fail.name));
   if (!n || n == st.myself || (n->flags & kNodeFail)) return;
-  LOG_NOTICE("FAIL message received from %.40s about %.40s", sender->name.c_str(), n->name.c_str());
+  LOG_NOTICE("FAIL message received from %.40s (%s) about %.40s (%s)", sender->name.c_str(),
+             sender->human_nodename.c_str(), n->name.c_str(), n->human_nodename.c_str());
   n->flags = static_cast<uint16_t>((n->flags | kNodeFail) & ~kNodePfail);
   n->fail_time_ms = now;
   MarkLearned();
@@ -1060,7 +1069,7 @@ void BusCron(int64_t now) {
       continue;
     }
     if (PfailDue(n, now, nt)) {
-      LOG_VERBOSE("*** NODE %.40s possibly failing", n->name.c_str());
+      LOG_NOTICE("NODE %.40s (%s) possibly failing.", n->name.c_str(), n->human_nodename.c_str());
       n->flags |= kNodePfail;
       MarkChanged(false, false);
       if (st.size == 1 && st.myself->IsVotingPrimary()) MarkFailingIfNeeded(n, now);

@@ -70,12 +70,13 @@ SlotState SlotStateOf(int slot) {
 }
 
 // The reply of a routing decision that is not "serve": "-MOVED 3999 127.0.0.1:6381" ...
-std::string RedirectReply(const RouteDecision& d) {
+std::string RedirectReply(const RouteDecision& d, const server::Client* c) {
   State& st = GetState();
   Node* target =
       d.target != kNoNode && d.target < st.nodes.size() ? st.nodes[d.target].get() : nullptr;
   // A leading '-' keeps the reply's own error code (MOVED, ASK, CLUSTERDOWN ...).
-  return "-" + (target ? FormatRedirect(d, NodeEndpoint(target), target->tcp_port)
+  bool ipv6 = c->laddr.find(':') != c->laddr.rfind(':');  // "ip:port" has one colon for IPv4
+  return "-" + (target ? FormatRedirect(d, NodeEndpoint(target, ipv6), target->tcp_port)
                        : FormatRedirect(d, "", 0));
 }
 
@@ -96,7 +97,7 @@ void RedirectBlockedClients() {
         in.first_key = bs.keys.front();
         RouteDecision d = RouteBlocked(in);
         if (d.kind != RouteKind::kServe)
-          static_cast<std::vector<Hit>*>(arg)->push_back({c, RedirectReply(d)});
+          static_cast<std::vector<Hit>*>(arg)->push_back({c, RedirectReply(d, c)});
       },
       &hits);
   for (auto& h : hits) server::UnblockWithError(h.c, h.err);
@@ -192,7 +193,7 @@ bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, db::RoutedK
     routed->Set(d.slot, keys);
     return true;
   }
-  *err = RedirectReply(d);
+  *err = RedirectReply(d, c);
   return false;
 }
 

@@ -4,20 +4,23 @@
 
 namespace cluster {
 
-void AddFailReport(Node* failing, Node* reporter, int64_t now_ms) {
+bool AddFailReport(Node* failing, Node* reporter, int64_t now_ms) {
   for (auto& r : failing->fail_reports)
     if (r.reporter == reporter) {
       r.time_ms = now_ms;
-      return;
+      return false;
     }
   failing->fail_reports.push_back({reporter, now_ms});
+  return true;
 }
 
-void DelFailReport(Node* failing, Node* reporter) {
+bool DelFailReport(Node* failing, Node* reporter) {
   auto& v = failing->fail_reports;
-  v.erase(std::remove_if(v.begin(), v.end(),
-                         [reporter](const FailReport& r) { return r.reporter == reporter; }),
-          v.end());
+  auto end = std::remove_if(v.begin(), v.end(),
+                            [reporter](const FailReport& r) { return r.reporter == reporter; });
+  bool had = end != v.end();
+  v.erase(end, v.end());
+  return had;
 }
 
 int CountFailReports(Node* n, int64_t now_ms, int64_t node_timeout_ms) {

@@ -10,9 +10,10 @@
 namespace cluster {
 
 // A voting primary says (in gossip) that `failing` is PFAIL or FAIL: its report is refreshed.
-void AddFailReport(Node* failing, Node* reporter, int64_t now_ms);
-// It says the node is fine: its report goes.
-void DelFailReport(Node* failing, Node* reporter);
+// True if it is a new report.
+bool AddFailReport(Node* failing, Node* reporter, int64_t now_ms);
+// It says the node is fine: its report goes. True if there was one.
+bool DelFailReport(Node* failing, Node* reporter);
 // Reports still valid: those older than 2 x node timeout are purged first.
 int CountFailReports(Node* n, int64_t now_ms, int64_t node_timeout_ms);
 

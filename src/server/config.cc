@@ -1,6 +1,7 @@
 // Config table, file parser, CONFIG GET/SET/REWRITE.
 #include "server/config.h"
 
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <climits>
@@ -302,6 +303,20 @@ bool ValidClusterConfigFile(const std::string& v, std::string* err) {
   }
   return true;
 }
+// An announced client address must parse as one of its family (empty: none announced), as
+// Valkey 8's isValidIpV4 / isValidIpV6.
+bool ValidIpOf(int family, const char* what, const std::string& v, std::string* err) {
+  unsigned char buf[sizeof(in6_addr)];
+  if (v.empty() || inet_pton(family, v.c_str(), buf) == 1) return true;
+  *err = what;
+  return false;
+}
+bool ValidClientIpv4(const std::string& v, std::string* err) {
+  return ValidIpOf(AF_INET, "Invalid IPv4 address", v, err);
+}
+bool ValidClientIpv6(const std::string& v, std::string* err) {
+  return ValidIpOf(AF_INET6, "Invalid IPv6 address", v, err);
+}
 bool ValidDbFilename(const std::string& v, std::string* err) {
   return ValidBaseName("dbfilename", v, "filename", err);
 }
@@ -382,6 +397,11 @@ bool ApplyClusterAnnounce(std::string*) {
 // The announced address, ports and names of a cluster node.
 #define ANNOUNCE_STR(n, field) \
   { n, nullptr, kStr, 0, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {}, ApplyClusterAnnounce, "" }
+#define ANNOUNCE_IP(n, field, valid)                                                         \
+  {                                                                                          \
+    n, nullptr, kStr, 0, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {},           \
+        ApplyClusterAnnounce, "", valid                                                      \
+  }
 #define ANNOUNCE_PORT(n, field) \
   { n, nullptr, kInt, 0, static_cast<int64_t*>(&cfg.field), 0, 65535, nullptr, {}, ApplyClusterAnnounce, "0" }
 
@@ -522,8 +542,8 @@ std::vector<Def>& Table() {
       ANNOUNCE_STR("cluster-announce-ip", cluster_announce_ip),
       ANNOUNCE_STR("cluster-announce-hostname", cluster_announce_hostname),
       ANNOUNCE_STR("cluster-announce-human-nodename", cluster_announce_human_nodename),
-      ANNOUNCE_STR("cluster-announce-client-ipv4", cluster_announce_client_ipv4),
-      ANNOUNCE_STR("cluster-announce-client-ipv6", cluster_announce_client_ipv6),
+      ANNOUNCE_IP("cluster-announce-client-ipv4", cluster_announce_client_ipv4, ValidClientIpv4),
+      ANNOUNCE_IP("cluster-announce-client-ipv6", cluster_announce_client_ipv6, ValidClientIpv6),
       ANNOUNCE_PORT("cluster-announce-port", cluster_announce_port),
       ANNOUNCE_PORT("cluster-announce-bus-port", cluster_announce_bus_port),
       ANNOUNCE_PORT("cluster-announce-tls-port", cluster_announce_tls_port),

@@ -34,10 +34,11 @@ TEST_CASE(FailReportsAreRefreshedAndExpire) {
   AddFailReport(f.p, f.r[1], kNow - 2 * kTimeout);
   CHECK_EQ(CountFailReports(f.p, kNow, kTimeout), 1);
   CHECK_EQ(f.p->fail_reports.size(), size_t{1});  // the old one was purged
-  AddFailReport(f.p, f.r[0], kNow);
-  AddFailReport(f.p, f.r[0], kNow);  // one report per reporter, refreshed
+  CHECK(AddFailReport(f.p, f.r[0], kNow));        // new (the old one was purged)
+  CHECK(!AddFailReport(f.p, f.r[0], kNow));       // one report per reporter, refreshed
   CHECK_EQ(CountFailReports(f.p, kNow, kTimeout), 2);
-  DelFailReport(f.p, f.r[1]);
+  CHECK(DelFailReport(f.p, f.r[1]));
+  CHECK(!DelFailReport(f.p, f.r[1]));
   CHECK_EQ(CountFailReports(f.p, kNow, kTimeout), 1);
   CHECK(f.p->fail_reports[0].reporter == f.r[0]);
 }
