@@ -577,4 +577,86 @@ start_server {tags {blocking}} {
             assert_equal {z m 1} [$c read] $make
         }
     }
+
+    # Issue 27: a waiter's key made ready by SWAPDB (or EXEC) while it holds an expired key is
+    # only looked at: the key stays until a command touches it, which then deletes and
+    # propagates it. This node used to delete it during the wake-up check, so its UNLINK went
+    # down the stream ahead of the commands that followed the SWAPDB; a suite that checked
+    # that stream and stopped halfway left its connection in the other db, and a later
+    # LPUSH bob{t} + RENAME bob{t} foo{t} then went to the wrong db: the BLPOP foo{t} waiter
+    # looked hung. The RENAME wake-up is checked again after the sequence.
+    blk_test "SWAPDB onto an expired key keeps the waiter blocked and leaves the key to its next access; RENAME then wakes a waiter" {
+        r flushall
+        r debug set-active-expire 0
+        set tap [repl_tap_open]
+        try {
+            lassign [blk_client_with_id] c id
+            $c blpop k 0
+            blk_wait_blocked 1
+            r select 1
+            r rpush k hello
+            r pexpire k 50
+            set expired_at [expr {[clock milliseconds] + 60}]
+            wait_for_condition 100 10 {[clock milliseconds] > $expired_at}
+            r swapdb 0 1
+            assert_match {* flags=b *} [r client list id $id]
+            r set marker 1
+            set stream {}
+            for {set i 0} {$i < 5} {incr i} {
+                lappend stream [string tolower [lrange [repl_tap_next $tap] 0 1]]
+            }
+            assert_equal {{select 1} {rpush k} {pexpireat k} {swapdb 0} {set marker}} $stream
+            assert_equal 1 [r client unblock $id]
+            assert_equal {} [$c read]
+            # the waiter's db holds the expired key: its next access deletes it
+            $c exists k
+            assert_equal 0 [$c read]
+            assert_equal {select 0} [string tolower [repl_tap_next $tap]]
+            assert_equal {unlink k} [string tolower [repl_tap_next $tap]]
+        } finally {
+            close $tap
+            r debug set-active-expire 1
+        }
+        r select 0
+        $c blpop foo{t} 0
+        blk_wait_blocked 1
+        r lpush bob{t} a b c
+        r rename bob{t} foo{t}
+        assert_equal {foo{t} c} [$c read]
+        assert_equal {b a} [r lrange foo{t} 0 -1]
+    }
+
+    blk_test "EXEC that pushes a key and lets it expire: the waiter runs again, deletes it and blocks again" {
+        r flushall
+        r debug set-active-expire 0
+        set tap [repl_tap_open]
+        try {
+            # the stream's db is chosen before the transaction
+            r set before 1
+            assert_equal {select 0} [string tolower [repl_tap_next $tap]]
+            assert_equal {set before 1} [repl_tap_next $tap]
+            lassign [blk_client_with_id] c id
+            $c brpop k 0
+            blk_wait_blocked 1
+            r multi
+            r rpush k hello
+            r pexpire k 100
+            r debug sleep 0.2
+            r exec
+            # alive at EXEC's clock: the waiter runs, finds it expired by now, blocks again
+            assert_match {* flags=b *} [r client list id $id]
+            r set marker 1
+            set stream {}
+            for {set i 0} {$i < 6} {incr i} {
+                lappend stream [string tolower [lrange [repl_tap_next $tap] 0 1]]
+            }
+            assert_equal {multi {rpush k} {pexpireat k} exec {unlink k} {set marker}} $stream
+            assert_equal 1 [r client unblock $id]
+            assert_equal {} [$c read]
+            assert_equal 0 [r exists k]
+        } finally {
+            close $tap
+            r debug set-active-expire 1
+        }
+    }
 }
