@@ -1,9 +1,25 @@
 # Blocking commands: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP BZPOPMIN BZPOPMAX BZMPOP.
 # Timeouts, serving order, keys made ready inside MULTI/EXEC, CLIENT UNBLOCK, INFO
 # blocked_clients, argument errors.
+#
+# Every test runs in sequence against one long-lived server, as users' servers live: each
+# starts on a fresh connection (a test that stopped halfway leaves no SELECTed db behind) and
+# ends with blk_assert_idle, so whatever one scenario leaves in the blocking registry fails
+# that scenario instead of a later one.
 
-proc blk_test {name body} {
-    uplevel 1 [list test $name "reconnect\n$body"]
+proc blk_test {name body args} {
+    uplevel 1 [list test $name "reconnect\n$body\nblk_assert_idle" {*}$args]
+}
+
+# Once the test's clients are gone, nothing is blocked and no key is registered for waiters
+# (INFO clients: blocked_clients, total_blocking_keys).
+proc blk_assert_idle {} {
+    foreach c $::testutil::test_clients { catch {$c close} }
+    set ::testutil::test_clients {}
+    wait_for_condition 200 10 {[s blocked_clients] == 0 && [s total_blocking_keys] == 0} else {
+        ::testutil::fail "left behind: blocked_clients [s blocked_clients],\
+            total_blocking_keys [s total_blocking_keys]"
+    }
 }
 
 # A client whose commands are only sent; its replies are fetched with $c read.
@@ -576,6 +592,55 @@ start_server {tags {blocking}} {
             r {*}$make
             assert_equal {z m 1} [$c read] $make
         }
+    }
+
+    blk_test "INFO total_blocking_keys counts the keys waited on, once each" {
+        r flushall
+        assert_equal 0 [s total_blocking_keys]
+        set a [blk_client]
+        $a blpop k1 k2 0
+        set b [blk_client]
+        $b brpop k2 k1 0
+        set c [blk_client]
+        $c bzpopmin z 0
+        blk_wait_blocked 3
+        assert_equal 3 [s total_blocking_keys]
+        r rpush k1 x
+        assert_equal {k1 x} [$a read]
+        blk_wait_blocked 2
+        assert_equal 3 [s total_blocking_keys]
+        $c close
+        blk_wait_blocked 1
+        assert_equal 2 [s total_blocking_keys]
+        r rpush k2 y
+        assert_equal {k2 y} [$b read]
+        blk_wait_blocked 0
+        assert_equal 0 [s total_blocking_keys]
+    }
+
+    blk_test "Killed, closed and timed-out waiters and a replica coming and going leave nothing registered" {
+        r flushall
+        lassign [blk_client_with_id] k kid
+        $k blpop gone 0
+        set d [blk_client]
+        $d blmove gone dst left left 0
+        set t [blk_client]
+        $t bzpopmin gonez 0.05
+        assert_equal {} [$t read]
+        blk_wait_blocked 2
+        set tap [repl_tap_open]
+        assert_equal 1 [r client kill id $kid]
+        $d close
+        close $tap
+        blk_wait_blocked 0
+        assert_equal 0 [s total_blocking_keys]
+        # a waiter on the same key is served as on a fresh server
+        set c [blk_client]
+        $c blpop gone 0
+        blk_wait_blocked 1
+        r rpush gone v
+        assert_equal {gone v} [$c read]
+        assert_equal 0 [r exists gone dst]
     }
 
     # Issue 27: a waiter's key made ready by SWAPDB (or EXEC) while it holds an expired key is
