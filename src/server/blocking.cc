@@ -287,8 +287,14 @@ void HandleReadyKeys() {
         if (w == blocks_.waiting.end()) break;
         if (std::find(w->second.begin(), w->second.end(), c) == w->second.end()) continue;
         db::Db* d = GetDb(id.dbid);
-        UpdateCommandTime();
-        db::Obj* o = d->Lookup(id.key);
+        // A look without effects, at the clock of the command that signalled the key (as
+        // Valkey 8's blocked.c looks, with LOOKUP_NOEFFECTS): a key expired by then counts as
+        // absent but stays until a command touches it; a key alive then wakes the waiter,
+        // whose own run (Call) reads the clock again and may find it expired. Deleting it here
+        // put its UNLINK in the stream at the SWAPDB that signalled it, ahead of the
+        // commands after it.
+        db::Obj* o = d->Find(id.key);
+        if (o && d->IsExpired(o)) o = nullptr;
         BlockState& st = blocks_.blocked[c];
         // A key without data for them: list and sorted-set waiters wait on; a group reader runs
         // again and answers what the command answers now (NOGROUP for a deleted stream, as

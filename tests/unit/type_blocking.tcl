@@ -1,9 +1,25 @@
 # Blocking commands: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP BZPOPMIN BZPOPMAX BZMPOP.
 # Timeouts, serving order, keys made ready inside MULTI/EXEC, CLIENT UNBLOCK, INFO
 # blocked_clients, argument errors.
+#
+# Every test runs in sequence against one long-lived server, as users' servers live: each
+# starts on a fresh connection (a test that stopped halfway leaves no SELECTed db behind) and
+# ends with blk_assert_idle, so whatever one scenario leaves in the blocking registry fails
+# that scenario instead of a later one.
 
-proc blk_test {name body} {
-    uplevel 1 [list test $name "reconnect\n$body"]
+proc blk_test {name body args} {
+    uplevel 1 [list test $name "reconnect\n$body\nblk_assert_idle" {*}$args]
+}
+
+# Once the test's clients are gone, nothing is blocked and no key is registered for waiters
+# (INFO clients: blocked_clients, total_blocking_keys).
+proc blk_assert_idle {} {
+    foreach c $::testutil::test_clients { catch {$c close} }
+    set ::testutil::test_clients {}
+    wait_for_condition 200 10 {[s blocked_clients] == 0 && [s total_blocking_keys] == 0} else {
+        ::testutil::fail "left behind: blocked_clients [s blocked_clients],\
+            total_blocking_keys [s total_blocking_keys]"
+    }
 }
 
 # A client whose commands are only sent; its replies are fetched with $c read.
@@ -575,6 +591,137 @@ start_server {tags {blocking}} {
             blk_wait_blocked 1
             r {*}$make
             assert_equal {z m 1} [$c read] $make
+        }
+    }
+
+    blk_test "INFO total_blocking_keys counts the keys waited on, once each" {
+        r flushall
+        assert_equal 0 [s total_blocking_keys]
+        set a [blk_client]
+        $a blpop k1 k2 0
+        set b [blk_client]
+        $b brpop k2 k1 0
+        set c [blk_client]
+        $c bzpopmin z 0
+        blk_wait_blocked 3
+        assert_equal 3 [s total_blocking_keys]
+        r rpush k1 x
+        assert_equal {k1 x} [$a read]
+        blk_wait_blocked 2
+        assert_equal 3 [s total_blocking_keys]
+        $c close
+        blk_wait_blocked 1
+        assert_equal 2 [s total_blocking_keys]
+        r rpush k2 y
+        assert_equal {k2 y} [$b read]
+        blk_wait_blocked 0
+        assert_equal 0 [s total_blocking_keys]
+    }
+
+    blk_test "Killed, closed and timed-out waiters and a replica coming and going leave nothing registered" {
+        r flushall
+        lassign [blk_client_with_id] k kid
+        $k blpop gone 0
+        set d [blk_client]
+        $d blmove gone dst left left 0
+        set t [blk_client]
+        $t bzpopmin gonez 0.05
+        assert_equal {} [$t read]
+        blk_wait_blocked 2
+        set tap [repl_tap_open]
+        assert_equal 1 [r client kill id $kid]
+        $d close
+        close $tap
+        blk_wait_blocked 0
+        assert_equal 0 [s total_blocking_keys]
+        # a waiter on the same key is served as on a fresh server
+        set c [blk_client]
+        $c blpop gone 0
+        blk_wait_blocked 1
+        r rpush gone v
+        assert_equal {gone v} [$c read]
+        assert_equal 0 [r exists gone dst]
+    }
+
+    # Issue 27: a waiter's key made ready by SWAPDB (or EXEC) while it holds an expired key is
+    # only looked at: the key stays until a command touches it, which then deletes and
+    # propagates it. This node used to delete it during the wake-up check, so its UNLINK went
+    # down the stream ahead of the commands that followed the SWAPDB; a suite that checked
+    # that stream and stopped halfway left its connection in the other db, and a later
+    # LPUSH bob{t} + RENAME bob{t} foo{t} then went to the wrong db: the BLPOP foo{t} waiter
+    # looked hung. The RENAME wake-up is checked again after the sequence.
+    blk_test "SWAPDB onto an expired key keeps the waiter blocked and leaves the key to its next access; RENAME then wakes a waiter" {
+        r flushall
+        r debug set-active-expire 0
+        set tap [repl_tap_open]
+        try {
+            lassign [blk_client_with_id] c id
+            $c blpop k 0
+            blk_wait_blocked 1
+            r select 1
+            r rpush k hello
+            r pexpire k 50
+            set expired_at [expr {[clock milliseconds] + 60}]
+            wait_for_condition 100 10 {[clock milliseconds] > $expired_at}
+            r swapdb 0 1
+            assert_match {* flags=b *} [r client list id $id]
+            r set marker 1
+            set stream {}
+            for {set i 0} {$i < 5} {incr i} {
+                lappend stream [string tolower [lrange [repl_tap_next $tap] 0 1]]
+            }
+            assert_equal {{select 1} {rpush k} {pexpireat k} {swapdb 0} {set marker}} $stream
+            assert_equal 1 [r client unblock $id]
+            assert_equal {} [$c read]
+            # the waiter's db holds the expired key: its next access deletes it
+            $c exists k
+            assert_equal 0 [$c read]
+            assert_equal {select 0} [string tolower [repl_tap_next $tap]]
+            assert_equal {unlink k} [string tolower [repl_tap_next $tap]]
+        } finally {
+            close $tap
+            r debug set-active-expire 1
+        }
+        r select 0
+        $c blpop foo{t} 0
+        blk_wait_blocked 1
+        r lpush bob{t} a b c
+        r rename bob{t} foo{t}
+        assert_equal {foo{t} c} [$c read]
+        assert_equal {b a} [r lrange foo{t} 0 -1]
+    }
+
+    blk_test "EXEC that pushes a key and lets it expire: the waiter runs again, deletes it and blocks again" {
+        r flushall
+        r debug set-active-expire 0
+        set tap [repl_tap_open]
+        try {
+            # the stream's db is chosen before the transaction
+            r set before 1
+            assert_equal {select 0} [string tolower [repl_tap_next $tap]]
+            assert_equal {set before 1} [repl_tap_next $tap]
+            lassign [blk_client_with_id] c id
+            $c brpop k 0
+            blk_wait_blocked 1
+            r multi
+            r rpush k hello
+            r pexpire k 100
+            r debug sleep 0.2
+            r exec
+            # alive at EXEC's clock: the waiter runs, finds it expired by now, blocks again
+            assert_match {* flags=b *} [r client list id $id]
+            r set marker 1
+            set stream {}
+            for {set i 0} {$i < 6} {incr i} {
+                lappend stream [string tolower [lrange [repl_tap_next $tap] 0 1]]
+            }
+            assert_equal {multi {rpush k} {pexpireat k} exec {unlink k} {set marker}} $stream
+            assert_equal 1 [r client unblock $id]
+            assert_equal {} [$c read]
+            assert_equal 0 [r exists k]
+        } finally {
+            close $tap
+            r debug set-active-expire 1
         }
     }
 }
