@@ -470,8 +470,10 @@ void PrimaryCron() {
   }
   // Ping replicas now and then so their link stays alive (part of the stream). Not while
   // writes are paused: a manual failover waits for the offset to hold still.
-  static int64_t last_ping = 0;
+  // Counted from the start, as Valkey 8's replication cron counts its ticks: the first
+  // replica's stream does not begin with a PING (tools reading the stream see the writes).
   int64_t now = base::MsTime();
+  static int64_t last_ping = now;
   if (!primary_.replicas.empty() && !IsReplica() && !server::WritesPaused() &&
       now - last_ping >= server::cfg.repl_ping_replica_period * 1000) {
     last_ping = now;

@@ -674,6 +674,28 @@ start_server {tags {repl}} {
     }
 }
 
+# The stream a new replica gets holds a PING only once repl-ping-replica-period has passed
+# (counted from the start, as Valkey 8's replication cron does), not at once: a replica reading
+# the stream sees the writes first.
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0 repl-diskless-sync no repl-ping-replica-period 3600}} {
+    test "The first replica's stream does not start with a PING (repl-ping-replica-period 3600)" {
+        set fd [valkey_raw]
+        fconfigure $fd -translation binary
+        puts -nonewline $fd "PSYNC ? -1\r\n"
+        flush $fd
+        fconfigure $fd -blocking 1
+        assert_match "+FULLRESYNC * *" [gets $fd]
+        # newlines may come first while the snapshot is made (keepalives)
+        while {[set line [string trimright [gets $fd] "\r"]] eq ""} {}
+        read $fd [string range $line 1 end]
+        r set after:sync 1
+        set got [repl_read_for $fd 500]
+        close $fd
+        assert_match "*2\r\n\$6\r\nSELECT\r\n*\$3\r\nset\r\n\$10\r\nafter:sync\r\n*" $got
+        assert_equal 0 [string match "*PING*" $got]
+    }
+}
+
 # ---------------------------------------------------------------- chained replicas A -> B -> C
 
 start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
