@@ -475,6 +475,7 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
   using namespace server;
   const char* g = "cluster";
   const uint32_t kAdm = kCmdAdmin | kCmdStale;
+  const uint32_t kAdmAl = kAdm | kCmdNoAsyncLoading;  // those that change the cluster
   const uint32_t kLs = kCmdLoading | kCmdStale;
   auto sub = [](const char* name, int arity, uint32_t flags, Handler h, const char* summary) {
     return CommandSpec{name, arity, flags, h, nullptr, nullptr, summary, "O(N)"};
@@ -488,31 +489,31 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
                       "A container for cluster commands.",
                       "Depends on subcommand."};
   cluster.subcommands = {
-      sub("addslots", -3, kAdm, AddSlots, "Serves slots here."),
-      sub("addslotsrange", -4, kAdm, AddSlotsRange, "Serves slot ranges here."),
-      sub("bumpepoch", 2, kAdm, BumpEpoch, "Raises this node's config epoch."),
+      sub("addslots", -3, kAdmAl, AddSlots, "Serves slots here."),
+      sub("addslotsrange", -4, kAdmAl, AddSlotsRange, "Serves slot ranges here."),
+      sub("bumpepoch", 2, kAdmAl, BumpEpoch, "Raises this node's config epoch."),
       sub("count-failure-reports", 3, kAdm, CountFailureReports, "Counts failure reports."),
       sub("countkeysinslot", 3, kCmdStale, CountKeysInSlot, "Counts the keys of a slot."),
-      sub("delslots", -3, kAdm, DelSlots, "Stops serving slots."),
-      sub("delslotsrange", -4, kAdm, DelSlotsRange, "Stops serving slot ranges."),
-      sub("failover", -2, kAdm, ClusterFailoverCommand, "Promotes this replica."),
-      sub("flushslots", 2, kAdm, FlushSlots, "Stops serving every slot."),
-      sub("forget", 3, kAdm, Forget, "Removes a node from this node's view."),
+      sub("delslots", -3, kAdmAl, DelSlots, "Stops serving slots."),
+      sub("delslotsrange", -4, kAdmAl, DelSlotsRange, "Stops serving slot ranges."),
+      sub("failover", -2, kAdmAl, ClusterFailoverCommand, "Promotes this replica."),
+      sub("flushslots", 2, kAdmAl, FlushSlots, "Stops serving every slot."),
+      sub("forget", 3, kAdmAl, Forget, "Removes a node from this node's view."),
       sub("getkeysinslot", 4, kCmdStale, GetKeysInSlot, "Key names of a slot."),
       sub("help", 2, kLs, Help, "Shows the subcommands."),
       sub("info", 2, kLs, Info, "The cluster state."),
       sub("keyslot", 3, kCmdStale, KeySlot, "The hash slot of a key."),
       sub("links", 2, kCmdStale, Links, "The bus links."),
-      sub("meet", -4, kAdm, Meet, "Joins the node at an address."),
+      sub("meet", -4, kAdmAl, Meet, "Joins the node at an address."),
       sub("myid", 2, kLs, MyId, "This node's ID."),
       sub("myshardid", 2, kLs, MyShardId, "This node's shard ID."),
       sub("nodes", 2, kLs, Nodes, "The cluster as this node sees it."),
       sub("replicas", 3, kAdm, Replicas, "The replicas of a node."),
-      sub("replicate", 3, kAdm, Replicate, "Becomes a replica of a node."),
+      sub("replicate", 3, kAdmAl, Replicate, "Becomes a replica of a node."),
       sub("reset", -2, kAdm | kCmdNoScript, Reset, "Forgets the cluster."),
-      sub("saveconfig", 2, kAdm, SaveConfigCmd, "Writes nodes.conf now."),
-      sub("setslot", -4, kAdm, SetSlotCommand, "Binds a hash slot to a node."),
-      sub("set-config-epoch", 3, kAdm, SetConfigEpoch, "Sets the config epoch of a new node."),
+      sub("saveconfig", 2, kAdmAl, SaveConfigCmd, "Writes nodes.conf now."),
+      sub("setslot", -4, kAdmAl, SetSlotCommand, "Binds a hash slot to a node."),
+      sub("set-config-epoch", 3, kAdmAl, SetConfigEpoch, "Sets the config epoch of a new node."),
       sub("shards", 2, kLs, Shards, "Shards with their slots and nodes."),
       sub("slaves", 3, kAdm, Replicas, "The replicas of a node."),
       sub("slot-stats", -4, kLs, SlotStats, "Key counts of the slots of this shard."),

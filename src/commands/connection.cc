@@ -419,8 +419,8 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
   const uint32_t kConn = kCmdNoScript | kCmdLoading | kCmdStale;
   t->push_back(
       {"ping", -1, kCmdFast, PingCommand, g, "1.0.0", "Checks that the server answers.", "O(1)"});
-  t->push_back({"echo", 2, kCmdFast, EchoCommand, g, "1.0.0", "Returns its argument.", "O(1)"});
-  t->push_back({"quit", -1, kCmdAllowBusy | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast,
+  t->push_back({"echo", 2, kCmdLoading | kCmdStale | kCmdFast, EchoCommand, g, "1.0.0", "Returns its argument.", "O(1)"});
+  t->push_back({"quit", -1, kCmdAllowBusy | kCmdNoScript | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdFast,
                 QuitCommand, g, "1.0.0", "Ends the connection after replying OK.", "O(1)"});
   t->push_back({"reset", 1, kConn | kCmdNoAuth | kCmdFast | kCmdAllowBusy, ResetCommand, g, "6.2.0",
                 "Returns the connection to its initial state.", "O(1)"});

@@ -60,12 +60,12 @@ namespace server {
 void RegisterPersistenceCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "server";
-  t->push_back({"save", 1, kCmdAdmin | kCmdNoScript | kCmdNoMulti, SaveCommand, g, "1.0.0",
+  t->push_back({"save", 1, kCmdAdmin | kCmdNoScript | kCmdNoMulti | kCmdNoAsyncLoading, SaveCommand, g, "1.0.0",
                 "Synchronously saves the database(s) to disk.",
                 "O(N) where N is the total number of keys in all databases"});
-  t->push_back({"bgsave", -1, kCmdAdmin | kCmdNoScript, BgsaveCommand, g, "1.0.0",
+  t->push_back({"bgsave", -1, kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading, BgsaveCommand, g, "1.0.0",
                 "Asynchronously saves the database(s) to disk.", "O(1)"});
-  t->push_back({"bgrewriteaof", 1, kCmdAdmin | kCmdNoScript, BgrewriteaofCommand, g, "1.0.0",
+  t->push_back({"bgrewriteaof", 1, kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading, BgrewriteaofCommand, g, "1.0.0",
                 "Asynchronously rewrites the append-only file to disk.", "O(1)"});
 }
 }  // namespace server

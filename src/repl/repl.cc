@@ -229,18 +229,20 @@ void RegisterCommands(std::vector<server::CommandSpec>* t) {
   using namespace server;
   const char* g = "server";
   const uint32_t kAdm = kCmdAdmin | kCmdNoScript | kCmdStale;
-  t->push_back({"replicaof", 3, kAdm | kCmdNoMulti, ReplicaofCommand, g, "5.0.0",
+  // REPLICAOF may run inside MULTI, as in Valkey 8 (its flags are Valkey 8's COMMAND INFO).
+  t->push_back({"replicaof", 3, kAdm | kCmdNoAsyncLoading, ReplicaofCommand, g, "5.0.0",
                 "Makes this node a replica of another, or a primary again.", "O(1)"});
-  t->push_back({"slaveof", 3, kAdm | kCmdNoMulti, ReplicaofCommand, g, "1.0.0",
+  t->push_back({"slaveof", 3, kAdm | kCmdNoAsyncLoading, ReplicaofCommand, g, "1.0.0",
                 "Old name of REPLICAOF.", "O(1)"});
   t->push_back({"role", 1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast, RoleCommand, g,
                 "2.8.12", "Tells whether this node is a primary or a replica, with details.",
                 "O(1)"});
   t->push_back({"replconf", -1, kAdm | kCmdLoading | kCmdAllowBusy, ReplconfCommand, g, "3.0.0",
                 "Replication handshake and acknowledgements (internal).", "O(1)"});
-  t->push_back({"psync", -3, kAdm | kCmdNoMulti, PsyncCommand, g, "2.8.0",
+  const uint32_t kSync = kCmdAdmin | kCmdNoScript | kCmdNoMulti | kCmdNoAsyncLoading;
+  t->push_back({"psync", -3, kSync, PsyncCommand, g, "2.8.0",
                 "Starts or resumes replication from this node (internal).", "O(1)"});
-  t->push_back({"sync", 1, kAdm | kCmdNoMulti, SyncCommand, g, "1.0.0",
+  t->push_back({"sync", 1, kSync, SyncCommand, g, "1.0.0",
                 "Starts replication from this node (internal, old form).", "O(1)"});
   t->push_back({"failover", -1, kAdm, FailoverCommand, g, "6.2.0",
                 "Starts a coordinated failover from a server to one of its replicas.", "O(1)"});

@@ -200,8 +200,9 @@ std::string FlagNames(uint32_t flags, std::vector<std::string>* out) {
       {kCmdAsking, "asking"},
       {kCmdFast, "fast"},
       {kCmdNoAuth, "no_auth"},
-      {kCmdMayReplicate, "may_replicate"},
+      // may_replicate is hidden, as Valkey 8 hides it.
       {kCmdNoMandatoryKeys, "no_mandatory_keys"},
+      {kCmdNoAsyncLoading, "no_async_loading"},
       {kCmdNoMulti, "no_multi"},
       {kCmdMovableKeys, "movablekeys"},
       {kCmdAllowBusy, "allow_busy"},

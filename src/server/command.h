@@ -33,6 +33,7 @@ enum CmdFlag : uint32_t {
   kCmdMovableKeys = 1 << 17,
   kCmdSentinel = 1 << 18,
   kCmdAsking = 1 << 19,
+  kCmdNoAsyncLoading = 1 << 20,  // shown only (this node has no asynchronous loading)
 };
 
 struct CommandStats {

@@ -449,16 +449,16 @@ void RegisterObserveCommands(std::vector<CommandSpec>* t) {
   latency.subcommands = {
       {"help", 2, kCmdLoading | kCmdStale, LatencyCommand, g, "2.8.13",
        "Returns helpful text about the different subcommands.", "O(1)"},
-      {"history", 3, kSl, LatencyCommand, g, "2.8.13",
+      {"history", 3, kSl | kCmdNoScript, LatencyCommand, g, "2.8.13",
        "Returns timestamp-latency samples for an event.", "O(1)"},
-      {"latest", 2, kSl, LatencyCommand, g, "2.8.13",
+      {"latest", 2, kSl | kCmdNoScript, LatencyCommand, g, "2.8.13",
        "Returns the latest latency samples for all events.", "O(1)"},
-      {"doctor", 2, kSl, LatencyCommand, g, "2.8.13",
+      {"doctor", 2, kSl | kCmdNoScript, LatencyCommand, g, "2.8.13",
        "Returns a human-readable latency analysis report.", "O(1)"},
-      {"histogram", -2, kSl, LatencyCommand, g, "7.0.0",
+      {"histogram", -2, kSl | kCmdNoScript, LatencyCommand, g, "7.0.0",
        "Returns the cumulative distribution of latencies of a subset or all commands.",
        "O(N) where N is the number of commands with latency information being retrieved."},
-      {"reset", -2, kSl, LatencyCommand, g, "2.8.13",
+      {"reset", -2, kSl | kCmdNoScript, LatencyCommand, g, "2.8.13",
        "Resets the latency data for one or more events.", "O(1)"},
   };
   t->push_back(std::move(latency));

@@ -561,6 +561,25 @@ start_server {tags {info}} {
         assert_equal {config -2} [lrange [lindex [r command info config] 0] 0 1]
     }
 
+    test "COMMAND INFO flags as Valkey 8.0.1 reports them (REPLICAOF may run in MULTI)" {
+        foreach {cmd flags} {
+            replicaof {admin noscript stale no_async_loading}
+            slaveof {admin noscript stale no_async_loading}
+            psync {admin noscript no_async_loading no_multi}
+            sync {admin noscript no_async_loading no_multi}
+            echo {loading stale fast}
+            quit {noscript loading stale fast no_auth allow_busy}
+            save {admin noscript no_async_loading no_multi}
+            bgsave {admin noscript no_async_loading}
+            bgrewriteaof {admin noscript no_async_loading}
+        } {
+            assert_equal $flags [lindex [r command info $cmd] 0 2] $cmd
+        }
+        assert_equal {admin noscript loading stale} [lindex [r command info latency|doctor] 0 2]
+        assert_equal {admin stale no_async_loading} [lindex [r command info cluster|setslot] 0 2]
+        assert_equal {admin stale} [lindex [r command info cluster|replicas] 0 2]
+    }
+
     test "COMMAND DOCS get" {
         assert_equal {get {summary {Reads a string value.} since 1.0.0 group string complexity O(1) arguments {{name key type key display_text key key_spec_index 0}}}} \
             [r command docs get]

@@ -613,4 +613,19 @@ start_server {tags {multi}} {
         assert_equal 500 [lindex $res end]
         assert_equal 500 [r get counter]
     }
+
+    multi_test "REPLICAOF inside MULTI: applied at EXEC, the node is a replica after it" {
+        start_server {} {
+            set other [srv 0 port]
+            r -1 multi
+            r -1 set multi:before 1
+            r -1 replicaof 127.0.0.1 $other
+            r -1 set multi:after 2
+            assert_equal {OK OK OK} [r -1 exec]
+            assert_equal slave [lindex [r -1 role] 0]
+            assert_error "READONLY *" {r -1 set multi:later 3}
+            r -1 replicaof no one
+            assert_equal master [lindex [r -1 role] 0]
+        }
+    }
 }
