@@ -113,13 +113,16 @@ void LRangeCommand(Client* c) {
 }
 
 void LIndexCommand(Client* c) {
-  int64_t idx;
-  if (!ArgInt(c, c->argv[2], &idx)) return;
+  // The key first, as Valkey 8: a missing key is a nil and a wrong type WRONGTYPE, whatever
+  // the index; the index is parsed only for a list.
   bool err;
   db::Obj* o = LookupListRead(c, c->argv[1], &err);
   if (err) return;
+  if (!o) return c->R().Null();
+  int64_t idx;
+  if (!ArgInt(c, c->argv[2], &idx)) return;
   std::string v;
-  if (!o || !db::ListIndex(o, static_cast<long>(idx), &v)) return c->R().Null();
+  if (!db::ListIndex(o, static_cast<long>(idx), &v)) return c->R().Null();
   c->R().Bulk(v);
 }
 

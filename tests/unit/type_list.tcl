@@ -212,6 +212,12 @@ start_server {tags {list}} {
         assert_equal {} [r lindex l -4]
         assert_equal {} [r lindex l 3]
         assert_error "ERR value is not an integer or out of range" {r lindex l x}
+        assert_error "ERR value is not an integer or out of range" {r lindex l 99999999999999999999}
+        # the key is looked at first, as Valkey 8: the index of a missing or wrong key is not read
+        assert_equal {} [r lindex nokey 99999999999999999999]
+        r set str x
+        assert_error "WRONGTYPE *" {r lindex str 99999999999999999999}
+        assert_error "WRONGTYPE *" {r lindex str x}
         set c [list_raw_client]
         assert_equal {$-1} [list_raw $c lindex l 10]
         $c close
