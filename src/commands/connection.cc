@@ -359,6 +359,15 @@ void ClientNoEvict(Client* c) {
   c->R().Ok();
 }
 
+// CLIENT CAPA capability...: the client says what it understands (Valkey 8.0); unknown
+// capabilities are ignored. "redirect": a standalone replica answers its writes, and its reads
+// unless READONLY, with -REDIRECT <primary> (dispatch.cc).
+void ClientCapa(Client* c) {
+  for (size_t i = 2; i < c->argv.size(); i++)
+    if (base::EqualsNoCase(c->argv[i], "redirect")) c->flags |= kCapaRedirect;
+  c->R().Ok();
+}
+
 void ClientNoTouch(Client* c) {
   if (!base::EqualsNoCase(c->argv[2], "on") && !base::EqualsNoCase(c->argv[2], "off"))
     return c->R().Error(kErrSyntax);
@@ -463,6 +472,8 @@ void RegisterConnectionCommands(std::vector<CommandSpec>* t) {
        "O(1)"},
       {"no-evict", 3, kCmdAdmin | kConn, ClientNoEvict, g, "7.0.0",
        "Exempts the connection from client eviction.", "O(1)"},
+      {"capa", -3, kConn, ClientCapa, g, "8.0.0", "Declares what the client understands.",
+       "O(1)"},
       {"no-touch", 3, kConn, ClientNoTouch, g, "7.2.0",
        "Keeps this connection's reads from touching LRU/LFU.", "O(1)"},
       {"unblock", -3, kCmdAdmin | kConn, ClientUnblock, g, "5.0.0",

@@ -103,6 +103,10 @@ void Install() {
   h.offset = [] { return GetState().offset; };
   h.data_offset = [] { return FullSyncPending() ? int64_t{0} : GetState().offset; };
   h.is_replica = IsReplica;
+  h.primary_address = []() -> std::string {
+    if (!IsReplica()) return "";
+    return GetState().primary_host + ":" + std::to_string(GetState().primary_port);
+  };
   h.refuse_writes = RefuseWrites;
   h.stale_data_refused = StaleDataRefused;
   h.not_enough_replicas = NotEnoughReplicas;

@@ -51,6 +51,7 @@ enum ClientFlag : uint64_t {
   kReplicationDone = 1 << 18,  // re-run of a command its replicas already applied (SETSLOT)
   kMonitor = 1 << 19,          // MONITOR: receives every command run
   kReprocessing = 1 << 20,     // a blocked command running again (MONITOR showed it already)
+  kCapaRedirect = 1 << 21,     // CLIENT CAPA redirect: a replica answers -REDIRECT (dispatch.cc)
 };
 
 struct Client {

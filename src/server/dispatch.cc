@@ -199,7 +199,7 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   bool deny_stale = !(flags & kCmdStale);
   if (c->InMulti() && std::string_view(cmd->name) == "exec")
     for (auto& q : c->mstate) {
-      flags |= q.cmd->flags & (kCmdWrite | kCmdDenyOom | kCmdMayReplicate);
+      flags |= q.cmd->flags & (kCmdWrite | kCmdReadonly | kCmdDenyOom | kCmdMayReplicate);
       deny_stale |= !(q.cmd->flags & kCmdStale);
     }
   auto reject = [&](std::string_view err) {
@@ -244,6 +244,20 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
         return false;
       }
       return reject(err);
+    }
+  }
+  // CLIENT CAPA redirect (Valkey 8): a standalone replica sends such a client's writes, and
+  // its reads unless it said READONLY, to the primary: -REDIRECT host:port.
+  if ((c->flags & kCapaRedirect) && !cfg.cluster_enabled && !(c->flags & kPrimary) &&
+      ((flags & kCmdWrite) || ((flags & kCmdReadonly) && !(c->flags & kReadonly)))) {
+    if (std::string to = Repl().primary_address(); !to.empty()) {
+      if (c->InMulti() && std::string_view(cmd->name) == "exec") {
+        cmd->stats.rejected++;
+        c->R().Error("-REDIRECT " + to);
+        DiscardTransaction(c);
+        return false;
+      }
+      return reject("-REDIRECT " + to);
     }
   }
   // maxmemory: evict first; a command that may use memory (EXEC: one that queued such a

@@ -11,6 +11,7 @@ ReplHooks& Repl() {
       .offset = []() -> int64_t { return 0; },
       .data_offset = []() -> int64_t { return 0; },
       .is_replica = [] { return false; },
+      .primary_address = []() -> std::string { return ""; },
       .refuse_writes = [] { return false; },
       .stale_data_refused = [] { return false; },
       .not_enough_replicas = [] { return false; },

@@ -25,6 +25,7 @@ struct ReplHooks {
   int64_t (*data_offset)();
   // Checks of the execution gate.
   bool (*is_replica)();
+  std::string (*primary_address)();  // "host:port" of my primary (a replica), else ""
   bool (*refuse_writes)();        // replica-read-only
   bool (*stale_data_refused)();   // replica-serve-stale-data no with the link down
   bool (*not_enough_replicas)();  // min-replicas-to-write not met

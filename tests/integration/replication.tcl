@@ -696,6 +696,46 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0 repl-diskless-sy
     }
 }
 
+# CLIENT CAPA redirect (Valkey 8.0): a standalone replica answers such a client's writes, and
+# its reads unless it said READONLY, with -REDIRECT <primary>; other clients are unchanged.
+start_server {tags {repl}} {
+    start_server {} {
+        test "CLIENT CAPA redirect: a replica sends writes, and reads without READONLY, to its primary" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            repl_wait_link_up 0
+            set to "-REDIRECT 127.0.0.1:[srv -1 port]"
+            # each on a connection of its own: {commands} {replies}
+            foreach {cmds want} [list \
+                {{client capa redirect foo} {get a} {set a 1} {ping} {readonly} {get a} {set a 1}} \
+                    [list +OK $to $to +PONG +OK {$-1} $to] \
+                {{client capa redirect} {multi} {get a} {exec} {multi} {set a 1} {exec}} \
+                    [list +OK +OK $to "-EXECABORT Transaction discarded because of previous errors." +OK $to "-EXECABORT Transaction discarded because of previous errors."] \
+                {{client capa} {get a} {set a 1}} \
+                    [list "-ERR wrong number of arguments for 'client|capa' command" {$-1} "-READONLY You can't write against a read only replica."] \
+            ] {
+                set fd [valkey_raw]
+                foreach c $cmds { puts -nonewline $fd [::resp::encode_command {*}$c] }
+                flush $fd
+                set got {}
+                foreach c $cmds {
+                    set line [string trimright [gets $fd] "\r"]
+                    if {[string index $line 0] eq "\$" && $line ne {$-1}} { gets $fd }
+                    lappend got $line
+                }
+                close $fd
+                assert_equal $want $got $cmds
+            }
+            # the primary itself ignores the capability
+            set fd [valkey_raw -1]
+            puts -nonewline $fd "[::resp::encode_command client capa redirect][::resp::encode_command set a 1]"
+            flush $fd
+            assert_equal {+OK +OK} [list [string trimright [gets $fd] "\r"] [string trimright [gets $fd] "\r"]]
+            close $fd
+            r replicaof no one
+        }
+    }
+}
+
 # ---------------------------------------------------------------- chained replicas A -> B -> C
 
 start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
