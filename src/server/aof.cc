@@ -687,6 +687,8 @@ bool ReadManifest(persist::AofManifest* m, bool* exists) {
 
 bool AofActive() { return aof_.status != Status::kOff; }
 
+bool AofLoading() { return aof_.loading; }
+
 uint64_t AofStreamOffset() { return aof_.written + aof_.buf.size(); }
 
 uint64_t AofFsyncedOffset() {
