@@ -305,6 +305,17 @@ start_server {tags {aof} overrides {appendonly yes}} {
         assert_equal {1 2 3} [r mget a b c]
         assert_equal PONG [r ping]
     }
+
+    test "A BLPOP in the AOF does not leave the loader's client blocked" {
+        # Before, the loader's client stayed blocked on the list, and the first push to it
+        # served a client that no longer existed: the node aborted.
+        aof_restart_with_incr $incr "*3\r\n\$5\r\nBLPOP\r\n\$6\r\nnolist\r\n\$1\r\n0\r\n*2\r\n\$9\r\nSUBSCRIBE\r\n\$2\r\nch\r\n*3\r\n\$3\r\nset\r\n\$1\r\nk\r\n\$1\r\nv\r\n"
+        assert_equal 0 [s blocked_clients]
+        assert_equal 1 [r lpush nolist x]
+        assert_equal 0 [r publish ch hello]
+        assert_equal {x} [r lrange nolist 0 -1]
+        assert_equal v [r get k]
+    }
 }
 
 test "A command cut short with aof-load-truncated no stops the start" {
