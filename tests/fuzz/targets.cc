@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -569,6 +570,7 @@ bool AofLoadInit() {
   char tmpl[] = "/tmp/valkey-fuzz-aof.XXXXXX";
   if (!mkdtemp(tmpl)) abort();
   g_aof_dir = tmpl;
+  atexit([] { std::filesystem::remove_all(g_aof_dir); });  // a crash leaves it for a look
   server::cfg.appenddirname = g_aof_dir;  // absolute: the loader's paths are appenddirname/name
   server::cfg.dbfilename = g_aof_dir + "/dump.rdb";  // SAVE and DEBUG RELOAD write here
   server::InitDataState();
