@@ -447,6 +447,14 @@ void DebugCommand(Client* c) {
   }
   if (sub == "reload") return DebugReloadCommand(c);
   if (sub == "loadaof") {
+    // Replayed from the AOF itself (a hand-written file, or one written before DEBUG LOADAOF
+    // stopped being propagated), it would load the file that holds it again, without end, until
+    // the stack overflowed (Valkey 8 and Redis 7.0 do). At that point of the replay the data set
+    // is already what the file held before it, so refusing it loses nothing.
+    if (AofLoading()) {
+      LOG_WARNING("DEBUG LOADAOF found in the AOF being loaded: refused, the load goes on");
+      return r.Error("DEBUG LOADAOF is not allowed while the AOF is loading");
+    }
     if (!AofDebugReload())
       return r.Error("Error trying to load the AOF files, check server logs.");
     g.dirty = 0;

@@ -687,6 +687,8 @@ bool ReadManifest(persist::AofManifest* m, bool* exists) {
 
 bool AofActive() { return aof_.status != Status::kOff; }
 
+bool AofLoading() { return aof_.loading; }
+
 uint64_t AofStreamOffset() { return aof_.written + aof_.buf.size(); }
 
 uint64_t AofFsyncedOffset() {
@@ -836,6 +838,11 @@ bool AofLoadAtStartup() {
                  static_cast<double>(base::UsTime() - t) / 1e6);
   }
   aof_.loading = false;
+  // The file may hold what a client does to itself (BLPOP on an empty list, SUBSCRIBE, WAIT,
+  // MONITOR, WATCH): the registries must not keep this stack client once the load returns (a
+  // BLPOP left it blocked, and the next push to that list served a dead client).
+  if (fake.InMulti()) DiscardTransaction(&fake);
+  ReleaseClientState(&fake);
   if (!ok) {
     LOG_WARNING("Fatal error loading the DB, check server logs. Exiting.");
     return false;

@@ -50,6 +50,8 @@ bool AofTurnOn(std::string* err);
 void AofTurnOff();
 // SHUTDOWN: kills a rewrite, writes and syncs what is buffered.
 void AofShutdown();
+// The AOF is being loaded (start-up or DEBUG LOADAOF): its commands are running.
+bool AofLoading();
 // DEBUG LOADAOF: flush and sync, empty the data set, load the AOF again.
 bool AofDebugReload();
 

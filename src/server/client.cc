@@ -337,6 +337,16 @@ void SelectDb(Client* c, int id) {
 namespace {
 // Releases everything a client holds; every way out of the server goes through here.
 void Destroy(Client* c) {
+  ReleaseClientState(c);
+  g.loop->DelFile(c->conn.fd, net::kReadable | net::kWritable);
+  close(c->conn.fd);
+  g.clients.remove(c);
+  g.clients_by_id.erase(c->id);
+  delete c;
+}
+}  // namespace
+
+void ReleaseClientState(Client* c) {
   if (g.current_client == c) g.current_client = nullptr;
   UnwatchAll(c);
   PubsubUnsubscribeAll(c);
@@ -344,10 +354,6 @@ void Destroy(Client* c) {
   RemoveMonitor(c);
   UnblockFreed(c);
   Repl().client_freed(c);  // also releases c->repl
-  g.loop->DelFile(c->conn.fd, net::kReadable | net::kWritable);
-  close(c->conn.fd);
-  g.clients.remove(c);
-  g.clients_by_id.erase(c->id);
   auto drop = [c](std::vector<Client*>& v) {
     v.erase(std::remove(v.begin(), v.end(), c), v.end());
   };
@@ -355,9 +361,7 @@ void Destroy(Client* c) {
   drop(g.paused_clients);
   drop(g.unblocked);
   drop(g.close_queue);
-  delete c;
 }
-}  // namespace
 
 void FreeClient(Client* c) {
   if (c->flags & kProtected) {

@@ -121,6 +121,10 @@ bool RebindTcp(std::string* err);
 // A unix socket or loopback peer (enable-protected-configs / enable-debug-command local).
 bool IsLocalClient(const Client* c);
 void FreeClient(Client* c);
+// Takes c out of every registry that holds client pointers (WATCH, pub/sub, tracking, MONITOR,
+// blocked clients, replication, the write/pause/unblock/close queues), as freeing it does;
+// the socket is left alone. The AOF loader's client, which lives on the stack, leaves so.
+void ReleaseClientState(Client* c);
 void CloseAsync(Client* c);
 // Wraps an already connected socket (our link to a primary) as a client.
 Client* AdoptConnection(int fd, const std::string& addr);

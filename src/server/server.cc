@@ -299,6 +299,26 @@ int Usage() {
 
 }  // namespace
 
+void InitDataState() {
+  StampWakeUp();
+  ds::RandomizeHashSeed();
+  if (!cfg.hash_seed.empty()) ds::SetHashSeedFromText(cfg.hash_seed);
+  g.run_id = base::RandomHex(40);
+  g.start_time_ms = base::MsTime();
+  g.lastsave = time(nullptr);
+  db::GetEnv().cluster = cfg.cluster_enabled;
+  db::GetEnv().on_expired = OnExpired;
+  db::GetEnv().on_new = OnNewKey;
+  net::SetErrorHook(OnErrorReply);
+  for (int i = 0; i < cfg.databases; i++)
+    g.dbs.push_back(std::make_unique<db::Db>(i, cfg.cluster_enabled && i == 0));
+  db::RegisterHashType();
+  db::RegisterSetType();
+  db::RegisterListType();
+  db::RegisterZSetType();
+  db::RegisterStreamType();
+}
+
 int Main(int argc, char** argv) {
   base::InitFastClock();
   StampWakeUp();
@@ -382,22 +402,7 @@ int Main(int argc, char** argv) {
     }
   }
 
-  ds::RandomizeHashSeed();
-  if (!cfg.hash_seed.empty()) ds::SetHashSeedFromText(cfg.hash_seed);
-  g.run_id = base::RandomHex(40);
-  g.start_time_ms = base::MsTime();
-  g.lastsave = time(nullptr);
-  db::GetEnv().cluster = cfg.cluster_enabled;
-  db::GetEnv().on_expired = OnExpired;
-  db::GetEnv().on_new = OnNewKey;
-  net::SetErrorHook(OnErrorReply);
-  for (int i = 0; i < cfg.databases; i++)
-    g.dbs.push_back(std::make_unique<db::Db>(i, cfg.cluster_enabled && i == 0));
-  db::RegisterHashType();
-  db::RegisterSetType();
-  db::RegisterListType();
-  db::RegisterZSetType();
-  db::RegisterStreamType();
+  InitDataState();
   Repl().init();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;

@@ -118,6 +118,10 @@ void KeyModified(int dbid, std::string_view key);
 // The data set of a db was flushed (FLUSHDB, FLUSHALL, a full sync, DEBUG RELOAD): dbid -1
 // means every db. WATCHes fail and tracking clients get a null invalidation.
 void DbModified(int dbid);
+// After the config is loaded: the clocks of the running command, the hash seed, the databases,
+// the value types and the keyspace hooks (expired and new keys, error replies). server::Main
+// calls it before anything runs a command; so does the aof_load fuzz target (tests/fuzz).
+void InitDataState();
 // Re-derives settings that depend on several directives (after load and CONFIG SET).
 void RefreshDerivedConfig();
 // Memory in use (allocator's view).

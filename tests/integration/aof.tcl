@@ -282,6 +282,42 @@ start_server {tags {aof} overrides {appendonly yes}} {
     }
 }
 
+# Hand-written incr files: commands a client does to itself or to the load, which the node
+# never writes there, must not take the load (or the node after it) down.
+start_server {tags {aof} overrides {appendonly yes}} {
+    set incr [file join [aof_dir] appendonly.aof.1.incr.aof]
+    proc aof_restart_with_incr {incr text} {
+        catch {exec kill -KILL [srv pid]}
+        while {[::srv::alive [srv pid]]} { after 10 }
+        write_binary $incr $text
+        restart_server
+    }
+
+    test "DEBUG LOADAOF inside the AOF is refused while loading: no endless reload" {
+        # Before, each replayed DEBUG LOADAOF loaded the file that holds it again, until the
+        # stack overflowed at start (redis-server 7.0 dies alike).
+        set cmd "*2\r\n\$5\r\nDEBUG\r\n\$7\r\nLOADAOF\r\n"
+        aof_restart_with_incr $incr "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\n$cmd*1\r\n\$5\r\nMULTI\r\n$cmd*3\r\n\$3\r\nset\r\n\$1\r\nb\r\n\$1\r\n2\r\n*1\r\n\$4\r\nEXEC\r\n*3\r\n\$3\r\nset\r\n\$1\r\nc\r\n\$1\r\n3\r\n"
+        assert_equal {1 2 3} [r mget a b c]
+        assert {[log_contains "*DEBUG LOADAOF found in the AOF being loaded: refused, the load goes on*"]}
+        # The same file again through DEBUG LOADAOF itself.
+        assert_equal OK [r debug loadaof]
+        assert_equal {1 2 3} [r mget a b c]
+        assert_equal PONG [r ping]
+    }
+
+    test "A BLPOP in the AOF does not leave the loader's client blocked" {
+        # Before, the loader's client stayed blocked on the list, and the first push to it
+        # served a client that no longer existed: the node aborted.
+        aof_restart_with_incr $incr "*3\r\n\$5\r\nBLPOP\r\n\$6\r\nnolist\r\n\$1\r\n0\r\n*2\r\n\$9\r\nSUBSCRIBE\r\n\$2\r\nch\r\n*3\r\n\$3\r\nset\r\n\$1\r\nk\r\n\$1\r\nv\r\n"
+        assert_equal 0 [s blocked_clients]
+        assert_equal 1 [r lpush nolist x]
+        assert_equal 0 [r publish ch hello]
+        assert_equal {x} [r lrange nolist 0 -1]
+        assert_equal v [r get k]
+    }
+}
+
 test "A command cut short with aof-load-truncated no stops the start" {
     lassign [aof_try_start $::aof_one_incr {appendonly.aof.1.incr.aof "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\n*3\r\n\$3\r\nset\r\n\$1\r\nb"} "aof-load-truncated no\n"] code out
     assert_equal 1 $code
