@@ -696,8 +696,23 @@ void RegisterServerCommands(std::vector<CommandSpec>* t) {
        "Lists the CONFIG subcommands.", "O(1)"},
   };
   t->push_back(std::move(config));
-  t->push_back({"command", -1, kCmdLoading | kCmdStale, CommandCommand, g, "2.8.13",
-                "Describes the commands of the server.", "O(N)"});
+  // COMMAND alone replies every command's info; its subcommands are listed as Valkey 8 lists
+  // them (COMMAND LIST, COMMAND INFO COMMAND, ACL).
+  const uint32_t kLs = kCmdLoading | kCmdStale;
+  CommandSpec command{"command", -1, kLs, CommandCommand, g, "2.8.13",
+                      "Describes the commands of the server.", "O(N)"};
+  command.subcommands = {
+      {"count", 2, kLs, CommandCount, g, "2.8.13", "Counts the commands.", "O(1)"},
+      {"docs", -2, kLs, CommandDocsCmd, g, "7.0.0", "Documents commands.", "O(N)"},
+      {"getkeys", -3, kLs, [](Client* c) { CommandGetKeysCmd(c, false); }, g, "2.8.13",
+       "The key names of a command line.", "O(N)"},
+      {"getkeysandflags", -3, kLs, [](Client* c) { CommandGetKeysCmd(c, true); }, g, "7.0.0",
+       "The key names of a command line with their access flags.", "O(N)"},
+      {"help", 2, kLs, CommandHelpCmd, g, "5.0.0", "Lists the COMMAND subcommands.", "O(1)"},
+      {"info", -2, kLs, CommandInfoCmd, g, "2.8.13", "Describes commands.", "O(N)"},
+      {"list", -2, kLs, CommandListCmd, g, "7.0.0", "Names the commands.", "O(N)"},
+  };
+  t->push_back(std::move(command));
   t->push_back({"debug", -2, kAdm, DebugCommand, g, "1.0.0", "Debugging and testing helpers.",
                 "Depends on subcommand."});
   CommandSpec memory{

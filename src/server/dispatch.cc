@@ -291,7 +291,9 @@ void ProcessCommand(Client* c) {
   if (!cmd && (c->flags & kPrimary)) cmd = LookupRealCommand(c->argv[0]);
   c->last_cmd = cmd;
   if (!cmd) return Reject(c, nullptr, UnknownCommandText(c));
-  if (!cmd->subcommands.empty()) {
+  // A container runs a subcommand; alone it is an arity error, unless it has a handler of its
+  // own (COMMAND).
+  if (!cmd->subcommands.empty() && (c->argv.size() >= 2 || !cmd->proc)) {
     if (c->argv.size() < 2) return Reject(c, cmd, ArityText(cmd));
     const CommandSpec* sub = nullptr;
     for (auto& s : cmd->subcommands)

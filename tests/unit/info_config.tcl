@@ -553,6 +553,17 @@ start_server {tags {info}} {
         assert_equal {config|get} [r command list filterby pattern config|g*]
     }
 
+    test "COMMAND's own subcommands are listed as Valkey 8 lists them; COMMAND alone still works" {
+        set l [r command list filterby pattern command*]
+        assert_equal {command command|count command|docs command|getkeys command|getkeysandflags command|help command|info command|list} [lsort $l]
+        assert_equal 7 [llength [lindex [r command info command] 0 9]]
+        assert_equal {command|count 2 {loading stale} 0 0 0 {@slow @connection} {} {} {}} \
+            [lindex [r command info command|count] 0]
+        assert_equal [r command count] [llength [r command]]
+        assert_error "ERR wrong number of arguments for 'command|count' command" {r command count x}
+        assert_error "ERR unknown subcommand 'nosuch'. Try COMMAND HELP." {r command nosuch}
+    }
+
     test "COMMAND INFO get" {
         set expected {{get 2 {readonly fast} 1 1 1 {@read @string @fast} {} {{flags {RO access} begin_search {type index spec {index 1}} find_keys {type range spec {lastkey 0 keystep 1 limit 0}}}} {}}}
         assert_equal $expected [r command info get]
