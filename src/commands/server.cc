@@ -336,18 +336,21 @@ bool DebugAllowed(Client* c) {
 }
 
 // Digest of a key and its value: equal on every node holding equal data, whatever the
-// encoding or the iteration order of unordered types (their elements are XORed).
-void DigestKey(db::Obj* o, uint8_t out[20]) {
+// encoding or the iteration order of unordered types (their elements are XORed). Without the
+// key (DEBUG DIGEST-VALUE), only the value and whether it expires count, as in Valkey 8: a key
+// and its COPY digest the same.
+void DigestKey(db::Obj* o, uint8_t out[20], bool with_key = true) {
   static const uint8_t k1[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
   static const uint8_t k2[16] = {16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
   auto h = [](const std::string& s, const uint8_t* k) {
     return base::SipHash13(s.data(), s.size(), k);
   };
   persist::Value v = persist::ToValue(o);
-  std::string head(o->key());
+  std::string head(with_key ? o->key() : std::string_view());
   head.push_back('\0');
   head.push_back(static_cast<char>(o->type()));
   int64_t e = o->expire();
+  if (!with_key) e = e >= 0 ? 1 : -1;  // the value's digest: whether it expires, not when
   head.append(reinterpret_cast<const char*>(&e), 8);
   uint64_t a = h(head, k1), b = h(head, k2);
   auto mix_ordered = [&](const std::string& item) {
@@ -517,7 +520,7 @@ void DebugCommand(Client* c) {
     for (size_t i = 2; i < a.size(); i++) {
       db::Obj* o = c->db->Find(a[i]);
       uint8_t d[20] = {};
-      if (o) DigestKey(o, d);
+      if (o) DigestKey(o, d, /*with_key=*/false);
       r.Simple(o ? Hex(d, 20) : std::string(40, '0'));
     }
     return;

@@ -452,6 +452,25 @@ start_server {tags {info}} {
         r flushall
     }
 
+    test "DEBUG DIGEST-VALUE digests the value and whether it expires, not the key's name" {
+        r flushall
+        r rpush l a b c
+        r hset h f1 v1 f2 v2
+        r sadd s 1 2 x
+        r zadd z 1 a 2 b
+        r set str v px 100000
+        foreach k {l h s z str} {
+            assert_equal 1 [r copy $k $k:copy]
+            assert_equal [r debug digest-value $k] [r debug digest-value $k:copy] $k
+        }
+        # another TTL gives the same digest; none at all another one
+        r pexpire str:copy 200000
+        assert_equal [r debug digest-value str] [r debug digest-value str:copy]
+        r persist str:copy
+        assert_not_equal [r debug digest-value str] [r debug digest-value str:copy]
+        r flushall
+    }
+
     test "DEBUG PROTOCOL in RESP2" {
         set c [valkey_client]
         $c readraw 1
