@@ -81,26 +81,33 @@ class HashTable {
     *link = nw;
   }
 
-  // A random node, roughly uniform; nullptr when empty.
+  // A random node, uniform over the nodes; nullptr when empty. A random bucket and a random
+  // place in it below the longest chain seen so far: a place past the chain's end draws again,
+  // so a node of a long chain is as likely as one alone in its bucket (a random bucket and then
+  // a node of its chain favoured short chains: SRANDMEMBER's negative counts, RANDOMKEY,
+  // HRANDFIELD drew some members several times as often as others). The bound only grows, up
+  // to the longest chain met, and starts again at 1 after a rehash.
   Node* Random() {
     if (Size() == 0) return nullptr;
     Step();
-    Node* head = nullptr;
-    if (Rehashing()) {
-      // Buckets below rehash_idx_ in table 0 are empty: skip them.
-      size_t span = t_[0].size + t_[1].size - rehash_idx_;
-      while (!head) {
+    for (;;) {
+      Node* head;
+      if (Rehashing()) {
+        // Buckets below rehash_idx_ in table 0 are empty: skip them.
+        size_t span = t_[0].size + t_[1].size - rehash_idx_;
         size_t i = rehash_idx_ + RandomU64() % span;
         head = i >= t_[0].size ? t_[1].slots[i - t_[0].size] : t_[0].slots[i];
+      } else {
+        head = t_[0].slots[RandomU64() & (t_[0].size - 1)];
       }
-    } else {
-      while (!head) head = t_[0].slots[RandomU64() & (t_[0].size - 1)];
+      size_t len = 0;
+      for (Node* n = head; n; n = Next(n)) len++;
+      if (len > random_bound_) random_bound_ = len;
+      size_t pick = RandomU64() % random_bound_;
+      if (pick >= len) continue;
+      while (pick--) head = Next(head);
+      return head;
     }
-    size_t len = 0;
-    for (Node* n = head; n; n = Next(n)) len++;
-    size_t pick = RandomU64() % len;
-    while (pick--) head = Next(head);
-    return head;
   }
 
   // One step of a scan. Calls fn(Node*) for every node of the buckets visited and returns the
@@ -205,6 +212,7 @@ class HashTable {
       t_[0] = t_[1];
       t_[1] = Bucket{};
       rehash_idx_ = -1;
+      random_bound_ = 1;  // the chains are new
       return false;
     }
     return true;
@@ -311,12 +319,14 @@ class HashTable {
     t_[0] = o.t_[0];
     t_[1] = o.t_[1];
     rehash_idx_ = o.rehash_idx_;
+    random_bound_ = o.random_bound_;
     o.t_[0] = o.t_[1] = Bucket{};
     o.rehash_idx_ = -1;
   }
 
   Bucket t_[2];
   int64_t rehash_idx_ = -1;
+  size_t random_bound_ = 1;  // Random()'s bound on chain length (the longest it met)
   static inline bool resize_allowed_ = true;
 };
 
