@@ -799,6 +799,15 @@ void OnReadable(int, void* data, int) {
     pos += f.length;
     if (m.header.type < kTypeCount && status != DecodeStatus::kLightNotAllowed)
       st.stats.received[m.header.type]++;
+    // DEBUG DROP-CLUSTER-PACKET-FILTER: a message of that type (light or not) is counted as
+    // received, then ignored, as in Valkey 8's clusterIsValidPacket.
+    if (server::g.cluster_drop_packet_filter == m.header.type &&
+        status != DecodeStatus::kLightNotAllowed) {
+      LOG_WARNING("Dropping packet that matches debug drop filter");
+      if (!server::g.cluster_close_link_on_packet_drop) continue;
+      LOG_WARNING("Closing link for matching packet type %d", m.header.type);
+      return FreeLink(l);
+    }
     switch (DispositionOf(status)) {
       case Disposition::kAccept: {
         if (m.header.light) {

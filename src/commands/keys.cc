@@ -392,7 +392,7 @@ void RestoreCommand(Client* c) {
   db::Obj* existing = LookupWrite(c, key);
   if (existing && !replace) return c->R().Error("-BUSYKEY Target key name already exists.");
   persist::Value v;
-  switch (persist::DecodeDump(a[3], &v)) {
+  switch (persist::DecodeDump(a[3], &v, !server::g.skip_checksum_validation)) {
     case persist::DumpStatus::kOk:
       break;
     case persist::DumpStatus::kVersionOrChecksum:

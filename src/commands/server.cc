@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <random>
 
 #include "base/log.h"
 #include "base/siphash.h"
@@ -12,6 +14,9 @@
 #include "base/util.h"
 #include "commands/common.h"
 #include "db/stream.h"
+#include "ds/hashtable.h"
+#include "ds/listpack.h"
+#include "ds/quicklist.h"
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
 #include "server/command_docs.h"
@@ -428,6 +433,98 @@ std::string Hex(const uint8_t* d, int n) {
   return s;
 }
 
+// Valkey's DEBUG answers an unknown subcommand and a wrong argument count alike.
+void DebugSyntaxError(Client* c) {
+  c->R().Error("unknown subcommand or wrong number of arguments for '" +
+               std::string(c->argv[1].substr(0, 128)) + "'. Try DEBUG HELP.");
+}
+
+// C's atoi, which Valkey's DEBUG switches use: leading digits, anything else is 0.
+int Atoi(std::string_view s) { return atoi(std::string(s).c_str()); }
+
+// DEBUG POPULATE count [prefix] [size]: keys <prefix>:<n> (the name cut at 127 bytes, as
+// Valkey's fixed buffer does), values value:<n> cut or padded with zero bytes to <size>.
+// As in Valkey 8: no propagation, no dirty count (a replica never sees these keys), and in
+// cluster mode keys of any slot (our per-slot tables take them; nodes.conf is not involved).
+void DebugPopulate(Client* c) {
+  auto& a = c->argv;
+  int64_t count, size = 0;
+  if (!ArgPositive(c, a[2], &count)) return;
+  if (a.size() == 5 && !ArgPositive(c, a[4], &size)) return;
+  std::string_view prefix = a.size() >= 4 ? a[3] : std::string_view("key");
+  std::string key, val;
+  for (int64_t j = 0; j < count; j++) {
+    key.assign(prefix).append(":").append(std::to_string(j));
+    if (key.size() > 127) key.resize(127);
+    if (LookupWrite(c, key)) continue;
+    val = "value:" + std::to_string(j);
+    if (size) val.resize(static_cast<size_t>(size), '\0');
+    c->db->Add(db::NewString(key, val));
+    KeyModified(c->dbid, key);
+  }
+  c->R().Ok();
+}
+
+// DEBUG STRINGMATCH-TEST: random patterns, dense in glob syntax, against random strings. The
+// matcher must return (any answer) without reading outside either buffer.
+void StringMatchFuzz() {
+  static const char kPatternBytes[] = "*?[]^-\\ab";
+  std::mt19937_64 rng(base::UsTime());
+  std::string pat, str;
+  for (int i = 0; i < 100000; i++) {
+    pat.resize(rng() % 32);
+    for (auto& ch : pat)
+      ch = rng() % 4 ? kPatternBytes[rng() % (sizeof(kPatternBytes) - 1)] : static_cast<char>(rng());
+    str.resize(rng() % 32);
+    for (auto& ch : str) ch = rng() % 2 ? "ab"[rng() % 2] : static_cast<char>(rng());
+    // Exact-size copies, so a sanitizer build sees a read one past either end.
+    std::unique_ptr<char[]> p(new char[pat.size()]), s(new char[str.size()]);
+    memcpy(p.get(), pat.data(), pat.size());
+    memcpy(s.get(), str.data(), str.size());
+    base::GlobMatch({p.get(), pat.size()}, {s.get(), str.size()}, i & 1);
+  }
+}
+
+// DEBUG LISTPACK / QUICKLIST print to standard output, as Valkey's lpRepr / quicklistRepr
+// do (our own layout): the size, then one line per entry.
+void PrintListpack(const uint8_t* lp, bool entries, const char* indent) {
+  printf("%s{listpack} bytes:%zu entries:%zu\n", indent, ds::lp::Bytes(lp), ds::lp::Length(lp));
+  if (!entries) return;
+  uint8_t* l = const_cast<uint8_t*>(lp);
+  size_t i = 0;
+  for (uint8_t* p = ds::lp::First(l); p; p = ds::lp::Next(l, p), i++) {
+    ds::lp::Entry e = ds::lp::Get(p);
+    if (e.is_int)
+      printf("%s  [%zu] int %lld\n", indent, i, static_cast<long long>(e.ival));
+    else
+      printf("%s  [%zu] str(%u) %.*s\n", indent, i, e.slen, static_cast<int>(e.slen),
+             reinterpret_cast<const char*>(e.sval));
+  }
+  fflush(stdout);
+}
+
+void PrintQuicklist(const ds::Quicklist& ql, bool full) {
+  printf("{quicklist} nodes:%zu entries:%zu bytes:%zu fill:%d compress:%d\n", ql.NodeCount(),
+         ql.Count(), ql.Bytes(), ql.fill(), ql.compress_depth());
+  size_t n = 0, first = 0;
+  for (const ds::QuicklistNode& node : ql.Nodes()) {
+    printf("  {node %zu} entries:%u bytes:%u compressed:%s", n++, node.count,
+           node.csize ? node.rawsize : static_cast<uint32_t>(ds::lp::Bytes(node.lp)),
+           node.csize ? "yes" : "no");
+    if (node.csize) printf(" compressed_bytes:%u", node.csize);
+    printf("\n");
+    if (full) {
+      ql.Walk(first, false, [&](size_t idx, std::string_view v) {
+        if (idx >= first + node.count) return false;
+        printf("    [%zu] %.*s\n", idx, static_cast<int>(v.size()), v.data());
+        return true;
+      });
+    }
+    first += node.count;
+  }
+  fflush(stdout);
+}
+
 void DebugCommand(Client* c) {
   if (!DebugAllowed(c)) return;
   auto& a = c->argv;
@@ -436,17 +533,59 @@ void DebugCommand(Client* c) {
   if (sub == "help") {
     return ReplyHelp(
         c, "DEBUG",
-        {"CHANGE-REPL-ID", "    Change the replication IDs of the instance.", "DIGEST",
-         "    Output a hex signature representing the current DB content.",
+        {"CHANGE-REPL-ID",
+         "    Give the node new replication IDs (for tests of replication only).",
+         "DIGEST",
+         "    Reply with a hex digest of the whole data set.",
          "DIGEST-VALUE <key> [<key> ...]",
-         "    Output a hex signature of the values of all the specified keys.", "LOG <message>",
-         "    Write <message> to the server log.", "OBJECT <key>",
-         "    Show low level info about the <key> and associated value.", "PROTOCOL <type>",
-         "    Reply with a test value of the specified type.", "SET-ACTIVE-EXPIRE <0|1>",
-         "    Setting it to 0 disables expiring keys in background.", "SLEEP <seconds>",
-         "    Stop the server for <seconds>. Decimals allowed.",
+         "    Reply with a hex digest of each given key's value.",
+         "LOG <message>",
+         "    Write <message> to the log at warning level.",
+         "LOADAOF",
+         "    Write out pending AOF data, then load the data set back from the AOF.",
+         "OBJECT <key> [fast]",
+         "    Low level facts about <key> and its value (encoding, sizes, access clock).",
+         "DROP-CLUSTER-PACKET-FILTER <packet-type>",
+         "    The cluster bus ignores each received message of this type; -1 ignores none.",
+         "CLOSE-CLUSTER-LINK-ON-PACKET-DROP <0|1>",
+         "    With 1, a message ignored by DROP-CLUSTER-PACKET-FILTER also closes its link.",
+         "POPULATE <count> [<prefix>] [<size>]",
+         "    Add string keys <prefix>:0 to <prefix>:<count>-1 (prefix 'key'), each holding",
+         "    value:<n>, cut or zero-padded to <size> bytes when given. Keys that exist stay",
+         "    as they are. Nothing is propagated, and in cluster mode every key is made here",
+         "    whatever node serves its slot.",
+         "PROTOCOL <type>",
+         "    Reply with a sample of a RESP type: string, integer, double, bignum, null,",
+         "    array, set, map, attrib, push, verbatim, true or false.",
+         "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
+         "    Save the snapshot, then load it back in place of the data set. MERGE: loaded",
+         "    keys replace existing ones; NOFLUSH: the data set is not emptied first;",
+         "    NOSAVE: load the snapshot file as it is, without saving first.",
+         "SET-ACTIVE-EXPIRE <0|1>",
+         "    0 stops the background expiry of keys (they still expire when accessed); 1",
+         "    starts it again.",
          "QUICKLIST-PACKED-THRESHOLD <size>",
-         "    Sets the threshold for elements to be inserted as plain vs packed nodes."});
+         "    Accepted for compatibility (a size up to 4gb); lists here store every element",
+         "    packed.",
+         "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+         "    1 skips the checksum checks of loaded snapshots and of RESTORE payloads.",
+         "SLEEP <seconds>",
+         "    Block the node for <seconds> (fractions allowed).",
+         "STRINGMATCH-TEST",
+         "    Run random patterns and strings through the glob matcher.",
+         "LISTPACK <key>",
+         "    Print the entries of a listpack-encoded value on standard output.",
+         "QUICKLIST <key> [<0|1>]",
+         "    Print the nodes of a quicklist-encoded list on standard output; 1 adds their",
+         "    entries.",
+         "PAUSE-CRON <0|1>",
+         "    1 stops the periodic work (expiry, timeouts, the cluster cron...); 0 resumes it.",
+         "REPLYBUFFER PEAK-RESET-TIME <NEVER|RESET|time>",
+         "    Accepted for compatibility; reply buffers here are not resized by a timer.",
+         "REPLYBUFFER RESIZING <0|1>",
+         "    Accepted for compatibility, as above.",
+         "DICT-RESIZING <0|1>",
+         "    0 stops the key and expire tables from growing or shrinking; 1 allows it."});
   }
   if (sub == "reload") return DebugReloadCommand(c);
   if (sub == "loadaof") {
@@ -479,14 +618,16 @@ void DebugCommand(Client* c) {
     return r.Ok();
   }
   if (sub == "quicklist-packed-threshold" && a.size() == 3) {
-    if (!base::ParseMemory(a[2])) return r.Error("argument must be a memory value");
+    auto sz = base::ParseMemory(a[2]);
+    if (!sz || *sz > (uint64_t{1} << 32))
+      return r.Error("argument must be a memory value bigger than 1 and smaller than 4gb");
     return r.Ok();
   }
   if (sub == "change-repl-id" && a.size() == 2) {
     Repl().new_replication_id();
     return r.Ok();
   }
-  if (sub == "object" && a.size() == 3) {
+  if (sub == "object" && (a.size() == 3 || a.size() == 4)) {  // [fast]: all is cheap here
     db::Obj* o = c->db->Find(a[2]);
     if (!o) return r.Error(kErrNoSuchKey);
     char buf[512], tmp[24];
@@ -574,8 +715,65 @@ void DebugCommand(Client* c) {
         "Wrong protocol type name. Please use one of the following: string|integer|"
         "double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
   }
-  r.Error("unknown subcommand or wrong number of arguments for '" + std::string(a[1]) +
-          "'. Try DEBUG HELP.");
+  if (sub == "populate" && a.size() >= 3 && a.size() <= 5) return DebugPopulate(c);
+  if (sub == "pause-cron" && a.size() == 3) {
+    g.pause_cron = Atoi(a[2]) != 0;
+    return r.Ok();
+  }
+  if (sub == "set-skip-checksum-validation" && a.size() == 3) {
+    g.skip_checksum_validation = Atoi(a[2]) != 0;
+    return r.Ok();
+  }
+  if (sub == "dict-resizing" && a.size() == 3) {
+    bool forbidden = Atoi(a[2]) == 0;
+    db::KeyTable::SetResizeForbidden(forbidden);
+    db::ExpireTable::SetResizeForbidden(forbidden);
+    return r.Ok();
+  }
+  if (sub == "drop-cluster-packet-filter" && a.size() == 3) {
+    int64_t type;
+    if (!ArgInt(c, a[2], &type)) return;
+    g.cluster_drop_packet_filter = type;
+    return r.Ok();
+  }
+  if (sub == "close-cluster-link-on-packet-drop" && a.size() == 3) {
+    g.cluster_close_link_on_packet_drop = Atoi(a[2]) != 0;
+    return r.Ok();
+  }
+  if (sub == "replybuffer" && a.size() == 4) {
+    // Reply buffers here shrink when written out (net/buffered_conn.cc), not on a peak
+    // timer: the settings are checked as Valkey checks them and have nothing to change.
+    std::string what = base::ToLower(a[2]);
+    if (what == "peak-reset-time") {
+      int64_t ms;
+      if (!base::EqualsNoCase(a[3], "never") && !base::EqualsNoCase(a[3], "reset") &&
+          !ArgInt(c, a[3], &ms))
+        return;
+    } else if (what != "resizing") {
+      return DebugSyntaxError(c);
+    }
+    return r.Ok();
+  }
+  if (sub == "stringmatch-test" && a.size() == 2) {
+    StringMatchFuzz();
+    return r.Simple("Apparently the server did not crash: test passed");
+  }
+  if (sub == "listpack" && a.size() == 3) {
+    db::Obj* o = c->db->Find(a[2]);
+    if (!o) return r.Error(kErrNoSuchKey);
+    if (o->enc() != db::kEncListpack) return r.Error("Not a listpack encoded object.");
+    PrintListpack(static_cast<const uint8_t*>(o->ptr()), true, "");
+    return r.Simple("Listpack structure printed on stdout");
+  }
+  if (sub == "quicklist" && (a.size() == 3 || a.size() == 4)) {
+    db::Obj* o = c->db->Find(a[2]);
+    if (!o) return r.Error(kErrNoSuchKey);
+    bool full = a.size() == 4 && Atoi(a[3]) != 0;
+    if (o->enc() != db::kEncQuicklist) return r.Error("Not a quicklist encoded object.");
+    PrintQuicklist(*static_cast<const ds::Quicklist*>(o->ptr()), full);
+    return r.Simple("Quicklist structure printed on stdout");
+  }
+  DebugSyntaxError(c);
 }
 
 // ---- MEMORY ----

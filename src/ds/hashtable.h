@@ -226,6 +226,9 @@ class HashTable {
 
   // Forbids resizing while a forked child shares memory pages (ratio limits still apply).
   static void SetResizeAllowed(bool allowed) { resize_allowed_ = allowed; }
+  // Forbids every growth and shrink, ratio limits included (DEBUG DICT-RESIZING 0); a new
+  // table still gets its first 4 buckets and Reserve still pre-sizes.
+  static void SetResizeForbidden(bool forbidden) { resize_forbidden_ = forbidden; }
 
  private:
   struct Bucket {
@@ -283,12 +286,13 @@ class HashTable {
       ResizeTo(4);
       return;
     }
+    if (resize_forbidden_) return;
     size_t used = t_[0].used;
     if (used >= t_[0].size && (resize_allowed_ || used / t_[0].size > 4)) ResizeTo(used + 1);
   }
 
   void ShrinkIfNeeded() {
-    if (Rehashing() || t_[0].size <= 4) return;
+    if (Rehashing() || t_[0].size <= 4 || resize_forbidden_) return;
     size_t used = t_[0].used;
     if (used * 8 <= t_[0].size && (resize_allowed_ || used * 32 <= t_[0].size))
       ResizeTo(used < 4 ? 4 : used);
@@ -328,6 +332,7 @@ class HashTable {
   int64_t rehash_idx_ = -1;
   size_t random_bound_ = 1;  // Random()'s bound on chain length (the longest it met)
   static inline bool resize_allowed_ = true;
+  static inline bool resize_forbidden_ = false;
 };
 
 }  // namespace ds

@@ -41,6 +41,10 @@ class Quicklist {
 
   size_t Count() const { return count_; }
   size_t NodeCount() const { return nodes_.size(); }
+  // The nodes as they are (DEBUG QUICKLIST prints them).
+  const std::vector<QuicklistNode>& Nodes() const { return nodes_; }
+  int fill() const { return fill_; }
+  int compress_depth() const { return depth_; }
   size_t Bytes() const;
   // Bytes of the first node's listpack (0 when empty).
   size_t FirstNodeBytes() const;

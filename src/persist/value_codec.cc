@@ -800,13 +800,13 @@ std::string EncodeDump(const Value& v) {
   return out;
 }
 
-DumpStatus DecodeDump(std::string_view payload, Value* out) {
+DumpStatus DecodeDump(std::string_view payload, Value* out, bool verify_checksum) {
   size_t n = payload.size();
   if (n < 10) return DumpStatus::kVersionOrChecksum;
   auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   int version = p[n - 10] | (p[n - 9] << 8);
   if (version > kMaxReadVersion) return DumpStatus::kVersionOrChecksum;
-  if (base::Crc64(0, p, n - 8) != LoadLe64(p + n - 8)) return DumpStatus::kVersionOrChecksum;
+  if (verify_checksum && base::Crc64(0, p, n - 8) != LoadLe64(p + n - 8)) return DumpStatus::kVersionOrChecksum;
   Reader r(p, n - 10);
   uint8_t type;
   if (!r.ReadByte(&type) || !ReadValue(r, type, out) || r.Remaining() != 0) {

@@ -74,6 +74,7 @@ bool ReadValue(Reader& r, uint8_t type, Value* out);
 // DUMP payload: type byte, value, 2-byte version (little endian), CRC64 (little endian).
 std::string EncodeDump(const Value& v);
 enum class DumpStatus { kOk, kVersionOrChecksum, kBadFormat };
-DumpStatus DecodeDump(std::string_view payload, Value* out);
+// verify_checksum false (DEBUG SET-SKIP-CHECKSUM-VALIDATION 1) still checks the version.
+DumpStatus DecodeDump(std::string_view payload, Value* out, bool verify_checksum = true);
 
 }  // namespace persist

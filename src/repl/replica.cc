@@ -237,6 +237,7 @@ bool LoadPayload(const char* data, size_t n) {
   opts.now_ms = base::MsTime();
   opts.num_dbs = server::NumDbs();
   opts.from_replication = true;
+  if (server::g.skip_checksum_validation) opts.verify_checksum = false;
   auto saved_new = db::GetEnv().on_new;
   db::GetEnv().on_new = nullptr;
   // The snapshot may carry the primary's hash seed; the old data keeps the old one if the

@@ -356,7 +356,7 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
     ptrs.push_back(staging.back().get());
   }
   persist::LoadOptions opts;
-  opts.verify_checksum = cfg.rdbchecksum;
+  opts.verify_checksum = cfg.rdbchecksum && !g.skip_checksum_validation;
   opts.skip_expired = !db::GetEnv().replica;
   opts.now_ms = base::MsTime();
   opts.num_dbs = NumDbs();

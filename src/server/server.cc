@@ -177,6 +177,7 @@ void ActiveExpireCycle() {
 }
 
 void Cron() {
+  if (g.pause_cron) return;  // DEBUG PAUSE-CRON: none of the periodic work, the cluster's too
   g.cron_loops++;
   db::UpdateLruClock();
   Repl().cron();

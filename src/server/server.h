@@ -91,6 +91,13 @@ struct Server {
   // wall time is derived from one cheap FastUs read (Call).
   int64_t wake_wall_us = 0, wake_fast_us = 0;
   bool active_expire_enabled = true;
+  // DEBUG switches (commands/server.cc), off in normal running.
+  bool pause_cron = false;                // DEBUG PAUSE-CRON: Cron does nothing
+  bool skip_checksum_validation = false;  // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE, loads
+  // DEBUG DROP-CLUSTER-PACKET-FILTER: the cluster bus ignores received messages of this type
+  // (-1: none); with the second switch it also closes the link that brought one.
+  int64_t cluster_drop_packet_filter = -1;
+  bool cluster_close_link_on_packet_drop = false;
   std::string executable, config_file;
   std::vector<std::string> exec_argv;
 
