@@ -871,6 +871,8 @@ void DeleteNode(Node* n) {
   MarkChanged(true, false);
 }
 
+void SendUpdateTo(Node* to, const Node* owner) { SendUpdate(to->link, owner); }
+
 BusHooks& GetBusHooks() {
   static BusHooks h;
   return h;

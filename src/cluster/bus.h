@@ -48,6 +48,8 @@ void SendHeaderOnly(Link* l, uint16_t type, uint8_t mflags0);
 void BroadcastHeaderOnly(uint16_t type, uint8_t mflags0);
 // PUBLISH / SPUBLISH reaching other nodes (SPUBLISH: my shard only).
 void BusPublish(std::string_view channel, std::string_view message, bool shard);
+// UPDATE about `owner` (its epoch and the slots it claims) to node `to`.
+void SendUpdateTo(Node* to, const Node* owner);
 // FAIL broadcast about n.
 void BroadcastFail(Node* n);
 // Counts of links for CLUSTER LINKS and INFO.

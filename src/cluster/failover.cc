@@ -309,6 +309,11 @@ void FailoverAuthRequest(Node* sender, const Header& h) {
     case VoteVerdict::kSlotNewerEpoch:
       LOG_WARNING("Failover auth denied to %.40s (%s): slot %d epoch (%llu) > reqEpoch (%llu)", who,
                   human, d.slot, ull(d.owner_epoch), ull(h.config_epoch));
+      // Beyond Valkey: the requester hears of that owner (an UPDATE, as a stale primary would
+      // from its pings). A replica that missed its primary's last epoch bump before the
+      // primary died asks with the old epoch and, in Valkey 8, is refused by every voter that
+      // knows the new one, forever; told, it asks with the right epoch at its next attempt.
+      SendUpdateTo(sender, d.owner);
       return;
   }
   st.last_vote_epoch = st.current_epoch;

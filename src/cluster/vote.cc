@@ -31,6 +31,7 @@ VoteDecision DecideVote(const State& st, const VoteRequest& r, int64_t now_ms,
     if (e <= r.config_epoch) continue;
     d.slot = s;
     d.owner_epoch = e;
+    d.owner = st.slot_owner[s];
     return deny(VoteVerdict::kSlotNewerEpoch);
   }
   return d;

@@ -30,9 +30,10 @@ struct VoteRequest {
 
 struct VoteDecision {
   VoteVerdict verdict = VoteVerdict::kGrant;
-  int slot = -1;             // kSlotNewerEpoch: the first such slot
-  uint64_t owner_epoch = 0;  // kSlotNewerEpoch: its owner's configEpoch
-  int64_t wait_ms = 0;       // kVotedRecently: until the next vote about that primary
+  int slot = -1;                // kSlotNewerEpoch: the first such slot
+  uint64_t owner_epoch = 0;     // kSlotNewerEpoch: its owner's configEpoch
+  const Node* owner = nullptr;  // kSlotNewerEpoch: that owner (the requester hears of it)
+  int64_t wait_ms = 0;          // kVotedRecently: until the next vote about that primary
 };
 
 VoteDecision DecideVote(const State& st, const VoteRequest& r, int64_t now_ms,

@@ -125,6 +125,7 @@ TEST_CASE(VoteDenialDetails) {
   VoteDecision d = DecideVote(g.st, g.req, kNow, kTimeout);
   CHECK_EQ(d.slot, 250);
   CHECK_EQ(d.owner_epoch, uint64_t{7});
+  CHECK(d.owner == g.q);
 }
 
 TEST_CASE(StateOwnerClaimsFollowAssignment) {

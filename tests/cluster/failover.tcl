@@ -363,6 +363,49 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual config {enable-debug
         foreach i $taken { assert_equal 0 [$c exists late:{$k}:$i] }
     }
 
+    test "A replica that missed its primary's last epoch is told it when refused, and wins next time" {
+        cluster_refresh
+        set p {}
+        foreach x [cluster_primaries] {
+            if {[llength [cluster_replicas_of $x]] == 1} { set p $x; break }
+        }
+        set r [lindex [cluster_replicas_of $p] 0]
+        set voters [lsearch -all -inline -not -exact [cluster_primaries] $p]
+        set idp [cluster_myid $p]
+        set e [dict get [cluster_self $p] epoch]
+        set x [expr {[cluster_info_field $p cluster_current_epoch] + 5}]
+        # The voters hear P claim its slots at epoch x (as after a bump whose pings reached
+        # them); its replica never does.
+        set ranges {}
+        foreach rg [dict get [cluster_self $p] slots] {
+            lassign [split $rg -] a b
+            if {$b eq {}} { set b $a }
+            lappend ranges [list $a $b]
+        }
+        foreach v $voters {
+            set fd [bg_connect $v]
+            bg_send $fd [bg_msg sender $idp flags 0x0011 config $x current $x \
+                             slots [bg_bitmap $ranges] port [cnode $p port] \
+                             cport [expr {[cnode $p port] + 10000}]]
+            assert_equal 1 [dict get [bg_parse [bg_read_msg $fd 3000]] type]
+            close $fd
+            assert_equal $x [dict get [cluster_nodes_line $v $p] epoch]
+        }
+        assert_equal $e [dict get [cluster_nodes_line $r $p] epoch]
+        cluster_kill $p
+        # Its first request carries epoch e and every voter refuses it; the refusal tells it x.
+        foreach v $voters {
+            ::cl::deadline_wait [expr {6 * $::nt}] {
+                [string match "*Failover auth denied to [cluster_myid $r]*epoch ($x) > reqEpoch ($e)*" [fo_log $v]]
+            } {voter $v never refused node $r's stale request}
+        }
+        fo_wait_primary $r [expr {10 * $::nt}]
+        assert_morethan [dict get [cluster_self $r] epoch] $x
+        cluster_restart $p
+        fo_wait_replica_of $p $r 30000
+        cluster_wait_ok
+    }
+
     test "cluster-replica-validity-factor: a replica cut off for too long does not fail over" {
         cluster_refresh
         set p {}
