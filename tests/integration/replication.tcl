@@ -591,6 +591,37 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+# ---------------------------------------------------------------- the primary's link and the replica's limits
+
+# Issue 27: client-query-buffer-limit (and proto-max-bulk-len) bound what clients send; the
+# link to the primary is exempt, so one command from it longer than the replica's limits is
+# applied from the stream and the link stays up (no reconnect, no resync).
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0 client-query-buffer-limit 1mb proto-max-bulk-len 1mb}} {
+        set P -1
+        set R 0
+        test "A command from the primary longer than the replica's client-query-buffer-limit is applied over the same link" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            r -1 set before 1
+            repl_wait_synced $P $R
+            set full [info_field [r -1 info stats] sync_full]
+            set pok [info_field [r -1 info stats] sync_partial_ok]
+            set conns [info_field [r -1 info stats] total_connections_received]
+            r -1 set big [string repeat x [expr {3 * 1024 * 1024}]]
+            r -1 rpush list [string repeat a [expr {600 * 1024}]] [string repeat b [expr {600 * 1024}]]
+            r -1 set after 1
+            repl_wait_synced $P $R
+            assert_equal 3145728 [r strlen big]
+            assert_equal 2 [r llen list]
+            assert_equal 1 [r get after]
+            assert_equal 0 [info_field [r info stats] client_query_buffer_limit_disconnections]
+            assert_equal $full [info_field [r -1 info stats] sync_full]
+            assert_equal $pok [info_field [r -1 info stats] sync_partial_ok]
+            assert_equal $conns [info_field [r -1 info stats] total_connections_received]
+        }
+    }
+}
+
 # ---------------------------------------------------------------- a node with no replica
 
 start_server {tags {repl}} {
