@@ -419,6 +419,7 @@ void RestoreCommand(Client* c) {
   if (idle >= 0 && !db::GetEnv().lfu)
     o->set_lru((db::LruClock() - static_cast<uint32_t>(std::min<int64_t>(idle, db::kLruMax))) &
                db::kLruMax);
+  if (freq >= 0 && db::GetEnv().lfu) db::SetLfuCounter(o, static_cast<uint8_t>(freq));
   if (existing) c->db->Delete(key);  // replaced as a new key ("new" event), as in Valkey
   c->db->Add(o);
   Modified(c, key);

@@ -80,7 +80,8 @@ bool Db::IsExpired(const Obj* o) const {
 Obj* Db::Lookup(std::string_view key) {
   Obj* o = Find(key);
   if (!o || !IsExpired(o)) return o;
-  if (GetEnv().replica) return GetEnv().from_primary ? o : nullptr;
+  if (GetEnv().replica && (GetEnv().from_primary || !GetEnv().local_write))
+    return GetEnv().from_primary ? o : nullptr;
   if (GetEnv().keep_expired) return nullptr;
   std::string k(key);
   Delete(k);
@@ -170,13 +171,22 @@ void Db::Swap(Db& other) {
   std::swap(avg_ttl, other.avg_ttl);
 }
 
-void Db::AddExpireEntry(Obj* o) { expires_.Insert(new ExpNode{nullptr, o}); }
+void Db::AddExpireEntry(Obj* o) {
+  expires_.Insert(new ExpNode{nullptr, o});
+  NoteLocalExpire(o);
+}
+
+void Db::NoteLocalExpire(const Obj* o) {
+  const Env& env = GetEnv();
+  if (env.local_write && env.on_local_expire) env.on_local_expire(id_, o->key());
+}
 
 void Db::RemoveExpireEntry(Obj* o) { delete expires_.Unlink(o->key()); }
 
 void Db::UpdateExpireEntry(Obj* old, Obj* nw) {
   ExpNode* n = expires_.Find(old->key());
   if (n) n->obj = nw;
+  NoteLocalExpire(nw);
 }
 
 Obj* Db::RandomKey() {

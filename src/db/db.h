@@ -86,6 +86,13 @@ struct Env {
   void (*on_expired)(int dbid, std::string_view key) = nullptr;
   // Called when Add creates a key (the "new" keyspace notification).
   void (*on_new)(int dbid, std::string_view key) = nullptr;
+  // A replica runs a write command of one of its own clients (replica-read-only no), not its
+  // primary's: an expired key it looks up is deleted (as Valkey's lookups for writing force,
+  // else the write would add the key again beside the hidden one), and a key given an expire
+  // is reported to on_local_expire, as the replica expires such keys itself (Valkey's
+  // replicaKeysWithExpire).
+  bool local_write = false;
+  void (*on_local_expire)(int dbid, std::string_view key) = nullptr;
 };
 Env& GetEnv();
 
@@ -151,6 +158,7 @@ class Db {
   void RemoveExpireEntry(Obj* o);
   void AddExpireEntry(Obj* o);
   void UpdateExpireEntry(Obj* old, Obj* nw);
+  void NoteLocalExpire(const Obj* o);
 
   int id_;
   size_t size_ = 0;

@@ -248,6 +248,8 @@ uint8_t LfuCounter(const Obj* o) {
   return static_cast<uint8_t>(periods > counter ? 0 : counter - periods);
 }
 
+void SetLfuCounter(Obj* o, uint8_t counter) { o->set_lru((LfuMinutes() << 8) | counter); }
+
 void TouchAccess(Obj* o) {
   if (!GetEnv().lfu) {
     o->set_lru(g_lru_clock);

@@ -104,6 +104,8 @@ void UpdateLruClock();
 void TouchAccess(Obj* o);
 // LFU counter after decay (OBJECT FREQ).
 uint8_t LfuCounter(const Obj* o);
+// Sets the LFU counter, as of now (RESTORE ... FREQ under an LFU policy).
+void SetLfuCounter(Obj* o, uint8_t counter);
 
 // Hooks for container types defined in later layers (lists, hashes...): free and deep copy.
 struct TypeOps {

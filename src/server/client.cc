@@ -173,7 +173,10 @@ void ReadHandler(int, void* data, int) {
   g.stats.io_reads++;
   c->last_interaction_ms = g.loop_time_ms;
   if (c->conn.in.size() > c->qbuf_peak) c->qbuf_peak = c->conn.in.size();
-  if (static_cast<int64_t>(c->conn.in.size()) > cfg.client_query_buffer_limit) {
+  // Our primary's link is exempt, as in Valkey's readQueryFromClient (CLIENT_PRIMARY): one
+  // command longer than this replica's limit must not break replication.
+  if (!(c->flags & kPrimary) &&
+      static_cast<int64_t>(c->conn.in.size()) > cfg.client_query_buffer_limit) {
     LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)",
                 ClientInfoForLog(c).c_str(),
                 cfg.hide_user_data_from_log ? kRedacted : base::Repr(c->conn.in, 64).c_str());

@@ -111,6 +111,11 @@ void Call(Client* c, const CommandSpec* cmd) {
   c->cmd = cmd;
   bool prev_from_primary = db::GetEnv().from_primary;
   db::GetEnv().from_primary = c->flags & kPrimary;
+  // A writable replica's own write command (the AOF loader counts as the primary: it replays
+  // what the primary sent).
+  bool prev_local_write = db::GetEnv().local_write;
+  db::GetEnv().local_write =
+      db::GetEnv().replica && !(c->flags & kPrimary) && (cmd->flags & kCmdWrite);
   // One cheap clock read gives both the command's wall time (expiry decisions: the wake-up's
   // wall clock plus the time since) and the start of its duration; a transaction runs at one
   // instant.
@@ -123,6 +128,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   cmd->proc(c);
   db::GetEnv().routed = prev_routed;
   db::GetEnv().from_primary = prev_from_primary;
+  db::GetEnv().local_write = prev_local_write;
   int64_t dur = std::max<int64_t>(0, base::FastUs() - start);
   c->flags &= ~kProtected;
   g.current_client = prev;

@@ -15,6 +15,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #ifdef USE_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -152,10 +153,50 @@ void OnNewKey(int dbid, std::string_view key) {
   Notify(kNotifyNew, "new", key, dbid);
 }
 
+// Keys that a writable replica's own clients gave an expire (db::Env::local_write). A replica
+// leaves its primary's keys to the primary's DEL, but nobody else expires these: the cron
+// does, as Valkey's expireReplicaKeys does (its replicaKeysWithExpire). An entry whose key is
+// gone or has no expire any more is dropped when met.
+std::set<std::pair<int, std::string>> local_expires_;
+std::pair<int, std::string> local_expires_next_;  // where the next pass starts
+
+void OnLocalExpire(int dbid, std::string_view key) {
+  local_expires_.emplace(dbid, std::string(key));
+}
+
+void ExpireLocalReplicaKeys(int64_t deadline_us) {
+  if (local_expires_.empty()) return;
+  UpdateCommandTime();
+  auto it = local_expires_.lower_bound(local_expires_next_);
+  for (size_t n = local_expires_.size(); n > 0; n--) {
+    if (it == local_expires_.end()) it = local_expires_.begin();
+    if (base::MonotonicUs() >= deadline_us) {
+      local_expires_next_ = *it;
+      return;
+    }
+    auto [dbid, key] = *it;
+    it = local_expires_.erase(it);
+    if (dbid >= NumDbs()) continue;
+    db::Db* d = GetDb(dbid);
+    db::Obj* o = d->Find(key);
+    if (!o || !o->has_expire()) continue;
+    if (!d->IsExpired(o)) {
+      it = local_expires_.emplace_hint(it, dbid, std::move(key));
+      ++it;
+      continue;
+    }
+    d->Delete(key);
+    OnExpired(dbid, key);
+  }
+  local_expires_next_ = {};
+}
+
 void ActiveExpireCycle() {
-  if (!g.active_expire_enabled || db::GetEnv().replica || db::GetEnv().keep_expired) return;
-  // Budget: 25% of each cron period, raised a little by active-expire-effort.
+  if (!g.active_expire_enabled || db::GetEnv().keep_expired) return;
   int64_t budget_us = 1000000 / cfg.hz * (25 + 2 * (cfg.active_expire_effort - 1)) / 100;
+  if (db::GetEnv().replica) return ExpireLocalReplicaKeys(base::MonotonicUs() + budget_us);
+  local_expires_.clear();  // a primary expires every key itself
+  // Budget: 25% of each cron period, raised a little by active-expire-effort.
   int64_t deadline = base::MonotonicUs() + budget_us;
   UpdateCommandTime();
   g.stats.total_active_expire_cycles++;
@@ -310,6 +351,7 @@ void InitDataState() {
   db::GetEnv().cluster = cfg.cluster_enabled;
   db::GetEnv().on_expired = OnExpired;
   db::GetEnv().on_new = OnNewKey;
+  db::GetEnv().on_local_expire = OnLocalExpire;
   net::SetErrorHook(OnErrorReply);
   for (int i = 0; i < cfg.databases; i++)
     g.dbs.push_back(std::make_unique<db::Db>(i, cfg.cluster_enabled && i == 0));

@@ -591,6 +591,109 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+# ---------------------------------------------------------------- the primary's link and the replica's limits
+
+# Issue 27: client-query-buffer-limit (and proto-max-bulk-len) bound what clients send; the
+# link to the primary is exempt, so one command from it longer than the replica's limits is
+# applied from the stream and the link stays up (no reconnect, no resync).
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0 client-query-buffer-limit 1mb proto-max-bulk-len 1mb}} {
+        set P -1
+        set R 0
+        test "A command from the primary longer than the replica's client-query-buffer-limit is applied over the same link" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            r -1 set before 1
+            repl_wait_synced $P $R
+            set full [info_field [r -1 info stats] sync_full]
+            set pok [info_field [r -1 info stats] sync_partial_ok]
+            set conns [info_field [r -1 info stats] total_connections_received]
+            r -1 set big [string repeat x [expr {3 * 1024 * 1024}]]
+            r -1 rpush list [string repeat a [expr {600 * 1024}]] [string repeat b [expr {600 * 1024}]]
+            r -1 set after 1
+            repl_wait_synced $P $R
+            assert_equal 3145728 [r strlen big]
+            assert_equal 2 [r llen list]
+            assert_equal 1 [r get after]
+            assert_equal 0 [info_field [r info stats] client_query_buffer_limit_disconnections]
+            assert_equal $full [info_field [r -1 info stats] sync_full]
+            assert_equal $pok [info_field [r -1 info stats] sync_partial_ok]
+            assert_equal $conns [info_field [r -1 info stats] total_connections_received]
+        }
+    }
+}
+
+# ---------------------------------------------------------------- writable replicas
+
+# Issue 27: keys that a writable replica's own clients give a TTL are expired by the replica
+# itself, actively too (its primary's keys still wait for the primary's DEL); a write on a key
+# expired there replaces it; PFCOUNT on a read-only replica answers without error and treats
+# an expired key as absent.
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        set P -1
+        set R 0
+        r replicaof 127.0.0.1 [srv -1 port]
+        repl_wait_link_up 0
+        test "PFCOUNT on a read-only replica: the cached count is updated locally, an expired key counts as absent" {
+            r -1 debug set-active-expire 0
+            r -1 pfadd hll a b c
+            r -1 pfadd hll2 a b
+            r -1 pexpire hll2 100
+            repl_wait_synced $P $R
+            assert_equal 3 [r pfcount hll]
+            wait_for_condition 100 10 {[r pttl hll2] == -2}
+            assert_equal 0 [r pfcount hll2]
+            assert_equal 3 [r pfcount hll hll2]
+            assert_equal 1 [r exists hll]
+            r -1 del hll hll2
+            r -1 debug set-active-expire 1
+            repl_wait_synced $P $R
+        }
+        test "A writable replica expires its own keys with a TTL, actively, and not its primary's" {
+            r config set replica-read-only no
+            r -1 debug set-active-expire 0
+            r -1 set pk v px 100
+            repl_wait_synced $P $R
+            set expired [info_field [r info stats] expired_keys]
+            r set mine v px 100
+            r hset myhash f v
+            r pexpire myhash 100
+            r set keep v
+            wait_for_condition 200 10 {[r dbsize] == 2} else {
+                ::testutil::fail "replica keys: [lsort [r keys *]] (dbsize [r dbsize])"
+            }
+            assert_equal {} [r get mine]
+            assert_equal 0 [r exists mine myhash]
+            assert_equal [expr {$expired + 2}] [info_field [r info stats] expired_keys]
+            # the primary's key, expired by now, stays until the primary's DEL
+            assert_equal {} [r get pk]
+            assert_equal 2 [r dbsize]
+            r -1 debug set-active-expire 1
+            wait_for_condition 200 10 {[r -1 dbsize] == 0}
+            wait_for_condition 200 10 {[r dbsize] == 1}
+            assert_equal {keep} [r keys *]
+            r del keep
+        }
+        test "A write by a writable replica's client on a key expired there replaces it" {
+            r debug set-active-expire 0
+            r set l v px 50
+            r set s v px 50
+            wait_for_condition 100 10 {[r pttl l] == -2 && [r pttl s] == -2}
+            assert_equal 1 [r rpush l x]
+            assert_equal list [r type l]
+            assert_equal {x} [r lrange l 0 -1]
+            assert_equal -1 [r pttl l]
+            assert_equal 1 [r append s y]
+            assert_equal y [r get s]
+            assert_equal 2 [r dbsize]
+            assert_equal {l s} [lsort [r keys *]]
+            r debug set-active-expire 1
+            r del l s
+            r config set replica-read-only yes
+        }
+    }
+}
+
 # ---------------------------------------------------------------- a node with no replica
 
 start_server {tags {repl}} {

@@ -602,6 +602,55 @@ start_server {tags {keys}} {
         }
     }
 
+
+    # Issue 27: RESTORE ... FREQ sets the LFU counter under an LFU policy (OBJECT FREQ), and is
+    # accepted but unused under another; a payload whose absolute TTL is past replaces an
+    # existing key by nothing: the key is deleted and the stream gets DEL or UNLINK as
+    # lazyfree-lazy-server-del says, not the RESTORE.
+    keys_test "RESTORE FREQ sets the LFU counter; RESTORE REPLACE of an expired payload deletes the key and propagates DEL or UNLINK" {
+        r flushall
+        r set src v
+        set payload [r dump src]
+        r config set maxmemory-policy allkeys-lfu
+        r config set lfu-decay-time 0
+        try {
+            assert_equal OK [r restore f 0 $payload freq 100]
+            assert_equal 100 [r object freq f]
+            assert_equal OK [r restore f 0 $payload replace freq 7]
+            assert_equal 7 [r object freq f]
+            assert_equal OK [r restore f2 0 $payload freq 0]
+            assert_equal 0 [r object freq f2]
+        } finally {
+            r config set maxmemory-policy noeviction
+            r config set lfu-decay-time 1
+        }
+        set lazy [lindex [r config get lazyfree-lazy-server-del] 1]
+        set tap [repl_tap_open]
+        try {
+            r set before 1
+            assert_equal {select 0} [string tolower [repl_tap_next $tap]]
+            assert_equal {set before 1} [repl_tap_next $tap]
+            r set k v
+            r set k2 v
+            r config set lazyfree-lazy-server-del yes
+            assert_equal OK [r restore k 1000 $payload replace absttl]
+            assert_equal 0 [r exists k]
+            r config set lazyfree-lazy-server-del no
+            assert_equal OK [r restore k2 1000 $payload replace absttl]
+            assert_equal 0 [r exists k2]
+            # nothing to delete: nothing propagated
+            assert_equal OK [r restore k3 1000 $payload absttl]
+            assert_equal 0 [r exists k3]
+            assert_error "BUSYKEY *" {r restore before 1000 $payload absttl}
+            r set marker 1
+            set stream {}
+            for {set i 0} {$i < 5} {incr i} { lappend stream [repl_tap_next $tap] }
+            assert_equal {{set k v} {set k2 v} {UNLINK k} {DEL k2} {set marker 1}} $stream
+        } finally {
+            close $tap
+            r config set lazyfree-lazy-server-del $lazy
+        }
+    }
     keys_test "OBJECT HELP and errors" {
         set help [r object help]
         assert_equal 15 [llength $help]

@@ -724,4 +724,46 @@ start_server {tags {blocking}} {
             r debug set-active-expire 1
         }
     }
+
+    # Issue 27: SWAPDB wakes the waiter (the key was alive at EXEC's clock); the waiter's own
+    # run, in its db, finds the key expired, deletes it and blocks again. Its UNLINK follows
+    # the EXEC, under the waiter's db, before the next command of the connection that swapped.
+    blk_test "SWAPDB inside EXEC wakes a waiter whose run finds the key expired: its UNLINK follows EXEC in its db" {
+        r flushall
+        r debug set-active-expire 0
+        set tap [repl_tap_open]
+        try {
+            # the stream's db is chosen before the transaction
+            r set before 1
+            assert_equal {select 0} [string tolower [repl_tap_next $tap]]
+            assert_equal {set before 1} [repl_tap_next $tap]
+            lassign [blk_client_with_id] c id
+            $c brpop k 0
+            blk_wait_blocked 1
+            r multi
+            r select 1
+            r rpush k hello
+            r pexpire k 100
+            r debug sleep 0.2
+            r swapdb 0 1
+            assert_equal {OK 1 1 OK OK} [r exec]
+            assert_match {* flags=b *} [r client list id $id]
+            r set marker 1
+            set stream {}
+            for {set i 0} {$i < 10} {incr i} {
+                lappend stream [string tolower [lrange [repl_tap_next $tap] 0 1]]
+            }
+            assert_equal {multi {select 1} {rpush k} {pexpireat k} {swapdb 0} exec\
+                {select 0} {unlink k} {select 1} {set marker}} $stream
+            assert_equal 1 [r client unblock $id]
+            assert_equal {} [$c read]
+            assert_equal 0 [r exists k]
+            r select 0
+            assert_equal 0 [r exists k]
+        } finally {
+            close $tap
+            r select 0
+            r debug set-active-expire 1
+        }
+    }
 }
