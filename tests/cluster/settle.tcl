@@ -9,8 +9,12 @@
 # migration is off so that the topology is the one the steps make. No DEBUG command.
 
 set ::st_deadline 5000
-# Nodes added later get the same (cluster_add_node would give the defaults).
-set ::st_config {cluster-node-timeout 2000 cluster-allow-replica-migration no repl-ping-replica-period 10}
+# Nodes added later get the same (cluster_add_node would give the defaults). A replica of a
+# primary that has written nothing since it started holds offset 0 and shows `loading`, as in
+# Valkey 8, until the primary's first PING down the stream, repl-ping-replica-period after
+# the primary's start (Valkey's schedule): 1 s here, so that a restarted primary's replica
+# settles within the deadline.
+set ::st_config {cluster-node-timeout 2000 cluster-allow-replica-migration no repl-ping-replica-period 1}
 
 # {} once the live nodes are settled, else the first thing that is not.
 proc st_unsettled {} {
