@@ -159,7 +159,10 @@ start_cluster {primaries 3 replicas 1 create manual} {
         ::cl::deadline_wait 5000 {[osr_conf_has $replica "\[$slot->-$dst_id\]"]} \
             {the open slot never reached node $replica's nodes.conf}
         cluster_kill $replica
-        # alone, the primary applies it at once (there is no replica to stream it to)
+        # alone, the primary applies it at once (there is no replica to stream it to), once it
+        # saw the replica's link close
+        ::cl::deadline_wait 5000 {[info_field [cn $primary info replication] connected_slaves] == 0} \
+            {node $primary still counts its killed replica}
         assert_equal OK [cn $primary cluster setslot $slot stable]
         assert_equal OK [cn $dst cluster setslot $slot stable]
         osr_wait_tokens $primary {}
