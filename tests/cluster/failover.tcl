@@ -415,13 +415,16 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual config {enable-debug
         set r [lindex [cluster_replicas_of $p] 0]
         # Allowed: 1 s (repl-ping-replica-period) + factor 1 x node timeout of data age.
         assert_equal OK [cn $r config set cluster-replica-validity-factor 1]
-        # The link dies while the replica is busy for 2 x node timeout; it is freed only once
+        # The link dies while the replica is busy for 3 x node timeout; it is freed only once
         # the replica wakes, by when its primary is stopped, so it never comes back. The data
-        # age counts from the primary's last bytes, not from the late free.
+        # age counts from the primary's last bytes, not from the late free: at the wake it is
+        # already 3 x node timeout, less the node timeout that counts as the baseline, above
+        # the 1 s + 1 x node timeout allowed, even if the others marked the primary FAIL
+        # during the sleep and the election is due at once.
         set c [cluster_client $r]
         $c multi
         $c client kill 127.0.0.1:[cnode $p port]
-        $c debug sleep [expr {2 * $::nt / 1000.0}]
+        $c debug sleep [expr {3 * $::nt / 1000.0}]
         $c deferred 1
         $c exec
         after 200
