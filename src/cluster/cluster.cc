@@ -75,8 +75,7 @@ std::string RedirectReply(const RouteDecision& d, const server::Client* c) {
   Node* target =
       d.target != kNoNode && d.target < st.nodes.size() ? st.nodes[d.target].get() : nullptr;
   // A leading '-' keeps the reply's own error code (MOVED, ASK, CLUSTERDOWN ...).
-  bool ipv6 = c->laddr.find(':') != c->laddr.rfind(':');  // "ip:port" has one colon for IPv4
-  return "-" + (target ? FormatRedirect(d, NodeEndpoint(target, ipv6), target->tcp_port)
+  return "-" + (target ? FormatRedirect(d, NodeEndpoint(target, c->OnIpv6()), target->tcp_port)
                        : FormatRedirect(d, "", 0));
 }
 

@@ -35,7 +35,7 @@ namespace {
 
 FormatOptions Options(const Client* c) {
   FormatOptions o;
-  o.ipv6 = c->laddr.find(':') != c->laddr.rfind(':');  // "ip:port" has one colon for IPv4
+  o.ipv6 = c->OnIpv6();
   o.endpoint = static_cast<EndpointType>(cfg.cluster_preferred_endpoint_type);
   return o;
 }

@@ -44,10 +44,10 @@ enum ClientFlag : uint64_t {
   kReadonly = 1 << 11,  // READONLY (cluster)
   kAsking = 1 << 12,
   kNoEvict = 1 << 13,
-  kProtected = 1 << 14,  // freeing is deferred (executing)
-  kBlocked = 1 << 15,    // waiting on keys (BLPOP...) or replicas (WAIT)
-  kPrimary = 1 << 16,    // the link to our primary: its commands are applied, not answered
-  kReplica = 1 << 17,    // a replica of ours (after SYNC/PSYNC)
+  kProtected = 1 << 14,        // freeing is deferred (executing)
+  kBlocked = 1 << 15,          // waiting on keys (BLPOP...) or replicas (WAIT)
+  kPrimary = 1 << 16,          // the link to our primary: its commands are applied, not answered
+  kReplica = 1 << 17,          // a replica of ours (after SYNC/PSYNC)
   kReplicationDone = 1 << 18,  // re-run of a command its replicas already applied (SETSLOT)
   kMonitor = 1 << 19,          // MONITOR: receives every command run
   kReprocessing = 1 << 20,     // a blocked command running again (MONITOR showed it already)
@@ -61,6 +61,8 @@ struct Client {
   // (conn.out, written up to conn.out_sent).
   net::BufferedConn conn;
   std::string addr, laddr, name, lib_name, lib_ver;
+  // Connected over IPv6 ("ip:port" has one colon for IPv4): it is told announced IPv6 addresses.
+  bool OnIpv6() const { return laddr.find(':') != laddr.rfind(':'); }
   int resp = 2;
   int dbid = 0;
   db::Db* db = nullptr;

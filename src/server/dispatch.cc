@@ -120,7 +120,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   // wall clock plus the time since) and the start of its duration; a transaction runs at one
   // instant.
   int64_t start = base::FastUs();
-  if (!g.in_exec) db::GetEnv().now_ms = (g.wake_wall_us + (start - g.wake_fast_us)) / 1000;
+  if (!g.in_exec) db::GetEnv().now_ms = g.WallMsAt(start);
   // Its own keys take the slot routing found (a command run inside another, as a held one
   // released by CLIENT UNPAUSE in EXEC, brings its own).
   const db::RoutedKeys* prev_routed = db::GetEnv().routed;
@@ -238,8 +238,7 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
     // Routing judges expiry as of now, not as of the previous command: a key of a migrating
     // slot that expired meanwhile is missing (-ASK), as in Valkey 8's getNodeByQuery. (Call
     // takes the time again, as Valkey's call does.)
-    if (!g.in_exec)
-      db::GetEnv().now_ms = (g.wake_wall_us + (base::FastUs() - g.wake_fast_us)) / 1000;
+    if (!g.in_exec) db::GetEnv().now_ms = g.WallMsAt(base::FastUs());
     std::string err;
     if (!Cluster().route(c, cmd, &c->routed, &err)) {
       if (c->InMulti() && std::string_view(cmd->name) == "exec") {

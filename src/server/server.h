@@ -90,6 +90,10 @@ struct Server {
   // The same instant in microseconds, on the wall clock and on base::FastUs: a command's
   // wall time is derived from one cheap FastUs read (Call).
   int64_t wake_wall_us = 0, wake_fast_us = 0;
+  // Wall-clock ms of the fast-clock reading `fast_us` (a command's time, from one cheap read).
+  int64_t WallMsAt(int64_t fast_us) const {
+    return (wake_wall_us + (fast_us - wake_fast_us)) / 1000;
+  }
   bool active_expire_enabled = true;
   // DEBUG switches (commands/server.cc), off in normal running.
   bool pause_cron = false;                // DEBUG PAUSE-CRON: Cron does nothing
