@@ -50,18 +50,6 @@ NodesConfFile& ConfFile() {
   return f;
 }
 
-void MarkChanged(bool save, bool fsync) {
-  State& st = GetState();
-  st.todo_update_state = true;
-  if (save) st.todo_save = true;
-  if (fsync) st.todo_fsync = true;
-}
-
-void MarkLearned() {
-  State& st = GetState();
-  st.todo_update_state = st.todo_learned = true;
-}
-
 bool SaveConfig(bool fsync, std::string* err) { return SaveWith(SyncForSaveNow(fsync), err); }
 
 void SaveConfigOrDie() {
@@ -94,15 +82,14 @@ void SaveDue() {
     LOG_WARNING("Could not fsync the cluster config in the background: %s", strerror(e));
 }
 
-bool BumpEpochWithoutConsensus() {
-  State& st = GetState();
+bool BumpEpochWithoutConsensus(State& st) {
   uint64_t max_config = 0;
   for (auto& n : st.nodes) max_config = std::max(max_config, n->config_epoch);
   uint64_t epoch = EpochWithoutConsensus(st.current_epoch, st.myself->config_epoch, max_config);
   if (!epoch) return false;
   st.current_epoch = epoch;
   st.myself->config_epoch = epoch;
-  MarkChanged(true, true);
+  st.MarkChanged(true, true);
   return true;
 }
 

@@ -1,6 +1,6 @@
-// How the node's changes to its cluster state reach nodes.conf (and cluster_state): marked here
-// by the bus, failover and the CLUSTER command, saved before the loop sleeps (SaveDue), with
-// fsync for the node's own promises. Owns the nodes.conf file of the running node.
+// How the node's changes to its cluster state reach nodes.conf (and cluster_state): marked on
+// the State by the bus, failover and the CLUSTER command, saved before the loop sleeps
+// (SaveDue), with fsync for the node's own promises. Owns the nodes.conf file of the running node.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,16 +9,13 @@
 
 namespace cluster {
 
-// Something changed: re-evaluate cluster_state before sleeping, and save nodes.conf (with
-// fsync) if asked. Facts about this node that it promises to others (its epoch, its vote, its
-// role) are saved with fsync before the loop sleeps, so before the messages that carry them.
-void MarkChanged(bool save, bool fsync);
-// A change learned from other nodes (their slots, epochs, roles, failures): saved with the
-// next save, at most kLearnedSaveMs after the last one, and fsynced on the helper thread.
-// Nothing this node sends depends on it being on disk, and after a crash the cluster tells it
+// Marked by State::MarkChanged (the node's own promises, saved with fsync before the loop
+// sleeps, so before the messages that carry them) and State::MarkLearned (facts learned from
+// other nodes: their slots, epochs, roles, failures). Learned facts are saved with the next
+// save, at most kLearnedSaveMs after the last one, and fsynced on the helper thread. Nothing
+// this node sends depends on them being on disk, and after a crash the cluster tells it
 // again; a save with fsync in the loop per change would cost every node of the cluster a disk
 // round trip for each slot a reshard moves.
-void MarkLearned();
 constexpr int64_t kLearnedSaveMs = 100;
 // Writes nodes.conf now (with what is pending); false with *err on failure.
 bool SaveConfig(bool fsync, std::string* err);
@@ -34,7 +31,7 @@ void SaveDue();
 
 // My configEpoch becomes the greatest, without agreement (as Valkey 8's
 // clusterBumpConfigEpochWithoutConsensus), saved with fsync; false if it already is.
-bool BumpEpochWithoutConsensus();
+bool BumpEpochWithoutConsensus(State& st);
 
 // nodes.conf, locked for the life of the process (opened by start-up).
 NodesConfFile& ConfFile();

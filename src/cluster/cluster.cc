@@ -10,14 +10,14 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
-#include "cluster/bus.h"
 #include "cluster/changes.h"
 #include "cluster/cluster_cmd.h"
-#include "cluster/failover.h"
 #include "cluster/nodes_conf.h"
 #include "cluster/open_slots.h"
 #include "cluster/route.h"
+#include "cluster/runtime.h"
 #include "cluster/settings.h"
+#include "cluster/slot_keys.h"
 #include "net/event_loop.h"
 #include "server/bio.h"
 #include "server/blocking.h"
@@ -25,6 +25,7 @@
 #include "server/cluster_hooks.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/dispatch.h"
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
@@ -107,8 +108,8 @@ void SetMyAddressFromConfig() {
   Node* me = st.myself;
   me->tcp_port = static_cast<int>(cfg.cluster_announce_port ? cfg.cluster_announce_port : cfg.port);
   me->tls_port = static_cast<int>(cfg.cluster_announce_tls_port);
-  me->cport =
-      static_cast<int>(cfg.cluster_announce_bus_port ? cfg.cluster_announce_bus_port : BusPort());
+  me->cport = static_cast<int>(cfg.cluster_announce_bus_port ? cfg.cluster_announce_bus_port
+                                                             : NodeBus().Port());
   if (!cfg.cluster_announce_ip.empty()) me->ip = cfg.cluster_announce_ip;
   me->hostname = cfg.cluster_announce_hostname;
   me->human_nodename = cfg.cluster_announce_human_nodename;
@@ -126,8 +127,8 @@ void Cron() {
   // CONFIG SET of the announced address, ports and names takes effect with the next ping.
   SetMyAddressFromConfig();
   int64_t now = base::MsTime();
-  BusCron(now);
-  FailoverCron(now);
+  NodeBus().Cron(now);
+  NodeFailover().Cron(now);
   if (!st.ok || st.todo_update_state) UpdateState(now);
   if (server::BlockedClientCount()) RedirectBlockedClients();
 }
@@ -135,7 +136,7 @@ void Cron() {
 void BeforeSleep() {
   State& st = GetState();
   if (!st.myself) return;
-  FailoverBeforeSleep();
+  NodeFailover().BeforeSleep();
   if (st.todo_update_state) UpdateState(base::MsTime());
   // A held-back cluster_state change happens when due, not at the next cron tick.
   if (st.state_due_ms) {
@@ -197,7 +198,7 @@ bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, db::RoutedK
 }
 
 void PublishFromServer(std::string_view channel, std::string_view message, bool shard) {
-  BusPublish(channel, message, shard);
+  if (GetState().myself) NodeBus().Publish(channel, message, shard);
 }
 
 void PublishFromBus(std::string_view channel, std::string_view message, bool shard) {
@@ -205,6 +206,41 @@ void PublishFromBus(std::string_view channel, std::string_view message, bool sha
     server::PubsubPublishShard(channel, message);
   else
     server::PubsubPublish(channel, message);
+}
+
+// The bus's and failover's view of this node's server: replication, pub/sub, the keyspace,
+// the write pause, nodes.conf.
+BusHooks BusHooksOfNode() {
+  return BusHooks{
+      .publish = PublishFromBus,
+      .repl_offset = [] { return static_cast<uint64_t>(server::Repl().data_offset()); },
+      .saw_header = [](Node* s, const Header& h) { NodeFailover().SawHeader(s, h); },
+      .auth_request = [](Node* s, const Header& h) { NodeFailover().AuthRequest(s, h); },
+      .auth_ack = [](Node* s, const Header& h) { NodeFailover().AuthAck(s, h); },
+      .mf_start = [](Node* s, Link* l) { NodeFailover().MfStart(s, l); },
+      .paused_here = [] { return NodeFailover().ManualPausedHere(); },
+      .become_replica_of = [](Node* p, bool same) { NodeFailover().BecomeReplicaOf(p, same); },
+      .primary_moved =
+          [](Node* p) {
+            server::Repl().become_replica(p->ip, p->tcp_port, /*full_sync_required=*/false);
+          },
+      .slot_has_keys = SlotHasKeys,
+      .delete_keys_in_slot = [](int slot) { DeleteKeysInSlot(slot); },
+  };
+}
+
+FailoverHooks FailoverHooksOfNode() {
+  return FailoverHooks{
+      .data_offset = [] { return server::Repl().data_offset(); },
+      .stream_offset = [] { return server::Repl().offset(); },
+      .primary_last_contact_ms = [] { return server::Repl().primary_last_contact_ms(); },
+      .become_replica = [](const std::string& ip, int port,
+                           bool full) { server::Repl().become_replica(ip, port, full); },
+      .become_primary = [] { server::Repl().become_primary(); },
+      .pause_writes = server::SetFailoverPause,
+      .slot_left = server::PubsubShardUnsubscribeSlot,
+      .save_or_die = SaveConfigOrDie,
+  };
 }
 
 bool Init(std::string* err) {
@@ -232,20 +268,11 @@ bool Init(std::string* err) {
   // after nodes.conf is loaded: the parsed state replaces the whole State.)
   st.slot_unassigned = server::PubsubShardUnsubscribeSlot;
   InitOpenSlots();
-  if (!StartBus(err)) return false;
+  MakeRuntime(*g.loop, BusHooksOfNode(), FailoverHooksOfNode());
+  if (!NodeBus().Start(err)) return false;
   SetMyAddressFromConfig();
-  GetBusHooks() = BusHooks{
-      .publish = PublishFromBus,
-      .repl_offset = [] { return static_cast<uint64_t>(server::Repl().data_offset()); },
-      .saw_header = FailoverSawHeader,
-      .auth_request = FailoverAuthRequest,
-      .auth_ack = FailoverAuthAck,
-      .mf_start = FailoverMfStart,
-      .paused_here = ManualFailoverPausedHere,
-      .become_replica_of = BecomeReplicaOf,
-  };
   // A replica in nodes.conf follows its primary again, with a full sync.
-  if (st.myself->IsReplica()) CloseOpenSlotsUnlessContinued(true);
+  if (st.myself->IsReplica()) NodeFailover().CloseOpenSlotsUnlessContinued(true);
   if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
     server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port, false);
   st.first_eval_ms = 0;
@@ -264,7 +291,9 @@ void Install() {
   h.register_commands = RegisterCommands;
   h.init = Init;
   h.before_sleep = BeforeSleep;
-  h.after_replies = FlushBusOutput;
+  h.after_replies = [] {
+    if (GetState().myself) NodeBus().FlushOutput();
+  };
   h.cron = Cron;
   h.in_child = [] { ConfFile().CloseInChild(); };
   h.before_snapshot = [] {
@@ -275,7 +304,7 @@ void Install() {
   h.announce_changed = [] {
     if (!GetState().myself) return;  // not in cluster mode, or not started yet
     SetMyAddressFromConfig();
-    MarkLearned();  // nodes.conf holds my hostname and names too
+    GetState().MarkLearned();  // nodes.conf holds my hostname and names too
   };
   h.shutdown = [] {
     if (!GetState().myself) return;  // not in cluster mode

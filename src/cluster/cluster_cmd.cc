@@ -8,13 +8,12 @@
 #include "base/crc16.h"
 #include "base/time.h"
 #include "base/util.h"
-#include "cluster/bus.h"
 #include "cluster/changes.h"
 #include "cluster/cmd_args.h"
-#include "cluster/failover.h"
 #include "cluster/failure.h"
 #include "cluster/nodes_format.h"
 #include "cluster/open_slots.h"
+#include "cluster/runtime.h"
 #include "cluster/settings.h"
 #include "net/socket.h"
 #include "server/client.h"
@@ -142,20 +141,18 @@ void Shards(Client* c) {
 void Links(Client* c) {
   if (!Enabled(c)) return;
   std::vector<LinkInfo> links;
-  ForEachLink(
-      [](const Link& l, void* arg) {
-        if (!l.node) return;
-        LinkInfo i;
-        i.node = l.node;
-        i.inbound = l.inbound;
-        i.create_time_ms = l.ctime_ms;
-        i.reading = !l.connecting;
-        i.writing = l.conn.Pending();
-        i.send_buffer_allocated = static_cast<int64_t>(l.conn.out.capacity());
-        i.send_buffer_used = static_cast<int64_t>(l.conn.PendingBytes());
-        static_cast<std::vector<LinkInfo>*>(arg)->push_back(i);
-      },
-      &links);
+  NodeBus().ForEachLink([&links](const Link& l) {
+    if (!l.node) return;
+    LinkInfo i;
+    i.node = l.node;
+    i.inbound = l.inbound;
+    i.create_time_ms = l.ctime_ms;
+    i.reading = !l.connecting;
+    i.writing = l.conn.Pending();
+    i.send_buffer_allocated = static_cast<int64_t>(l.conn.out.capacity());
+    i.send_buffer_used = static_cast<int64_t>(l.conn.PendingBytes());
+    links.push_back(i);
+  });
   auto r = c->R();
   WriteReply(ClusterLinksReply(GetState(), links), &r);
 }
@@ -262,7 +259,7 @@ void ChangeSlots(Client* c, bool del, bool ranges) {
       st.AssignSlot(s, st.myself);
     }
   }
-  MarkChanged(true, false);
+  st.MarkChanged(true, false);
   c->R().Ok();
 }
 void AddSlots(Client* c) { ChangeSlots(c, false, false); }
@@ -277,13 +274,13 @@ void FlushSlots(Client* c) {
   State& st = GetState();
   for (int s = 0; s < kSlots; s++)
     if (st.slot_owner[s] == st.myself) st.UnassignSlot(s);
-  MarkChanged(true, false);
+  st.MarkChanged(true, false);
   c->R().Ok();
 }
 
 void BumpEpoch(Client* c) {
   if (!Enabled(c)) return;
-  bool bumped = BumpEpochWithoutConsensus();
+  bool bumped = BumpEpochWithoutConsensus(GetState());
   c->R().Simple(std::string(bumped ? "BUMPED " : "STILL ") +
                 std::to_string(GetState().myself->config_epoch));
 }
@@ -301,7 +298,7 @@ void SetConfigEpoch(Client* c) {
   st.myself->config_epoch = static_cast<uint64_t>(epoch);
   if (st.current_epoch < static_cast<uint64_t>(epoch))
     st.current_epoch = static_cast<uint64_t>(epoch);
-  MarkChanged(true, false);
+  st.MarkChanged(true, false);
   c->R().Ok();
 }
 
@@ -326,7 +323,7 @@ void Forget(Client* c) {
   if (st.myself->IsReplica() && st.myself->primary == n)
     return c->R().Error("Can't forget my master!");
   st.Blacklist(id, ForgetUntilMs(now, static_cast<uint64_t>(cfg.cluster_blacklist_ttl)));
-  DeleteNode(n);
+  NodeBus().DeleteNode(n);
   c->R().Ok();
 }
 
@@ -344,7 +341,27 @@ void Replicate(Client* c) {
     if (st.slot_owner[s] == st.myself) st.UnassignSlot(s);
     st.migrating_to[s] = st.importing_from[s] = nullptr;
   }
-  BecomeReplicaOf(n, n->shard_id == st.myself->shard_id);
+  NodeFailover().BecomeReplicaOf(n, n->shard_id == st.myself->shard_id);
+  c->R().Ok();
+}
+
+// CLUSTER FAILOVER [FORCE|TAKEOVER]: the arguments here, the rest in failover.cc.
+void FailoverCmd(Client* c) {
+  auto& a = c->argv;
+  Failover::Mode mode = Failover::Mode::kDefault;
+  if (a.size() == 3) {
+    if (base::EqualsNoCase(a[2], "force"))
+      mode = Failover::Mode::kForce;
+    else if (base::EqualsNoCase(a[2], "takeover"))
+      mode = Failover::Mode::kTakeover;
+    else
+      return c->R().Error(server::kErrSyntax);
+  } else if (a.size() > 3) {
+    return c->R().Error("unknown subcommand or wrong number of arguments for '" +
+                        std::string(a[1]) + "'. Try CLUSTER HELP.");
+  }
+  std::string err = NodeFailover().Request(mode, server::ClientInfoForLog(c));
+  if (!err.empty()) return c->R().Error(err);
   c->R().Ok();
 }
 
@@ -380,16 +397,16 @@ void Reset(Client* c) {
   std::vector<Node*> others;
   for (auto& n : st.nodes)
     if (n.get() != st.myself) others.push_back(n.get());
-  for (Node* n : others) DeleteNode(n);
+  for (Node* n : others) NodeBus().DeleteNode(n);
   st.blacklist.clear();
-  ResetManualFailover();  // a paused primary resumes now (Valkey 8's clusterReset)
+  NodeFailover().ResetManual();  // a paused primary resumes now (Valkey 8's clusterReset)
   if (hard) {
     st.current_epoch = st.last_vote_epoch = 0;
     st.myself->config_epoch = 0;
     st.Rename(st.myself, RandomName());
     st.myself->shard_id = RandomName();
   }
-  MarkChanged(true, true);
+  st.MarkChanged(true, true);
   c->R().Ok();
 }
 
@@ -496,7 +513,7 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("countkeysinslot", 3, kCmdStale, CountKeysInSlot, "Counts the keys of a slot."),
       sub("delslots", -3, kAdmAl, DelSlots, "Stops serving slots."),
       sub("delslotsrange", -4, kAdmAl, DelSlotsRange, "Stops serving slot ranges."),
-      sub("failover", -2, kAdmAl, ClusterFailoverCommand, "Promotes this replica."),
+      sub("failover", -2, kAdmAl, FailoverCmd, "Promotes this replica."),
       sub("flushslots", 2, kAdmAl, FlushSlots, "Stops serving every slot."),
       sub("forget", 3, kAdmAl, Forget, "Removes a node from this node's view."),
       sub("getkeysinslot", 4, kCmdStale, GetKeysInSlot, "Key names of a slot."),

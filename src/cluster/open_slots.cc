@@ -11,11 +11,10 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
-#include "cluster/bus.h"
 #include "cluster/changes.h"
 #include "cluster/cmd_args.h"
-#include "cluster/failover.h"
 #include "cluster/nodes_conf.h"
+#include "cluster/runtime.h"
 #include "cluster/slot_keys.h"
 #include "persist/snapshot.h"
 #include "repl/repl.h"
@@ -154,7 +153,7 @@ void AssignFinal(int slot, Node* n) {
           "Lost my last slot during slot migration. Reconfiguring myself as a replica "
           "of %.40s in shard %.40s",
           n->name.c_str(), n->shard_id.c_str());
-      BecomeReplicaOf(n, /*same_shard=*/false);
+      NodeFailover().BecomeReplicaOf(n, /*same_shard=*/false);
     } else if (st.myself->IsPrimary()) {
       LOG_NOTICE(
           "My last slot was migrated to node %.40s in shard %.40s. I am now an empty "
@@ -167,9 +166,9 @@ void AssignFinal(int slot, Node* n) {
     st.importing_from[slot] = nullptr;
     if (n == st.myself) {
       // Claimed by hand: a new epoch makes the claim win everywhere, and everyone hears now.
-      if (BumpEpochWithoutConsensus())
+      if (BumpEpochWithoutConsensus(st))
         LOG_NOTICE("ConfigEpoch updated after importing slot %d", slot);
-      BroadcastPong();
+      NodeBus().BroadcastPong();
     }
   }
 }
@@ -220,9 +219,9 @@ void Apply(const SetSlotArgs& a) {
   // before a disk snapshot forks, at shutdown). Its acknowledgement never waited for the file;
   // a reshard sends it two SETSLOTs per slot moved.
   if (st.myself->IsReplica())
-    MarkLearned();
+    st.MarkLearned();
   else
-    MarkChanged(true, false);
+    st.MarkChanged(true, false);
 }
 
 // Beyond Valkey: a SETSLOT that some replicas applied but this primary did not (timeout,
@@ -287,7 +286,7 @@ bool ReadSlotStates(std::string_view v) {
     Node* n = FindOrPlaceholder(e.id);
     (e.importing ? st.importing_from : st.migrating_to)[e.slot] = n;
   }
-  MarkChanged(true, false);
+  st.MarkChanged(true, false);
   return true;
 }
 
@@ -299,7 +298,7 @@ void ClearOpenSlots() {
     any |= st.migrating_to[s] || st.importing_from[s];
     st.migrating_to[s] = st.importing_from[s] = nullptr;
   }
-  if (any) MarkChanged(true, false);
+  if (any) st.MarkChanged(true, false);
 }
 
 }  // namespace

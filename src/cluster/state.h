@@ -94,6 +94,18 @@ struct State {
   bool todo_learned = false;  // a change learned from others, not saved yet (MarkLearned)
   int64_t last_save_ms = 0;
 
+  // Something changed: re-evaluate cluster_state before sleeping, and save nodes.conf (with
+  // fsync) if asked. Facts about this node that it promises to others (its epoch, its vote,
+  // its role) go with fsync, before the messages that carry them (changes.h saves them).
+  void MarkChanged(bool save, bool fsync) {
+    todo_update_state = true;
+    todo_save |= save;
+    todo_fsync |= fsync;
+  }
+  // A change learned from other nodes (their slots, epochs, roles, failures): saved with the
+  // next save, at most changes.h's kLearnedSaveMs after the last one.
+  void MarkLearned() { todo_update_state = todo_learned = true; }
+
   // By name, through an index (every gossip entry and header looks a node up).
   Node* Find(std::string_view name) const;
   // A new node; `name` empty makes a random one. Takes ownership.
