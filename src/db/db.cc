@@ -1,4 +1,4 @@
-// Database operations over per-slot tables and the expires table.
+// Database operations over per-slot tables of keys and of their expires.
 #include "db/db.h"
 
 #include <cstdlib>
@@ -14,8 +14,13 @@ Env& GetEnv() {
   return env;
 }
 
-Db::Db(int id, bool per_slot) : id_(id), tables_(per_slot ? kSlots : 1) {
-  if (per_slot) fenwick_.assign(kSlots + 1, 0);
+SlotTables::~SlotTables() {
+  expires.Clear([](ExpNode* n) { delete n; });
+  keys.Clear([](Obj* o) { FreeObj(o); });
+}
+
+Db::Db(int id, bool per_slot) : id_(id), slots_(per_slot ? kSlots : 1) {
+  if (per_slot) fenwick_.assign(kSlots + 1, 0), volatile_fenwick_.assign(kSlots + 1, 0);
 }
 
 Db::~Db() { Clear(); }
@@ -49,27 +54,44 @@ int Db::SlotOf(std::string_view key) const {
   return base::KeySlot(key);
 }
 
-KeyTable* Db::TableAt(int slot, bool create) {
-  auto& t = tables_[slot];
-  if (!t && create) t = std::make_unique<KeyTable>();
+SlotTables* Db::TablesAt(int slot, bool create) {
+  auto& t = slots_[slot];
+  if (!t && create) t = std::make_unique<SlotTables>();
   return t.get();
 }
 
-void Db::SlotCountAdd(int slot, int64_t delta) {
-  if (!per_slot()) return;
-  for (int i = slot + 1; i <= kSlots; i += i & -i) fenwick_[i] += delta;
+void Db::FenwickAdd(std::vector<int64_t>* f, int slot, int64_t delta) {
+  if (f->empty()) return;
+  for (int i = slot + 1; i <= kSlots; i += i & -i) (*f)[i] += delta;
+}
+
+int Db::FenwickFind(const std::vector<int64_t>& f, int64_t nth) {
+  int pos = 0;
+  for (int step = kSlots; step > 0; step >>= 1) {
+    if (pos + step <= kSlots && f[pos + step] <= nth) {
+      pos += step;
+      nth -= f[pos];
+    }
+  }
+  return pos;
 }
 
 int Db::NextNonEmptySlot(int from) const {
   // Linear over the (sparse) table pointers is fast enough: 16384 checks at worst.
-  for (int s = from; s < static_cast<int>(tables_.size()); s++)
-    if (tables_[s] && tables_[s]->Size()) return s;
+  for (int s = from; s < static_cast<int>(slots_.size()); s++)
+    if (slots_[s] && slots_[s]->keys.Size()) return s;
+  return -1;
+}
+
+int Db::NextVolatileSlot(int from) const {
+  for (int s = from; s < static_cast<int>(slots_.size()); s++)
+    if (slots_[s] && slots_[s]->expires.Size()) return s;
   return -1;
 }
 
 Obj* Db::Find(std::string_view key) {
-  KeyTable* t = TableFor(key, false);
-  return t ? t->Find(key) : nullptr;
+  SlotTables* t = TablesAt(SlotOf(key), false);
+  return t ? t->keys.Find(key) : nullptr;
 }
 
 bool Db::IsExpired(const Obj* o) const {
@@ -92,21 +114,24 @@ Obj* Db::Lookup(std::string_view key) {
 void Db::Add(Obj* o) {
   std::string_view key = o->key();
   int slot = SlotOf(key);
-  TableAt(slot, true)->Insert(o);
+  SlotTables* t = TablesAt(slot, true);
+  t->keys.Insert(o);
   size_++;
-  SlotCountAdd(slot, 1);
-  if (o->has_expire()) AddExpireEntry(o);
+  FenwickAdd(&fenwick_, slot, 1);
+  if (o->has_expire()) AddExpireEntry(t, slot, o);
   if (GetEnv().on_new) GetEnv().on_new(id_, key);
 }
 
 Obj* Db::Replace(Obj* old, Obj* nw, bool keep_old) {
   if (old != nw) {
-    TableFor(old->key(), false)->Replace(old, nw);
+    int slot = SlotOf(old->key());
+    SlotTables* t = TablesAt(slot, false);
+    t->keys.Replace(old, nw);
     if (old->has_expire() && nw->has_expire()) {
-      UpdateExpireEntry(old, nw);
+      UpdateExpireEntry(t, old, nw);
     } else {
-      if (old->has_expire()) RemoveExpireEntry(old);
-      if (nw->has_expire()) AddExpireEntry(nw);
+      if (old->has_expire()) RemoveExpireEntry(t, slot, old);
+      if (nw->has_expire()) AddExpireEntry(t, slot, nw);
     }
     if (!keep_old) FreeObj(old);
   }
@@ -120,26 +145,27 @@ Obj* Db::SetExpire(Obj* o, int64_t when) {
     return o;
   }
   if (!had && when < 0) return o;
-  if (had) RemoveExpireEntry(o);
-  KeyTable* t = TableFor(o->key(), false);
+  int slot = SlotOf(o->key());
+  SlotTables* t = TablesAt(slot, false);
+  if (had) RemoveExpireEntry(t, slot, o);
   std::string key(o->key());
-  Obj* placeholder = t->Unlink(key);  // == o
+  Obj* placeholder = t->keys.Unlink(key);  // == o
   Obj* nw = WithExpire(placeholder, when);
-  t->Insert(nw);
-  if (nw->has_expire()) AddExpireEntry(nw);
+  t->keys.Insert(nw);
+  if (nw->has_expire()) AddExpireEntry(t, slot, nw);
   return nw;
 }
 
 Obj* Db::Unlink(std::string_view key) {
   int slot = SlotOf(key);
-  KeyTable* t = TableAt(slot, false);
+  SlotTables* t = TablesAt(slot, false);
   if (!t) return nullptr;
-  Obj* o = t->Unlink(key);
+  Obj* o = t->keys.Unlink(key);
   if (!o) return nullptr;
   size_--;
-  SlotCountAdd(slot, -1);
-  if (o->has_expire()) RemoveExpireEntry(o);
-  if (per_slot() && t->Size() == 0) tables_[slot].reset();
+  FenwickAdd(&fenwick_, slot, -1);
+  if (o->has_expire()) RemoveExpireEntry(t, slot, o);
+  if (per_slot() && t->keys.Size() == 0) slots_[slot].reset();
   return o;
 }
 
@@ -151,28 +177,27 @@ bool Db::Delete(std::string_view key) {
 }
 
 void Db::Clear() {
-  expires_.Clear([](ExpNode* n) { delete n; });
-  for (auto& t : tables_) {
-    if (t) t->Clear([](Obj* o) { FreeObj(o); });
-    t.reset();
-  }
-  if (per_slot()) fenwick_.assign(kSlots + 1, 0);
-  size_ = 0;
+  for (auto& t : slots_) t.reset();
+  if (per_slot()) fenwick_.assign(kSlots + 1, 0), volatile_fenwick_.assign(kSlots + 1, 0);
+  size_ = volatile_ = 0;
   expire_cursor_ = 0;
   avg_ttl = 0;
 }
 
 void Db::Swap(Db& other) {
   std::swap(size_, other.size_);
-  std::swap(tables_, other.tables_);
+  std::swap(volatile_, other.volatile_);
+  std::swap(slots_, other.slots_);
   std::swap(fenwick_, other.fenwick_);
-  std::swap(expires_, other.expires_);
+  std::swap(volatile_fenwick_, other.volatile_fenwick_);
   std::swap(expire_cursor_, other.expire_cursor_);
   std::swap(avg_ttl, other.avg_ttl);
 }
 
-void Db::AddExpireEntry(Obj* o) {
-  expires_.Insert(new ExpNode{nullptr, o});
+void Db::AddExpireEntry(SlotTables* t, int slot, Obj* o) {
+  t->expires.Insert(new ExpNode{nullptr, o});
+  volatile_++;
+  FenwickAdd(&volatile_fenwick_, slot, 1);
   NoteLocalExpire(o);
 }
 
@@ -181,42 +206,43 @@ void Db::NoteLocalExpire(const Obj* o) {
   if (env.local_write && env.on_local_expire) env.on_local_expire(id_, o->key());
 }
 
-void Db::RemoveExpireEntry(Obj* o) { delete expires_.Unlink(o->key()); }
+void Db::RemoveExpireEntry(SlotTables* t, int slot, Obj* o) {
+  delete t->expires.Unlink(o->key());
+  volatile_--;
+  FenwickAdd(&volatile_fenwick_, slot, -1);
+}
 
-void Db::UpdateExpireEntry(Obj* old, Obj* nw) {
-  ExpNode* n = expires_.Find(old->key());
+void Db::UpdateExpireEntry(SlotTables* t, Obj* old, Obj* nw) {
+  ExpNode* n = t->expires.Find(old->key());
   if (n) n->obj = nw;
   NoteLocalExpire(nw);
 }
 
 Obj* Db::RandomKey() {
   if (size_ == 0) return nullptr;
-  if (!per_slot()) return tables_[0]->Random();
+  if (!per_slot()) return slots_[0]->keys.Random();
   // Pick the n-th key over slots with the Fenwick tree, so big slots weigh more.
-  int64_t target = static_cast<int64_t>(ds::RandomU64() % size_);
-  int pos = 0;
-  for (int step = kSlots; step > 0; step >>= 1) {
-    if (pos + step <= kSlots && fenwick_[pos + step] <= target) {
-      pos += step;
-      target -= fenwick_[pos];
-    }
-  }
-  return tables_[pos] ? tables_[pos]->Random() : nullptr;
+  int pos = FenwickFind(fenwick_, static_cast<int64_t>(ds::RandomU64() % size_));
+  return slots_[pos] ? slots_[pos]->keys.Random() : nullptr;
 }
 
 Obj* Db::RandomVolatileKey() {
-  ExpNode* n = expires_.Size() ? expires_.Random() : nullptr;
+  if (volatile_ == 0) return nullptr;
+  int pos = per_slot()
+                ? FenwickFind(volatile_fenwick_, static_cast<int64_t>(ds::RandomU64() % volatile_))
+                : 0;
+  ExpNode* n = slots_[pos] ? slots_[pos]->expires.Random() : nullptr;
   return n ? n->obj : nullptr;
 }
 
 uint64_t Db::Scan(uint64_t cursor, const std::function<void(Obj*)>& fn) {
-  if (!per_slot()) return tables_[0] ? tables_[0]->Scan(cursor, fn) : 0;
+  if (!per_slot()) return slots_[0] ? slots_[0]->keys.Scan(cursor, fn) : 0;
   int slot = static_cast<int>(cursor & (kSlots - 1));
   uint64_t inner = cursor >> 14;
   int s = NextNonEmptySlot(slot);
   if (s < 0) return 0;
   if (s != slot) inner = 0;
-  inner = tables_[s]->Scan(inner, fn);
+  inner = slots_[s]->keys.Scan(inner, fn);
   if (inner == 0) {
     int next = NextNonEmptySlot(s + 1);
     return next < 0 ? 0 : static_cast<uint64_t>(next);
@@ -226,14 +252,34 @@ uint64_t Db::Scan(uint64_t cursor, const std::function<void(Obj*)>& fn) {
 
 size_t Db::CountInSlot(int slot) const {
   if (!per_slot()) return 0;
-  return tables_[slot] ? tables_[slot]->Size() : 0;
+  return slots_[slot] ? slots_[slot]->keys.Size() : 0;
+}
+
+std::unique_ptr<SlotTables> Db::TakeSlot(int slot) {
+  std::unique_ptr<SlotTables> t = std::move(slots_[slot]);
+  if (!t) return t;
+  size_ -= t->keys.Size();
+  volatile_ -= t->expires.Size();
+  FenwickAdd(&fenwick_, slot, -static_cast<int64_t>(t->keys.Size()));
+  FenwickAdd(&volatile_fenwick_, slot, -static_cast<int64_t>(t->expires.Size()));
+  return t;
+}
+
+void Db::PutSlot(int slot, std::unique_ptr<SlotTables> t) {
+  if (!t || t->keys.Size() == 0) return;
+  if (slots_[slot] && slots_[slot]->keys.Size()) abort();  // the caller moves into empty slots
+  size_ += t->keys.Size();
+  volatile_ += t->expires.Size();
+  FenwickAdd(&fenwick_, slot, static_cast<int64_t>(t->keys.Size()));
+  FenwickAdd(&volatile_fenwick_, slot, static_cast<int64_t>(t->expires.Size()));
+  slots_[slot] = std::move(t);
 }
 
 void Db::KeysInSlot(int slot, size_t count, std::vector<std::string_view>* out) {
-  if (!per_slot() || !tables_[slot]) return;
+  if (!per_slot() || !slots_[slot]) return;
   if (count == 0) return;
   // Stops at `count`: GETKEYSINSLOT in a loop over a big slot (a migration) stays linear.
-  tables_[slot]->ForEachWhile([&](Obj* o) {
+  slots_[slot]->keys.ForEachWhile([&](Obj* o) {
     out->push_back(o->key());
     return out->size() < count;
   });
@@ -243,12 +289,12 @@ size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* total_sampl
   size_t expired_total = 0;
   std::vector<std::string> victims;
   int64_t ttl_sum = 0, ttl_samples = 0;
-  while (expires_.Size() > 0) {
+  while (volatile_ > 0) {
     victims.clear();
     size_t sampled = 0;
-    // Walk buckets until about 20 keys were looked at (one Valkey "loop").
+    // Walk buckets until about 20 keys were looked at (one Valkey "loop"), slot after slot.
     do {
-      expire_cursor_ = expires_.Scan(expire_cursor_, [&](ExpNode* n) {
+      expire_cursor_ = ScanExpires(expire_cursor_, [&](ExpNode* n) {
         sampled++;
         int64_t when = n->obj->expire();
         if (when <= now_ms) {
@@ -277,9 +323,26 @@ size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* total_sampl
 }
 
 void Db::RehashSome(int steps) {
-  for (auto& t : tables_)
-    if (t && t->Rehashing()) t->RehashSteps(steps);
-  if (expires_.Rehashing()) expires_.RehashSteps(steps);
+  for (auto& t : slots_) {
+    if (!t) continue;
+    if (t->keys.Rehashing()) t->keys.RehashSteps(steps);
+    if (t->expires.Rehashing()) t->expires.RehashSteps(steps);
+  }
+}
+
+uint64_t Db::ScanExpires(uint64_t cursor, const std::function<void(ExpNode*)>& fn) {
+  if (!per_slot()) return slots_[0] ? slots_[0]->expires.Scan(cursor, fn) : 0;
+  int slot = static_cast<int>(cursor & (kSlots - 1));
+  uint64_t inner = cursor >> 14;
+  int s = NextVolatileSlot(slot);
+  if (s < 0) return 0;
+  if (s != slot) inner = 0;
+  inner = slots_[s]->expires.Scan(inner, fn);
+  if (inner == 0) {
+    int next = NextVolatileSlot(s + 1);
+    return next < 0 ? 0 : static_cast<uint64_t>(next);
+  }
+  return (inner << 14) | static_cast<uint64_t>(s);
 }
 
 }  // namespace db

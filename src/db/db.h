@@ -1,5 +1,5 @@
-// Databases: keys in one table per hash slot (cluster mode) or one table (standalone), expires,
-// lookups with explicit expiry behaviour, and the active expiry cycle.
+// Databases: keys and their expires in tables per hash slot (cluster mode) or one pair
+// (standalone), lookups with explicit expiry behaviour, and the active expiry cycle.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -32,6 +32,19 @@ struct ExpTraits {
 using ExpireTable = ds::HashTable<ExpNode, ExpTraits>;
 
 inline constexpr int kSlots = 16384;
+
+// One hash slot's keys and the expires among them (standalone: the whole db's). A slot's
+// tables move whole: slot migration takes them out of one Db and puts them into another
+// (Db::TakeSlot, Db::PutSlot) in O(1), whatever the number of keys, and drops them the same
+// way. Destroying one frees its objects.
+struct SlotTables {
+  KeyTable keys;
+  ExpireTable expires;  // the keys of `keys` that have an expire
+  SlotTables() = default;
+  SlotTables(const SlotTables&) = delete;
+  SlotTables& operator=(const SlotTables&) = delete;
+  ~SlotTables();
+};
 
 // The slot cluster routing found for a command's keys, with a copy of the first of those keys:
 // a lookup of a key equal to one of them takes the slot without hashing it again (routing
@@ -105,8 +118,8 @@ class Db {
 
   int id() const { return id_; }
   size_t Size() const { return size_; }
-  size_t ExpiresSize() const { return expires_.Size(); }
-  bool per_slot() const { return tables_.size() > 1; }
+  size_t ExpiresSize() const { return volatile_; }
+  bool per_slot() const { return slots_.size() > 1; }
 
   // Raw access, no expiry check.
   Obj* Find(std::string_view key);
@@ -135,11 +148,15 @@ class Db {
   uint64_t Scan(uint64_t cursor, const std::function<void(Obj*)>& fn);
   template <typename Fn>
   void ForEach(Fn&& fn) {
-    for (auto& t : tables_)
-      if (t) t->ForEach(fn);
+    for (auto& t : slots_)
+      if (t) t->keys.ForEach(fn);
   }
 
   size_t CountInSlot(int slot) const;
+  // A slot's keys and expires, out of this db whole (nullptr if it has none), and into it
+  // (where the slot has none). O(1) in the number of keys; per_slot dbs only.
+  std::unique_ptr<SlotTables> TakeSlot(int slot);
+  void PutSlot(int slot, std::unique_ptr<SlotTables> t);
   // Up to `count` keys of a slot.
   void KeysInSlot(int slot, size_t count, std::vector<std::string_view>* out);
   uint64_t avg_ttl = 0;  // estimate maintained by active expiry (INFO keyspace)
@@ -150,22 +167,28 @@ class Db {
   void RehashSome(int steps);
 
  private:
-  KeyTable* TableAt(int slot, bool create);
-  KeyTable* TableFor(std::string_view key, bool create) { return TableAt(SlotOf(key), create); }
+  SlotTables* TablesAt(int slot, bool create);
   int SlotOf(std::string_view key) const;
-  void SlotCountAdd(int slot, int64_t delta);
-  int NextNonEmptySlot(int from) const;  // first slot >= from with keys, or -1
-  void RemoveExpireEntry(Obj* o);
-  void AddExpireEntry(Obj* o);
-  void UpdateExpireEntry(Obj* old, Obj* nw);
+  // Per-slot counts of keys and of keys with an expire, as Fenwick trees (cluster mode):
+  // RandomKey and RandomVolatileKey weigh slots by them.
+  static void FenwickAdd(std::vector<int64_t>* f, int slot, int64_t delta);
+  static int FenwickFind(const std::vector<int64_t>& f, int64_t nth);
+  // First slot >= from with keys (with expires), or -1.
+  int NextNonEmptySlot(int from) const;
+  int NextVolatileSlot(int from) const;
+  // Active expiry's walk over the expires, slot after slot (cursor as Scan's).
+  uint64_t ScanExpires(uint64_t cursor, const std::function<void(ExpNode*)>& fn);
+  void RemoveExpireEntry(SlotTables* t, int slot, Obj* o);
+  void AddExpireEntry(SlotTables* t, int slot, Obj* o);
+  void UpdateExpireEntry(SlotTables* t, Obj* old, Obj* nw);
   void NoteLocalExpire(const Obj* o);
 
   int id_;
   size_t size_ = 0;
-  std::vector<std::unique_ptr<KeyTable>> tables_;
-  std::vector<int64_t> fenwick_;  // per-slot key counts (cluster mode)
-  ExpireTable expires_;
-  uint64_t expire_cursor_ = 0;
+  size_t volatile_ = 0;  // keys with an expire
+  std::vector<std::unique_ptr<SlotTables>> slots_;
+  std::vector<int64_t> fenwick_, volatile_fenwick_;
+  uint64_t expire_cursor_ = 0;  // (table cursor << 14) | slot, as Scan's
 };
 
 }  // namespace db

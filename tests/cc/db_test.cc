@@ -146,3 +146,72 @@ TEST_CASE(DbRoutedSlotIsTrustedForTheRoutedKeys) {
   CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
 #endif
 }
+
+TEST_CASE(DbActiveExpiryWalksEverySlotsExpires) {
+  // Expires live per slot: the cycle moves from slot to slot and finds every expired key,
+  // whatever slot it is in; live keys with an expire stay, counted.
+  db::Db d(0, /*per_slot=*/true);
+  db::GetEnv().now_ms = 1000;
+  for (int i = 0; i < 3000; i++) {
+    std::string k = "k:" + std::to_string(i);
+    d.Add(db::NewString(k, "v"));
+    d.SetExpire(d.Find(k), i % 3 == 0 ? 500 : 5000);  // a third already expired
+  }
+  CHECK_EQ(d.ExpiresSize(), 3000u);
+  size_t expired = 0, sampled = 0;
+  for (int pass = 0; pass < 200 && expired < 1000; pass++)
+    expired += d.ActiveExpire(INT64_MAX, 1000, &sampled);
+  CHECK_EQ(expired, 1000u);
+  CHECK_EQ(d.Size(), 2000u);
+  CHECK_EQ(d.ExpiresSize(), 2000u);
+  for (int i = 0; i < 3000; i++)
+    CHECK_EQ(d.Find("k:" + std::to_string(i)) != nullptr, i % 3 != 0);
+  // A volatile key drawn at random is one with an expire.
+  for (int i = 0; i < 100; i++) {
+    db::Obj* o = d.RandomVolatileKey();
+    CHECK(o != nullptr && o->expire() == 5000);
+  }
+}
+
+TEST_CASE(DbSlotTablesMoveWholeBetweenDbs) {
+  // A slot's keys and their expires leave one db and enter another in one step (slot
+  // migration's staging and handover); the counts, lookups, expiry and random draws of both
+  // dbs follow, and the slot's other keys never mix with another slot's.
+  db::Db served(0, true), staging(0, true);
+  db::GetEnv().now_ms = 1000;
+  int slot = base::KeySlot("{moving}");
+  for (int i = 0; i < 100; i++) {
+    std::string k = "{moving}:" + std::to_string(i);
+    staging.Add(db::NewString(k, "v"));
+    if (i < 10) staging.SetExpire(staging.Find(k), i < 5 ? 500 : 9000);
+  }
+  served.Add(db::NewString("other", "v"));
+  served.SetExpire(served.Find("other"), 9000);
+  CHECK(staging.TakeSlot(base::KeySlot("other")) == nullptr);  // nothing there
+  std::unique_ptr<db::SlotTables> t = staging.TakeSlot(slot);
+  CHECK(t != nullptr);
+  CHECK_EQ(t->keys.Size(), 100u);
+  CHECK_EQ(t->expires.Size(), 10u);
+  CHECK_EQ(staging.Size(), 0u);
+  CHECK_EQ(staging.ExpiresSize(), 0u);
+  CHECK(staging.Find("{moving}:1") == nullptr);
+  CHECK(staging.RandomKey() == nullptr);
+  served.PutSlot(slot, std::move(t));
+  CHECK_EQ(served.Size(), 101u);
+  CHECK_EQ(served.ExpiresSize(), 11u);
+  CHECK_EQ(served.CountInSlot(slot), 100u);
+  CHECK(served.Find("{moving}:99") != nullptr);
+  CHECK(served.Lookup("{moving}:2") == nullptr);  // its time passed: deleted on access
+  CHECK_EQ(served.Size(), 100u);
+  size_t sampled = 0;
+  CHECK_EQ(served.ActiveExpire(INT64_MAX, 1000, &sampled), 4u);  // the other 4 expired ones
+  CHECK_EQ(served.ExpiresSize(), 6u);
+  // Dropping a slot frees its keys in one step; the rest of the db is untouched.
+  t = served.TakeSlot(slot);
+  CHECK_EQ(t->keys.Size(), 95u);
+  t.reset();
+  CHECK_EQ(served.Size(), 1u);
+  CHECK_EQ(served.ExpiresSize(), 1u);
+  CHECK(served.Find("other") != nullptr);
+  CHECK(served.RandomVolatileKey() == served.Find("other"));
+}
