@@ -29,6 +29,7 @@
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/slot_stats.h"
 #include "server/write_out.h"
 
 namespace cluster {
@@ -149,6 +150,13 @@ void BeforeSleep() {
   SaveDue();
 }
 
+// A slot leaves its owner: its shard channels go, and its CLUSTER SLOT-STATS counters start
+// again (Valkey 8's clusterDelSlot).
+void SlotUnassigned(int slot) {
+  server::PubsubShardUnsubscribeSlot(slot);
+  server::slot_stats::Reset(slot);
+}
+
 bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, db::RoutedKeys* routed,
                   std::string* err) {
   routed->Clear();
@@ -193,6 +201,10 @@ bool RouteCommand(server::Client* c, const server::CommandSpec* cmd, db::RoutedK
     routed->Set(d.slot, keys);
     return true;
   }
+  // A redirect that named the slot keeps it for CLUSTER SLOT-STATS: Valkey charges the
+  // request's bytes to it (no key is kept: the command does not run).
+  if (d.kind == RouteKind::kAsk || d.kind == RouteKind::kTryAgain || d.kind == RouteKind::kMoved)
+    routed->Set(d.slot, {});
   *err = RedirectReply(d, c);
   return false;
 }
@@ -266,7 +278,7 @@ bool Init(std::string* err) {
   }
   // Whatever path takes a slot from its owner, the slot's shard channels go with it. (Set
   // after nodes.conf is loaded: the parsed state replaces the whole State.)
-  st.slot_unassigned = server::PubsubShardUnsubscribeSlot;
+  st.slot_unassigned = SlotUnassigned;
   InitOpenSlots();
   MakeRuntime(*g.loop, BusHooksOfNode(), FailoverHooksOfNode());
   if (!NodeBus().Start(err)) return false;

@@ -22,6 +22,7 @@
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/slot_stats.h"
 #include "server/transactions.h"
 
 namespace cluster {
@@ -97,8 +98,9 @@ void Help(Client* c) {
        "SETSLOT <slot> (IMPORTING <node-id>|MIGRATING <node-id>|STABLE|NODE <node-id>) [TIMEOUT "
        "<ms>]",
        "    Open, close or assign a slot; replicated to the replicas before it applies here.",
-       "SLOT-STATS (SLOTSRANGE <start slot> <end slot>|ORDERBY key-count [LIMIT <n>] [ASC|DESC])",
-       "    Key counts of the slots of this shard.",
+       "SLOT-STATS (SLOTSRANGE <start slot> <end slot>|ORDERBY <metric> [LIMIT <n>] [ASC|DESC])",
+       "    Per-slot key-count, and cpu-usec, network-bytes-in and network-bytes-out while",
+       "    cluster-slot-stats-enabled is yes, for the slots of this shard.",
        "SET-CONFIG-EPOCH <epoch>",
        "    Set the config epoch of a new node.",
        "SAVECONFIG",
@@ -411,14 +413,16 @@ void Reset(Client* c) {
 }
 
 // CLUSTER SLOT-STATS SLOTSRANGE <start> <end> | ORDERBY <metric> [LIMIT <n>] [ASC|DESC]: the
-// slots of my shard with their key count. The other metrics (cpu-usec, network-bytes-in/out)
-// need cluster-slot-stats-enabled, which this node refuses for now, so they are unknown here
-// exactly as on a Valkey 8 node with the setting off.
+// slots of my shard with their key count and, while cluster-slot-stats-enabled is yes, the
+// counters of server/slot_stats.h; the metrics other than key-count are unknown to ORDERBY
+// while it is no, as on Valkey 8.
 void SlotStats(Client* c) {
   if (!Enabled(c)) return;
   auto& a = c->argv;
   State& st = GetState();
   Node* shard = st.MyPrimary();
+  db::Db* d = server::GetDb(0);
+  const bool counters = server::slot_stats::On();
   auto mine = [&](int s) { return shard && st.slot_owner[s] == shard; };
   auto reply = [&](const std::vector<int>& slots) {
     auto r = c->R();
@@ -426,9 +430,17 @@ void SlotStats(Client* c) {
     for (int s : slots) {
       r.ArrayLen(2);
       r.Int(s);
-      r.MapLen(1);
+      r.MapLen(counters ? 4 : 1);
       r.Bulk("key-count");
-      r.Int(static_cast<int64_t>(server::GetDb(0)->CountInSlot(s)));
+      r.Int(static_cast<int64_t>(d->CountInSlot(s)));
+      if (!counters) continue;
+      const auto& m = server::slot_stats::Of(s);
+      r.Bulk("cpu-usec");
+      r.Int(static_cast<int64_t>(m.cpu_usec));
+      r.Bulk("network-bytes-in");
+      r.Int(static_cast<int64_t>(m.network_bytes_in));
+      r.Bulk("network-bytes-out");
+      r.Int(static_cast<int64_t>(m.network_bytes_out));
     }
   };
   if (a.size() == 5 && base::EqualsNoCase(a[2], "slotsrange")) {
@@ -443,7 +455,17 @@ void SlotStats(Client* c) {
     return reply(slots);
   }
   if (a.size() >= 4 && base::EqualsNoCase(a[2], "orderby")) {
-    if (!base::EqualsNoCase(a[3], "key-count"))
+    // The metric's value of a slot; the counters are metrics only while they are kept.
+    uint64_t (*metric)(db::Db*, int) = nullptr;
+    if (base::EqualsNoCase(a[3], "key-count"))
+      metric = [](db::Db* db, int s) { return static_cast<uint64_t>(db->CountInSlot(s)); };
+    else if (counters && base::EqualsNoCase(a[3], "cpu-usec"))
+      metric = [](db::Db*, int s) { return server::slot_stats::Of(s).cpu_usec; };
+    else if (counters && base::EqualsNoCase(a[3], "network-bytes-in"))
+      metric = [](db::Db*, int s) { return server::slot_stats::Of(s).network_bytes_in; };
+    else if (counters && base::EqualsNoCase(a[3], "network-bytes-out"))
+      metric = [](db::Db*, int s) { return server::slot_stats::Of(s).network_bytes_out; };
+    else
       return c->R().Error("Unrecognized sort metric for ORDERBY.");
     int64_t limit = kSlots;
     bool desc = true;
@@ -463,10 +485,9 @@ void SlotStats(Client* c) {
       if (limits > 1 || orders > 1)
         return c->R().Error("Multiple filters of the same type are disallowed.");
     }
-    std::vector<std::pair<size_t, int>> by;  // (key count, slot)
-    db::Db* d = server::GetDb(0);
+    std::vector<std::pair<uint64_t, int>> by;  // (metric, slot)
     for (int s = 0; s < kSlots; s++)
-      if (mine(s)) by.push_back({d->CountInSlot(s), s});
+      if (mine(s)) by.push_back({metric(d, s), s});
     // Ties in slot order, whichever the direction.
     std::stable_sort(by.begin(), by.end(), [desc](const auto& x, const auto& y) {
       return desc ? x.first > y.first : x.first < y.first;
@@ -533,7 +554,7 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("set-config-epoch", 3, kAdmAl, SetConfigEpoch, "Sets the config epoch of a new node."),
       sub("shards", 2, kLs, Shards, "Shards with their slots and nodes."),
       sub("slaves", 3, kAdm, Replicas, "The replicas of a node."),
-      sub("slot-stats", -4, kLs, SlotStats, "Key counts of the slots of this shard."),
+      sub("slot-stats", -4, kLs, SlotStats, "Usage statistics of the slots of this shard."),
       sub("slots", 2, kLs, Slots, "Slot ranges with their nodes."),
   };
   t->push_back(std::move(cluster));

@@ -24,6 +24,7 @@
 #include "server/dispatch.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/slot_stats.h"
 #include "server/write_out.h"
 
 namespace cluster {
@@ -332,8 +333,12 @@ void SetSlotCommand(Client* c) {
       return;
     }
   }
-  // A no-op leaves nodes.conf as it is (no rewrite, no log line).
-  if (changes) Apply(a);
+  // A no-op leaves nodes.conf as it is (no rewrite, no log line). Valkey 8 deletes and adds
+  // the slot again even then, which zeroes its CLUSTER SLOT-STATS counters: so do we.
+  if (changes)
+    Apply(a);
+  else if (a.action == Action::kNode)
+    server::slot_stats::Reset(a.slot);
   c->R().Ok();
 }
 

@@ -120,7 +120,8 @@ struct State {
   // clusterDelSlot drops the slot's shard channels.
   void AssignSlot(int slot, Node* n);  // owner bookkeeping and the owner's bitmap
   void UnassignSlot(int slot);
-  // Filled by the layer above (cluster.cc: the shard channels' subscribers); null in tests.
+  // Filled by the layer above (cluster.cc: the shard channels' subscribers, the slot's
+  // CLUSTER SLOT-STATS counters); null in tests.
   void (*slot_unassigned)(int slot) = nullptr;
   // Unowned, or owned by a node that stopped claiming it.
   bool Unclaimed(int slot) const { return !slot_owner[slot] || SlotTest(owner_not_claiming, slot); }

@@ -4,6 +4,7 @@
 
 #include "net/reply.h"
 #include "repl/repl.h"
+#include "server/slot_stats.h"
 
 namespace repl {
 namespace {
@@ -17,6 +18,7 @@ struct Stream {
   std::string pending;
   int64_t bytes = 0;
   std::string buf;
+  size_t select_bytes = 0;  // of buf: CLUSTER SLOT-STATS charges no slot for SELECT
 };
 Stream stream_;
 
@@ -25,7 +27,9 @@ void Append(const std::vector<std::string_view>& argv) { net::AppendCommand(&str
 void SelectIfNeeded(int dbid) {
   if (dbid == stream_.stream_db) return;
   std::string id = std::to_string(dbid);
+  size_t before = stream_.buf.size();
   Append({"SELECT", id});
+  stream_.select_bytes += stream_.buf.size() - before;
   stream_.stream_db = dbid;
 }
 
@@ -37,6 +41,10 @@ void EmitPending() {
 }
 
 void Flush() {
+  if (server::slot_stats::On())
+    server::slot_stats::ReplicationFed(stream_.buf.size() - stream_.select_bytes,
+                                       ConnectedReplicas());
+  stream_.select_bytes = 0;
   stream_.bytes += static_cast<int64_t>(stream_.buf.size());
   if (!stream_.buf.empty()) FeedStream(stream_.buf);
   stream_.buf.clear();

@@ -13,6 +13,7 @@
 #include "server/command.h"
 #include "server/dispatch.h"
 #include "server/server.h"
+#include "server/slot_stats.h"
 
 namespace server {
 namespace {
@@ -57,6 +58,7 @@ bool Satisfied(const BlockState& st) {
 // satisfied, forced unblock) completes the command here: it counts once, as Call counts a
 // command that did not block, and its arguments leave argv-mem.
 void Completed(Client* c) {
+  if (slot_stats::On()) slot_stats::BlockEnded(c);
   c->cmd->stats.calls++;
   g.stats.total_commands_processed++;
   c->commands_processed++;
@@ -201,6 +203,7 @@ void HandleReplicaAcks() {
       c->flags &= ~(kReplicationDone | kReprocessing);
       c->argv.clear();
       c->argv_len_sum = 0;
+      if (slot_stats::On()) slot_stats::RequestDone(c);
     } else {
       ReplyTimeout(c, st);  // the count, as on timeout
       Completed(c);
@@ -318,6 +321,7 @@ void HandleReadyKeys() {
         c->argv.clear();
         if (!(c->flags & kBlocked)) {
           c->argv_len_sum = 0;
+          if (slot_stats::On()) slot_stats::RequestDone(c);
           QueueWriteAndResume(c);
         }
       }

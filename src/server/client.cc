@@ -27,6 +27,7 @@
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/slot_stats.h"
 #include "server/transactions.h"
 
 namespace server {
@@ -459,8 +460,10 @@ void ProcessInput(Client* c) {
     for (auto a : c->argv) argv_bytes += a.size();
     c->argv_len_sum = argv_bytes;
     std::string_view raw(c->conn.in.data() + c->parser.LastStart(), c->conn.in_pos - c->parser.LastStart());
+    if (slot_stats::On()) slot_stats::RequestParsed(c, raw);
     ProcessCommand(c);
     c->argv.clear();
+    if (slot_stats::On() && !(c->flags & (kBlocked | kPaused))) slot_stats::RequestDone(c);
     // ASKING lasts one command, unless the client is in MULTI or the command was ASKING.
     if ((c->flags & kAsking) && !(c->flags & kMulti) && c->last_cmd &&
         std::string_view(c->last_cmd->name) != "asking")

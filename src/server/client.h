@@ -84,6 +84,11 @@ struct Client {
   size_t argv_len_sum = 0;
   // CLIENT LIST multi-mem: queued commands' argument bytes plus a pointer per argument.
   size_t multi_argv_mem = 0;
+  // CLUSTER SLOT-STATS (slot_stats.cc): the request's bytes until charged, the size of `out`
+  // when the command began, the CPU time of a command that blocked until it completes.
+  uint64_t slot_stats_in = 0;
+  size_t slot_stats_out_mark = 0;
+  int64_t slot_stats_cpu_us = 0;
 
   // input
   net::RequestParser parser;

@@ -562,6 +562,7 @@ std::vector<Def>& Table() {
       BOOL("cluster-allow-reads-when-down", cluster_allow_reads_when_down, "no", 0),
       BOOL("cluster-allow-replica-migration", cluster_allow_replica_migration, "yes", 0),
       BOOL("cluster-allow-pubsubshard-when-down", cluster_allow_pubsubshard_when_down, "yes", 0),
+      BOOL("cluster-slot-stats-enabled", cluster_slot_stats_enabled, "no", 0),
       {"cluster-replica-no-failover",
        "cluster-slave-no-failover",
        kBool,
@@ -943,9 +944,6 @@ const FailClosed kFailClosed[] = {
     {"syslog-enabled", IsYes, "logging to syslog is not implemented yet"},
     {"rdb-del-sync-files", IsYes,
      "deleting the snapshot files made for replication is not implemented yet"},
-    {"cluster-slot-stats-enabled", IsYes,
-     "per-slot CPU and network counters are not implemented yet (CLUSTER SLOT-STATS shows key "
-     "counts)"},
 };
 // "" when the value is fine, else the reason it is refused.
 std::string RefusedValue(const std::string& canon, const std::string& value) {

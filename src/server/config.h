@@ -87,6 +87,7 @@ struct Config {
   bool cluster_allow_replica_migration = true;  // SETSLOT NODE and gossip: follow my last slot
   bool cluster_allow_pubsubshard_when_down = true;
   bool cluster_replica_no_failover = false;
+  bool cluster_slot_stats_enabled = false;  // CLUSTER SLOT-STATS cpu and network counters
   int64_t cluster_link_sendbuf_limit = 0;
   int64_t cluster_blacklist_ttl = 60;
   // replication

@@ -16,6 +16,7 @@
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/slot_stats.h"
 #include "server/tracking.h"
 #include "server/transactions.h"
 #include "server/write_out.h"
@@ -109,6 +110,9 @@ void Call(Client* c, const CommandSpec* cmd) {
   g.current_client = c;
   c->flags |= kProtected;
   c->cmd = cmd;
+  // CLUSTER SLOT-STATS, when enabled (read once: CONFIG SET of it may run now).
+  const bool nested = g.in_exec, slot_stats = slot_stats::On();
+  if (slot_stats) slot_stats::CallStarted(c, nested);
   bool prev_from_primary = db::GetEnv().from_primary;
   db::GetEnv().from_primary = c->flags & kPrimary;
   // A writable replica's own write command (the AOF loader counts as the primary: it replays
@@ -187,6 +191,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   override_.has_override = false;
   override_.force_prop = false;
   override_.prevent = false;
+  if (slot_stats) slot_stats::CallEnded(c, dur, nested);  // after its replication bytes
   if (c->flags & kReplySkip) {
     c->flags &= ~kReplySkip;
     c->discard.clear();
@@ -370,7 +375,10 @@ void UnpauseClientsIfDue() {
     c->argv.assign(argv.begin(), argv.end());
     ProcessCommand(c);
     c->argv.clear();
-    if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
+    if (!(c->flags & (kBlocked | kPaused))) {
+      c->argv_len_sum = 0;
+      if (slot_stats::On()) slot_stats::RequestDone(c);
+    }
     if (!(c->flags & kPendingWrite)) {
       c->flags |= kPendingWrite;
       g.pending_writes.push_back(c);

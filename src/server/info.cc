@@ -29,6 +29,7 @@
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/slot_stats.h"
 #include "server/version.h"
 
 namespace server {
@@ -366,6 +367,7 @@ void ResetStats() {
   g.stats = server::Stats{};
   g.stats.error_seq = seq;
   ResetPersistenceStats();
+  slot_stats::ResetAll();  // CLUSTER SLOT-STATS counters too, as Valkey's RESETSTAT
   for (const CommandSpec* c : AllCommands()) {
     c->stats = server::CommandStats{};
     for (auto& sub : c->subcommands) sub.stats = server::CommandStats{};

@@ -22,6 +22,7 @@
 #include "net/reply.h"
 #include "server/client.h"
 #include "server/server.h"
+#include "server/slot_stats.h"
 
 namespace server {
 namespace {
@@ -237,6 +238,10 @@ int64_t PubsubPublishShard(std::string_view channel, std::string_view message) {
   int64_t n = 0;
   if (auto it = g_shard.find(channel); it != g_shard.end()) {
     for (Client* rc : it->second) {
+      // CLUSTER SLOT-STATS: each delivery is the channel's slot's output (not to a closing
+      // client, which Deliver skips).
+      if (slot_stats::On() && !(rc->flags & (kCloseAsap | kCloseAfterReply)))
+        slot_stats::ShardMessageDelivered(channel, message);
       Deliver(rc, "smessage", nullptr, channel, message);
       n++;
     }

@@ -177,7 +177,6 @@ start_server {tags {security} overrides {enable-protected-configs no}} {
             tls-replication yes "TLS is not implemented yet, so replication would travel in clear text"
             tls-cluster yes "TLS is not implemented yet, so the cluster bus would travel in clear text"
             rdb-del-sync-files yes "deleting the snapshot files made for replication is not implemented yet"
-            cluster-slot-stats-enabled yes "per-slot CPU and network counters are not implemented yet (CLUSTER SLOT-STATS shows key counts)"
         } {
             assert_equal "ERR CONFIG SET failed (possibly related to argument '$name') - '$name $value' is not supported yet by this server: $why" \
                 [assert_error * {r config set $name $value}]
@@ -245,7 +244,6 @@ tags {security} {
             {tls-cluster yes} "'tls-cluster yes' is not supported yet by this server: TLS is not implemented yet, so the cluster bus would travel in clear text"
             {syslog-enabled yes} "'syslog-enabled yes' is not supported yet by this server: logging to syslog is not implemented yet"
             {rdb-del-sync-files yes} "'rdb-del-sync-files yes' is not supported yet by this server: deleting the snapshot files made for replication is not implemented yet"
-            {cluster-slot-stats-enabled yes} "'cluster-slot-stats-enabled yes' is not supported yet by this server: per-slot CPU and network counters are not implemented yet (CLUSTER SLOT-STATS shows key counts)"
             {loadmodule /tmp/auth.so} "'loadmodule' is not supported: this server has no module API"
             {sentinel monitor m 127.0.0.1 6379 2} "sentinel directive while not in sentinel mode"
             {rename-command nosuch x} "No such command in rename-command"
