@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "base/siphash.h"
 #include "base/time.h"
+#include "base/glob.h"
 #include "base/util.h"
 #include "commands/common.h"
 #include "db/stream.h"

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/sha256.h"
+#include "base/glob.h"
 #include "base/util.h"
 #include "server/acl.h"
 #include "server/command.h"

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "base/log.h"
+#include "base/glob.h"
 #include "base/util.h"
 #include "server/acl.h"
 #include "db/hash.h"

@@ -18,6 +18,7 @@
 
 #include "base/crc16.h"
 #include "base/siphash.h"
+#include "base/glob.h"
 #include "base/util.h"
 #include "net/reply.h"
 #include "server/client.h"
