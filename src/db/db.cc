@@ -282,4 +282,24 @@ void Db::RehashSome(int steps) {
   if (expires_.Rehashing()) expires_.RehashSteps(steps);
 }
 
+bool Db::TableStats(bool expires, int t, bool full, ds::HtStats* out) const {
+  bool any = false;
+  auto add = [&](const auto& table) {
+    ds::HtStats one;
+    if (table.Size() == 0 || !table.Stats(t, full, &one)) return;
+    if (any)
+      out->Combine(one);
+    else
+      *out = one;
+    any = true;
+  };
+  if (expires) {
+    add(expires_);
+  } else {
+    for (auto& table : tables_)
+      if (table) add(*table);
+  }
+  return any;
+}
+
 }  // namespace db

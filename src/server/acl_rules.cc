@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "base/sha256.h"
 #include "base/glob.h"
+#include "base/sha256.h"
 #include "base/util.h"
 #include "server/acl.h"
 #include "server/command.h"

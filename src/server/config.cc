@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "base/log.h"
 #include "base/glob.h"
+#include "base/log.h"
 #include "base/util.h"
 #include "server/acl.h"
 #include "db/hash.h"
