@@ -1,4 +1,4 @@
-// String <-> number conversion with the server's strict rules, glob matching, memory units.
+// String <-> number conversion with the server's strict rules, memory units.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -23,8 +23,6 @@ std::string FormatLongDouble(long double v);
 bool ParseDouble(std::string_view s, double* out);
 // Shortest text that round-trips, "inf"/"-inf" for infinities.
 std::string FormatDouble(double v);
-// Glob match with * ? [abc] [^a-z] and \ escapes.
-bool GlobMatch(std::string_view pattern, std::string_view str, bool nocase = false);
 // "100", "1k"(1000), "1kb"(1024), "mb", "gb"...; negative not allowed.
 std::optional<uint64_t> ParseMemory(std::string_view s);
 bool EqualsNoCase(std::string_view a, std::string_view b);

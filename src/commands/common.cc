@@ -1,6 +1,7 @@
 // Shared command helpers.
 #include "commands/common.h"
 
+#include "base/glob.h"
 #include "base/util.h"
 #include "ds/seed.h"
 #include "server/notify.h"

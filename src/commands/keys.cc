@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "base/glob.h"
 #include "base/util.h"
 #include "commands/common.h"
 #include "persist/object_codec.h"

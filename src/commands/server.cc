@@ -10,9 +10,11 @@
 
 #include "base/log.h"
 #include "base/siphash.h"
+#include "base/glob.h"
 #include "base/time.h"
 #include "base/util.h"
 #include "commands/common.h"
+#include "commands/debug_htstats.h"
 #include "db/stream.h"
 #include "ds/hashtable.h"
 #include "ds/listpack.h"
@@ -208,15 +210,19 @@ void CommandInfoCmd(Client* c) {
 void ReplyDocs(net::Reply& r, const CommandSpec* c) {
   bool subs = !c->subcommands.empty();
   const std::vector<DocArg>* args = DocArguments(c->fullname);
-  r.MapLen(4 + (args != nullptr) + subs);
+  // Valkey 8 gives no complexity for a few commands (MONITOR, SYNC, PSYNC, XREAD, LOLWUT):
+  // those register none.
+  r.MapLen(3 + (c->complexity != nullptr) + (args != nullptr) + subs);
   r.Bulk("summary");
   r.Bulk(c->summary ? c->summary : "");
   r.Bulk("since");
   r.Bulk(c->since ? c->since : "1.0.0");
   r.Bulk("group");
   r.Bulk(c->group ? c->group : "server");
-  r.Bulk("complexity");
-  r.Bulk(c->complexity ? c->complexity : "O(1)");
+  if (c->complexity) {
+    r.Bulk("complexity");
+    r.Bulk(c->complexity);
+  }
   if (args) {
     r.Bulk("arguments");
     ReplyDocArguments(r, *args);
@@ -585,9 +591,15 @@ void DebugCommand(Client* c) {
          "REPLYBUFFER RESIZING <0|1>",
          "    Accepted for compatibility, as above.",
          "DICT-RESIZING <0|1>",
-         "    0 stops the key and expire tables from growing or shrinking; 1 allows it."});
+         "    0 stops the key and expire tables from growing or shrinking; 1 allows it.",
+         "HTSTATS <dbid> [full]",
+         "    Figures of the database's key and expire hash tables; full adds chain lengths.",
+         "HTSTATS-KEY <key> [full]",
+         "    The same for the hash table of a hash, set or sorted set value."});
   }
   if (sub == "reload") return DebugReloadCommand(c);
+  if (sub == "htstats" && a.size() >= 3) return DebugHtStats(c);
+  if (sub == "htstats-key" && a.size() >= 3) return DebugHtStatsKey(c);
   if (sub == "loadaof") {
     // Replayed from the AOF itself (a hand-written file, or one written before DEBUG LOADAOF
     // stopped being propagated), it would load the file that holds it again, without end, until

@@ -1398,7 +1398,7 @@ void RegisterStreamCommands(std::vector<CommandSpec>* t) {
                 "Sets the last ID and counters of a stream (replication).", "O(1)"});
   t->push_back({"xread", -4, kCmdReadonly | kCmdBlocking, XReadCommand, g, "5.0.0",
                 "Reads entries after given IDs, optionally waiting for them.",
-                "O(M) for M entries returned per stream"});
+                nullptr});  // no complexity in Valkey 8's docs
   t->push_back({"xreadgroup", -7, kCmdWrite | kCmdBlocking, XReadGroupCommand, g, "5.0.0",
                 "Reads entries for a consumer of a group, optionally waiting for them.",
                 "O(M) for M entries returned per stream"});

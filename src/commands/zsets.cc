@@ -350,7 +350,36 @@ void CollectRange(db::Obj* o, const RangeSpec& spec, int64_t offset, int64_t lim
     });
     return;
   }
-  if (offset < 0 || limit == 0) return;
+  if (limit == 0) return;
+  if (offset < 0) {
+    // Valkey 8 walks a listpack from the range's start, skipping while offset-- is non-zero: a
+    // negative offset skips past the end. A skiplist is searched by rank instead, where a
+    // negative offset counts from the far end of the range (-1: its last element in the
+    // order of the walk), and the walk goes on from there.
+    if (o->enc() != db::kEncSkiplist) return;
+    size_t lo, hi;  // ascending ranks of the range's first and last elements
+    if (spec.type == kByLex) {
+      if (!db::ZLexStart(o, spec.lex, false, &lo) || !db::ZLexStart(o, spec.lex, true, &hi) ||
+          hi < lo)
+        return;
+    } else {
+      size_t count;
+      db::ZScoreRangeRanks(o, spec.score, &lo, &count);
+      if (count == 0) return;
+      hi = lo + count - 1;
+    }
+    int64_t in_range = static_cast<int64_t>(hi - lo + 1);
+    int64_t skip = in_range + offset;
+    if (skip < 0) return;
+    int64_t take = in_range - skip;
+    if (limit > 0 && limit < take) take = limit;
+    size_t from = (rev ? static_cast<size_t>(len) - 1 - hi : lo) + static_cast<size_t>(skip);
+    db::ZWalk(o, from, rev, [&](std::string_view m, double s) {
+      out->emplace_back(m, s);
+      return static_cast<int64_t>(out->size()) < take;
+    });
+    return;
+  }
   if (spec.type == kByLex) {
     // Like Valkey: skip `offset` elements from the start without testing them, then take
     // elements while they are within the far end of the range.

@@ -345,4 +345,25 @@ uint64_t Db::ScanExpires(uint64_t cursor, const std::function<void(ExpNode*)>& f
   return (inner << 14) | static_cast<uint64_t>(s);
 }
 
+bool Db::TableStats(bool expires, int t, bool full, ds::HtStats* out) const {
+  bool any = false;
+  auto add = [&](const auto& table) {
+    ds::HtStats one;
+    if (table.Size() == 0 || !table.Stats(t, full, &one)) return;
+    if (any)
+      out->Combine(one);
+    else
+      *out = one;
+    any = true;
+  };
+  for (auto& t : slots_) {
+    if (!t) continue;
+    if (expires)
+      add(t->expires);
+    else
+      add(t->keys);
+  }
+  return any;
+}
+
 }  // namespace db

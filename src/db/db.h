@@ -163,6 +163,10 @@ class Db {
   // Active expiry: works on this db until `deadline_us` (monotonic) or until few keys are
   // found expired. Returns the number of keys expired; adds the keys looked at to *sampled.
   size_t ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* sampled);
+  // Figures of the key (or expire) tables' bucket arrays t, the per-slot tables of cluster
+  // mode summed as Valkey 8 sums its per-slot dicts; empty tables are left out, and
+  // false means none is left (t 1: none is rehashing).
+  bool TableStats(bool expires, int t, bool full, ds::HtStats* out) const;
   // Incremental rehash work for idle tables.
   void RehashSome(int steps);
 

@@ -192,4 +192,8 @@ void HashRandom(Obj* o, std::string* field, std::string* value) {
 
 void RegisterHashType() { RegisterTypeOps(kHash, {FreeHash, DupHash, HashBytes}); }
 
+bool HashTableStats(const Obj* o, int t, bool full, ds::HtStats* out) {
+  return o->enc() == kEncHashtable && Table(o)->Stats(t, full, out);
+}
+
 }  // namespace db

@@ -49,6 +49,9 @@ uint64_t HashScan(Obj* o, uint64_t cursor,
 // Random pair (for HRANDFIELD).
 void HashRandom(Obj* o, std::string* field, std::string* value);
 void RegisterHashType();
+// Figures of a hashtable-encoded hash's bucket array t (DEBUG HTSTATS-KEY); false for a
+// listpack, or for t 1 when no rehash runs.
+bool HashTableStats(const Obj* o, int t, bool full, ds::HtStats* out);
 void SetObjEncoding(Obj* o, Enc e);
 
 }  // namespace db

@@ -274,4 +274,8 @@ void SetMaybeToIntset(Obj* o) {
 
 void RegisterSetType() { RegisterTypeOps(kSet, {FreeSet, DupSet, SetBytes}); }
 
+bool SetTableStats(const Obj* o, int t, bool full, ds::HtStats* out) {
+  return o->enc() == kEncHashtable && Table(o)->Stats(t, full, out);
+}
+
 }  // namespace db

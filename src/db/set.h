@@ -45,5 +45,7 @@ void SetReserve(Obj* o, size_t expected);
 // Turns a set whose members are all integers back into an intset when it fits (SINTERSTORE...).
 void SetMaybeToIntset(Obj* o);
 void RegisterSetType();
+// As HashTableStats, for a hashtable-encoded set.
+bool SetTableStats(const Obj* o, int t, bool full, ds::HtStats* out);
 
 }  // namespace db

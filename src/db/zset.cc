@@ -587,4 +587,8 @@ void ZSetSetResizeAllowed(bool allowed) {
   ds::HashTable<ZNode, ZNodeTraits>::SetResizeAllowed(allowed);
 }
 
+bool ZSetTableStats(const Obj* o, int t, bool full, ds::HtStats* out) {
+  return o->enc() == kEncSkiplist && Sl(o)->dict.Stats(t, full, out);
+}
+
 }  // namespace db

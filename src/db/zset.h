@@ -11,6 +11,10 @@
 
 #include "db/object.h"
 
+namespace ds {
+struct HtStats;
+}
+
 namespace db {
 
 struct ZSetLimits {
@@ -71,6 +75,8 @@ uint64_t ZScan(Obj* o, uint64_t cursor, const std::function<void(std::string_vie
 // Converts to skiplist when entries or member sizes exceed the listpack limits, and back.
 void ZMaybeConvert(Obj* o, size_t max_member_len);
 void RegisterZSetType();
+// As HashTableStats, for the member table of a skiplist-encoded sorted set.
+bool ZSetTableStats(const Obj* o, int t, bool full, ds::HtStats* out);
 // Forbids/allows resizing the member tables while a forked child shares memory pages.
 void ZSetSetResizeAllowed(bool allowed);
 

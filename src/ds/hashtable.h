@@ -11,6 +11,7 @@
 #include <random>
 #include <string_view>
 
+#include "ds/hashtable_stats.h"
 #include "ds/seed.h"
 
 namespace ds {
@@ -214,6 +215,23 @@ class HashTable {
       rehash_idx_ = -1;
       random_bound_ = 1;  // the chains are new
       return false;
+    }
+    return true;
+  }
+
+  // Figures of bucket array t (0: main, 1: the rehashing target); false when t is 1 and no
+  // rehash is running. Counting the chains (`full`) walks every bucket.
+  bool Stats(int t, bool full, HtStats* out) const {
+    if (t == 1 && !Rehashing()) return false;
+    *out = HtStats{};
+    out->table = t;
+    out->size = t_[t].size;
+    out->used = t_[t].used;
+    if (!full) return true;
+    for (size_t i = 0; i < t_[t].size; i++) {
+      size_t len = 0;
+      for (Node* n = t_[t].slots[i]; n; n = Next(n)) len++;
+      out->AddChain(len);
     }
     return true;
   }

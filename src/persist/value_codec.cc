@@ -14,6 +14,7 @@
 #include "ds/intset.h"
 #include "ds/listpack.h"
 #include "persist/ziplist_reader.h"
+#include "persist/zipmap_reader.h"
 
 namespace persist {
 namespace {
@@ -785,7 +786,19 @@ bool ReadValue(Reader& r, uint8_t type, Value* out) {
     case kTypeStreamListpacks2:
     case kTypeStreamListpacks3:
       return ReadStream(r, type, out);
-    case kTypeHashZipmap:
+    case kTypeHashZipmap: {
+      out->kind = Kind::kHash;
+      std::string blob;
+      std::vector<std::string> flat;
+      if (!r.ReadString(&blob)) return false;
+      auto add = [&](std::string_view f, std::string_view v) {
+        flat.emplace_back(f);
+        flat.emplace_back(v);
+      };
+      if (!ZipmapForEach(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(), add))
+        return false;
+      return FlatToPairs(flat, out);
+    }
     default:
       return false;
   }

@@ -5,7 +5,7 @@
 // format version 10 (read by Redis 7.0 and every newer server) and read versions up to 11,
 // including every encoding Redis 7 / Valkey 8 write for strings, lists (quicklist of
 // listpacks or ziplists, plain lists), sets (intset, listpack, plain), sorted sets
-// (listpack, ziplist, plain with binary doubles) and hashes (listpack, ziplist, plain).
+// (listpack, ziplist, plain with binary doubles) and hashes (listpack, ziplist, zipmap, plain).
 #pragma once
 #include <cstdint>
 #include <memory>

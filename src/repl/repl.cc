@@ -245,9 +245,9 @@ void RegisterCommands(std::vector<server::CommandSpec>* t) {
                 "Replication handshake and acknowledgements (internal).", "O(1)"});
   const uint32_t kSync = kCmdAdmin | kCmdNoScript | kCmdNoMulti | kCmdNoAsyncLoading;
   t->push_back({"psync", -3, kSync, PsyncCommand, g, "2.8.0",
-                "Starts or resumes replication from this node (internal).", "O(1)"});
+                "Starts or resumes replication from this node (internal).", nullptr});
   t->push_back({"sync", 1, kSync, SyncCommand, g, "1.0.0",
-                "Starts replication from this node (internal, old form).", "O(1)"});
+                "Starts replication from this node (internal, old form).", nullptr});
   t->push_back({"failover", -1, kAdm, FailoverCommand, g, "6.2.0",
                 "Starts a coordinated failover from a server to one of its replicas.", "O(1)"});
   t->push_back({"wait", 3, kCmdBlocking, WaitCommand, "generic", "3.0.0",

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/glob.h"
 #include "base/sha256.h"
 #include "base/util.h"
 #include "server/acl.h"

@@ -92,6 +92,7 @@ void BuildCommandTable() {
   RegisterHyperLogLogCommands(&t);
   RegisterKeyCommands(&t);
   RegisterServerCommands(&t);
+  RegisterLolwutCommands(&t);
   RegisterConnectionCommands(&t);
   RegisterTransactionCommands(&t);
   RegisterPubsubCommands(&t);

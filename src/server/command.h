@@ -74,6 +74,7 @@ void RegisterUnsupportedCommands(std::vector<CommandSpec>* t);  // scripting, mo
 void RegisterSortCommands(std::vector<CommandSpec>* t);
 void RegisterKeyCommands(std::vector<CommandSpec>* t);
 void RegisterServerCommands(std::vector<CommandSpec>* t);
+void RegisterLolwutCommands(std::vector<CommandSpec>* t);
 void RegisterConnectionCommands(std::vector<CommandSpec>* t);
 void RegisterTransactionCommands(std::vector<CommandSpec>* t);
 void RegisterPubsubCommands(std::vector<CommandSpec>* t);

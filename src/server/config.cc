@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/glob.h"
 #include "base/log.h"
 #include "base/util.h"
 #include "server/acl.h"

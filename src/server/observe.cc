@@ -8,6 +8,7 @@
 
 #include "base/util.h"
 #include "server/config.h"
+#include "server/latency_graph.h"
 #include "server/server.h"
 
 namespace server {
@@ -326,6 +327,17 @@ void LatencyCommand(Client* c) {
     }
     return;
   }
+  if (sub == "graph" && a.size() == 3) {
+    LatencySeries* ts = FindSeries(a[2]);
+    if (!ts)
+      return r.Error("No samples available for event '" + std::string(a[2]) + "'");
+    std::vector<LatencyPoint> points;
+    for (size_t j = 0; j < kLatencySamples; j++) {
+      const auto& smp = ts->samples[(ts->idx + j) % kLatencySamples];
+      if (smp.time) points.push_back({smp.time, smp.latency});
+    }
+    return r.Verbatim(LatencyGraph(a[2], points, ts->max, time(nullptr)));
+  }
   if (sub == "latest" && a.size() == 2) {
     r.ArrayLen(static_cast<int64_t>(g_latency.size()));
     for (auto& [name, ts] : g_latency) {
@@ -358,6 +370,7 @@ void LatencyCommand(Client* c) {
   if (sub == "help" && a.size() == 2) {
     return ReplyHelp(c, "LATENCY",
                      {"DOCTOR", "    Return a human readable latency analysis report.",
+                      "GRAPH <event>", "    Return an ASCII latency graph for the <event> class.",
                       "HISTORY <event>", "    Return time-latency samples for the <event> class.",
                       "LATEST", "    Return the latest latency samples for all events.",
                       "RESET [<event> ...]",
@@ -455,6 +468,8 @@ void RegisterObserveCommands(std::vector<CommandSpec>* t) {
        "Returns the latest latency samples for all events.", "O(1)"},
       {"doctor", 2, kSl | kCmdNoScript, LatencyCommand, g, "2.8.13",
        "Returns a human-readable latency analysis report.", "O(1)"},
+      {"graph", 3, kSl | kCmdNoScript, LatencyCommand, g, "2.8.13",
+       "Returns a latency graph for an event.", "O(1)"},
       {"histogram", -2, kSl | kCmdNoScript, LatencyCommand, g, "7.0.0",
        "Returns the cumulative distribution of latencies of a subset or all commands.",
        "O(N) where N is the number of commands with latency information being retrieved."},

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "base/crc16.h"
+#include "base/glob.h"
 #include "base/siphash.h"
 #include "base/util.h"
 #include "net/reply.h"

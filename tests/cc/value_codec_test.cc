@@ -337,6 +337,30 @@ TEST_CASE(DumpReadsOldEncodings) {
   CHECK(Decode(BlobPayload(13, Ziplist({"f1", "v1", "f2", "2"})), &v) == DumpStatus::kOk);
   CHECK(v.kind == Kind::kHash);
   CHECK((v.pairs == std::vector<std::pair<std::string, std::string>>{{"f1", "v1"}, {"f2", "2"}}));
+  // HASH_ZIPMAP (9): a count byte, [len]key[len][free]value[free bytes] pairs, then 0xFF; a
+  // length of 254 or more takes 0xFE and a u32 LE. Unknown count (254), free bytes, long keys.
+  {
+    std::string longkey(300, 'k');
+    std::string zm = std::string("\xfe\x02" "f1\x02\x00v1", 8) + "\x01k\x02\x03vvXYZ" +
+                     std::string("\xfe\x2c\x01\x00\x00", 5) + longkey + std::string("\x01\x00v", 3) +
+                     "\xff";
+    CHECK(Decode(BlobPayload(9, zm), &v) == DumpStatus::kOk);
+    CHECK(v.kind == Kind::kHash);
+    CHECK((v.pairs ==
+           std::vector<std::pair<std::string, std::string>>{{"f1", "v1"}, {"k", "vv"}, {longkey, "v"}}));
+    zm[0] = 3;  // a known count is checked: 3 pairs are there
+    CHECK(Decode(BlobPayload(9, zm), &v) == DumpStatus::kOk);
+    for (char wrong : {2, 4}) {
+      zm[0] = wrong;
+      CHECK(Decode(BlobPayload(9, zm), &v) == DumpStatus::kBadFormat);
+    }
+    // A short length in the 5-byte form, bytes after the end, duplicates, empty: refused.
+    std::string bad[] = {std::string("\x01\xfe\x01\x00\x00\x00k\x01\x00v\xff", 12),
+                         std::string("\x01\x01k\x01\x00v\xff\x00", 8),
+                         std::string("\x02\x01k\x01\x00v\x01k\x01\x00w\xff", 13),
+                         std::string("\x00\xff", 2), std::string("\x01\x01k\x01\x05v\xff", 7)};
+    for (const auto& b : bad) CHECK(Decode(BlobPayload(9, b), &v) == DumpStatus::kBadFormat);
+  }
   // ZSET_ZIPLIST (12): scores as integers or text.
   CHECK(Decode(BlobPayload(12, Ziplist({"a", "1", "b", "2.5", "c", "-inf"})), &v) ==
         DumpStatus::kOk);
@@ -395,7 +419,8 @@ TEST_CASE(DumpRejectsBadPayloads) {
   CHECK(Decode(Seal(body + "x"), &v) == DumpStatus::kBadFormat);
   // Truncated value.
   CHECK(Decode(Seal(std::string("\x00\x05hi", 4)), &v) == DumpStatus::kBadFormat);
-  // Unsupported types: zipmap, streams, modules, unknown.
+  // Unsupported types (modules, unknown) and bodies that are not what the type says (a zipmap,
+  // streams).
   for (int t : {6, 7, 8, 9, 15, 19, 21, 22, 200}) {
     CHECK(Decode(Seal(std::string(1, static_cast<char>(t)) + "\x02hi"), &v) ==
           DumpStatus::kBadFormat);

@@ -3,33 +3,6 @@
 
 set ::dump_redis_bin /usr/bin/redis-server
 
-# CRC-64/Jones as DUMP payloads use it (reflected, poly 0xad93d23594c935a9), to craft payloads
-# whose checksum is right but whose body is malformed.
-proc crc64_jones {data} {
-    set poly 0x95AC9329AC4BC9B5
-    set mask 0xFFFFFFFFFFFFFFFF
-    set crc 0
-    binary scan $data cu* bytes
-    foreach b $bytes {
-        set crc [expr {$crc ^ $b}]
-        for {set i 0} {$i < 8} {incr i} {
-            if {$crc & 1} {
-                set crc [expr {(($crc >> 1) ^ $poly) & $mask}]
-            } else {
-                set crc [expr {$crc >> 1}]
-            }
-        }
-    }
-    return $crc
-}
-
-proc with_crc {body} {
-    set crc [crc64_jones $body]
-    return "$body[binary format w $crc]"
-}
-
-
-
 proc fill_flushed {level} {
     r_at $level flushall
     fill_every_type $level

@@ -469,3 +469,28 @@ proc assert_fsync_first {calls mark write what} {
     assert {$sync > 0 && $w > 0} "fsync at $sync, $what at $w:\n[join $seen \n]"
     assert {$sync < $w} "$what before the fsync:\n[join $seen \n]"
 }
+
+# CRC-64/Jones as DUMP payloads use it (reflected, poly 0xad93d23594c935a9), to craft payloads
+# by hand (with_crc appends it, little endian).
+proc crc64_jones {data} {
+    set poly 0x95AC9329AC4BC9B5
+    set mask 0xFFFFFFFFFFFFFFFF
+    set crc 0
+    binary scan $data cu* bytes
+    foreach b $bytes {
+        set crc [expr {$crc ^ $b}]
+        for {set i 0} {$i < 8} {incr i} {
+            if {$crc & 1} {
+                set crc [expr {(($crc >> 1) ^ $poly) & $mask}]
+            } else {
+                set crc [expr {$crc >> 1}]
+            }
+        }
+    }
+    return $crc
+}
+
+proc with_crc {body} {
+    set crc [crc64_jones $body]
+    return "$body[binary format w $crc]"
+}

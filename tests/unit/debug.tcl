@@ -1,6 +1,6 @@
 # DEBUG subcommands of issue 30 (point 12), with the replies and errors of Valkey 8.0.1:
 # POPULATE, PAUSE-CRON, SET-SKIP-CHECKSUM-VALIDATION, STRINGMATCH-TEST, REPLYBUFFER,
-# DICT-RESIZING, LISTPACK, QUICKLIST, the cluster bus switches (their effect on a cluster is in
+# DICT-RESIZING, LISTPACK, QUICKLIST, HTSTATS, HTSTATS-KEY, the cluster bus switches (their effect on a cluster is in
 # tests/cluster/debug_bus_filter.tcl) and the list DEBUG HELP gives. Passes on Valkey 8.0.1 with
 # --tags -beyond-valkey: the tagged tests look at our own help text and at STRINGMATCH-TEST,
 # which crashes Valkey 8.0.1 (a read past the end of its random pattern).
@@ -31,7 +31,7 @@ start_server {tags {debug}} {
             DROP-CLUSTER-PACKET-FILTER CLOSE-CLUSTER-LINK-ON-PACKET-DROP POPULATE PROTOCOL RELOAD
             SET-ACTIVE-EXPIRE QUICKLIST-PACKED-THRESHOLD SET-SKIP-CHECKSUM-VALIDATION SLEEP
             STRINGMATCH-TEST LISTPACK QUICKLIST PAUSE-CRON REPLYBUFFER REPLYBUFFER DICT-RESIZING
-            HELP} 0 end] $names
+            HTSTATS HTSTATS-KEY HELP} 0 end] $names
     } {beyond-valkey}
 
     test "DEBUG POPULATE: key:<n> holding value:<n>, no change counted" {
@@ -197,4 +197,97 @@ start_server {tags {debug}} {
         assert_error "ERR argument must be a memory value bigger than 1 and smaller than 4gb" {r debug quicklist-packed-threshold x}
         assert_equal OK [r debug quicklist-packed-threshold 0]
     }
+
+    # The full figures of a table of 4 buckets holding one node, as Valkey 8.0.1 prints them.
+    set ::dbg_one_full "Hash table 0 stats (main hash table):\n table size: 4\n number of elements: 1\n different slots: 1\n max chain length: 1\n avg chain length (counted): 1.00\n avg chain length (computed): 1.00\n Chain length distribution:\n   0: 3 (75.00%)\n   1: 1 (25.00%)\n"
+
+    test "DEBUG HTSTATS-KEY: a hash, set or sorted set in a hash table, in Valkey 8's text" {
+        r flushall
+        r config set hash-max-listpack-entries 0
+        r config set set-max-listpack-entries 0
+        r config set zset-max-listpack-entries 0
+        r hset h a 1
+        r sadd s x
+        r zadd z 1 x
+        foreach k {h s z} {
+            assert_equal "Hash table 0 stats (main hash table):\n table size: 4\n number of elements: 1\n" [r debug htstats-key $k]
+            assert_equal $::dbg_one_full [r debug htstats-key $k full]
+            assert_equal $::dbg_one_full [r debug htstats-key $k FULL ignored]
+            # a third argument other than FULL is ignored
+            assert_equal [r debug htstats-key $k] [r debug htstats-key $k nope]
+        }
+        set c [valkey_client]
+        $c readraw 1
+        $c deferred 1
+        $c hello 3
+        while {[$c read] ne {*0}} {}  ;# HELLO's map, up to its last value (no modules)
+        $c debug htstats-key h
+        assert_equal "=80" [$c read]
+        assert_equal "txt:Hash table 0 stats (main hash table):" [$c read]
+        $c close
+        r config set hash-max-listpack-entries 128
+        r config set set-max-listpack-entries 128
+        r config set zset-max-listpack-entries 128
+    }
+
+    test "DEBUG HTSTATS-KEY: errors for compact encodings, other types and missing keys" {
+        r flushall
+        r config set hash-max-listpack-entries 128
+        r config set set-max-listpack-entries 128
+        r config set zset-max-listpack-entries 128
+        set err "ERR The value stored at the specified key is not represented using an hash table"
+        r hset h a 1
+        r sadd s x
+        r sadd si 1
+        r zadd z 1 x
+        r rpush l a
+        r set str v
+        foreach k {h s si z l str} { assert_error $err {r debug htstats-key $k} }
+        assert_error "ERR no such key" {r debug htstats-key nokey}
+        assert_error [dbg_syntax htstats-key] {r debug htstats-key}
+    }
+
+    test "DEBUG HTSTATS-KEY: while a table rehashes, its target follows; elements add up" {
+        r flushall
+        r config set hash-max-listpack-entries 0
+        for {set n 1} {$n <= 40} {incr n} {
+            r hset h f$n v
+            set out [r debug htstats-key h full]
+            set sum 0
+            foreach {- e} [regexp -all -inline {number of elements: (\d+)} $out] { incr sum $e }
+            assert_equal $n $sum $out
+            assert_match "Hash table 0 stats (main hash table):\n table size: *" $out
+            foreach block [lrange [split [string map {"Hash table " \x01} $out] \x01] 1 end] {
+                # the chains of a table add up to its size and to its elements
+                regexp {table size: (\d+)} $block - size
+                regexp {number of elements: (\d+)} $block - elems
+                set buckets 0
+                set nodes 0
+                foreach {- len cnt} [regexp -all -inline {\n   (\d+): (\d+) \(} $block] {
+                    incr buckets $cnt
+                    incr nodes [expr {$len * $cnt}]
+                }
+                assert_equal $size $buckets $block
+                assert_equal $elems $nodes $block
+                assert_match {[01] stats (*)*} $block
+            }
+        }
+        r config set hash-max-listpack-entries 128
+    }
+
+    test "DEBUG HTSTATS: the key and expire tables of a database" {
+        r flushall
+        assert_equal "\[Dictionary HT\]\n\[Expires HT\]\n" [r debug htstats 0]
+        assert_equal "\[Dictionary HT\]\n\[Expires HT\]\n" [r debug htstats 9 full]
+        r set k v
+        r expire k 100
+        assert_equal "\[Dictionary HT\]\n$::dbg_one_full\[Expires HT\]\n$::dbg_one_full" [r debug htstats 0 full]
+        set one "Hash table 0 stats (main hash table):\n table size: 4\n number of elements: 1\n"
+        assert_equal "\[Dictionary HT\]\n$one\[Expires HT\]\n$one" [r debug htstats 0]
+        assert_error "ERR Out of range database" {r debug htstats 16}
+        assert_error "ERR Out of range database" {r debug htstats -1}
+        assert_error "ERR value is not an integer or out of range" {r debug htstats x}
+        assert_error [dbg_syntax htstats] {r debug htstats}
+    }
 }
+

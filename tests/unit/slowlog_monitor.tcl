@@ -155,6 +155,45 @@ start_server {tags {observe}} {
         r config set latency-monitor-threshold 0
     }
 
+    test "LATENCY GRAPH: Valkey 8's header and sparkline of an event's samples" {
+        r latency reset
+        r config set latency-monitor-threshold 1
+        r debug sleep 0.05
+        after 1100  ;# one sample per second: the next spike is a second sample
+        r debug sleep 0.12
+        lassign [lmap s [r latency history command] {lindex $s 1}] lo hi
+        assert {$lo < $hi}
+        set g [r latency graph command]
+        # low sample: '_' at the bottom; high: '#' on top of '|'s; a blank row; the ages
+        # ("1s", "0s") read downwards
+        set want "^command - high $hi ms, low $lo ms \(all time high $hi ms\)\n-{80}\n"
+        append want { #
+ |
+ |
+_|
+  
+\d\d
+ss
+$}
+        assert {[regexp $want $g]} $g
+        set c [valkey_client]
+        $c readraw 1
+        $c deferred 1
+        $c hello 3
+        while {[$c read] ne {*0}} {}
+        $c latency graph command
+        assert_equal "=[expr {[string length $g] + 4}]" [$c read]
+        $c close
+        assert_error "ERR No samples available for event 'nosuch'" {r latency graph nosuch}
+        assert_error "ERR wrong number of arguments for 'latency|graph' command" {r latency graph}
+        assert_equal {{Returns a latency graph for an event.} O(1)} \
+            [lmap f {summary complexity} {dict get [lindex [r command docs latency|graph] 1] $f}]
+        assert_equal {latency|graph 3 {admin noscript loading stale} 0 0 0} \
+            [lrange [lindex [r command info latency|graph] 0] 0 5]
+        r latency reset
+        r config set latency-monitor-threshold 0
+    }
+
     test "LATENCY errors" {
         assert_equal "ERR wrong number of arguments for 'latency|history' command" [assert_error * {r latency history}]
         assert_equal "ERR unknown subcommand 'foo'. Try LATENCY HELP." [assert_error * {r latency foo}]

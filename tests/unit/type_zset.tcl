@@ -181,6 +181,41 @@ start_server {tags {zset}} {
             assert_equal 0 [r zlexcount nokey - +]
         }
 
+        zset_test "BYLEX / BYSCORE LIMIT with a negative offset, REV or not ($enc)" {
+            # Valkey 8.0.1 skips a listpack's elements while offset-- is non-zero, so a negative
+            # offset skips them all; a skiplist counts it from the far end of the range.
+            r flushall
+            zset_use_encoding $enc
+            r zadd z 0 m1 0 m2 0 m3 0 m4 0 m5 0 m6 0 m7
+            set sl [expr {$enc eq "skiplist"}]
+            foreach {want args} [list \
+                [expr {$sl ? {m1} : {}}] {(m5 [m1 bylex rev limit -1 4} \
+                [expr {$sl ? {m1} : {}}] {(m5 [m1 bylex rev limit -1 -1} \
+                [expr {$sl ? {m2 m1} : {}}] {(m5 [m1 bylex rev limit -2 2} \
+                {} {(m5 [m1 bylex rev limit -5 -5} \
+                [expr {$sl ? {m5 m4 m3 m2 m1} : {}}] {[m5 [m1 bylex rev limit -5 -5} \
+                [expr {$sl ? {m4} : {}}] {[m1 (m5 bylex limit -1 4} \
+                [expr {$sl ? {m3 m4} : {}}] {[m1 (m5 bylex limit -2 2} \
+                [expr {$sl ? {m3 m4 m5 m6 m7} : {}}] {- + bylex limit -5 -5} \
+                [expr {$sl ? {m7} : {}}] {- + bylex limit -1 10} \
+                {} {- + bylex limit -8 10} \
+                {} {- + bylex limit -1 0} \
+                {m4 m3 m2 m1} {(m5 [m1 bylex rev limit 0 -1} \
+                {} {(m5 [m1 bylex rev limit 0 0} \
+                [expr {$sl ? {m1} : {}}] {+inf -inf byscore rev limit -1 4} \
+                [expr {$sl ? {m6 m7} : {}}] {-inf +inf byscore limit -2 5} \
+            ] {
+                assert_equal $want [r zrange z {*}$args] "ZRANGE z $args"
+            }
+            assert_equal [expr {$sl ? {m2 m1} : {}}] [r zrevrangebylex z (m5 \[m1 limit -2 2]
+            assert_equal [expr {$sl ? {m7} : {}}] [r zrangebyscore z -inf +inf limit -1 1]
+            assert_equal [expr {$sl ? 2 : 0}] [r zrangestore d z (m5 \[m1 bylex rev limit -2 2]
+            r del z
+            r zadd z 1 a 2 b 3 c 4 d 5 e
+            assert_equal [expr {$sl ? {b 2 a 1} : {}}] [r zrange z (4 -inf byscore rev withscores limit -2 9]
+            assert_equal [expr {$sl ? {c} : {}}] [r zrange z 2 4 byscore limit -2 1]
+        }
+
         zset_test "ZCOUNT ($enc)" {
             r flushall
             zset_use_encoding $enc
@@ -403,6 +438,16 @@ start_server {tags {zset}} {
         assert_equal skiplist [r object encoding s]
         assert_equal -0 [r zscore s a]
         assert_equal {a -0} [r zrange s 0 -1 withscores]
+        # RESP3 doubles as Valkey 8.0.1 writes them: ,0 from a listpack, ,-0 from a skiplist.
+        set c [zset_raw_client]
+        zset_raw $c hello 3
+        assert_equal {,0} [zset_raw $c zscore z a]
+        assert_equal {*2 *2 $1 a ,0 *2 $1 b ,0} [zset_raw $c zrange z 0 -1 withscores]
+        assert_equal {,-0} [zset_raw $c zscore s a]
+        assert_equal {*1 *2 $1 a ,-0} [zset_raw $c zrange s 0 -1 withscores]
+        assert_equal {*1 ,-0} [zset_raw $c zmscore s a]
+        assert_equal {,-0} [zset_raw $c zincrby s -0 a]
+        $c close
         zset_use_encoding listpack
     }
 

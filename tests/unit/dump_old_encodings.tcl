@@ -1,0 +1,130 @@
+# RESTORE of payloads in the encodings of Redis before 7.0, which Valkey 8.0.1 still loads:
+# list ziplist (type 10), set intset (11), zset ziplist (12), hash ziplist (13), quicklist of
+# ziplists (14) and hash zipmap (9, Redis 2.4 and older). The payloads are built here from the
+# format's facts (ziplist and zipmap layouts, snapshot string lengths, the DUMP trailer). Every
+# expected reply was read from Valkey 8.0.1; the file passes on it.
+
+# A ziplist entry: previous entry size, then a string (under 64 bytes) or an integer in the
+# smallest encoding that holds it.
+proc oldenc_zl_entry {prev v} {
+    set out [binary format c $prev]
+    if {[string is entier -strict $v] && $v >= -(1 << 63) && $v < (1 << 63)} {
+        if {$v >= 0 && $v <= 12} { return $out[binary format c [expr {0xF1 + $v}]] }
+        if {$v >= -128 && $v < 128} { return $out\xfe[binary format c $v] }
+        if {$v >= -32768 && $v < 32768} { return $out\xc0[binary format s $v] }
+        if {$v >= -(1 << 23) && $v < (1 << 23)} { return $out\xf0[string range [binary format i $v] 0 2] }
+        if {$v >= -(1 << 31) && $v < (1 << 31)} { return $out\xd0[binary format i $v] }
+        return $out\xe0[binary format w $v]
+    }
+    return $out[binary format c [string length $v]]$v
+}
+
+# [total bytes u32][offset of the last entry u32][count u16] entries 0xFF, little endian.
+proc oldenc_ziplist {vals} {
+    set body {}
+    set prev 0
+    set tail 10
+    foreach v $vals {
+        set tail [expr {10 + [string length $body]}]
+        set e [oldenc_zl_entry $prev $v]
+        append body $e
+        set prev [string length $e]
+    }
+    set total [expr {10 + [string length $body] + 1}]
+    return [binary format iis $total $tail [llength $vals]]$body\xff
+}
+
+# [pair count] then [key len]key[value len][free]value[free bytes], then 0xFF.
+proc oldenc_zipmap {pairs {count {}}} {
+    if {$count eq {}} { set count [expr {[llength $pairs] / 2}] }
+    set out [binary format c $count]
+    foreach {k v} $pairs {
+        append out [binary format c [string length $k]]$k[binary format cc [string length $v] 0]$v
+    }
+    return $out\xff
+}
+
+# A snapshot string of under 16384 bytes.
+proc oldenc_str {s} {
+    set n [string length $s]
+    if {$n < 64} { return [binary format c $n]$s }
+    return [binary format cc [expr {0x40 | ($n >> 8)}] [expr {$n & 0xff}]]$s
+}
+
+# A DUMP payload: type, value, RDB version 9 (the last that wrote these types), CRC64.
+proc oldenc_payload {type value} {
+    return [with_crc [binary format c $type]$value[binary format s 9]]
+}
+
+start_server {tags {dump}} {
+    test "RESTORE of a list ziplist (type 10) with every integer width" {
+        set items {a 5 bcd -300 100000 1099511627776 200 -9000000 12 0 -1}
+        set p [oldenc_payload 10 [oldenc_str [oldenc_ziplist $items]]]
+        assert_equal OK [r restore l 0 $p]
+        assert_equal list [r type l]
+        assert_equal $items [r lrange l 0 -1]
+        assert_equal {12 x a} [list [r lpush l x] {*}[r lrange l 0 1]]
+    }
+
+    test "RESTORE of a quicklist of ziplists (type 14)" {
+        set v [binary format c 2][oldenc_str [oldenc_ziplist {a b}]][oldenc_str [oldenc_ziplist {1 2}]]
+        assert_equal OK [r restore q 0 [oldenc_payload 14 $v]]
+        assert_equal {a b 1 2} [r lrange q 0 -1]
+    }
+
+    test "RESTORE of a zset ziplist (type 12) and a hash ziplist (type 13)" {
+        set p [oldenc_payload 12 [oldenc_str [oldenc_ziplist {m3 -7 m1 1 m2 2.5}]]]
+        assert_equal OK [r restore z 0 $p]
+        assert_equal {m3 -7 m1 1 m2 2.5} [r zrange z 0 -1 withscores]
+        assert_equal listpack [r object encoding z]
+        set p [oldenc_payload 13 [oldenc_str [oldenc_ziplist {f1 v1 f2 12 f3 x}]]]
+        assert_equal OK [r restore h 0 $p]
+        assert_equal {f1 v1 f2 12 f3 x} [r hgetall h]
+        assert_equal listpack [r object encoding h]
+    }
+
+    test "RESTORE of a set intset (type 11)" {
+        # [encoding u32: 2 bytes per element][count u32] then sorted int16s
+        set p [oldenc_payload 11 [oldenc_str [binary format iisss 2 3 -2 1 3]]]
+        assert_equal OK [r restore s 0 $p]
+        assert_equal {-2 1 3} [lsort -integer [r smembers s]]
+        assert_equal intset [r object encoding s]
+    }
+
+    test "RESTORE of a hash zipmap (type 9): known or unknown count, free bytes, long values" {
+        assert_equal OK [r restore zm1 0 [oldenc_payload 9 [oldenc_str [oldenc_zipmap {f1 v1 f2 v2}]]]]
+        assert_equal {f1 v1 f2 v2} [r hgetall zm1]
+        assert_equal listpack [r object encoding zm1]
+        # count 254: unknown, found by walking to the end
+        assert_equal OK [r restore zm2 0 [oldenc_payload 9 [oldenc_str [oldenc_zipmap {a b} 254]]]]
+        assert_equal {a b} [r hgetall zm2]
+        # a value followed by 3 free bytes
+        set zm [binary format cc 1 1]k[binary format cc 2 3]vvXYZ\xff
+        assert_equal OK [r restore zm3 0 [oldenc_payload 9 [oldenc_str $zm]]]
+        assert_equal {k vv} [r hgetall zm3]
+        # a 300-byte value: length 0xFE then u32; past hash-max-listpack-value
+        set long [string repeat v 300]
+        set zm [binary format cc 1 1]k\xfe[binary format ic 300 0]$long\xff
+        assert_equal OK [r restore zm4 0 [oldenc_payload 9 [oldenc_str $zm]]]
+        assert_equal [list k $long] [r hgetall zm4]
+        assert_equal hashtable [r object encoding zm4]
+    }
+
+    test "RESTORE refuses malformed zipmaps and ziplists, creating nothing" {
+        set bad [list \
+            [oldenc_zipmap {a b} 3] \
+            [oldenc_zipmap {a b}]\x00 \
+            [oldenc_zipmap {a b a c}] \
+            \x00\xff \
+            [string range [oldenc_zipmap {a b}] 0 end-1] \
+            [binary format cc 1 254][binary format i 3]key[binary format cc 1 0]v\xff \
+        ]
+        foreach zm $bad {
+            assert_error "ERR Bad data format" {r restore bad 0 [oldenc_payload 9 [oldenc_str $zm]]}
+        }
+        set zl [oldenc_ziplist {a b c}]
+        set zl [string replace $zl 8 8 [binary format c 4]]  ;# the count says 4
+        assert_error "ERR Bad data format" {r restore bad 0 [oldenc_payload 10 [oldenc_str $zl]]}
+        assert_equal 0 [r exists bad]
+    }
+}
