@@ -534,6 +534,10 @@ bool IsReplica() { return g_side.state != kNone; }
 bool FullSyncPending() { return IsReplica() && g_side.full_sync_pending; }
 
 int CurrentStreamDb() { return g_side.primary ? g_side.primary->dbid : -1; }
+int StreamDbToRecord() {
+  if (g_side.primary) return g_side.primary->dbid;
+  return IsReplica() && !FullSyncPending() && GetState().offset > 0 ? g_side.stream_db : -1;
+}
 void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
 int64_t PrimaryLastContactMs() {

@@ -1,8 +1,9 @@
 # Open slots of a node killed with kill -9 and restarted from its nodes.conf (issue 26, bug 9).
 # A replica's open slots are its primary's: the full sync (cluster-slot-states) and the
-# replicated SETSLOT stream carry them. A restarted node has no replication history (no
-# replication id survives a restart), so its first sync is a full one; until it is done, the
-# open slots of its own nodes.conf must not show, nor route, nor be what redis-cli reads.
+# replicated SETSLOT stream carry them. A restarted node without a snapshot recording its
+# primary's history (and a restarted primary) has no replication history, so its first sync
+# is a full one; until it is done, the open slots of its own nodes.conf must not show, nor
+# route, nor be what redis-cli reads.
 # To look at that moment, the primary holds the full sync back (repl-diskless-sync-delay).
 # Layout: primaries 0, 1, 2 with replicas 3, 4, 5; node-timeout 3000 ms.
 
@@ -168,6 +169,11 @@ start_cluster {primaries 3 replicas 1 create manual} {
         osr_wait_tokens $primary {}
         osr_wait_tokens $dst {}
         osr_hold_syncs $primary
+        # Without a snapshot of its own: the dump.rdb its disk-based full sync left records
+        # the primary's history, which a restarted replica continues by PSYNC, keeping the
+        # open slots of its nodes.conf as the stream brings them up to date
+        # (replica_visibility.tcl restarts a replica from its snapshot).
+        file delete [file join [cnode $replica dir] dump.rdb]
         cluster_restart $replica
         set self [cluster_self $replica]
         set link [osr_link $replica]
