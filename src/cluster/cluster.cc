@@ -283,8 +283,8 @@ bool Init(std::string* err) {
   MakeRuntime(*g.loop, BusHooksOfNode(), FailoverHooksOfNode());
   if (!NodeBus().Start(err)) return false;
   SetMyAddressFromConfig();
-  // A replica in nodes.conf follows its primary again, with a full sync.
-  if (st.myself->IsReplica()) NodeFailover().CloseOpenSlotsUnlessContinued(true);
+  // A replica in nodes.conf follows its primary again: by PSYNC from the history its snapshot
+  // recorded, else with a full sync (its open slots are judged once the data is loaded).
   if (st.myself->IsReplica() && st.myself->primary && !st.myself->primary->ip.empty())
     server::Repl().become_replica(st.myself->primary->ip, st.myself->primary->tcp_port, false);
   st.first_eval_ms = 0;
@@ -302,6 +302,15 @@ void Install() {
   h.publish = PublishFromServer;
   h.register_commands = RegisterCommands;
   h.init = Init;
+  // A restarted replica keeps the open slots of nodes.conf only if its snapshot's history
+  // lets the stream continue (SETSLOT after that point comes down the stream); else they wait
+  // for the full sync, which carries its primary's.
+  h.data_loaded = [] {
+    State& st = GetState();
+    if (!st.myself || !st.myself->IsReplica()) return;
+    NodeFailover().CloseOpenSlotsUnlessContinued(true);
+    st.MarkLearned();
+  };
   h.before_sleep = BeforeSleep;
   h.after_replies = [] {
     if (GetState().myself) NodeBus().FlushOutput();

@@ -12,6 +12,7 @@
 #include "repl/backlog.h"
 #include "repl/propagate.h"
 #include "repl/repl_internal.h"
+#include "repl/saved_history.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/repl_hooks.h"
@@ -77,7 +78,7 @@ void Init() {
   // Which db the stream continues in after a snapshot (matters for chained replicas, whose
   // stream is their primary's, passed on verbatim).
   persist::RegisterAuxField("repl-stream-db", {[](std::string* v) {
-                                                 int db = CurrentStreamDb();
+                                                 int db = StreamDbToRecord();
                                                  if (db < 0) return false;
                                                  *v = std::to_string(db);
                                                  return true;
@@ -88,6 +89,7 @@ void Init() {
                                                    SetStreamDbFromSnapshot(static_cast<int>(db));
                                                  return true;
                                                }});
+  RegisterSavedHistoryFields();
   State& st = GetState();
   st.replid = RandomId();
   st.replid2 = std::string(40, '0');
@@ -127,6 +129,7 @@ void Install() {
   };
   h.register_commands = RegisterCommands;
   h.init = Init;
+  h.snapshot_loaded_at_start = AdoptSavedHistory;
 }
 
 bool HasConsumers() { return GetState().backlog != nullptr; }

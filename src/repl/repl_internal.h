@@ -47,6 +47,9 @@ void RoleCommand(server::Client* c);
 std::string RandomId();
 // The db of the stream we pass on (a replica proxies its primary's stream), -1 if none.
 int CurrentStreamDb();
+// The db a snapshot says the stream continues in: CurrentStreamDb, or for a replica whose link
+// is down with data of its primary's history, the db the link was in (-1 if none).
+int StreamDbToRecord();
 void SetStreamDbFromSnapshot(int db);
 void AppendReplicaInfo(std::string* s);
 const char* ReplicaLinkStateName();

@@ -62,7 +62,9 @@ struct Side {
   int64_t last_in_step_ms = 0;
   int64_t last_ack_ms = 0;
   Client* primary = nullptr;
-  // repl-diskless-load disabled: the snapshot goes to a temp file, then becomes dbfilename.
+  // The snapshot goes to a temp file that becomes dbfilename (else it is parsed from memory),
+  // decided when its "$" line arrives (LoadsToDisk).
+  bool to_disk = false;
   int tmp_fd = -1;
   std::string tmp_path;
   int64_t written = 0;
@@ -224,7 +226,24 @@ void AfterFullSync() {
   LOG_NOTICE("PRIMARY <-> REPLICA sync: Finished with success");
 }
 
-// In-memory load (repl-diskless-load on-empty-db / swapdb): staging databases swapped in.
+// Whether the snapshot about to arrive goes through a file, as Valkey 8 decides: always with
+// repl-diskless-load disabled, and with on-empty-db when any database holds a key, so that
+// data this node still serves is never what a broken transfer leaves behind.
+bool LoadsToDisk() {
+  switch (server::cfg.repl_diskless_load) {
+    case 0:
+      return true;
+    case 1:
+      for (int i = 0; i < server::NumDbs(); i++)
+        if (g.dbs[i]->Size() > 0) return true;
+      return false;
+    default:
+      return false;
+  }
+}
+
+// In-memory load (repl-diskless-load swapdb, or on-empty-db into an empty node): staging
+// databases swapped in, so a failed load leaves the current data as it was.
 bool LoadPayload(const char* data, size_t n) {
   std::vector<std::unique_ptr<db::Db>> staging;
   std::vector<db::Db*> ptrs;
@@ -262,7 +281,7 @@ bool LoadPayload(const char* data, size_t n) {
   return true;
 }
 
-// Disk load (repl-diskless-load disabled): the received file becomes dbfilename and is loaded.
+// Disk load (LoadsToDisk): the received file becomes dbfilename and is loaded.
 bool LoadTempFile() {
   std::string path = g_side.tmp_path;
   if (fsync(g_side.tmp_fd) != 0 || close(g_side.tmp_fd) != 0) {
@@ -295,7 +314,7 @@ bool LoadTempFile() {
   return true;
 }
 
-// repl-diskless-load disabled: moves received payload bytes (from `in` at `start`) into the
+// Disk load (LoadsToDisk): moves received payload bytes (from `in` at `start`) into the
 // temp file; at the end of the payload loads it and starts streaming.
 void ProcessTransferToDisk(size_t start) {
   std::string& in = g_side.conn.in;
@@ -380,7 +399,8 @@ void ProcessTransfer() {
     g_side.payload_start = nl + 2;
     g_side.info_total = g_side.transfer_size >= 0 ? g_side.transfer_size : 0;
     g_side.counted = g_side.payload_start;
-    const char* to = server::cfg.repl_diskless_load == 0 ? "to disk" : "to parser";
+    g_side.to_disk = LoadsToDisk();
+    const char* to = g_side.to_disk ? "to disk" : "to parser";
     if (g_side.transfer_size >= 0)
       LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving %lld bytes from primary %s",
                  static_cast<long long>(g_side.transfer_size), to);
@@ -392,7 +412,7 @@ void ProcessTransfer() {
   g_side.counted = in.size();
   if (g_side.transfer_size >= 0)  // bytes past the payload are already the stream
     g_side.transfer_read = std::min(g_side.transfer_read, g_side.transfer_size);
-  if (server::cfg.repl_diskless_load == 0) {
+  if (g_side.to_disk) {
     g_side.counted = start;  // the bytes go to the file and leave `in`
     return ProcessTransferToDisk(start);
   }
@@ -514,6 +534,10 @@ bool IsReplica() { return g_side.state != kNone; }
 bool FullSyncPending() { return IsReplica() && g_side.full_sync_pending; }
 
 int CurrentStreamDb() { return g_side.primary ? g_side.primary->dbid : -1; }
+int StreamDbToRecord() {
+  if (g_side.primary) return g_side.primary->dbid;
+  return IsReplica() && !FullSyncPending() && GetState().offset > 0 ? g_side.stream_db : -1;
+}
 void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
 int64_t PrimaryLastContactMs() {

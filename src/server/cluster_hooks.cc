@@ -9,6 +9,7 @@ ClusterHooks& Cluster() {
       [](std::string_view, std::string_view, bool) {},
       [](std::vector<CommandSpec>*) {},
       [](std::string*) { return true; },
+      [] {},  // data_loaded
       [] {},  // before_sleep
       [] {},  // after_replies
       [] {},  // cron

@@ -24,6 +24,9 @@ struct ClusterHooks {
   void (*register_commands)(std::vector<CommandSpec>* t);
   // Once the config is loaded and the event loop exists; false stops the start (*err says why).
   bool (*init)(std::string* err);
+  // Once the data is loaded at start (after init): what depends on the replication history
+  // the data came with (a restarted replica's open slots).
+  void (*data_loaded)();
   void (*before_sleep)();
   // Last in BeforeSleep, after the replies to clients: the bus writes its queued messages.
   void (*after_replies)();

@@ -29,6 +29,7 @@ ReplHooks& Repl() {
       .new_replication_id = [] {},
       .register_commands = [](std::vector<CommandSpec>*) {},
       .init = [] {},
+      .snapshot_loaded_at_start = [] {},
   };
   return h;
 }

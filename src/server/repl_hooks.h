@@ -47,6 +47,9 @@ struct ReplHooks {
   void (*new_replication_id)();  // DEBUG CHANGE-REPL-ID
   void (*register_commands)(std::vector<CommandSpec>* t);
   void (*init)();  // once the config is loaded, before data is loaded
+  // After the snapshot (not an AOF) loaded at start: a replica continues the replication
+  // history it recorded (repl/saved_history.h).
+  void (*snapshot_loaded_at_start)();
 };
 
 ReplHooks& Repl();

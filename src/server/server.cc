@@ -464,6 +464,8 @@ int Main(int argc, char** argv) {
   AddOtherChildCheck([] { return AofRewriteInProgress(); });
   // The AOF, when on, is preferred to the snapshot.
   if (!(cfg.appendonly ? AofLoadAtStartup() : LoadSnapshotAtStartup())) return 1;
+  if (!cfg.appendonly) Repl().snapshot_loaded_at_start();
+  Cluster().data_loaded();
   if (!AofOpenAtStartup()) return 1;
   LOG_NOTICE("Ready to accept connections tcp");
   if (!cfg.replicaof.empty()) {

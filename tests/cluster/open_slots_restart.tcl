@@ -1,8 +1,10 @@
 # Open slots of a node killed with kill -9 and restarted from its nodes.conf (issue 26, bug 9).
 # A replica's open slots are its primary's: the full sync (cluster-slot-states) and the
-# replicated SETSLOT stream carry them. A restarted node has no replication history (no
-# replication id survives a restart), so its first sync is a full one; until it is done, the
-# open slots of its own nodes.conf must not show, nor route, nor be what redis-cli reads.
+# replicated SETSLOT stream carry them. A restarted node without a snapshot recording its
+# primary's history (and a restarted primary) has no replication history, so its first sync
+# is a full one; until it is done, the open slots of its own nodes.conf must not show, nor
+# route, nor be what redis-cli reads. A replica restarted from its own dump.rdb continues its
+# primary's stream by PSYNC and keeps them, as Valkey 8 does.
 # To look at that moment, the primary holds the full sync back (repl-diskless-sync-delay).
 # Layout: primaries 0, 1, 2 with replicas 3, 4, 5; node-timeout 3000 ms.
 
@@ -168,6 +170,11 @@ start_cluster {primaries 3 replicas 1 create manual} {
         osr_wait_tokens $primary {}
         osr_wait_tokens $dst {}
         osr_hold_syncs $primary
+        # Without a snapshot of its own: the dump.rdb its disk-based full sync left records
+        # the primary's history, which a restarted replica continues by PSYNC, keeping the
+        # open slots of its nodes.conf as the stream brings them up to date
+        # (replica_visibility.tcl restarts a replica from its snapshot).
+        file delete [file join [cnode $replica dir] dump.rdb]
         cluster_restart $replica
         set self [cluster_self $replica]
         set link [osr_link $replica]
@@ -179,6 +186,36 @@ start_cluster {primaries 3 replicas 1 create manual} {
         assert_equal {} $tokens "node $replica shows the MIGRATING of its own nodes.conf"
         osr_wait_link_up $replica
         assert_equal {} [cluster_open_slots $replica]
+        osr_check_clean
+    }
+
+    test "A replica restarted from its own dump.rdb keeps the open slot of its nodes.conf and continues by PSYNC" {
+        lassign $::osr_b replica primary
+        cluster_refresh
+        set tag [cluster_key_in_slot_of $primary osrd]
+        set slot [cn $primary cluster keyslot $tag]
+        set dst [lindex [lsearch -all -inline -not -exact [cluster_primaries] $primary] 0]
+        set dst_id [cluster_myid $dst]
+        set token "\[$slot->-$dst_id\]"
+        assert_equal OK [cn $dst cluster setslot $slot importing [cluster_myid $primary]]
+        assert_equal OK [cn $primary cluster setslot $slot migrating $dst_id]
+        assert_equal [list $token] [cluster_open_slots $replica]
+        ::cl::deadline_wait 5000 {[osr_conf_has $replica $token]} \
+            {the open slot never reached node $replica's nodes.conf}
+        # its snapshot records the primary's history up to after the MIGRATING
+        assert_equal OK [cn $replica save]
+        cluster_kill $replica
+        osr_hold_syncs $primary   ;# a full sync would not come: only PSYNC brings the link up
+        cluster_restart $replica
+        set tokens [cluster_open_slots $replica]
+        osr_wait_link_up $replica
+        osr_release_syncs $primary
+        assert_equal [list $token] $tokens "node $replica dropped its MIGRATING at restart"
+        assert_equal [list $token] [cluster_open_slots $replica]
+        # the stream goes on: the slot closed on its primary closes on it
+        assert_equal OK [cn $primary cluster setslot $slot stable]
+        assert_equal OK [cn $dst cluster setslot $slot stable]
+        osr_wait_tokens $replica {}
         osr_check_clean
     }
 }

@@ -1064,3 +1064,27 @@ start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-d
         }
     }
 }
+
+# ---------------------------------------------------------------- restart from the replica's own snapshot
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server [list tags {repl} overrides [list replicaof "127.0.0.1 [srv 0 port]"]] {
+        test "A replica restarted from its dump.rdb continues its primary's stream by partial resync" {
+            repl_fill -1
+            repl_wait_synced -1 0
+            r -1 set before:save 1
+            repl_wait_synced -1 0
+            assert_equal OK [r save]
+            set full [info_field [r -1 info stats] sync_full]
+            set partial [info_field [r -1 info stats] sync_partial_ok]
+            # written after the snapshot: it comes again by PSYNC, from the snapshot's offset
+            r -1 set after:save 1
+            repl_wait_synced -1 0
+            restart_server
+            repl_wait_synced -1 0
+            assert_equal $full [info_field [r -1 info stats] sync_full] "a full sync"
+            assert_equal [expr {$partial + 1}] [info_field [r -1 info stats] sync_partial_ok]
+            assert_equal 1 [r get after:save]
+        }
+    }
+}

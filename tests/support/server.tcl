@@ -223,14 +223,15 @@ proc start_server {options body} {
     }
 }
 
-# Restart the innermost server (same dir, config file and port).
-proc restart_server {{wait_ready 1}} {
-    set s [lindex $::srv::stack end]
+# Restart the innermost server, or the one at `level` (same dir, config file and port).
+proc restart_server {{wait_ready 1} {level 0}} {
+    set idx [::srv::index $level]
+    set s [lindex $::srv::stack $idx]
     ::srv::close_clients $s
     dict set s client {}
     ::srv::stop [dict get $s pid]
     dict set s pid [::srv::spawn $s]
-    lset ::srv::stack end $s
+    lset ::srv::stack $idx $s
     if {$wait_ready} { ::srv::wait_ready $s }
 }
 
