@@ -17,6 +17,7 @@
 #include "cluster/route.h"
 #include "cluster/runtime.h"
 #include "cluster/settings.h"
+#include "cluster/slot_export.h"
 #include "cluster/slot_keys.h"
 #include "net/event_loop.h"
 #include "server/bio.h"
@@ -138,6 +139,7 @@ void BeforeSleep() {
   State& st = GetState();
   if (!st.myself) return;
   NodeFailover().BeforeSleep();
+  ExportBeforeSleep();
   if (st.todo_update_state) UpdateState(base::MsTime());
   // A held-back cluster_state change happens when due, not at the next cron tick.
   if (st.state_due_ms) {
@@ -312,6 +314,10 @@ void Install() {
     st.MarkLearned();
   };
   h.before_sleep = BeforeSleep;
+  h.write_out = [](int dbid, const std::vector<std::string_view>& argv) {
+    if (GetState().myself) ExportWriteOut(dbid, argv);
+  };
+  h.slot_held = ExportHoldsSlot;
   h.after_replies = [] {
     if (GetState().myself) NodeBus().FlushOutput();
   };

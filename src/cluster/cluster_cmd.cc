@@ -15,6 +15,7 @@
 #include "cluster/open_slots.h"
 #include "cluster/runtime.h"
 #include "cluster/settings.h"
+#include "cluster/slot_export.h"
 #include "net/socket.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -367,6 +368,42 @@ void FailoverCmd(Client* c) {
   c->R().Ok();
 }
 
+// CLUSTER MIGRATESLOTS SLOTSRANGE <start> <end> [...] NODE <id> [SLOTSRANGE ... NODE ...]:
+// every job checked first (slot_export_plan.h), then all start (slot_export.h).
+void MigrateSlots(Client* c) {
+  if (!Enabled(c)) return;
+  std::vector<std::string_view> args(c->argv.begin() + 2, c->argv.end());
+  MigrateSlotsPlan plan = PlanMigrateSlots(GetState(), args, SlotExporting);
+  if (!plan.error.empty()) return c->R().Error(plan.error);
+  StartExports(std::move(plan.jobs), server::ClientInfoForLog(c));
+  c->R().Ok();
+}
+
+void CancelSlotMigrations(Client* c) {
+  if (!Enabled(c)) return;
+  if (!CancelExports(server::ClientInfoForLog(c))) return c->R().Error("No migrations ongoing");
+  c->R().Ok();
+}
+
+// One map per job (RESP2: a flat array of field, value).
+void GetSlotMigrations(Client* c) {
+  if (!Enabled(c)) return;
+  std::vector<std::vector<MigrationField>> all;
+  ListExports(&all);
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(all.size()));
+  for (auto& fields : all) {
+    r.MapLen(static_cast<int64_t>(fields.size()));
+    for (auto& f : fields) {
+      r.Bulk(f.name);
+      if (f.is_number)
+        r.Int(f.number);
+      else
+        r.Bulk(f.text);
+    }
+  }
+}
+
 void CountFailureReports(Client* c) {
   if (!Enabled(c)) return;
   Node* n = NodeArg(c, c->argv[2]);
@@ -535,6 +572,11 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("delslots", -3, kAdmAl, DelSlots, "Stops serving slots."),
       sub("delslotsrange", -4, kAdmAl, DelSlotsRange, "Stops serving slot ranges."),
       sub("failover", -2, kAdmAl, FailoverCmd, "Promotes this replica."),
+      sub("migrateslots", -4, kAdmAl, MigrateSlots, "Moves slots to another node atomically."),
+      sub("cancelslotmigrations", 2, kAdmAl, CancelSlotMigrations,
+          "Cancels the slot migrations this node runs."),
+      sub("getslotmigrations", 2, kCmdStale, GetSlotMigrations,
+          "Lists the slot migrations of this node."),
       sub("flushslots", 2, kAdmAl, FlushSlots, "Stops serving every slot."),
       sub("forget", 3, kAdmAl, Forget, "Removes a node from this node's view."),
       sub("getkeysinslot", 4, kCmdStale, GetKeysInSlot, "Key names of a slot."),

@@ -255,6 +255,11 @@ size_t Db::CountInSlot(int slot) const {
   return slots_[slot] ? slots_[slot]->keys.Size() : 0;
 }
 
+uint64_t Db::ScanSlot(int slot, uint64_t cursor, const std::function<void(Obj*)>& fn) {
+  SlotTables* t = slots_[per_slot() ? slot : 0].get();
+  return t ? t->keys.Scan(cursor, fn) : 0;
+}
+
 std::unique_ptr<SlotTables> Db::TakeSlot(int slot) {
   std::unique_ptr<SlotTables> t = std::move(slots_[slot]);
   if (!t) return t;

@@ -153,6 +153,9 @@ class Db {
   }
 
   size_t CountInSlot(int slot) const;
+  // One slot's keys, as Scan walks them (cursor 0 starts, 0 returned when done): every key
+  // there for the whole walk is seen at least once.
+  uint64_t ScanSlot(int slot, uint64_t cursor, const std::function<void(Obj*)>& fn);
   // A slot's keys and expires, out of this db whole (nullptr if it has none), and into it
   // (where the slot has none). O(1) in the number of keys; per_slot dbs only.
   std::unique_ptr<SlotTables> TakeSlot(int slot);

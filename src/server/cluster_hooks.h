@@ -42,6 +42,11 @@ struct ClusterHooks {
   // CONFIG SET of an announced address, port or name: myself shows it at once (in CLUSTER
   // NODES/SLOTS/SHARDS of this node), as Valkey 8 applies it, not at the next cluster cron.
   void (*announce_changed)();
+  // Atomic slot migration. Every write leaving the node (WriteOut, to its replicas or not): the
+  // jobs exporting its slot forward it to their target. A write command whose slot a handover
+  // holds waits with the paused clients (ProcessCommand) until ReleaseHeldClients.
+  void (*write_out)(int dbid, const std::vector<std::string_view>& argv);
+  bool (*slot_held)(int slot);
 };
 
 ClusterHooks& Cluster();

@@ -317,8 +317,8 @@ void ProcessCommand(Client* c) {
     return Reject(c, cmd, ArityText(cmd));
   if (!PassesGate(c, cmd)) return;
   if (c->InMulti() && !IsTxControl(cmd)) return QueueCommand(c, cmd);
-  if (PausedFor(cmd)) {
-    // Hold the command until the pause ends.
+  if (PausedFor(cmd) || SlotHeldFor(c, cmd)) {
+    // Hold the command until the pause (or the slot's hold) ends.
     c->held_argv.assign(c->argv.begin(), c->argv.end());
     c->flags |= kPaused;
     g.paused_clients.push_back(c);
@@ -334,6 +334,11 @@ bool PausedFor(const CommandSpec* cmd) {
   bool write = cmd->flags & (kCmdWrite | kCmdMayReplicate);
   if (now < g.pause_end_ms && (g.pause_all || write)) return true;
   return now < g.failover_pause_end_ms && write;
+}
+
+bool SlotHeldFor(const Client* c, const CommandSpec* cmd) {
+  if (!Cluster().slot_held || c->routed.slot() < 0 || (c->flags & kPrimary)) return false;
+  return (cmd->flags & (kCmdWrite | kCmdMayReplicate)) && Cluster().slot_held(c->routed.slot());
 }
 
 bool WritesPaused() {
@@ -365,6 +370,10 @@ void UnpauseClientsIfDue() {
       ended = true;
     }
   if (!ended && (g.pause_end_ms || g.failover_pause_end_ms)) return;
+  ReleaseHeldClients();
+}
+
+void ReleaseHeldClients() {
   db::GetEnv().keep_expired = WritesPaused();
   std::vector<Client*> held;
   held.swap(g.paused_clients);

@@ -24,6 +24,10 @@ void ForcePropagation();
 void UnpauseClientsIfDue();
 // Whether a command would be held now by CLIENT PAUSE or a failover pause.
 bool PausedFor(const CommandSpec* cmd);
+// Whether a slot migration's handover holds this write (its slot is changing hands).
+bool SlotHeldFor(const Client* c, const CommandSpec* cmd);
+// Runs the held commands again (a pause or a slot's hold ended); those still held wait again.
+void ReleaseHeldClients();
 // Writes are paused (either pause): keys do not expire, nothing is added to the stream, so the
 // replication offset holds still.
 bool WritesPaused();

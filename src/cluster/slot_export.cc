@@ -1,0 +1,465 @@
+// Atomic slot migration, source side (see slot_export.h).
+#include "cluster/slot_export.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <memory>
+
+#include "base/crc16.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "cluster/settings.h"
+#include "cluster/slot_keys.h"
+#include "db/db.h"
+#include "net/buffered_conn.h"
+#include "net/event_loop.h"
+#include "net/reply.h"
+#include "net/socket.h"
+#include "persist/object_codec.h"
+#include "persist/value_codec.h"
+#include "server/command.h"
+#include "server/command_keys.h"
+#include "server/config.h"
+#include "server/dispatch.h"
+#include "server/server.h"
+
+namespace cluster {
+namespace {
+
+using server::cfg;
+using server::g;
+
+// Each loop pass gives each walking job this long, and stops earlier when this much is queued
+// for the target (the walk waits for the socket rather than fill memory).
+constexpr int64_t kWalkSliceUs = 1000;
+constexpr size_t kMaxQueued = 4 << 20;
+// The handover starts once everything is written and at most this many replies are owed: the
+// target is nearly caught up, so writes to the slots are held only for the last few.
+constexpr size_t kHandoverMaxOwed = 64;
+constexpr size_t kKeptFinished = 32;
+
+enum class Expect { kAuth, kEstablish, kData, kHandover };
+enum class JobState {
+  kConnecting,
+  kEstablishing,
+  kSnapshotting,
+  kStreaming,
+  kHandingOver,
+  kSuccess,
+  kFailed,
+  kCancelled
+};
+
+const char* StateName(JobState s) {
+  switch (s) {
+    case JobState::kConnecting:
+      return "connecting";
+    case JobState::kEstablishing:
+      return "reading-establish-response";
+    case JobState::kSnapshotting:
+      return "snapshotting";
+    case JobState::kStreaming:
+      return "replicating";
+    case JobState::kHandingOver:
+      return "failover-paused";
+    case JobState::kSuccess:
+      return "success";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
+  }
+  return "unknown";
+}
+
+struct Job {
+  std::string name, target_id, source_id;
+  std::vector<SlotRange> ranges;
+  SlotBitmap slots{};
+  std::vector<int> slot_list;  // the walk's order
+  size_t walk_slot = 0;
+  uint64_t walk_cursor = 0;
+  JobState state = JobState::kConnecting;
+  int64_t create_ms = 0, update_ms = 0, ack_ms = 0, hold_start_ms = 0;
+  std::string message;
+  net::BufferedConn conn;
+  std::deque<Expect> expect;
+  uint64_t keys_sent = 0, writes_forwarded = 0;
+  int64_t hold_ms = -1;  // how long writes to the slots were held (the handover)
+  bool Running() const { return state < JobState::kSuccess; }
+  // Writes are forwarded from the moment the import is open on the target until the handover
+  // is sent (after it, writes to the slots are held; a key that expires meanwhile expires on
+  // the target by itself).
+  bool Forwarding() const {
+    return state == JobState::kSnapshotting || state == JobState::kStreaming;
+  }
+};
+
+std::vector<std::unique_ptr<Job>> jobs;
+bool release_due = false;  // a hold ended: held writes run again before the loop sleeps
+
+void SetState(Job* j, JobState s) {
+  j->state = s;
+  j->update_ms = base::MsTime();
+}
+
+void OnReadable(int fd, void* data, int);
+void OnWritable(int fd, void* data, int);
+
+void CloseLink(Job* j) {
+  if (j->conn.fd < 0) return;
+  g.loop->DelFile(j->conn.fd, net::kReadable | net::kWritable);
+  close(j->conn.fd);
+  j->conn.fd = -1;
+  j->conn.Clear();
+}
+
+void Finish(Job* j, JobState s, const std::string& message) {
+  if (!j->Running()) return;
+  if (j->state == JobState::kHandingOver) {
+    j->hold_ms = base::MsTime() - j->hold_start_ms;
+    release_due = true;
+  }
+  CloseLink(j);
+  j->expect.clear();
+  j->message = message;
+  SetState(j, s);
+  if (s == JobState::kSuccess)
+    LOG_NOTICE(
+        "Slot migration %.40s to node %.40s (slots %s) succeeded: %llu keys, %llu writes "
+        "forwarded, writes held %lld ms",
+        j->name.c_str(), j->target_id.c_str(), FormatSlotRanges(j->ranges).c_str(),
+        static_cast<unsigned long long>(j->keys_sent),
+        static_cast<unsigned long long>(j->writes_forwarded), static_cast<long long>(j->hold_ms));
+  else
+    LOG_WARNING("Slot migration %.40s to node %.40s (slots %s) %s: %s", j->name.c_str(),
+                j->target_id.c_str(), FormatSlotRanges(j->ranges).c_str(), StateName(s),
+                message.c_str());
+}
+
+void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
+  if (j->conn.fd < 0) return;
+  net::AppendCommand(&j->conn.out, argv);
+  j->expect.push_back(e);
+}
+
+// Writes what is queued; asks for writability while some is left.
+void Flush(Job* j) {
+  if (j->conn.fd < 0 || j->state == JobState::kConnecting || !j->conn.Pending()) return;
+  net::IoResult r = j->conn.Write();
+  if (r.Failed()) return Finish(j, JobState::kFailed, "Connection to the target node lost");
+  int fd = j->conn.fd;
+  bool want = j->conn.Pending();
+  bool has = g.loop->FileMask(fd) & net::kWritable;
+  if (want && !has) g.loop->AddFile(fd, net::kWritable, OnWritable, j);
+  if (!want && has) g.loop->DelFile(fd, net::kWritable);
+}
+
+void OnWritable(int, void* data, int) { Flush(static_cast<Job*>(data)); }
+
+// The end of one whole RESP2 reply starting at p; npos while incomplete, kGarbage when the
+// bytes are not a reply.
+constexpr size_t kGarbage = std::string::npos - 1;
+size_t ReplyEnd(const std::string& b, size_t p, int depth = 0) {
+  if (p >= b.size()) return std::string::npos;
+  size_t eol = b.find("\r\n", p);
+  if (eol == std::string::npos) return std::string::npos;
+  char t = b[p];
+  if (t == '+' || t == '-' || t == ':') return eol + 2;
+  int64_t n;
+  if ((t != '$' && t != '*') || depth > 8 ||
+      !base::ParseInt64(std::string_view(b).substr(p + 1, eol - p - 1), &n))
+    return kGarbage;
+  if (n < 0) return eol + 2;
+  if (t == '$') {
+    size_t end = eol + 2 + static_cast<size_t>(n) + 2;
+    return end <= b.size() ? end : std::string::npos;
+  }
+  size_t q = eol + 2;
+  for (int64_t i = 0; i < n; i++) {
+    q = ReplyEnd(b, q, depth + 1);
+    if (q == std::string::npos || q == kGarbage) return q;
+  }
+  return q;
+}
+
+void Complete(Job* j);
+
+void OnReply(Job* j, Expect e, std::string_view line) {
+  bool error = !line.empty() && line[0] == '-';
+  std::string text(line.substr(error ? 1 : 0));
+  j->ack_ms = base::MsTime();
+  switch (e) {
+    case Expect::kAuth:
+      if (error) Finish(j, JobState::kFailed, "Failed to AUTH to target node: " + text);
+      return;
+    case Expect::kEstablish:
+      if (error) return Finish(j, JobState::kFailed, "Target node refused the import: " + text);
+      LOG_NOTICE("Slot migration %.40s to node %.40s: import open, sending slots %s",
+                 j->name.c_str(), j->target_id.c_str(), FormatSlotRanges(j->ranges).c_str());
+      SetState(j, JobState::kSnapshotting);
+      return;
+    case Expect::kData:
+      return;  // a RESTORE's +OK, an APPLY's own reply (an error there is the command's)
+    case Expect::kHandover:
+      if (error) return Finish(j, JobState::kFailed, "Target node refused the handover: " + text);
+      return Complete(j);
+  }
+}
+
+void OnReadable(int, void* data, int) {
+  Job* j = static_cast<Job*>(data);
+  for (int i = 0; i < 4; i++) {
+    net::IoResult r = j->conn.Read(64 * 1024);
+    if (r.status == net::IoResult::kAgain) break;
+    if (r.Failed()) return Finish(j, JobState::kFailed, "Connection to the target node lost");
+    if (r.bytes < 64 * 1024) break;
+  }
+  std::string& in = j->conn.in;
+  size_t pos = j->conn.in_pos;
+  while (j->Running()) {
+    size_t end = ReplyEnd(in, pos);
+    if (end == std::string::npos) break;
+    if (end == kGarbage || j->expect.empty())
+      return Finish(j, JobState::kFailed, "Protocol error from the target node");
+    Expect e = j->expect.front();
+    j->expect.pop_front();
+    std::string_view line(in.data() + pos, in.find("\r\n", pos) - pos);
+    pos = end;
+    OnReply(j, e, line);
+  }
+  if (j->conn.fd < 0) return;
+  j->conn.in_pos = pos;
+  j->conn.CompactIn();
+}
+
+void OnConnected(int fd, void* data, int) {
+  Job* j = static_cast<Job*>(data);
+  g.loop->DelFile(fd, net::kWritable);
+  if (int err = net::ConnectError(fd))
+    return Finish(j, JobState::kFailed,
+                  std::string("Failed to connect to target node: ") + strerror(err));
+  g.loop->AddFile(fd, net::kReadable, OnReadable, j);
+  SetState(j, JobState::kEstablishing);
+  if (!cfg.primaryauth.empty()) {
+    if (cfg.primaryuser.empty())
+      Queue(j, {"AUTH", cfg.primaryauth}, Expect::kAuth);
+    else
+      Queue(j, {"AUTH", cfg.primaryuser, cfg.primaryauth}, Expect::kAuth);
+  }
+  std::vector<std::string> owned = {"CLUSTER", "SYNCSLOTS", "ESTABLISH", j->name, j->source_id};
+  for (const SlotRange& r : j->ranges) {
+    owned.push_back(std::to_string(r.start));
+    owned.push_back(std::to_string(r.end));
+  }
+  Queue(j, std::vector<std::string_view>(owned.begin(), owned.end()), Expect::kEstablish);
+  Flush(j);
+}
+
+void Connect(Job* j) {
+  Node* t = GetState().Find(j->target_id);
+  if (!t || t->ip.empty() || !t->tcp_port)
+    return Finish(j, JobState::kFailed, "Target node has no known address");
+  std::string err;
+  int fd = net::ConnectTcp(t->ip, t->tcp_port, &err);
+  if (fd < 0) return Finish(j, JobState::kFailed, "Failed to connect to target node: " + err);
+  j->conn.fd = fd;
+  g.loop->AddFile(fd, net::kWritable, OnConnected, j);
+}
+
+// The walk: a slice of the job's keys as RESTOREs (expired ones are left: their deletion
+// follows as a forwarded DEL).
+void Walk(Job* j) {
+  db::Db* d = server::GetDb(0);
+  int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
+  int64_t now_ms = base::MsTime();
+  std::string owned_expire;
+  while (j->walk_slot < j->slot_list.size()) {
+    if (j->conn.PendingBytes() >= kMaxQueued || base::MonotonicUs() >= deadline) return;
+    int slot = j->slot_list[j->walk_slot];
+    j->walk_cursor = d->ScanSlot(slot, j->walk_cursor, [&](db::Obj* o) {
+      int64_t when = o->expire();
+      if (when >= 0 && when <= now_ms) return;
+      std::string payload = persist::EncodeDump(persist::ToValue(o));
+      owned_expire = std::to_string(when);
+      Queue(j, {"CLUSTER", "SYNCSLOTS", "RESTORE", j->name, o->key(), owned_expire, payload},
+            Expect::kData);
+      j->keys_sent++;
+    });
+    if (j->walk_cursor == 0) j->walk_slot++;
+  }
+  LOG_NOTICE("Slot migration %.40s: %llu keys sent, streaming writes until the handover",
+             j->name.c_str(), static_cast<unsigned long long>(j->keys_sent));
+  SetState(j, JobState::kStreaming);
+}
+
+// The target is nearly caught up: hold writes to the slots, send the rest and the handover.
+void MaybeHandOver(Job* j) {
+  if (j->conn.Pending() || j->expect.size() > kHandoverMaxOwed) return;
+  SetState(j, JobState::kHandingOver);
+  j->hold_start_ms = j->update_ms;
+  Queue(j, {"CLUSTER", "SYNCSLOTS", "HANDOVER", j->name}, Expect::kHandover);
+}
+
+// The target owns the slots now (its epoch bump is on its disk): they are its here too, their
+// keys go (each DEL to replicas and the AOF, not forwarded: the job is over), and the held
+// writes run again and get MOVED.
+void Complete(Job* j) {
+  State& st = GetState();
+  Node* target = st.Find(j->target_id);
+  Finish(j, JobState::kSuccess, "");
+  if (target)
+    for (int s : j->slot_list)
+      if (st.slot_owner[s] == st.myself) st.AssignSlot(s, target);
+  st.MarkChanged(true, false);
+  for (int s : j->slot_list) DeleteKeysInSlot(s);
+}
+
+// Slots that stopped being mine, or my demotion, end a running job; during the handover the
+// target's own claim (its PONG may come before its reply) completes it.
+void CheckOwnership(Job* j) {
+  State& st = GetState();
+  if (!st.myself->IsPrimary()) return Finish(j, JobState::kFailed, "I was demoted to a replica");
+  Node* target = st.Find(j->target_id);
+  bool all_target = target != nullptr;
+  for (int s : j->slot_list) all_target &= st.slot_owner[s] == target;
+  if (j->state == JobState::kHandingOver && all_target) return Complete(j);
+  for (int s : j->slot_list)
+    if (st.slot_owner[s] != st.myself)
+      return Finish(j, JobState::kFailed, "Slots are no longer owned by this node");
+}
+
+void TrimFinished() {
+  size_t finished = 0;
+  for (auto& j : jobs) finished += !j->Running();
+  for (auto it = jobs.begin(); finished > kKeptFinished && it != jobs.end();) {
+    if (!(*it)->Running()) {
+      it = jobs.erase(it);
+      finished--;
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace
+
+void StartExports(std::vector<ExportRequest> requests, const std::string& who) {
+  State& st = GetState();
+  int64_t now = base::MsTime();
+  for (ExportRequest& r : requests) {
+    auto j = std::make_unique<Job>();
+    j->name = RandomName();
+    j->target_id = r.target->name;
+    j->source_id = st.myself->name;
+    j->ranges = std::move(r.ranges);
+    for (const SlotRange& range : j->ranges)
+      for (int s = range.start; s <= range.end; s++) {
+        SlotSet(&j->slots, s);
+        j->slot_list.push_back(s);
+      }
+    j->create_ms = j->update_ms = j->ack_ms = now;
+    LOG_NOTICE(
+        "Slot migration %.40s initiated through CLUSTER MIGRATESLOTS: slots %s to node "
+        "%.40s (user request from '%s')",
+        j->name.c_str(), FormatSlotRanges(j->ranges).c_str(), j->target_id.c_str(), who.c_str());
+    Job* raw = j.get();
+    jobs.push_back(std::move(j));
+    Connect(raw);
+  }
+  TrimFinished();
+}
+
+bool SlotExporting(int slot) {
+  for (auto& j : jobs)
+    if (j->Running() && SlotTest(j->slots, slot)) return true;
+  return false;
+}
+
+bool CancelExports(const std::string& who) {
+  bool any = false;
+  for (auto& j : jobs)
+    if (j->Running()) {
+      any = true;
+      Finish(j.get(), JobState::kCancelled, "Cancelled by the operator");
+    }
+  if (any)
+    LOG_NOTICE("Canceled all in progress slot migrations (user request from '%s')", who.c_str());
+  return any;
+}
+
+void ExportBeforeSleep() {
+  for (auto& up : jobs) {
+    Job* j = up.get();
+    if (!j->Running()) continue;
+    CheckOwnership(j);
+    if (j->state == JobState::kSnapshotting) Walk(j);
+    if (j->state == JobState::kStreaming) MaybeHandOver(j);
+    // A target that never answers the handover: give the slots' writes back.
+    if (j->state == JobState::kHandingOver &&
+        base::MsTime() - j->hold_start_ms > std::max<int64_t>(NodeTimeout(), 1000))
+      Finish(j, JobState::kFailed, "Target node did not answer the handover in time");
+    Flush(j);
+  }
+  if (release_due) {
+    release_due = false;
+    server::ReleaseHeldClients();
+  }
+}
+
+void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
+  bool any = false;
+  for (auto& j : jobs) any |= j->Forwarding();
+  if (!any || dbid != 0 || argv.empty()) return;
+  if (base::EqualsNoCase(argv[0], "flushall") || base::EqualsNoCase(argv[0], "flushdb")) {
+    for (auto& j : jobs)
+      if (j->Forwarding()) Finish(j.get(), JobState::kFailed, "Data was flushed");
+    return;
+  }
+  const server::CommandSpec* cmd = server::LookupCommandArgv(argv);
+  if (!cmd) return;
+  static std::vector<server::KeyRef> refs;
+  if (!server::FindKeys(cmd, argv, &refs) || refs.empty()) return;
+  int slot = base::KeySlot(argv[refs[0].pos]);
+  static std::vector<std::string_view> wrapped;
+  for (auto& j : jobs) {
+    if (!j->Forwarding() || !SlotTest(j->slots, slot)) continue;
+    wrapped.assign({"CLUSTER", "SYNCSLOTS", "APPLY", j->name});
+    wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+    Queue(j.get(), wrapped, Expect::kData);
+    j->writes_forwarded++;
+  }
+}
+
+bool ExportHoldsSlot(int slot) {
+  for (auto& j : jobs)
+    if (j->state == JobState::kHandingOver && SlotTest(j->slots, slot)) return true;
+  return false;
+}
+
+void ListExports(std::vector<std::vector<MigrationField>>* out) {
+  auto text = [](const char* n, std::string v) {
+    return MigrationField{n, std::move(v), 0, false};
+  };
+  auto num = [](const char* n, int64_t v) { return MigrationField{n, "", v, true}; };
+  // Times in unix seconds and cow_size (0: no fork here) as Valkey 9 gives them; then our own
+  // progress figures.
+  for (auto& j : jobs) {
+    out->push_back(
+        {text("name", j->name), text("operation", "EXPORT"),
+         text("slot_ranges", FormatSlotRanges(j->ranges)), text("target_node", j->target_id),
+         text("source_node", j->source_id), num("create_time", j->create_ms / 1000),
+         num("last_update_time", j->update_ms / 1000), num("last_ack_time", j->ack_ms / 1000),
+         text("state", StateName(j->state)), text("message", j->message), num("cow_size", 0),
+         num("remaining_repl_size", static_cast<int64_t>(j->conn.PendingBytes())),
+         num("keys_sent", static_cast<int64_t>(j->keys_sent)),
+         num("writes_forwarded", static_cast<int64_t>(j->writes_forwarded)),
+         num("write_hold_ms", j->hold_ms)});
+  }
+}
+
+}  // namespace cluster

@@ -1,0 +1,44 @@
+// Atomic slot migration, the source side: the export jobs CLUSTER MIGRATESLOTS starts. Each
+// job connects to its target's client port (authenticated as a replica would be), opens an
+// import there (CLUSTER SYNCSLOTS ESTABLISH), walks its slots' keys from the event loop in
+// slices bounded in time and in queued bytes (SYNCSLOTS RESTORE, no fork), forwards every write
+// to those slots that leaves the node after the import opened (SYNCSLOTS APPLY, in order, on
+// the same connection), then hands the slots over: writes to them are held (only theirs), the
+// target takes ownership (SYNCSLOTS HANDOVER: epoch bump saved before its reply), the slots
+// become the target's here, their keys are deleted, and the held writes run again and get
+// MOVED. Any failure closes the connection, which makes the target drop what it staged; the
+// slots never left this node.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/slot_export_plan.h"
+
+namespace cluster {
+
+// Starts the jobs of a checked MIGRATESLOTS (`who`: the client, for the log).
+void StartExports(std::vector<ExportRequest> jobs, const std::string& who);
+// A running export covers the slot.
+bool SlotExporting(int slot);
+// CLUSTER CANCELSLOTMIGRATIONS: false when no export runs.
+bool CancelExports(const std::string& who);
+// Per loop pass, before the loop sleeps: connection steps, the walk, the handover.
+void ExportBeforeSleep();
+// Every write leaving the node (server::WriteOut): forwarded to the jobs whose slot it is in.
+void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv);
+// A handover holds writes to this slot.
+bool ExportHoldsSlot(int slot);
+
+// One job as CLUSTER GETSLOTMIGRATIONS shows it: field names and values in Valkey 9's order
+// (integers as numbers).
+struct MigrationField {
+  std::string name;
+  std::string text;  // a string field
+  int64_t number = 0;
+  bool is_number = false;
+};
+void ListExports(std::vector<std::vector<MigrationField>>* out);
+
+}  // namespace cluster

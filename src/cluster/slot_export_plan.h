@@ -1,0 +1,37 @@
+// CLUSTER MIGRATESLOTS as a pure decision: its arguments checked against the node's view of
+// the cluster, in Valkey 9's order and with its error texts, giving the export jobs to start
+// (all or none). The run time (slot_export.cc) starts them.
+#pragma once
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/state.h"
+
+namespace cluster {
+
+struct SlotRange {
+  int start = 0, end = 0;  // inclusive
+  bool operator==(const SlotRange&) const = default;
+};
+
+struct ExportRequest {
+  Node* target = nullptr;
+  std::vector<SlotRange> ranges;
+};
+
+struct MigrateSlotsPlan {
+  std::string error;  // the error reply without its "-ERR "; empty: start every job
+  std::vector<ExportRequest> jobs;
+};
+
+// `args`: the arguments after MIGRATESLOTS. `exporting(slot)`: a running export job covers
+// the slot.
+MigrateSlotsPlan PlanMigrateSlots(const State& st, const std::vector<std::string_view>& args,
+                                  const std::function<bool(int)>& exporting);
+
+// "0-10 20-29" (CLUSTER GETSLOTMIGRATIONS' slot_ranges).
+std::string FormatSlotRanges(const std::vector<SlotRange>& ranges);
+
+}  // namespace cluster
