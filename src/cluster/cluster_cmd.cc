@@ -15,6 +15,7 @@
 #include "cluster/open_slots.h"
 #include "cluster/runtime.h"
 #include "cluster/settings.h"
+#include "cluster/syncslots_cmd.h"
 #include "net/socket.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -106,7 +107,9 @@ void Help(Client* c) {
        "SAVECONFIG",
        "    Write nodes.conf now.",
        "LINKS",
-       "    The bus links of this node."});
+       "    The bus links of this node.",
+       "GETSLOTMIGRATIONS",
+       "    The atomic slot migration jobs of this node."});
 }
 
 void Nodes(Client* c) {
@@ -538,6 +541,8 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("flushslots", 2, kAdmAl, FlushSlots, "Stops serving every slot."),
       sub("forget", 3, kAdmAl, Forget, "Removes a node from this node's view."),
       sub("getkeysinslot", 4, kCmdStale, GetKeysInSlot, "Key names of a slot."),
+      sub("getslotmigrations", 2, kLs, GetSlotMigrationsCommand,
+          "The atomic slot migration jobs of this node (imports)."),
       sub("help", 2, kLs, Help, "Shows the subcommands."),
       sub("info", 2, kLs, Info, "The cluster state."),
       sub("keyslot", 3, kCmdStale, KeySlot, "The hash slot of a key."),
@@ -556,6 +561,9 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("slaves", 3, kAdm, Replicas, "The replicas of a node."),
       sub("slot-stats", -4, kLs, SlotStats, "Usage statistics of the slots of this shard."),
       sub("slots", 2, kLs, Slots, "Slot ranges with their nodes."),
+      // Internal: what the source of an atomic slot migration sends the target.
+      sub("syncslots", -4, kAdmAl | kCmdNoMulti | kCmdNoScript | kCmdMayReplicate,
+          SyncSlotsCommand, "Atomic slot migration, the target's side (internal)."),
   };
   t->push_back(std::move(cluster));
   t->push_back({"asking", 1, kCmdFast, Asking, g, "3.0.0",
