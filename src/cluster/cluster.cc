@@ -19,6 +19,7 @@
 #include "cluster/settings.h"
 #include "cluster/slot_export.h"
 #include "cluster/slot_keys.h"
+#include "cluster/syncslots_cmd.h"
 #include "net/event_loop.h"
 #include "server/bio.h"
 #include "server/blocking.h"
@@ -133,6 +134,7 @@ void Cron() {
   NodeFailover().Cron(now);
   if (!st.ok || st.todo_update_state) UpdateState(now);
   if (server::BlockedClientCount()) RedirectBlockedClients();
+  ImportsCron();
 }
 
 void BeforeSleep() {
@@ -282,6 +284,7 @@ bool Init(std::string* err) {
   // after nodes.conf is loaded: the parsed state replaces the whole State.)
   st.slot_unassigned = SlotUnassigned;
   InitOpenSlots();
+  InitSlotImport();
   MakeRuntime(*g.loop, BusHooksOfNode(), FailoverHooksOfNode());
   if (!NodeBus().Start(err)) return false;
   SetMyAddressFromConfig();
@@ -328,6 +331,12 @@ void Install() {
     if (!st.myself || !st.todo_learned) return;
     SavePending();
   };
+  h.client_freed = [](server::Client* c) {
+    if (GetState().myself) ImportClientFreed(c);
+  };
+  h.full_sync_starting = [] { AbortRunningImports("a full sync to a replica started"); };
+  h.aof_rewrite_starting = [] { AbortRunningImports("an AOF rewrite started"); };
+  h.aof_loaded = DropUnfinishedImports;
   h.announce_changed = [] {
     if (!GetState().myself) return;  // not in cluster mode, or not started yet
     SetMyAddressFromConfig();

@@ -16,6 +16,8 @@
 #include "cluster/runtime.h"
 #include "cluster/settings.h"
 #include "cluster/slot_export.h"
+#include "cluster/slot_import.h"
+#include "cluster/syncslots_cmd.h"
 #include "net/socket.h"
 #include "server/client.h"
 #include "server/command.h"
@@ -107,7 +109,9 @@ void Help(Client* c) {
        "SAVECONFIG",
        "    Write nodes.conf now.",
        "LINKS",
-       "    The bus links of this node."});
+       "    The bus links of this node.",
+       "GETSLOTMIGRATIONS",
+       "    The atomic slot migration jobs of this node."});
 }
 
 void Nodes(Client* c) {
@@ -390,6 +394,17 @@ void GetSlotMigrations(Client* c) {
   if (!Enabled(c)) return;
   std::vector<std::vector<MigrationField>> all;
   ListExports(&all);
+  for (auto& j : NodeImports().all()) {
+    std::vector<MigrationField> fields;
+    for (auto& [name, value] : DescribeImport(*j)) {
+      int64_t n;
+      if (name.ends_with("_time") && base::ParseInt64(value, &n))
+        fields.push_back({name, "", n / 1000, true});  // unix seconds, as Valkey 9
+      else
+        fields.push_back({name, value, 0, false});
+    }
+    all.push_back(std::move(fields));
+  }
   auto r = c->R();
   r.ArrayLen(static_cast<int64_t>(all.size()));
   for (auto& fields : all) {
@@ -598,6 +613,9 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("slaves", 3, kAdm, Replicas, "The replicas of a node."),
       sub("slot-stats", -4, kLs, SlotStats, "Usage statistics of the slots of this shard."),
       sub("slots", 2, kLs, Slots, "Slot ranges with their nodes."),
+      // Internal: what the source of an atomic slot migration sends the target.
+      sub("syncslots", -4, kAdmAl | kCmdNoMulti | kCmdNoScript | kCmdMayReplicate,
+          SyncSlotsCommand, "Atomic slot migration, the target's side (internal)."),
   };
   t->push_back(std::move(cluster));
   t->push_back({"asking", 1, kCmdFast, Asking, g, "3.0.0",

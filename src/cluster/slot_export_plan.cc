@@ -92,13 +92,4 @@ MigrateSlotsPlan PlanMigrateSlots(const State& st, const std::vector<std::string
   return plan;
 }
 
-std::string FormatSlotRanges(const std::vector<SlotRange>& ranges) {
-  std::string out;
-  for (const SlotRange& r : ranges) {
-    if (!out.empty()) out += ' ';
-    out += std::to_string(r.start) + "-" + std::to_string(r.end);
-  }
-  return out;
-}
-
 }  // namespace cluster

@@ -7,14 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/slot_ranges.h"
 #include "cluster/state.h"
 
 namespace cluster {
-
-struct SlotRange {
-  int start = 0, end = 0;  // inclusive
-  bool operator==(const SlotRange&) const = default;
-};
 
 struct ExportRequest {
   Node* target = nullptr;
@@ -30,8 +26,5 @@ struct MigrateSlotsPlan {
 // the slot.
 MigrateSlotsPlan PlanMigrateSlots(const State& st, const std::vector<std::string_view>& args,
                                   const std::function<bool(int)>& exporting);
-
-// "0-10 20-29" (CLUSTER GETSLOTMIGRATIONS' slot_ranges).
-std::string FormatSlotRanges(const std::vector<SlotRange>& ranges);
 
 }  // namespace cluster

@@ -20,6 +20,7 @@
 #include "repl/repl_internal.h"
 #include "server/aof.h"
 #include "server/blocking.h"
+#include "server/cluster_hooks.h"
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
@@ -105,6 +106,8 @@ void MaybeStartFullSync() {
     if (base::MsTime() - primary_.waiting_since_ms < delay) return;
   }
   primary_.waiting_since_ms = 0;
+  // Imports of slots (cluster) staged keys no snapshot carries: they end before it is taken.
+  server::Cluster().full_sync_starting();
   State& st = GetState();
   EnsureBacklog();
   // Replicas start from the offset the snapshot is taken at.

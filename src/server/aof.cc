@@ -25,6 +25,7 @@
 #include "persist/aof_format.h"
 #include "persist/object_codec.h"
 #include "server/bio.h"
+#include "server/cluster_hooks.h"
 #include "server/blocking.h"
 #include "server/command.h"
 #include "server/config.h"
@@ -384,6 +385,7 @@ void RewriteDone(bool ok, int bysignal);
 
 bool StartRewrite() {
   if (ChildRunning() || BgsaveInProgress() || OtherChildActive()) return false;
+  Cluster().aof_rewrite_starting();  // before the flush: an ABORT it writes is in the old file
   Flush(true);
   if (aof_.fd >= 0 && aof_.written != aof_.fsync_asked) BioFsync(aof_.fd, aof_.written);
   // The writes made from now on go to a new incremental file.
@@ -838,6 +840,7 @@ bool AofLoadAtStartup() {
                  static_cast<double>(base::UsTime() - t) / 1e6);
   }
   aof_.loading = false;
+  Cluster().aof_loaded();
   // The file may hold what a client does to itself (BLPOP on an empty list, SUBSCRIBE, WAIT,
   // MONITOR, WATCH): the registries must not keep this stack client once the load returns (a
   // BLPOP left it blocked, and the next push to that list served a dead client).

@@ -237,6 +237,7 @@ void DisconnectAllBlockedClients() {
 }
 
 void KeyReady(int dbid, std::string_view key) {
+  if (g.staging_writes) return;  // a staging db's key: nobody waits on it
   if (blocks_.waiting.empty()) return;
   KeyId id{dbid, std::string(key)};
   if (!blocks_.waiting.count(id) || blocks_.ready_set.count(id)) return;

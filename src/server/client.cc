@@ -1,6 +1,7 @@
 // Client connections: accept, read and parse, write replies, limits, close.
 #include "server/client.h"
 #include "server/acl.h"
+#include "server/cluster_hooks.h"
 #include "server/tracking.h"
 
 #include <fcntl.h>
@@ -358,6 +359,7 @@ void ReleaseClientState(Client* c) {
   RemoveMonitor(c);
   UnblockFreed(c);
   Repl().client_freed(c);  // also releases c->repl
+  Cluster().client_freed(c);
   auto drop = [c](std::vector<Client*>& v) {
     v.erase(std::remove(v.begin(), v.end(), c), v.end());
   };

@@ -17,6 +17,10 @@ ClusterHooks& Cluster() {
       [] {},  // in_child
       [] {},  // before_snapshot
       [] {},  // announce_changed
+      [](Client*) {},  // client_freed
+      [] {},           // full_sync_starting
+      [] {},           // aof_rewrite_starting
+      [] {},           // aof_loaded
   };
   return h;
 }

@@ -42,6 +42,17 @@ struct ClusterHooks {
   // CONFIG SET of an announced address, port or name: myself shows it at once (in CLUSTER
   // NODES/SLOTS/SHARDS of this node), as Valkey 8 applies it, not at the next cluster cron.
   void (*announce_changed)();
+  // Atomic slot migration's import jobs (cluster/syncslots_cmd.cc), whose staged keys live
+  // outside the served databases, so no snapshot or rewritten AOF carries them:
+  // a client is being freed (the source's connection of a running import ends it);
+  void (*client_freed)(Client* c);
+  // a primary is about to take the snapshot of a full sync (its running imports end first:
+  // the replica could never receive what they staged);
+  void (*full_sync_starting)();
+  // an AOF rewrite is about to start (likewise for the rewritten AOF);
+  void (*aof_rewrite_starting)();
+  // an AOF load (at start, DEBUG LOADAOF) ended: imports it left unfinished are dropped.
+  void (*aof_loaded)();
   // Atomic slot migration. Every write leaving the node (WriteOut, to its replicas or not): the
   // jobs exporting its slot forward it to their target. A write command whose slot a handover
   // holds waits with the paused clients (ProcessCommand) until ReleaseHeldClients.

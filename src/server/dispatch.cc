@@ -95,6 +95,23 @@ void PropagateAsMany(Client* c, std::vector<std::vector<std::string>> cmds) {
 
 void ForcePropagation() { override_.force_prop = true; }
 
+PropagationRequest TakePropagation() {
+  PropagationRequest r;
+  r.has_override = override_.has_override;
+  if (override_.has_override) {
+    if (override_.many.empty())
+      r.cmds.push_back(std::move(override_.prop_override));
+    else
+      r.cmds = std::move(override_.many);
+  }
+  r.force = override_.force_prop;
+  r.prevent = override_.prevent;
+  override_.has_override = override_.force_prop = override_.prevent = false;
+  override_.prop_override.clear();
+  override_.many.clear();
+  return r;
+}
+
 void Call(Client* c, const CommandSpec* cmd) {
   if (c->flags & kReplySkipNext) {
     c->flags &= ~kReplySkipNext;

@@ -19,6 +19,17 @@ void PropagateAs(Client* c, std::vector<std::string> argv);
 void PropagateAsMany(Client* c, std::vector<std::vector<std::string>> cmds);
 // Propagate the running command although it changed no data (PUBLISH).
 void ForcePropagation();
+// What the running command asked to leave instead of its argv so far (PropagateAs,
+// PropagateAsMany, ForcePropagation), taken out: the command then leaves as its own argv
+// again. For a command that runs another one inside it and must wrap what that one asked
+// (CLUSTER SYNCSLOTS APPLY, cluster/syncslots_cmd.cc).
+struct PropagationRequest {
+  bool has_override = false;                // `cmds` replace the command
+  std::vector<std::vector<std::string>> cmds;  // one or more (MULTI/EXEC around several)
+  bool force = false;                       // leaves although no data changed
+  bool prevent = false;                     // nothing leaves although data changed
+};
+PropagationRequest TakePropagation();
 // Resumes held clients once a pause is over (they pass the whole dispatch path again, so a
 // write held across a failover is answered with MOVED).
 void UnpauseClientsIfDue();

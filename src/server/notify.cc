@@ -2,6 +2,7 @@
 #include "server/notify.h"
 
 #include "server/pubsub.h"
+#include "server/server.h"
 
 namespace server {
 
@@ -93,7 +94,7 @@ std::string FormatNotifyFlags(int f) {
 
 void Notify(int type, const char* event, std::string_view key, int dbid) {
   int f = g_notify_flags;
-  if (!(f & type)) return;
+  if (!(f & type) || g.staging_writes) return;  // a staging db's keys are nobody's yet
   std::string db = std::to_string(dbid);
   if (f & kNotifyKeyspace) {
     std::string ch = "__keyspace@" + db + "__:";

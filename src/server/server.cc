@@ -65,12 +65,14 @@ void RefreshDerivedConfig() {
 }
 
 void KeyModified(int dbid, std::string_view key) {
+  if (g.staging_writes) return;
   TouchWatchedKey(dbid, key);
   KeyReady(dbid, key);  // waiters look again: a stream group reader sees its key gone
   TrackingInvalidateKey(key);
 }
 
 void DbModified(int dbid) {
+  if (g.staging_writes) return;
   TouchAllWatched(dbid);
   TrackingInvalidateAll();
 }

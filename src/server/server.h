@@ -86,6 +86,10 @@ struct Server {
   uint64_t cron_loops = 0;
   bool shutdown_asap = false;
   bool in_exec = false;
+  // A command is writing a slot import's staging db (cluster/syncslots_cmd.cc), which no
+  // client serves: its keys signal no WATCH, no blocked client, no client-side cache and no
+  // keyspace notification (KeyModified, DbModified, KeyReady and Notify return at once).
+  bool staging_writes = false;
   int64_t loop_time_ms = 0;  // wall clock at the last event-loop wake-up
   // The same instant in microseconds, on the wall clock and on base::FastUs: a command's
   // wall time is derived from one cheap FastUs read (Call).
@@ -125,7 +129,7 @@ int NumDbs();
 void UpdateCommandTime();
 // A key was modified by a write: invalidates WATCH and client-side caches. Every write calls
 // this.
-void KeyModified(int dbid, std::string_view key);
+void KeyModified(int dbid, std::string_view key);  // nothing while g.staging_writes
 // The data set of a db was flushed (FLUSHDB, FLUSHALL, a full sync, DEBUG RELOAD): dbid -1
 // means every db. WATCHes fail and tracking clients get a null invalidation.
 void DbModified(int dbid);

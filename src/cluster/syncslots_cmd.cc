@@ -1,0 +1,433 @@
+// Atomic slot migration, the target's side at run time (see syncslots_cmd.h). The source
+// drives an import with CLUSTER SYNCSLOTS over an ordinary client connection:
+//   ESTABLISH <name> <source-node-id> <start> <end> [<start> <end> ...]   -> +OK
+//   RESTORE <name> <key> <expire-ms|-1> <payload>                         -> +OK
+//   APPLY <name> <command> [args...]                                      -> the command's reply
+//   HANDOVER <name>                                                       -> +OK
+//   ABORT <name>                                                          -> +OK
+// Each one this primary accepts leaves, as itself, to its replicas and its AOF (an APPLY
+// whose command asked to leave otherwise, e.g. SET EX as SET PXAT, leaves as an APPLY of
+// that); its replicas and the AOF loader (our primary's link, flag kPrimary) apply them
+// without the primary's checks, building the same staging db.
+#include "cluster/syncslots_cmd.h"
+
+#include <string>
+#include <vector>
+
+#include "base/crc16.h"
+#include "base/log.h"
+#include "base/time.h"
+#include "base/util.h"
+#include "cluster/changes.h"
+#include "cluster/cmd_args.h"
+#include "cluster/runtime.h"
+#include "cluster/slot_import.h"
+#include "cluster/slot_keys.h"
+#include "persist/object_codec.h"
+#include "persist/snapshot.h"
+#include "persist/value_codec.h"
+#include "server/client.h"
+#include "server/command.h"
+#include "server/command_keys.h"
+#include "server/dispatch.h"
+#include "server/server.h"
+#include "server/write_out.h"
+
+namespace cluster {
+
+using server::Client;
+using server::CommandSpec;
+
+ImportJobs& NodeImports() {
+  static ImportJobs jobs;
+  return jobs;
+}
+
+namespace {
+
+bool FromPrimary(const Client* c) { return c->flags & server::kPrimary; }
+
+// The staging db is written with the keyspace's side effects off: replica semantics for
+// expiry (an expired staged key stays until the source's DEL: the source expires its keys
+// itself and sends the DEL), no expired/new-key callbacks (they propagate DELs and notify), no
+// routed-slot cache (it belongs to the outer command), and muted key events (WATCH, blocked
+// clients, client-side caching, keyspace notifications: g.staging_writes).
+class StagingScope {
+ public:
+  StagingScope() : env_(db::GetEnv()), saved_(env_), mute_(server::g.staging_writes) {
+    env_.replica = true;        // expired keys are never deleted on access...
+    env_.from_primary = true;   // ...and are found as they are (the source sends the DEL)
+    env_.local_write = false;   // not a writable replica's own write (no local expire list)
+    env_.keep_expired = false;  // irrelevant once replica: from_primary decides
+    env_.on_expired = nullptr;  // would propagate an unwrapped DEL into db 0's stream
+    env_.on_new = nullptr;      // would wake blocked clients and notify "new"
+    env_.on_local_expire = nullptr;
+    env_.routed = nullptr;  // the outer command's slot cache: every staged key is hashed
+    server::g.staging_writes = true;
+  }
+  ~StagingScope() {
+    env_.replica = saved_.replica;
+    env_.from_primary = saved_.from_primary;
+    env_.local_write = saved_.local_write;
+    env_.keep_expired = saved_.keep_expired;
+    env_.on_expired = saved_.on_expired;
+    env_.on_new = saved_.on_new;
+    env_.on_local_expire = saved_.on_local_expire;
+    env_.routed = saved_.routed;
+    server::g.staging_writes = mute_;
+  }
+
+ private:
+  db::Env& env_;
+  db::Env saved_;
+  bool mute_;
+};
+
+std::vector<std::string> ApplyPrefix(const ImportJob& job) {
+  return {"CLUSTER", "SYNCSLOTS", "APPLY", job.name};
+}
+
+// Ends a running job; `abort_down_stream`: an ABORT of it leaves to the replicas and the AOF
+// (a job ended by this node itself, not by a command that leaves as itself).
+void EndJob(ImportJob* job, ImportState state, std::string message, bool abort_down_stream) {
+  std::string name = job->name;
+  LOG_NOTICE("Slot import %s of slots %s from %.40s: %s%s%s", name.c_str(),
+             FormatSlotRanges(job->ranges).c_str(), job->source_id.c_str(), ImportStateName(state),
+             message.empty() ? "" : ": ", message.c_str());
+  NodeImports().Finish(job, state, std::move(message), base::MsTime());
+  if (abort_down_stream) server::WriteOut(0, {"CLUSTER", "SYNCSLOTS", "ABORT", name});
+}
+
+// The running job named by argv[3], or nullptr with the error replied.
+ImportJob* JobArg(Client* c) {
+  std::string_view name = c->argv[3];
+  if (ImportJob* j = NodeImports().FindRunning(name)) return j;
+  if (const ImportJob* done = NodeImports().Find(name))
+    c->R().Error("Slot import job " + std::string(name) + " is not running (" +
+                 ImportStateName(done->state) + ")");
+  else
+    c->R().Error("No slot import job named " + std::string(name));
+  return nullptr;
+}
+
+void Establish(Client* c) {
+  auto& a = c->argv;
+  if (a.size() < 7 || (a.size() - 5) % 2 != 0) return server::ReplyArity(c, c->cmd);
+  State& st = GetState();
+  std::span<const std::string_view> range_args(a.data() + 5, a.size() - 5);
+  std::vector<SlotRange> ranges;
+  std::string err;
+  if (FromPrimary(c)) {
+    // Our primary (or the AOF) decided: only the form is checked. A job of that name still
+    // running (a stream applied twice cannot do it; an AOF of an earlier life may) is replaced.
+    err = ParseRanges(range_args, &ranges);
+    if (ImportJob* old = NodeImports().FindRunning(a[3]))
+      EndJob(old, ImportState::kCancelled, "replaced by a new job of the same name", false);
+  } else {
+    err = CheckEstablish(st, NodeImports(), a[3], a[4], range_args, &ranges);
+  }
+  if (!err.empty()) return c->R().Error(err);
+  auto job = std::make_unique<ImportJob>();
+  job->name = std::string(a[3]);
+  job->source_id = std::string(a[4]);
+  job->target_id = st.myself->IsReplica() && st.myself->primary ? st.myself->primary->name
+                                                                 : st.myself->name;
+  job->ranges = ranges;
+  for (const SlotRange& r : ranges)
+    for (int s = r.start; s <= r.end; s++) SlotSet(&job->slots, s);
+  job->create_ms = job->last_update_ms = job->last_ack_ms = base::MsTime();
+  job->state = st.myself->IsReplica() ? ImportState::kOccurringOnPrimary : ImportState::kReceiving;
+  job->client_id = FromPrimary(c) ? 0 : c->id;
+  job->staging = std::make_unique<db::Db>(kStagingDbId, /*per_slot=*/true);
+  ImportJob* j = NodeImports().Add(std::move(job));
+  LOG_NOTICE("Slot import %s of slots %s from %.40s: started", j->name.c_str(),
+             FormatSlotRanges(j->ranges).c_str(), j->source_id.c_str());
+  server::ForcePropagation();
+  c->R().Ok();
+}
+
+void Restore(Client* c) {
+  auto& a = c->argv;
+  if (a.size() != 7) return server::ReplyArity(c, c->cmd);
+  ImportJob* job = JobArg(c);
+  if (!job) return;
+  std::string_view key = a[4];
+  int slot = base::KeySlot(key);
+  if (!SlotTest(job->slots, slot))
+    return c->R().Error("Key's hash slot " + std::to_string(slot) +
+                        " is not imported by job " + job->name);
+  int64_t when;
+  if (!base::ParseInt64(a[5], &when) || when < -1)
+    return c->R().Error("Invalid expire time: a unix time in milliseconds or -1 expected");
+  persist::Value v;
+  switch (persist::DecodeDump(a[6], &v, !server::g.skip_checksum_validation)) {
+    case persist::DumpStatus::kOk:
+      break;
+    case persist::DumpStatus::kVersionOrChecksum:
+      return c->R().Error("DUMP payload version or checksum are wrong");
+    case persist::DumpStatus::kBadFormat:
+      return c->R().Error("Bad data format");
+  }
+  {
+    StagingScope scope;
+    db::Db* d = job->staging.get();
+    d->Delete(key);  // a staged value of that key is replaced
+    d->Add(persist::FromValue(key, v, when));
+  }
+  job->last_update_ms = job->last_ack_ms = base::MsTime();
+  server::g.dirty++;
+  server::ForcePropagation();
+  c->R().Ok();
+}
+
+const CommandSpec* InnerCommand(Client* c, const std::vector<std::string_view>& argv) {
+  const CommandSpec* cmd = server::LookupCommandArgv(argv);
+  if (!cmd && FromPrimary(c)) {  // our primary sends real names (rename-command)
+    cmd = server::LookupRealCommand(argv[0]);
+    if (cmd && !cmd->subcommands.empty()) {
+      const CommandSpec* sub = nullptr;
+      if (argv.size() >= 2)
+        for (auto& s : cmd->subcommands)
+          if (base::EqualsNoCase(argv[1], s.name)) sub = &s;
+      cmd = sub;
+    }
+  }
+  return cmd;
+}
+
+// Whether the inner command of APPLY may run against a staging db, else the error. Only a
+// write command of keys that are all in the job's slots: one that reaches another database
+// (MOVE, COPY ... DB, MIGRATE), waits (the blocking forms: the source sends what they did),
+// or names no key (FLUSHALL, SWAPDB) would touch what is served.
+std::string CheckInner(const ImportJob& job, const CommandSpec* cmd,
+                       const std::vector<std::string_view>& argv) {
+  std::string_view name = cmd->parent ? cmd->parent->name : cmd->name;
+  if (!(cmd->flags & server::kCmdWrite) || (cmd->flags & (server::kCmdBlocking |
+                                                          server::kCmdNoMulti)))
+    return "SYNCSLOTS APPLY takes the write commands of keys only, not '" + std::string(name) + "'";
+  if (name == "move" || name == "migrate")
+    return "SYNCSLOTS APPLY cannot run '" + std::string(name) + "'";
+  if (name == "copy")
+    for (size_t i = 3; i < argv.size(); i++)
+      if (base::EqualsNoCase(argv[i], "db")) return "SYNCSLOTS APPLY cannot run COPY ... DB";
+  std::vector<server::KeyRef> keys;
+  if (!server::FindKeys(cmd, argv, &keys) || keys.empty())
+    return "SYNCSLOTS APPLY needs a command with keys";
+  for (const server::KeyRef& k : keys) {
+    int slot = base::KeySlot(argv[static_cast<size_t>(k.pos)]);
+    if (!SlotTest(job.slots, slot))
+      return "Key's hash slot " + std::to_string(slot) + " is not imported by job " + job.name;
+  }
+  return "";
+}
+
+// Runs the inner command of APPLY (argv[4..]) against the job's staging db, as if that were
+// the client's selected database. The one place a command runs against a staging db; why
+// each step is there:
+void RunStaged(Client* c, ImportJob* job, const CommandSpec* cmd) {
+  // 1. The handler reads its arguments from c->argv: the inner command's become the client's
+  //    (views into the same query buffer), and the outer ones come back after.
+  std::vector<std::string_view> outer = c->argv;
+  c->argv.assign(outer.begin() + 4, outer.end());
+  // 2. Every lookup and write of a handler goes through c->db: the staging db is selected.
+  //    dbid names it for what is keyed by a db id, all of which StagingScope mutes.
+  db::Db* prev_db = c->db;
+  int prev_dbid = c->dbid;
+  const CommandSpec* prev_cmd = c->cmd;
+  c->db = job->staging.get();
+  c->dbid = kStagingDbId;
+  c->cmd = cmd;
+  // 3. Propagation requests of the inner command must be its own: the outer one has made
+  //    none yet (Call clears them before the handler), so what is there after is the inner's.
+  {
+    // 4. Replica expiry semantics, no callbacks, no key events (see StagingScope).
+    StagingScope scope;
+    cmd->proc(c);
+  }
+  c->cmd = prev_cmd;
+  c->db = prev_db;
+  c->dbid = prev_dbid;
+  c->argv = std::move(outer);
+  // 5. What leaves: the inner command never leaves as itself (it would land in db 0 of the
+  //    replicas and the AOF). With no request of its own, the APPLY leaves as it came (Call
+  //    propagates it when the inner command changed the staging db); a rewrite it asked for
+  //    (SET EX -> SET PXAT, INCRBYFLOAT -> SET KEEPTTL) leaves wrapped in an APPLY.
+  server::PropagationRequest p = server::TakePropagation();
+  if (p.prevent) return server::PropagateAsMany(c, {});
+  if (p.force) server::ForcePropagation();
+  if (!p.has_override) return;
+  auto wrapped = [&](std::vector<std::string>& inner) {
+    std::vector<std::string> w = ApplyPrefix(*job);
+    for (auto& s : inner) w.push_back(std::move(s));
+    return w;
+  };
+  if (p.cmds.size() == 1) return server::PropagateAs(c, wrapped(p.cmds[0]));
+  // Several (SPOP of many members): each as its own APPLY, without the MULTI/EXEC that
+  // PropagateAsMany adds, as CLUSTER SYNCSLOTS may not run inside a transaction on the
+  // replica; staged keys are invisible until HANDOVER, so nobody sees them apart.
+  uint8_t targets = FromPrimary(c) ? server::kToAof : server::kToAll;
+  for (auto& inner : p.cmds) {
+    std::vector<std::string> w = wrapped(inner);
+    server::WriteOut(c->dbid, std::vector<std::string_view>(w.begin(), w.end()), targets);
+  }
+  server::PropagateAsMany(c, {});  // the APPLY itself left as those
+}
+
+void Apply(Client* c) {
+  auto& a = c->argv;
+  if (a.size() < 5) return server::ReplyArity(c, c->cmd);
+  ImportJob* job = JobArg(c);
+  if (!job) return;
+  std::vector<std::string_view> inner(a.begin() + 4, a.end());
+  const CommandSpec* cmd = InnerCommand(c, inner);
+  if (!cmd) return c->R().Error("SYNCSLOTS APPLY: unknown command '" + std::string(a[4]) + "'");
+  int argc = static_cast<int>(inner.size());
+  if ((cmd->arity > 0 && argc != cmd->arity) || (cmd->arity < 0 && argc < -cmd->arity))
+    return c->R().Error("wrong number of arguments for '" + std::string(cmd->name) + "' command");
+  std::string err = CheckInner(*job, cmd, inner);
+  if (!err.empty()) return c->R().Error(err);
+  job->last_update_ms = job->last_ack_ms = base::MsTime();
+  RunStaged(c, job, cmd);
+}
+
+void Handover(Client* c) {
+  if (c->argv.size() != 4) return server::ReplyArity(c, c->cmd);
+  ImportJob* job = JobArg(c);
+  if (!job) return;
+  State& st = GetState();
+  // Our own decision (a primary serving the source's connection), or our primary's / the
+  // AOF's, where ownership comes by the bus or nodes.conf and only the keys move.
+  bool take_ownership = !FromPrimary(c) && st.myself->IsPrimary();
+  db::Db* d0 = server::GetDb(0);
+  size_t moved = 0;
+  for (int s = 0; s < kSlots; s++) {
+    if (!SlotTest(job->slots, s)) continue;
+    if (d0->CountInSlot(s) > 0) {
+      // Not expected: the slot was the source's. Its keys here go first (down the stream too,
+      // from a primary), or PutSlot would find the slot occupied.
+      LOG_WARNING("Slot import %s: db 0 held %zu keys of slot %d before the handover: deleted",
+                  job->name.c_str(), d0->CountInSlot(s), s);
+      if (take_ownership)
+        DeleteKeysInSlot(s);
+      else
+        d0->TakeSlot(s);  // freed as it goes out of scope
+    }
+    if (auto t = job->staging->TakeSlot(s)) {
+      moved += t->keys.Size();
+      d0->PutSlot(s, std::move(t));
+    }
+  }
+  if (take_ownership) {
+    for (int s = 0; s < kSlots; s++)
+      if (SlotTest(job->slots, s)) st.AssignSlot(s, st.myself);
+    BumpEpochWithoutConsensus(st);
+    // The slots are ours on disk before the source hears of it (our reply) and before any
+    // other node does (the PONG below leaves after this save, in BeforeSleep, anyway).
+    st.MarkChanged(true, true);
+    SaveConfigOrDie();
+    NodeBus().BroadcastPong();
+  }
+  LOG_NOTICE("Slot import %s: %zu keys moved into db 0%s", job->name.c_str(), moved,
+             take_ownership ? ", slots taken with a new config epoch" : "");
+  EndJob(job, ImportState::kSuccess, "", false);
+  server::g.dirty++;
+  server::ForcePropagation();
+  c->R().Ok();
+}
+
+void Abort(Client* c) {
+  if (c->argv.size() != 4) return server::ReplyArity(c, c->cmd);
+  // The primary's stream may name a job this replica never saw (it ended before our full
+  // sync's snapshot, or the primary ended it as that sync started).
+  if (FromPrimary(c) && !NodeImports().FindRunning(c->argv[3])) return c->R().Ok();
+  ImportJob* job = JobArg(c);
+  if (!job) return;
+  EndJob(job, ImportState::kCancelled, "aborted by the source", false);
+  server::g.dirty++;
+  server::ForcePropagation();
+  c->R().Ok();
+}
+
+}  // namespace
+
+void SyncSlotsCommand(Client* c) {
+  if (!Enabled(c)) return;
+  auto& a = c->argv;
+  // A replica follows its primary's jobs only.
+  if (GetState().myself->IsReplica() && !FromPrimary(c))
+    return c->R().Error("-READONLY Slots are imported by the primary, not by a replica");
+  std::string_view op = a[2];
+  if (a.size() < 4)
+    return c->R().Error("unknown subcommand or wrong number of arguments for 'SYNCSLOTS'");
+  if (base::EqualsNoCase(op, "establish")) return Establish(c);
+  if (base::EqualsNoCase(op, "restore")) return Restore(c);
+  if (base::EqualsNoCase(op, "apply")) return Apply(c);
+  if (base::EqualsNoCase(op, "handover")) return Handover(c);
+  if (base::EqualsNoCase(op, "abort")) return Abort(c);
+  c->R().Error("Unknown SYNCSLOTS operation '" + std::string(op) +
+               "': ESTABLISH, RESTORE, APPLY, HANDOVER or ABORT expected");
+}
+
+void GetSlotMigrationsCommand(Client* c) {
+  if (!Enabled(c)) return;
+  auto& jobs = NodeImports().all();
+  auto r = c->R();
+  r.ArrayLen(static_cast<int64_t>(jobs.size()));
+  for (auto& j : jobs) {
+    auto fields = DescribeImport(*j);
+    r.MapLen(static_cast<int64_t>(fields.size()));
+    for (auto& [f, v] : fields) {
+      r.Bulk(f);
+      int64_t n;
+      if (f.ends_with("_time") && base::ParseInt64(v, &n))
+        r.Int(n);
+      else
+        r.Bulk(v);
+    }
+  }
+}
+
+void ImportClientFreed(Client* c) {
+  if (c->flags & server::kPrimary) return;
+  for (ImportJob* j : NodeImports().RunningJobs())
+    if (j->client_id == c->id)
+      EndJob(j, ImportState::kFailed, "the source's connection closed before the handover", true);
+}
+
+void AbortRunningImports(const char* why) {
+  State& st = GetState();
+  if (!st.myself || !st.myself->IsPrimary()) return;
+  for (ImportJob* j : NodeImports().RunningJobs()) EndJob(j, ImportState::kFailed, why, true);
+}
+
+void DropUnfinishedImports() {
+  if (!GetState().myself) return;
+  for (ImportJob* j : NodeImports().RunningJobs())
+    EndJob(j, ImportState::kFailed, "unfinished when the AOF load ended", false);
+}
+
+void ImportsCron() {
+  State& st = GetState();
+  for (ImportJob* j : NodeImports().RunningJobs()) {
+    if (st.myself->IsPrimary() && j->state == ImportState::kOccurringOnPrimary)
+      EndJob(j, ImportState::kFailed, "this node became a primary", true);
+    else if (st.myself->IsReplica() && j->state == ImportState::kReceiving)
+      EndJob(j, ImportState::kFailed, "this node became a replica", false);
+  }
+}
+
+void InitSlotImport() {
+  // Never written (no snapshot carries staged keys): only its before_load matters, which
+  // drops a replica's jobs when its primary's full sync replaces its data.
+  persist::AuxHook hook;
+  hook.write = [](std::string*) { return false; };
+  hook.read = [](std::string_view) { return true; };
+  hook.replication_only = true;
+  hook.before_load = [] {
+    for (ImportJob* j : NodeImports().RunningJobs())
+      EndJob(j, ImportState::kFailed, "a full sync from the primary replaced the data", false);
+  };
+  persist::RegisterAuxField("slot-imports", std::move(hook));
+}
+
+}  // namespace cluster

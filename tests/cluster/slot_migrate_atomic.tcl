@@ -1,0 +1,174 @@
+# Atomic slot migration, end to end: CLUSTER MIGRATESLOTS on the source primary, CLUSTER
+# GETSLOTMIGRATIONS through a job, CANCELSLOTMIGRATIONS, the slots and their keys (every type,
+# TTLs) on the target and its replica afterwards and nowhere else, and a redis-py RedisCluster
+# writing through a move: no acknowledged write lost, no error surfaced, and no node ever
+# answered ASK or TRYAGAIN. 3 primaries with one replica each (0-2 primaries, 3-5 replicas).
+
+set ::sma_py [file join [file dirname [info script]] .. support cluster_load.py]
+
+# The export job of node idx as a dict (the last one listed), or {} if none.
+proc sma_job {idx} {
+    set jobs [cn $idx cluster getslotmigrations]
+    if {[llength $jobs] == 0} { return {} }
+    return [lindex $jobs end]
+}
+
+proc sma_wait_state {idx states {timeout_ms 30000}} {
+    ::cl::deadline_wait $timeout_ms {[dict get [sma_job $idx] state] in $states} \
+        "node $idx's migration never reached $states: [sma_job $idx]"
+}
+
+# Every node sees owner own each slot of slots.
+proc sma_wait_owner {slots owner} {
+    foreach i [cluster_alive_nodes] {
+        foreach s $slots {
+            ::cl::deadline_wait 10000 {[cluster_slot_owner $s $i] == $owner} \
+                "node $i does not see $owner own slot $s"
+        }
+    }
+}
+
+# The largest run of slots node idx serves, as {lo hi}, per its own CLUSTER NODES line.
+proc sma_largest_run {idx} {
+    set best {0 -1}
+    foreach line [split [cn $idx cluster nodes] "\n"] {
+        if {[lsearch [split [lindex $line 2] ,] myself] < 0} continue
+        foreach r [lrange $line 8 end] {
+            if {[string index $r 0] eq "\["} continue
+            lassign [split $r -] lo hi
+            if {$hi eq {}} { set hi $lo }
+            if {$hi - $lo > [lindex $best 1] - [lindex $best 0]} { set best [list $lo $hi] }
+        }
+    }
+    return $best
+}
+
+proc sma_errorstat {idx code} {
+    set info [cn $idx info errorstats]
+    if {[regexp "errorstat_$code:count=(\\d+)" $info -> n]} { return $n }
+    return 0
+}
+
+start_cluster {primaries 3 replicas 1 config {enable-debug-command yes}} {
+    set A 0; set B 1; set A2 3; set B2 4
+    set idA [cluster_myid $A]; set idB [cluster_myid $B]
+    set tag [cluster_key_in_slot_of $A asm]
+    set slot [cn $A cluster keyslot $tag]
+
+    test "MIGRATESLOTS refuses what Valkey 9 refuses, with its texts; CANCEL with none running" {
+        assert_error "ERR Slot migration can only be used on primary nodes." \
+            {cn $A2 cluster migrateslots slotsrange $slot $slot node $idB}
+        set other [cn $A cluster keyslot [cluster_key_in_slot_of $B]]
+        assert_error "ERR Slots are not served by this node." \
+            {cn $A cluster migrateslots slotsrange $other $other node $idB}
+        assert_error "ERR Target node can not be this node." \
+            {cn $A cluster migrateslots slotsrange $slot $slot node $idA}
+        assert_error "ERR Unknown node name: [string repeat f 40]" \
+            {cn $A cluster migrateslots slotsrange $slot $slot node [string repeat f 40]}
+        assert_error "ERR syntax error" {cn $A cluster migrateslots slotsrange $slot $slot}
+        assert_error "ERR No migrations ongoing" {cn $A cluster cancelslotmigrations}
+        assert_equal {} [cn $A cluster getslotmigrations]
+    }
+
+    test "A slot moves whole: every type and TTL arrives, the source and its replica drop it" {
+        cn $A set "{$tag}s" hello
+        cn $A set "{$tag}ttl" v px 600000
+        cn $A hset "{$tag}h" f1 v1 f2 v2
+        cn $A rpush "{$tag}l" a b c
+        cn $A sadd "{$tag}set" x y
+        cn $A zadd "{$tag}z" 1 m1 2 m2
+        cn $A xadd "{$tag}x" 1-1 f v
+        for {set i 0} {$i < 500} {incr i} { cn $A set "{$tag}k$i" $i }
+        set keys [lsort [cn $A keys "{$tag}*"]]
+        set dumps {}
+        foreach k $keys { dict set dumps $k [cn $A dump $k] }
+        cluster_wait_replicas_synced $A
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slot $slot node $idB]
+        sma_wait_state $A success
+        set job [sma_job $A]
+        assert_equal EXPORT [dict get $job operation]
+        assert_equal "$slot-$slot" [dict get $job slot_ranges]
+        assert_equal $idB [dict get $job target_node]
+        assert_equal $idA [dict get $job source_node]
+        assert_equal [llength $keys] [dict get $job keys_sent]
+        sma_wait_owner [list $slot] $B
+        assert_equal $keys [lsort [cn $B keys "{$tag}*"]]
+        foreach k $keys { assert_equal [dict get $dumps $k] [cn $B dump $k] }
+        set ttl [cn $B pttl "{$tag}ttl"]
+        assert {$ttl > 500000 && $ttl <= 600000}
+        assert_equal 0 [cn $A cluster countkeysinslot $slot]
+        ::cl::deadline_wait 10000 {[cn $A2 cluster countkeysinslot $slot] == 0} \
+            "the source's replica kept the slot's keys"
+        ::cl::deadline_wait 10000 {[cn $B2 cluster countkeysinslot $slot] == [llength $keys]} \
+            "the target's replica lacks the slot's keys"
+        assert_match "MOVED $slot *" [catch {cn $A get "{$tag}s"} e; set e]
+    }
+
+    test "A client writing through the move sees no ASK, no TRYAGAIN, no error, loses nothing" {
+        set before {}
+        foreach i [cluster_alive_nodes] {
+            dict set before $i [list [sma_errorstat $i ASK] [sma_errorstat $i TRYAGAIN]]
+        }
+        set dir [cnode $A dir]
+        set out [file join $dir w.out]; set err [file join $dir w.err]
+        set stop [file join $dir w.stop]
+        file delete -force $out $err $stop
+        set pid [exec /usr/bin/python3 $::sma_py writes [cnode $A port] 100000000 $stop \
+                     > $out 2> $err &]
+        ::cl::deadline_wait 20000 {[cn $A dbsize] + [cn $B dbsize] > 600} "the writer never wrote"
+        # Half of A's slots go to B while the writes run.
+        lassign [sma_largest_run $A] lo hi
+        set mid [expr {$lo + ($hi - $lo) / 2}]
+        assert_equal OK [cn $A cluster migrateslots slotsrange $lo $mid node $idB]
+        sma_wait_state $A {success failed cancelled} 60000
+        assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
+        after 500
+        close [open $stop w]
+        ::cl::deadline_wait 60000 {[file size $out] > 0} "the writer never reported"
+        set line [string trim [exec cat $out]]
+        assert_match "writes * errors 0 lost 0 kinds none clientbug 0" $line
+        sma_wait_owner [list $lo $mid] $B
+        foreach i [cluster_alive_nodes] {
+            assert_equal [dict get $before $i] \
+                [list [sma_errorstat $i ASK] [sma_errorstat $i TRYAGAIN]] "node $i"
+        }
+        set hold [dict get [sma_job $A] write_hold_ms]
+        puts "    (writes held for $hold ms during the handover; $line)"
+    }
+
+    test "CANCELSLOTMIGRATIONS while the target does not answer: the slots stay, nothing staged" {
+        set tag2 [cluster_key_in_slot_of $A asm2]
+        set slot2 [cn $A cluster keyslot $tag2]
+        cn $A set "{$tag2}a" 1
+        set keysB [cn $B dbsize]
+        exec kill -STOP [cnode $B pid]
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slot2 $slot2 node $idB]
+        after 300
+        assert_equal OK [cn $A cluster cancelslotmigrations]
+        assert_equal cancelled [dict get [sma_job $A] state]
+        exec kill -CONT [cnode $B pid]
+        assert_error "ERR No migrations ongoing" {cn $A cluster cancelslotmigrations}
+        after 500
+        assert_equal $A [cluster_slot_owner $slot2 $A]
+        assert_equal 1 [cn $A get "{$tag2}a"]
+        assert_equal $keysB [cn $B dbsize]
+    }
+
+    test "The target dies mid-move: the job fails, the slot and its keys stay on the source" {
+        set tag3 [cluster_key_in_slot_of $A asm3]
+        set slot3 [cn $A cluster keyslot $tag3]
+        for {set i 0} {$i < 100} {incr i} { cn $A set "{$tag3}k$i" $i }
+        exec kill -STOP [cnode $B pid]
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slot3 $slot3 node $idB]
+        after 200
+        exec kill -9 [cnode $B pid]
+        exec kill -CONT [cnode $B pid]
+        sma_wait_state $A {failed}
+        assert_equal 100 [cn $A cluster countkeysinslot $slot3]
+        assert_equal $A [cluster_slot_owner $slot3 $A]
+        cluster_restart $B
+        cluster_wait_ok
+        assert_equal 0 [cn $B cluster countkeysinslot $slot3]
+        assert_equal 99 [cn $A get "{$tag3}k99"]
+    }
+}
