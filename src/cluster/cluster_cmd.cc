@@ -109,9 +109,7 @@ void Help(Client* c) {
        "SAVECONFIG",
        "    Write nodes.conf now.",
        "LINKS",
-       "    The bus links of this node.",
-       "GETSLOTMIGRATIONS",
-       "    The atomic slot migration jobs of this node."});
+       "    The bus links of this node."});
 }
 
 void Nodes(Client* c) {

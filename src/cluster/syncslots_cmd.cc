@@ -355,7 +355,7 @@ void SyncSlotsCommand(Client* c) {
   auto& a = c->argv;
   // A replica follows its primary's jobs only.
   if (GetState().myself->IsReplica() && !FromPrimary(c))
-    return c->R().Error("-READONLY Slots are imported by the primary, not by a replica");
+    return c->R().Error("Slots can only be imported by a primary");
   std::string_view op = a[2];
   if (a.size() < 4)
     return c->R().Error("unknown subcommand or wrong number of arguments for 'SYNCSLOTS'");
