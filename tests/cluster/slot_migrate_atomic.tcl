@@ -49,7 +49,7 @@ proc sma_errorstat {idx code} {
     return 0
 }
 
-start_cluster {primaries 3 replicas 1 config {enable-debug-command yes}} {
+start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command yes}} {
     set A 0; set B 1; set A2 3; set B2 4
     set idA [cluster_myid $A]; set idB [cluster_myid $B]
     set tag [cluster_key_in_slot_of $A asm]
