@@ -160,14 +160,9 @@ void Restore(Client* c) {
   if (!base::ParseInt64(a[5], &when) || when < -1)
     return c->R().Error("Invalid expire time: a unix time in milliseconds or -1 expected");
   persist::Value v;
-  switch (persist::DecodeDump(a[6], &v, !server::g.skip_checksum_validation)) {
-    case persist::DumpStatus::kOk:
-      break;
-    case persist::DumpStatus::kVersionOrChecksum:
-      return c->R().Error("DUMP payload version or checksum are wrong");
-    case persist::DumpStatus::kBadFormat:
-      return c->R().Error("Bad data format");
-  }
+  if (const char* e = persist::DumpStatusError(
+          persist::DecodeDump(a[6], &v, !server::g.skip_checksum_validation)))
+    return c->R().Error(e);
   {
     StagingScope scope;
     db::Db* d = job->staging.get();

@@ -393,14 +393,9 @@ void RestoreCommand(Client* c) {
   db::Obj* existing = LookupWrite(c, key);
   if (existing && !replace) return c->R().Error("-BUSYKEY Target key name already exists.");
   persist::Value v;
-  switch (persist::DecodeDump(a[3], &v, !server::g.skip_checksum_validation)) {
-    case persist::DumpStatus::kOk:
-      break;
-    case persist::DumpStatus::kVersionOrChecksum:
-      return c->R().Error("DUMP payload version or checksum are wrong");
-    case persist::DumpStatus::kBadFormat:
-      return c->R().Error("Bad data format");
-  }
+  if (const char* e = persist::DumpStatusError(
+          persist::DecodeDump(a[3], &v, !server::g.skip_checksum_validation)))
+    return c->R().Error(e);
   int64_t when = -1;
   if (ttl > 0) {
     when = absttl ? ttl : db::GetEnv().now_ms + ttl;

@@ -235,19 +235,30 @@ Obj* Db::RandomVolatileKey() {
   return n ? n->obj : nullptr;
 }
 
-uint64_t Db::Scan(uint64_t cursor, const std::function<void(Obj*)>& fn) {
-  if (!per_slot()) return slots_[0] ? slots_[0]->keys.Scan(cursor, fn) : 0;
+// Scan and ScanExpires: one table per slot walked in slot order with a reverse-binary cursor
+// each; the cursor is (table cursor << 14) | the slot in progress.
+namespace {
+template <typename Next, typename Table, typename Fn>
+uint64_t ScanPerSlot(uint64_t cursor, Next&& next, Table&& table_of, Fn&& fn) {
   int slot = static_cast<int>(cursor & (kSlots - 1));
   uint64_t inner = cursor >> 14;
-  int s = NextNonEmptySlot(slot);
+  int s = next(slot);
   if (s < 0) return 0;
   if (s != slot) inner = 0;
-  inner = slots_[s]->keys.Scan(inner, fn);
+  inner = table_of(s).Scan(inner, fn);
   if (inner == 0) {
-    int next = NextNonEmptySlot(s + 1);
-    return next < 0 ? 0 : static_cast<uint64_t>(next);
+    int following = next(s + 1);
+    return following < 0 ? 0 : static_cast<uint64_t>(following);
   }
   return (inner << 14) | static_cast<uint64_t>(s);
+}
+}  // namespace
+
+uint64_t Db::Scan(uint64_t cursor, const std::function<void(Obj*)>& fn) {
+  if (!per_slot()) return slots_[0] ? slots_[0]->keys.Scan(cursor, fn) : 0;
+  return ScanPerSlot(
+      cursor, [this](int from) { return NextNonEmptySlot(from); },
+      [this](int s) -> KeyTable& { return slots_[s]->keys; }, fn);
 }
 
 size_t Db::CountInSlot(int slot) const {
@@ -337,17 +348,9 @@ void Db::RehashSome(int steps) {
 
 uint64_t Db::ScanExpires(uint64_t cursor, const std::function<void(ExpNode*)>& fn) {
   if (!per_slot()) return slots_[0] ? slots_[0]->expires.Scan(cursor, fn) : 0;
-  int slot = static_cast<int>(cursor & (kSlots - 1));
-  uint64_t inner = cursor >> 14;
-  int s = NextVolatileSlot(slot);
-  if (s < 0) return 0;
-  if (s != slot) inner = 0;
-  inner = slots_[s]->expires.Scan(inner, fn);
-  if (inner == 0) {
-    int next = NextVolatileSlot(s + 1);
-    return next < 0 ? 0 : static_cast<uint64_t>(next);
-  }
-  return (inner << 14) | static_cast<uint64_t>(s);
+  return ScanPerSlot(
+      cursor, [this](int from) { return NextVolatileSlot(from); },
+      [this](int s) -> ExpireTable& { return slots_[s]->expires; }, fn);
 }
 
 bool Db::TableStats(bool expires, int t, bool full, ds::HtStats* out) const {

@@ -453,8 +453,8 @@ bool ReadStream(Reader& r, uint8_t type, Value* out) {
     if (have_prev && master <= prev_last) return false;
     uint64_t valid;
     db::StreamID last, fv;
-    if (!db::StreamValidateNode(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(),
-                                master, have_prev ? &prev_last : nullptr, &valid, &last, &fv))
+    if (!db::StreamValidateNode(reinterpret_cast<const uint8_t*>(blob.data()), blob.size(), master,
+                                have_prev ? &prev_last : nullptr, &valid, &last, &fv))
       return false;
     if (valid && first_valid == db::kStreamMaxID) first_valid = fv;
     have_prev = true;
@@ -498,8 +498,7 @@ bool ReadStream(Reader& r, uint8_t type, Value* out) {
     for (uint64_t k = 0; k < pel; k++) {
       uint8_t raw[16], t[8];
       uint64_t count;
-      if (!r.ReadBytes(raw, 16) || !r.ReadBytes(t, 8) || !r.ReadLen(&count, nullptr))
-        return false;
+      if (!r.ReadBytes(raw, 16) || !r.ReadBytes(t, 8) || !r.ReadLen(&count, nullptr)) return false;
       auto [it, fresh] = cg->pel.try_emplace(db::StreamID::Decode(raw));
       if (!fresh) return false;
       it->second.delivery_time = static_cast<int64_t>(LoadLe64(t));
@@ -813,13 +812,26 @@ std::string EncodeDump(const Value& v) {
   return out;
 }
 
+const char* DumpStatusError(DumpStatus s) {
+  switch (s) {
+    case DumpStatus::kOk:
+      return nullptr;
+    case DumpStatus::kVersionOrChecksum:
+      return "DUMP payload version or checksum are wrong";
+    case DumpStatus::kBadFormat:
+      return "Bad data format";
+  }
+  return "Bad data format";
+}
+
 DumpStatus DecodeDump(std::string_view payload, Value* out, bool verify_checksum) {
   size_t n = payload.size();
   if (n < 10) return DumpStatus::kVersionOrChecksum;
   auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   int version = p[n - 10] | (p[n - 9] << 8);
   if (version > kMaxReadVersion) return DumpStatus::kVersionOrChecksum;
-  if (verify_checksum && base::Crc64(0, p, n - 8) != LoadLe64(p + n - 8)) return DumpStatus::kVersionOrChecksum;
+  if (verify_checksum && base::Crc64(0, p, n - 8) != LoadLe64(p + n - 8))
+    return DumpStatus::kVersionOrChecksum;
   Reader r(p, n - 10);
   uint8_t type;
   if (!r.ReadByte(&type) || !ReadValue(r, type, out) || r.Remaining() != 0) {

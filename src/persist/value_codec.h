@@ -76,5 +76,7 @@ std::string EncodeDump(const Value& v);
 enum class DumpStatus { kOk, kVersionOrChecksum, kBadFormat };
 // verify_checksum false (DEBUG SET-SKIP-CHECKSUM-VALIDATION 1) still checks the version.
 DumpStatus DecodeDump(std::string_view payload, Value* out, bool verify_checksum = true);
+// RESTORE's error reply for a status (Valkey's texts); nullptr for kOk.
+const char* DumpStatusError(DumpStatus s);
 
 }  // namespace persist
