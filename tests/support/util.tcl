@@ -55,6 +55,23 @@ proc tags {tags body} {
     }
 }
 
+# For files whose tests share one long-lived server (as users' servers live): once the test's
+# own clients are gone, nothing is left blocked, waiting on a key, or WATCHing one (INFO
+# clients), so a scenario that leaves state behind fails itself rather than a later one.
+proc assert_server_idle {} {
+    foreach c $::testutil::test_clients { catch {$c close} }
+    set ::testutil::test_clients {}
+    set fields {blocked_clients total_blocking_keys watching_clients total_watched_keys}
+    wait_for_condition 200 10 {
+        [s blocked_clients] == 0 && [s total_blocking_keys] == 0 &&
+        [s watching_clients] == 0 && [s total_watched_keys] == 0
+    } else {
+        set left {}
+        foreach f $fields { lappend left "$f [s $f]" }
+        ::testutil::fail "left behind: [join $left {, }]"
+    }
+}
+
 proc test {name body args} {
     if {[llength $args]} {
         # optional trailing tag list: test name body {tags}

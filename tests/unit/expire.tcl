@@ -1,8 +1,14 @@
 # Expiration: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (NX XX GT LT), TTL PTTL EXPIRETIME
 # PEXPIRETIME PERSIST, lazy and active expiry, INFO keyspace / expired_keys.
 
+# All tests run against one long-lived server, each on a fresh connection, each ending with
+# nothing left blocked or WATCHed (assert_server_idle).
+proc exp_test {name body args} {
+    uplevel 1 [list test $name "reconnect\n$body\nassert_server_idle" {*}$args]
+}
+
 start_server {tags {expire}} {
-    test "EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT set the TTL" {
+    exp_test "EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT set the TTL" {
         r flushall
         r set k v
         assert_equal 1 [r expire k 100]
@@ -22,7 +28,7 @@ start_server {tags {expire}} {
         assert_equal v [r get k]
     }
 
-    test "EXPIRE family on a missing key returns 0" {
+    exp_test "EXPIRE family on a missing key returns 0" {
         r flushall
         assert_equal 0 [r expire nokey 100]
         assert_equal 0 [r pexpire nokey 100]
@@ -33,7 +39,7 @@ start_server {tags {expire}} {
         assert_equal 0 [r exists nokey]
     }
 
-    test "TTL, PTTL, EXPIRETIME and PEXPIRETIME of keys without TTL and missing keys" {
+    exp_test "TTL, PTTL, EXPIRETIME and PEXPIRETIME of keys without TTL and missing keys" {
         r flushall
         r set k v
         assert_equal -1 [r ttl k]
@@ -48,7 +54,7 @@ start_server {tags {expire}} {
         assert_error "ERR wrong number of arguments for 'pexpiretime' command" {r pexpiretime a b}
     }
 
-    test "EXPIRETIME and PEXPIRETIME exact values" {
+    exp_test "EXPIRETIME and PEXPIRETIME exact values" {
         r flushall
         r set k v
         r expireat k 4000000000
@@ -66,7 +72,7 @@ start_server {tags {expire}} {
         assert_equal 4000000000999 [r pexpiretime k]
     }
 
-    test "TTL rounds the remaining time to the nearest second" {
+    exp_test "TTL rounds the remaining time to the nearest second" {
         r flushall
         r set k v
         r pexpire k 100900
@@ -77,7 +83,7 @@ start_server {tags {expire}} {
         assert_equal 1 [r ttl k]
     }
 
-    test "PERSIST" {
+    exp_test "PERSIST" {
         r flushall
         r set k v ex 100
         assert_equal 1 [r persist k]
@@ -88,7 +94,7 @@ start_server {tags {expire}} {
         assert_error "ERR wrong number of arguments for 'persist' command" {r persist}
     }
 
-    test "EXPIRE NX and XX" {
+    exp_test "EXPIRE NX and XX" {
         r flushall
         r set k v
         assert_equal 0 [r expire k 100 xx]
@@ -103,7 +109,7 @@ start_server {tags {expire}} {
         assert_range [r ttl k] 298 300
     }
 
-    test "EXPIRE GT and LT" {
+    exp_test "EXPIRE GT and LT" {
         r flushall
         r set k v
         # a key without TTL counts as an infinite TTL
@@ -128,7 +134,7 @@ start_server {tags {expire}} {
         assert_equal [expr {$at - 10}] [r expiretime k]
     }
 
-    test "EXPIRE with incompatible or unknown options" {
+    exp_test "EXPIRE with incompatible or unknown options" {
         r flushall
         r set k v
         set nx_msg "ERR NX and XX, GT or LT options at the same time are not compatible"
@@ -145,7 +151,7 @@ start_server {tags {expire}} {
         assert_equal -1 [r ttl k]
     }
 
-    test "EXPIRE with a non-integer or overflowing time" {
+    exp_test "EXPIRE with a non-integer or overflowing time" {
         r flushall
         r set k v
         assert_error "ERR value is not an integer or out of range" {r expire k abc}
@@ -160,7 +166,7 @@ start_server {tags {expire}} {
         assert_equal 1 [r exists k]
     }
 
-    test "Very large but valid expire times" {
+    exp_test "Very large but valid expire times" {
         r flushall
         r set k v
         assert_equal 1 [r pexpireat k 9223372036854775807]
@@ -170,7 +176,7 @@ start_server {tags {expire}} {
         assert_equal v [r get k]
     }
 
-    test "A zero, negative or past expire deletes the key" {
+    exp_test "A zero, negative or past expire deletes the key" {
         r flushall
         set before [s expired_keys]
         foreach cmd {{expire k 0} {expire k -1} {pexpire k 0} {pexpire k -100}
@@ -185,7 +191,7 @@ start_server {tags {expire}} {
         assert_equal $before [s expired_keys]
     }
 
-    test "A past expire with NX/XX/GT/LT follows the condition first" {
+    exp_test "A past expire with NX/XX/GT/LT follows the condition first" {
         r flushall
         r set k v
         assert_equal 0 [r expire k -1 xx]
@@ -196,7 +202,7 @@ start_server {tags {expire}} {
         assert_equal 0 [r exists k]
     }
 
-    test "SET without KEEPTTL clears the TTL; overwriting commands follow" {
+    exp_test "SET without KEEPTTL clears the TTL; overwriting commands follow" {
         r flushall
         r set k v ex 100
         r set k w
@@ -215,7 +221,7 @@ start_server {tags {expire}} {
         assert_range [r ttl k] 98 100
     }
 
-    test "RENAME carries the TTL, DEL removes it" {
+    exp_test "RENAME carries the TTL, DEL removes it" {
         r flushall
         r set a v px 100000
         r rename a b
@@ -225,7 +231,7 @@ start_server {tags {expire}} {
         assert_equal -1 [r ttl b]
     }
 
-    test "Lazy expiry: GET of an expired key" {
+    exp_test "Lazy expiry: GET of an expired key" {
         r flushall
         r debug set-active-expire 0
         try {
@@ -243,7 +249,7 @@ start_server {tags {expire}} {
         }
     }
 
-    test "Expired but not yet deleted keys are invisible" {
+    exp_test "Expired but not yet deleted keys are invisible" {
         r flushall
         r debug set-active-expire 0
         try {
@@ -282,7 +288,7 @@ start_server {tags {expire}} {
         }
     }
 
-    test "SCAN deletes the expired keys it meets, KEYS does not" {
+    exp_test "SCAN deletes the expired keys it meets, KEYS does not" {
         r flushall
         r debug set-active-expire 0
         try {
@@ -301,7 +307,7 @@ start_server {tags {expire}} {
         }
     }
 
-    test "RANDOMKEY does not return an expired key" {
+    exp_test "RANDOMKEY does not return an expired key" {
         r flushall
         r debug set-active-expire 0
         try {
@@ -317,7 +323,7 @@ start_server {tags {expire}} {
         }
     }
 
-    test "Active expiry removes keys that are never accessed" {
+    exp_test "Active expiry removes keys that are never accessed" {
         r flushall
         set before [s expired_keys]
         r debug set-active-expire 0
@@ -332,7 +338,7 @@ start_server {tags {expire}} {
         assert_equal {p1 p2} [lsort [r keys *]]
     }
 
-    test "DEBUG SET-ACTIVE-EXPIRE 0 keeps expired keys in DBSIZE" {
+    exp_test "DEBUG SET-ACTIVE-EXPIRE 0 keeps expired keys in DBSIZE" {
         r flushall
         r debug set-active-expire 0
         try {
@@ -348,7 +354,7 @@ start_server {tags {expire}} {
         }
     }
 
-    test "INFO keyspace expires= count" {
+    exp_test "INFO keyspace expires= count" {
         r flushall
         assert_equal "# Keyspace" [string trim [r info keyspace]]
         r set a 1
@@ -379,7 +385,7 @@ start_server {tags {expire}} {
         }
     }
 
-    test "INFO keyspace line format" {
+    exp_test "INFO keyspace line format" {
         r flushall
         r set a 1
         set lines [split [string trim [r info keyspace]] "\r\n"]

@@ -25,9 +25,10 @@ proc multi_raw_client {} {
 }
 
 # Every test starts on a fresh cached connection, so that a transaction left open by a failed
-# test cannot leak into the next one.
+# test cannot leak into the next one, and all run against one long-lived server: each ends
+# with nothing left blocked or WATCHed (assert_server_idle).
 proc multi_test {name body} {
-    uplevel 1 [list test $name "reconnect\n$body"]
+    uplevel 1 [list test $name "reconnect\n$body\nassert_server_idle"]
 }
 
 start_server {tags {multi}} {

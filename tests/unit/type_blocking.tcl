@@ -11,16 +11,8 @@ proc blk_test {name body args} {
     uplevel 1 [list test $name "reconnect\n$body\nblk_assert_idle" {*}$args]
 }
 
-# Once the test's clients are gone, nothing is blocked and no key is registered for waiters
-# (INFO clients: blocked_clients, total_blocking_keys).
-proc blk_assert_idle {} {
-    foreach c $::testutil::test_clients { catch {$c close} }
-    set ::testutil::test_clients {}
-    wait_for_condition 200 10 {[s blocked_clients] == 0 && [s total_blocking_keys] == 0} else {
-        ::testutil::fail "left behind: blocked_clients [s blocked_clients],\
-            total_blocking_keys [s total_blocking_keys]"
-    }
-}
+# Once the test's clients are gone, nothing is left blocked or registered (assert_server_idle).
+proc blk_assert_idle {} { assert_server_idle }
 
 # A client whose commands are only sent; its replies are fetched with $c read.
 proc blk_client {{raw 0}} {
