@@ -161,8 +161,7 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         exec kill -STOP [cnode $B pid]
         assert_equal OK [cn $A cluster migrateslots slotsrange $slot3 $slot3 node $idB]
         after 200
-        exec kill -9 [cnode $B pid]
-        exec kill -CONT [cnode $B pid]
+        cluster_kill $B  ;# SIGKILL ends the stopped process too
         sma_wait_state $A {failed}
         assert_equal 100 [cn $A cluster countkeysinslot $slot3]
         assert_equal $A [cluster_slot_owner $slot3 $A]
