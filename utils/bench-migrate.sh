@@ -17,6 +17,11 @@
 #                      another (lower is better; target: ratio <= 0.7). Then DBSIZE summed over
 #                      the primaries must still be RESHARD_KEYS and `redis-cli --cluster check`
 #                      must be clean.
+#   atomic reshard     on that cluster, on a side whose server has CLUSTER MIGRATESLOTS
+#                      (ours): the same N slots moved back with one MIGRATESLOTS, seconds
+#                      until GETSLOTMIGRATIONS says success (polled every 10 ms); keys kept and
+#                      `--cluster check` clean as above. Also reported: atomic / legacy reshard
+#                      of ours, and atomic of ours / the other side's legacy reshard.
 #   replica reads      on that cluster: pipelined READONLY GETs of the keys of one primary P,
 #                      against P's replica, while P's slots are stable and while a background
 #                      loop moves P's slots one by one to another primary and back (SETSLOT +
@@ -562,6 +567,45 @@ dbsize_primaries() {
   echo "$sum"
 }
 
+# The slots a primary serves (its own CLUSTER NODES line), one per line, sorted.
+my_slots() {
+  redis-cli -p "$1" cluster nodes | awk '/myself/ { for (i = 9; i <= NF; i++) if ($i !~ /^\[/) print $i }' |
+    while IFS=- read -r lo hi; do seq "$lo" "${hi:-$lo}"; done | sort  # as comm wants
+}
+
+# The slots the legacy reshard moved from port $3 to port $4 go back with one MIGRATESLOTS on
+# $4. Sets R[side,atomic] (seconds) and R[side,atomic_check].
+atomic_back() {
+  local side=$1 base=$2 fromp=$3 top=$4 from=$5 t0 secs state args=() start prev s sum
+  my_slots "$fromp" >"$TMP/from-after.txt"
+  comm -23 "$TMP/from-before.txt" "$TMP/from-after.txt" | sort -n >"$TMP/moved.txt"
+  start=; prev=
+  while read -r s; do
+    if [ -z "$start" ]; then start=$s
+    elif [ "$s" -ne $((prev + 1)) ]; then args+=("$start" "$prev"); start=$s; fi
+    prev=$s
+  done <"$TMP/moved.txt"
+  args+=("$start" "$prev")
+  t0=$(bl_now)
+  [ "$(redis-cli -p "$top" cluster migrateslots slotsrange "${args[@]}" node "$from")" = OK ] ||
+    die "MIGRATESLOTS refused: $(redis-cli -p "$top" cluster migrateslots slotsrange "${args[@]}" node "$from" 2>&1 | head -c 200)"
+  while :; do
+    state=$(redis-cli -p "$top" cluster getslotmigrations | awk 'p { print; exit } $0 == "state" { p = 1 }')
+    case $state in success|failed|cancelled) break ;; esac
+    sleep 0.01
+  done
+  secs=$(bl_since "$t0")
+  [ "$state" = success ] || die "atomic migration: $state"
+  R[$side,atomic]=$secs
+  sum=$(dbsize_primaries "$base")
+  R[$side,atomic_check]=ok
+  [ "$sum" = "$RESHARD_KEYS" ] || R[$side,atomic_check]="keys $sum"
+  for _ in $(seq 1 100); do check_clean "$base" && break; sleep 0.1; done
+  check_clean "$base" || R[$side,atomic_check]="${R[$side,atomic_check]/ok/}unclean"
+  log "  $side: atomic move of the same $(wc -l <"$TMP/moved.txt") slots back in ${secs}s," \
+    "$sum keys on the primaries, check ${R[$side,atomic_check]}"
+}
+
 # Rows 2 and 3 on one 3+3 cluster. Sets R[side,reshard], R[side,check] and R[side,read_*].
 declare -A R
 rows_reshard_reads() {
@@ -578,6 +622,7 @@ rows_reshard_reads() {
   [ ${#prims[@]} = 3 ] || die "expected 3 primaries, got ${prims[*]}"
   from=$(redis-cli -p "${prims[0]}" cluster myid)
   to=$(redis-cli -p "${prims[1]}" cluster myid)
+  my_slots "${prims[0]}" >"$TMP/from-before.txt"
   t0=$(bl_now)
   redis-cli --cluster reshard "127.0.0.1:$base" --cluster-from "$from" --cluster-to "$to" \
     --cluster-slots "$RESHARD_SLOTS" --cluster-yes >"$TMP/reshard.log" 2>&1 ||
@@ -599,6 +644,10 @@ rows_reshard_reads() {
   fi
   log "  $side: reshard of $RESHARD_SLOTS slots in ${secs}s, $sum keys on the primaries," \
     "check ${R[$side,check]}"
+  if [[ $ROWS == *atomic* ]] && redis-cli -p "${prims[1]}" command info "cluster|migrateslots" |
+    grep -q migrateslots; then
+    atomic_back "$side" "$base" "${prims[0]}" "${prims[1]}" "$from"
+  fi
 
   # Row 3: P = the primary the reshard did not touch, R = its replica, Q = another primary.
   if [[ $ROWS != *reads* ]]; then stop_nodes "$base" 6; return; fi
@@ -614,7 +663,7 @@ rows_reshard_reads() {
 }
 
 # Which rows run (the replica reads need the reshard's cluster, so they bring the reshard).
-ROWS=${ROWS:-migrate,reshard,reads}
+ROWS=${ROWS:-migrate,reshard,atomic,reads}
 
 # Phases: stable/migrating in ABBA order, PHASE_K times (READ_SECS per state in total).
 PHASE_K=${PHASE_K:-$(q 4 2)}
@@ -649,6 +698,10 @@ row "migrate keys/s" "${T[ours,mig]}" "${T[theirs,mig]}" \
 row "reshard $RESHARD_SLOTS slots s" "${R[ours,reshard]}" "${R[theirs,reshard]}" \
   "$(bl_ratio "${R[ours,reshard]}" "${R[theirs,reshard]}")"
 row "  keys kept, check clean" "${R[ours,check]}" "${R[theirs,check]}" "-"
+row "atomic reshard back s" "${R[ours,atomic]:--}" "${R[theirs,atomic]:--}" "-"
+row "  keys kept, check clean" "${R[ours,atomic_check]:--}" "${R[theirs,atomic_check]:--}" "-"
+row "  atomic / legacy (ours)" "$(frac "${R[ours,atomic]}" "${R[ours,reshard]}")" "-" "-"
+row "  atomic ours / legacy theirs" "$(frac "${R[ours,atomic]}" "${R[theirs,reshard]}")" "-" "-"
 for s in ours theirs; do R[$s,frac]=$(frac "${R[$s,migrating_rps]}" "${R[$s,stable_rps]}"); done
 row "replica reads migr/stable" "${R[ours,frac]}" "${R[theirs,frac]}" \
   "$(bl_ratio "${R[ours,frac]}" "${R[theirs,frac]}")"
@@ -672,4 +725,7 @@ for s in ours theirs; do
   done
 done
 for s in ours theirs; do [ -z "${R[$s,check]}" ] || [ "${R[$s,check]}" = ok ] || exit 3; done
+for s in ours theirs; do
+  [ -z "${R[$s,atomic_check]}" ] || [ "${R[$s,atomic_check]}" = ok ] || exit 3
+done
 exit 0
