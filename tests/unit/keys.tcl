@@ -250,6 +250,23 @@ start_server {tags {keys}} {
         assert_equal {key:7} [keys_scan_all match key:7 type string]
     }
 
+    keys_test "SCAN TYPE over logically expired keys: never returned, deleted, counted as expired" {
+        r debug set-active-expire 0
+        r del lx1 lx2 live
+        r rpush lx1 a
+        r rpush lx2 a
+        r rpush live a
+        r pexpire lx1 1
+        r pexpire lx2 1
+        after 20
+        set before [s expired_keys]
+        assert_equal {live} [keys_scan_all type list]
+        assert_equal 2 [expr {[s expired_keys] - $before}]
+        assert_equal 0 [r exists lx1 lx2]
+        r debug set-active-expire 1
+        r del live
+    }
+
     keys_test "SCAN errors" {
         assert_error "ERR unknown type name 'foo'" {r scan 0 type foo}
         assert_error "ERR unknown type name 'foo'" {r scan 0 type foo match a*}

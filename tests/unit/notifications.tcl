@@ -416,6 +416,16 @@ start_server {tags {notifications needs-types}} {
             [ev_events $c]
     }
 
+    test "SMOVE: srem on the source; sadd on the destination only when the member was added" {
+        set c [ev_start Es]
+        r sadd src a b
+        r sadd dst b
+        r smove src dst a
+        r smove src dst b
+        r smove src dst nope
+        assert_equal {{sadd src} {sadd dst} {srem src} {sadd dst} {srem src}} [ev_events $c]
+    }
+
     test "Emptying a container publishes del (g)" {
         set c [ev_start EA]
         r hset h f v

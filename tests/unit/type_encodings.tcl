@@ -176,6 +176,27 @@ start_server {tags {encodings}} {
         assert_equal hashtable [r object encoding t]
     }
 
+    enc_test "Set: SMOVE creates the destination in the member's encoding and converts a small one" {
+        r flushall
+        for {set i 0} {$i < 300} {incr i} { r sadd src m$i }
+        r sadd src 7 abc
+        assert_equal hashtable [r object encoding src]
+        # a new destination takes the encoding of the one member moved into it
+        assert_equal 1 [r smove src ints 7]
+        assert_equal intset [r object encoding ints]
+        assert_equal 1 [r smove src strs abc]
+        assert_equal listpack [r object encoding strs]
+        # an intset destination given a string member becomes a listpack while small
+        assert_equal 1 [r smove src ints m1]
+        assert_equal listpack [r object encoding ints]
+        assert_equal {7 m1} [lsort [r smembers ints]]
+        # and a listpack past set-max-listpack-entries becomes a hashtable
+        r config set set-max-listpack-entries 3
+        r sadd strs x y
+        assert_equal 1 [r smove src strs m2]
+        assert_equal hashtable [r object encoding strs]
+    }
+
     enc_test "Set: store commands choose the encoding of the result" {
         r flushall
         r sadd a 1 2 3
