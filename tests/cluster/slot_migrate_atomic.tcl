@@ -154,6 +154,27 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         assert_equal $keysB [cn $B dbsize]
     }
 
+    test "FLUSHALL on the source mid-move fails the job; the target drops what it staged" {
+        set tag4 [cluster_key_in_slot_of $A asm4]
+        set slot4 [cn $A cluster keyslot $tag4]
+        for {set i 0} {$i < 40000} {incr i} { cn $A set "{$tag4}k$i" [string repeat x 200] }
+        set keysB [cn $B dbsize]
+        # The target sleeps once it opened the import: the walk fills the queue and waits.
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slot4 $slot4 node $idB]
+        sma_wait_state $A {snapshotting replicating failed success}
+        exec redis-cli -p [cnode $B port] debug sleep 2 > /dev/null &
+        after 200
+        assert_equal OK [cn $A flushall]
+        set job [sma_job $A]
+        assert_equal failed [dict get $job state]
+        assert_equal {Data was flushed} [dict get $job message]
+        ::cl::deadline_wait 10000 {[dict get [lindex [cn $B cluster getslotmigrations] end] state] eq "failed"} \
+            "the target's import did not end"
+        assert_equal $keysB [cn $B dbsize]
+        assert_equal 0 [cn $B cluster countkeysinslot $slot4]
+        assert_equal $A [cluster_slot_owner $slot4 $A]
+    }
+
     test "The target dies mid-move: the job fails, the slot and its keys stay on the source" {
         set tag3 [cluster_key_in_slot_of $A asm3]
         set slot3 [cn $A cluster keyslot $tag3]
