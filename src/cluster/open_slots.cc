@@ -15,7 +15,10 @@
 #include "cluster/cmd_args.h"
 #include "cluster/nodes_conf.h"
 #include "cluster/runtime.h"
+#include "cluster/slot_export.h"
+#include "cluster/slot_import.h"
 #include "cluster/slot_keys.h"
+#include "cluster/syncslots_cmd.h"
 #include "persist/snapshot.h"
 #include "repl/repl.h"
 #include "server/blocking.h"
@@ -78,6 +81,14 @@ bool ParseSetSlot(Client* c, SetSlotArgs* out) {
     }
     return true;
   };
+  // A slot moving atomically (CLUSTER MIGRATESLOTS here, an import of it there) takes no
+  // legacy migration state: the job ends first (CANCELSLOTMIGRATIONS on its source).
+  if ((action == "migrating" || action == "importing") && !replica &&
+      (SlotExporting(slot) || NodeImports().ImportingSlot(slot))) {
+    c->R().Error("Slot " + std::to_string(slot) +
+                 " is in an atomic slot migration (CLUSTER GETSLOTMIGRATIONS); cancel it first");
+    return false;
+  }
   if (action == "migrating" && a.size() >= 5) {
     out->action = Action::kMigrating;
     if (!replica && st.slot_owner[slot] != st.myself) {

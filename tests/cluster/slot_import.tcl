@@ -223,6 +223,9 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         assert_equal OK [$c cluster syncslots establish $name $idA $s3 $s3]
         assert_equal OK [$c cluster syncslots restore $name "{$t3}k" -1 [cn $A dump "{$t3}k"]]
         assert_equal OK [$c cluster syncslots apply $name set "{$t3}k2" v2]
+        # A slot under an import takes no legacy migration state meanwhile.
+        assert_error "ERR Slot $s3 is in an atomic slot migration*" \
+            {cn $B cluster setslot $s3 importing $idA}
         assert_equal OK [$c cluster syncslots abort $name]
         assert_equal cancelled [si_job_field $B $name state]
         cluster_wait_replicas_synced $B

@@ -144,6 +144,9 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         exec kill -STOP [cnode $B pid]
         assert_equal OK [cn $A cluster migrateslots slotsrange $slot2 $slot2 node $idB]
         after 300
+        # A slot under a job takes no legacy migration state meanwhile.
+        assert_error "ERR Slot $slot2 is in an atomic slot migration*" \
+            {cn $A cluster setslot $slot2 migrating $idB}
         assert_equal OK [cn $A cluster cancelslotmigrations]
         assert_equal cancelled [dict get [sma_job $A] state]
         exec kill -CONT [cnode $B pid]
