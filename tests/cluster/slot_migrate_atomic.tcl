@@ -194,4 +194,27 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         assert_equal 0 [cn $B cluster countkeysinslot $slot3]
         assert_equal 99 [cn $A get "{$tag3}k99"]
     }
+
+    test "The source dies mid-move: its replica takes the slot with every key, nothing staged" {
+        set tag5 [cluster_key_in_slot_of $A asm5]
+        set slot5 [cn $A cluster keyslot $tag5]
+        for {set i 0} {$i < 40000} {incr i} { cn $A set "{$tag5}k$i" [string repeat x 200] }
+        cluster_wait_replicas_synced $A
+        assert_equal 40000 [cn $A2 cluster countkeysinslot $slot5]
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slot5 $slot5 node $idB]
+        sma_wait_state $A {snapshotting replicating failed success}
+        exec redis-cli -p [cnode $B port] debug sleep 2 > /dev/null &
+        after 200
+        cluster_kill $A
+        ::cl::deadline_wait 30000 {[cluster_slot_owner $slot5 $B] == $A2} \
+            "the source's replica never took its slot"
+        ::cl::deadline_wait 10000 {[dict get [lindex [cn $B cluster getslotmigrations] end] state] eq "failed"} \
+            "the target's import did not end"
+        assert_equal 0 [cn $B cluster countkeysinslot $slot5]
+        assert_equal 40000 [cn $A2 cluster countkeysinslot $slot5]
+        assert_equal [string repeat x 200] [cn $A2 get "{$tag5}k39999"]
+        cluster_restart $A
+        cluster_wait_ok
+        assert_equal $A2 [cluster_slot_owner $slot5 $A]
+    }
 }
