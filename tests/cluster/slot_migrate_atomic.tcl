@@ -102,6 +102,12 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         ::cl::deadline_wait 10000 {[cn $B2 cluster countkeysinslot $slot] == [llength $keys]} \
             "the target's replica lacks the slot's keys"
         assert_match "MOVED $slot *" [catch {cn $A get "{$tag}s"} e; set e]
+        # ... and the source's READONLY replica redirects exactly as its primary does.
+        set ro [cluster_client $A2]
+        assert_equal OK [$ro readonly]
+        ::cl::deadline_wait 5000 {[catch {$ro get "{$tag}s"} e] && [string match "MOVED $slot *" $e]} \
+            "the source's replica does not redirect the moved slot"
+        assert_equal OK [$ro readwrite]
     }
 
     test "A client writing through the move sees no ASK, no TRYAGAIN, no error, loses nothing" {
@@ -167,6 +173,11 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         sma_wait_state $A {snapshotting replicating failed success}
         exec redis-cli -p [cnode $B port] debug sleep 2 > /dev/null &
         after 200
+        # Mid-move, the source's READONLY replica still serves the moving slot, as its primary.
+        set ro [cluster_client $A2]
+        assert_equal OK [$ro readonly]
+        assert_equal [string repeat x 200] [$ro get "{$tag4}k1"]
+        assert_equal OK [$ro readwrite]
         assert_equal OK [cn $A flushall]
         set job [sma_job $A]
         assert_equal failed [dict get $job state]
