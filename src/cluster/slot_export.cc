@@ -83,6 +83,9 @@ struct Job {
   std::vector<int> slot_list;  // the walk's order
   size_t walk_slot = 0;
   uint64_t walk_cursor = 0;
+  // Slots whose walk has begun. A write to a slot not begun yet is not forwarded: its keys are
+  // sent later in their state of then, that write included.
+  SlotBitmap walk_begun{};
   JobState state = JobState::kConnecting;
   int64_t create_ms = 0, update_ms = 0, ack_ms = 0, hold_start_ms = 0;
   std::string message;
@@ -281,6 +284,7 @@ void Walk(Job* j) {
   while (j->walk_slot < j->slot_list.size()) {
     if (j->conn.PendingBytes() >= kMaxQueued || base::MonotonicUs() >= deadline) return;
     int slot = j->slot_list[j->walk_slot];
+    SlotSet(&j->walk_begun, slot);
     j->walk_cursor = d->ScanSlot(slot, j->walk_cursor, [&](db::Obj* o) {
       int64_t when = o->expire();
       if (when >= 0 && when <= now_ms) return;
@@ -427,7 +431,7 @@ void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
   int slot = base::KeySlot(argv[refs[0].pos]);
   static std::vector<std::string_view> wrapped;
   for (auto& j : jobs) {
-    if (!j->Forwarding() || !SlotTest(j->slots, slot)) continue;
+    if (!j->Forwarding() || !SlotTest(j->walk_begun, slot)) continue;
     wrapped.assign({"CLUSTER", "SYNCSLOTS", "APPLY", j->name});
     wrapped.insert(wrapped.end(), argv.begin(), argv.end());
     Queue(j.get(), wrapped, Expect::kData);
