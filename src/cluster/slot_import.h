@@ -40,7 +40,6 @@ enum class ImportState {
 // As CLUSTER GETSLOTMIGRATIONS shows it ("receiving-snapshot", "success", ...).
 const char* ImportStateName(ImportState s);
 
-
 struct ImportJob {
   std::string name;       // 40 hex chars, made by the source
   std::string source_id;  // the source node
@@ -53,6 +52,7 @@ struct ImportJob {
   // The source's connection (0: none, on a replica or in an AOF load).
   uint64_t client_id = 0;
   std::unique_ptr<db::Db> staging;  // null once the job ended
+  int64_t handover_due_ms = 0;      // DEBUG SLOT-MIGRATION-HANDOVER-DELAY: not before then
 
   bool Running() const {
     return state == ImportState::kReceiving || state == ImportState::kOccurringOnPrimary;

@@ -130,8 +130,8 @@ void Establish(Client* c) {
   auto job = std::make_unique<ImportJob>();
   job->name = std::string(a[3]);
   job->source_id = std::string(a[4]);
-  job->target_id = st.myself->IsReplica() && st.myself->primary ? st.myself->primary->name
-                                                                 : st.myself->name;
+  job->target_id =
+      st.myself->IsReplica() && st.myself->primary ? st.myself->primary->name : st.myself->name;
   job->ranges = ranges;
   for (const SlotRange& r : ranges)
     for (int s = r.start; s <= r.end; s++) SlotSet(&job->slots, s);
@@ -154,8 +154,8 @@ void Restore(Client* c) {
   std::string_view key = a[4];
   int slot = base::KeySlot(key);
   if (!SlotTest(job->slots, slot))
-    return c->R().Error("Key's hash slot " + std::to_string(slot) +
-                        " is not imported by job " + job->name);
+    return c->R().Error("Key's hash slot " + std::to_string(slot) + " is not imported by job " +
+                        job->name);
   int64_t when;
   if (!base::ParseInt64(a[5], &when) || when < -1)
     return c->R().Error("Invalid expire time: a unix time in milliseconds or -1 expected");
@@ -197,8 +197,8 @@ const CommandSpec* InnerCommand(Client* c, const std::vector<std::string_view>& 
 std::string CheckInner(const ImportJob& job, const CommandSpec* cmd,
                        const std::vector<std::string_view>& argv) {
   std::string_view name = cmd->parent ? cmd->parent->name : cmd->name;
-  if (!(cmd->flags & server::kCmdWrite) || (cmd->flags & (server::kCmdBlocking |
-                                                          server::kCmdNoMulti)))
+  if (!(cmd->flags & server::kCmdWrite) ||
+      (cmd->flags & (server::kCmdBlocking | server::kCmdNoMulti)))
     return "SYNCSLOTS APPLY takes the write commands of keys only, not '" + std::string(name) + "'";
   if (name == "move" || name == "migrate")
     return "SYNCSLOTS APPLY cannot run '" + std::string(name) + "'";
@@ -293,6 +293,19 @@ void Handover(Client* c) {
   // Our own decision (a primary serving the source's connection), or our primary's / the
   // AOF's, where ownership comes by the bus or nodes.conf and only the keys move.
   bool take_ownership = !FromPrimary(c) && st.myself->IsPrimary();
+  // DEBUG SLOT-MIGRATION-HANDOVER-DELAY: a slow target, whose loop (and bus) keeps running:
+  // the HANDOVER waits with the paused commands and runs again after the delay.
+  // (Held clients are also run again whenever a pause is looked at: until the time comes,
+  // the HANDOVER is held again.)
+  if (take_ownership && server::g.slot_migration_handover_delay_ms > 0) {
+    int64_t now = base::MsTime();
+    if (!job->handover_due_ms) {
+      job->handover_due_ms = now + server::g.slot_migration_handover_delay_ms;
+      server::g.loop->AddOneShot(server::g.slot_migration_handover_delay_ms + 1,
+                                 [] { server::ReleaseHeldClients(); });
+    }
+    if (now < job->handover_due_ms) return server::HoldClient(c);
+  }
   db::Db* d0 = server::GetDb(0);
   size_t moved = 0;
   for (int s = 0; s < kSlots; s++) {

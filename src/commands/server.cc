@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <random>
 
+#include "base/glob.h"
 #include "base/log.h"
 #include "base/siphash.h"
-#include "base/glob.h"
 #include "base/time.h"
 #include "base/util.h"
 #include "commands/common.h"
@@ -21,8 +21,8 @@
 #include "ds/quicklist.h"
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
-#include "server/command_docs.h"
 #include "server/aof.h"
+#include "server/command_docs.h"
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/info.h"
@@ -480,7 +480,8 @@ void StringMatchFuzz() {
   for (int i = 0; i < 100000; i++) {
     pat.resize(rng() % 32);
     for (auto& ch : pat)
-      ch = rng() % 4 ? kPatternBytes[rng() % (sizeof(kPatternBytes) - 1)] : static_cast<char>(rng());
+      ch =
+          rng() % 4 ? kPatternBytes[rng() % (sizeof(kPatternBytes) - 1)] : static_cast<char>(rng());
     str.resize(rng() % 32);
     for (auto& ch : str) ch = rng() % 2 ? "ab"[rng() % 2] : static_cast<char>(rng());
     // Exact-size copies, so a sanitizer build sees a read one past either end.
@@ -555,6 +556,8 @@ void DebugCommand(Client* c) {
          "    The cluster bus ignores each received message of this type; -1 ignores none.",
          "CLOSE-CLUSTER-LINK-ON-PACKET-DROP <0|1>",
          "    With 1, a message ignored by DROP-CLUSTER-PACKET-FILTER also closes its link.",
+         "SLOT-MIGRATION-HANDOVER-DELAY <ms>",
+         "    An atomic slot migration's target stalls <ms> before it takes the slots (0: none).",
          "POPULATE <count> [<prefix>] [<size>]",
          "    Add string keys <prefix>:0 to <prefix>:<count>-1 (prefix 'key'), each holding",
          "    value:<n>, cut or zero-padded to <size> bytes when given. Keys that exist stay",
@@ -609,8 +612,7 @@ void DebugCommand(Client* c) {
       LOG_WARNING("DEBUG LOADAOF found in the AOF being loaded: refused, the load goes on");
       return r.Error("DEBUG LOADAOF is not allowed while the AOF is loading");
     }
-    if (!AofDebugReload())
-      return r.Error("Error trying to load the AOF files, check server logs.");
+    if (!AofDebugReload()) return r.Error("Error trying to load the AOF files, check server logs.");
     g.dirty = 0;
     LOG_NOTICE("Append Only File loaded by DEBUG LOADAOF");
     return r.Ok();
@@ -746,6 +748,12 @@ void DebugCommand(Client* c) {
     int64_t type;
     if (!ArgInt(c, a[2], &type)) return;
     g.cluster_drop_packet_filter = type;
+    return r.Ok();
+  }
+  if (sub == "slot-migration-handover-delay" && a.size() == 3) {
+    int64_t ms;
+    if (!ArgInt(c, a[2], &ms) || ms < 0) return;
+    g.slot_migration_handover_delay_ms = ms;
     return r.Ok();
   }
   if (sub == "close-cluster-link-on-packet-drop" && a.size() == 3) {
@@ -912,8 +920,9 @@ void RegisterServerCommands(std::vector<CommandSpec>* t) {
   // COMMAND alone replies every command's info; its subcommands are listed as Valkey 8 lists
   // them (COMMAND LIST, COMMAND INFO COMMAND, ACL).
   const uint32_t kLs = kCmdLoading | kCmdStale;
-  CommandSpec command{"command", -1, kLs, CommandCommand, g, "2.8.13",
-                      "Describes the commands of the server.", "O(N)"};
+  CommandSpec command{
+      "command", -1, kLs, CommandCommand, g, "2.8.13", "Describes the commands of the server.",
+      "O(N)"};
   command.subcommands = {
       {"count", 2, kLs, CommandCount, g, "2.8.13", "Counts the commands.", "O(1)"},
       {"docs", -2, kLs, CommandDocsCmd, g, "7.0.0", "Documents commands.", "O(N)"},

@@ -334,13 +334,8 @@ void ProcessCommand(Client* c) {
     return Reject(c, cmd, ArityText(cmd));
   if (!PassesGate(c, cmd)) return;
   if (c->InMulti() && !IsTxControl(cmd)) return QueueCommand(c, cmd);
-  if (PausedFor(cmd) || SlotHeldFor(c, cmd)) {
-    // Hold the command until the pause (or the slot's hold) ends.
-    c->held_argv.assign(c->argv.begin(), c->argv.end());
-    c->flags |= kPaused;
-    g.paused_clients.push_back(c);
-    return;
-  }
+  // Hold the command until the pause (or the slot's hold) ends.
+  if (PausedFor(cmd) || SlotHeldFor(c, cmd)) return HoldClient(c);
   Call(c, cmd);
   HandleReadyKeys();
 }
@@ -351,6 +346,12 @@ bool PausedFor(const CommandSpec* cmd) {
   bool write = cmd->flags & (kCmdWrite | kCmdMayReplicate);
   if (now < g.pause_end_ms && (g.pause_all || write)) return true;
   return now < g.failover_pause_end_ms && write;
+}
+
+void HoldClient(Client* c) {
+  c->held_argv.assign(c->argv.begin(), c->argv.end());
+  c->flags |= kPaused;
+  g.paused_clients.push_back(c);
 }
 
 bool SlotHeldFor(const Client* c, const CommandSpec* cmd) {

@@ -39,6 +39,9 @@ bool PausedFor(const CommandSpec* cmd);
 bool SlotHeldFor(const Client* c, const CommandSpec* cmd);
 // Runs the held commands again (a pause or a slot's hold ended); those still held wait again.
 void ReleaseHeldClients();
+// Holds the client's current command with the paused ones (it runs again, through the whole
+// dispatch path, at the next ReleaseHeldClients).
+void HoldClient(Client* c);
 // Writes are paused (either pause): keys do not expire, nothing is added to the stream, so the
 // replication offset holds still.
 bool WritesPaused();

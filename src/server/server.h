@@ -106,6 +106,9 @@ struct Server {
   // (-1: none); with the second switch it also closes the link that brought one.
   int64_t cluster_drop_packet_filter = -1;
   bool cluster_close_link_on_packet_drop = false;
+  // DEBUG SLOT-MIGRATION-HANDOVER-DELAY: a target stalls this long before it takes the slots
+  // of an atomic slot migration (a slow or paused target, for tests).
+  int64_t slot_migration_handover_delay_ms = 0;
   std::string executable, config_file;
   std::vector<std::string> exec_argv;
 
