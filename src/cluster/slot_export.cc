@@ -37,9 +37,10 @@ using server::g;
 // for the target (the walk waits for the socket rather than fill memory).
 constexpr int64_t kWalkSliceUs = 1000;
 constexpr size_t kMaxQueued = 4 << 20;
-// The handover starts once everything is written and at most this many replies are owed: the
-// target is nearly caught up, so writes to the slots are held only for the last few.
-constexpr size_t kHandoverMaxOwed = 64;
+// The handover starts once everything is written and the requests not yet answered hold at
+// most this many bytes: the target is nearly caught up (not still loading a big value), so
+// writes to the slots are held only for the last few.
+constexpr size_t kHandoverMaxOwedBytes = 256 * 1024;
 constexpr size_t kKeptFinished = 32;
 
 enum class Expect { kAuth, kEstablish, kData, kHandover };
@@ -91,6 +92,11 @@ struct Job {
   std::string message;
   net::BufferedConn conn;
   std::deque<Expect> expect;
+  std::deque<size_t> expect_bytes;  // each unanswered request's size
+  size_t owed_bytes = 0;
+  // HANDOVER went and its answer did not come (no reply in time, or the connection dropped):
+  // the target may have taken the slots, so their writes stay held until its claim is seen.
+  bool in_doubt = false;
   uint64_t keys_sent = 0, writes_forwarded = 0;
   int64_t hold_ms = -1;  // how long writes to the slots were held (the handover)
   bool Running() const { return state < JobState::kSuccess; }
@@ -129,6 +135,8 @@ void Finish(Job* j, JobState s, const std::string& message) {
   }
   CloseLink(j);
   j->expect.clear();
+  j->expect_bytes.clear();
+  j->owed_bytes = 0;
   j->message = message;
   SetState(j, s);
   if (s == JobState::kSuccess)
@@ -144,17 +152,43 @@ void Finish(Job* j, JobState s, const std::string& message) {
                 message.c_str());
 }
 
+// After HANDOVER went, silence or a dropped connection says nothing of whether the target took
+// the slots: resuming their writes here could have them acknowledged and then lost to the
+// target's claim. The writes stay held until the target's +OK (on a link still open) or its
+// claim is seen (CheckOwnership), or a bound passes (ExportBeforeSleep).
+void HandoverInDoubt(Job* j, const std::string& why, bool link_lost) {
+  if (link_lost) {
+    CloseLink(j);
+    j->expect.clear();
+    j->expect_bytes.clear();
+    j->owed_bytes = 0;
+  }
+  if (j->in_doubt) return;
+  j->in_doubt = true;
+  j->message = why + "; writes to the slots held until the target's answer or claim";
+  LOG_WARNING("Slot migration %.40s: %s", j->name.c_str(), j->message.c_str());
+}
+
+// A failure of the connection: the job fails, unless HANDOVER went (then it is in doubt).
+void Fail(Job* j, const std::string& why) {
+  if (j->state == JobState::kHandingOver) return HandoverInDoubt(j, why, true);
+  Finish(j, JobState::kFailed, why);
+}
+
 void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
   if (j->conn.fd < 0) return;
+  size_t before = j->conn.out.size();
   net::AppendCommand(&j->conn.out, argv);
   j->expect.push_back(e);
+  j->expect_bytes.push_back(j->conn.out.size() - before);
+  j->owed_bytes += j->expect_bytes.back();
 }
 
 // Writes what is queued; asks for writability while some is left.
 void Flush(Job* j) {
   if (j->conn.fd < 0 || j->state == JobState::kConnecting || !j->conn.Pending()) return;
   net::IoResult r = j->conn.Write();
-  if (r.Failed()) return Finish(j, JobState::kFailed, "Connection to the target node lost");
+  if (r.Failed()) return Fail(j, "Connection to the target node lost");
   int fd = j->conn.fd;
   bool want = j->conn.Pending();
   bool has = g.loop->FileMask(fd) & net::kWritable;
@@ -219,7 +253,7 @@ void OnReadable(int, void* data, int) {
   for (int i = 0; i < 4; i++) {
     net::IoResult r = j->conn.Read(64 * 1024);
     if (r.status == net::IoResult::kAgain) break;
-    if (r.Failed()) return Finish(j, JobState::kFailed, "Connection to the target node lost");
+    if (r.Failed()) return Fail(j, "Connection to the target node lost");
     if (r.bytes < 64 * 1024) break;
   }
   std::string& in = j->conn.in;
@@ -227,10 +261,11 @@ void OnReadable(int, void* data, int) {
   while (j->Running()) {
     size_t end = ReplyEnd(in, pos);
     if (end == std::string::npos) break;
-    if (end == kGarbage || j->expect.empty())
-      return Finish(j, JobState::kFailed, "Protocol error from the target node");
+    if (end == kGarbage || j->expect.empty()) return Fail(j, "Protocol error from the target node");
     Expect e = j->expect.front();
     j->expect.pop_front();
+    j->owed_bytes -= j->expect_bytes.front();
+    j->expect_bytes.pop_front();
     std::string_view line(in.data() + pos, in.find("\r\n", pos) - pos);
     pos = end;
     OnReply(j, e, line);
@@ -303,7 +338,7 @@ void Walk(Job* j) {
 
 // The target is nearly caught up: hold writes to the slots, send the rest and the handover.
 void MaybeHandOver(Job* j) {
-  if (j->conn.Pending() || j->expect.size() > kHandoverMaxOwed) return;
+  if (j->conn.Pending() || j->owed_bytes > kHandoverMaxOwedBytes) return;
   SetState(j, JobState::kHandingOver);
   j->hold_start_ms = j->update_ms;
   Queue(j, {"CLUSTER", "SYNCSLOTS", "HANDOVER", j->name}, Expect::kHandover);
@@ -389,7 +424,9 @@ bool CancelExports(const std::string& who) {
   for (auto& j : jobs)
     if (j->Running()) {
       any = true;
-      Finish(j.get(), JobState::kCancelled, "Cancelled by the operator");
+      // Once HANDOVER went, the slots may already be the target's: it ends on its own.
+      if (j->state != JobState::kHandingOver)
+        Finish(j.get(), JobState::kCancelled, "Cancelled by the operator");
     }
   if (any)
     LOG_NOTICE("Canceled all in progress slot migrations (user request from '%s')", who.c_str());
@@ -403,10 +440,16 @@ void ExportBeforeSleep() {
     CheckOwnership(j);
     if (j->state == JobState::kSnapshotting) Walk(j);
     if (j->state == JobState::kStreaming) MaybeHandOver(j);
-    // A target that never answers the handover: give the slots' writes back.
-    if (j->state == JobState::kHandingOver &&
-        base::MsTime() - j->hold_start_ms > std::max<int64_t>(NodeTimeout(), 1000))
-      Finish(j, JobState::kFailed, "Target node did not answer the handover in time");
+    // A target that does not answer the handover within the node timeout may still have
+    // taken the slots: in doubt, their writes stay held. If no claim comes within three node
+    // timeouts, the target is taken not to have them (Valkey 9 logs the same risk).
+    int64_t held = base::MsTime() - j->hold_start_ms, nt = std::max<int64_t>(NodeTimeout(), 1000);
+    if (j->state == JobState::kHandingOver && !j->in_doubt && held > nt)
+      HandoverInDoubt(j, "Target node did not answer the handover within the node timeout", false);
+    if (j->state == JobState::kHandingOver && j->in_doubt && held > 3 * nt)
+      Finish(j, JobState::kFailed,
+             "Target node never claimed the slots after the handover; they stay here (write "
+             "loss risk if it took them after all)");
     Flush(j);
   }
   if (release_due) {

@@ -189,6 +189,31 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         assert_equal $A [cluster_slot_owner $slot4 $A]
     }
 
+    test "A target silent past the node timeout at the handover: writes stay held until its claim" {
+        # After HANDOVER went, the source cannot know whether the target took the slots: it must
+        # not give their writes back on a timeout (they would be acknowledged here, then lost to
+        # the target's claim). The target here takes 4.5 s to answer, beyond the 3 s timeout.
+        set tag6 [cluster_key_in_slot_of $A asm6]
+        set slot6 [cn $A cluster keyslot $tag6]
+        cn $A set "{$tag6}a" 1
+        assert_equal OK [cn $B debug slot-migration-handover-delay 4500]
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slot6 $slot6 node $idB]
+        sma_wait_state $A {failover-paused success failed}
+        set w [::resp::client 127.0.0.1 [cnode $A port]]
+        lappend ::testutil::test_clients $w
+        $w deferred 1
+        $w set "{$tag6}w" 1
+        sma_wait_state $A {success failed cancelled} 20000
+        assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
+        # The held write ran again once the slot was the target's: MOVED, never an OK lost.
+        assert_match "MOVED $slot6 *" [catch {$w read} e; set e]
+        assert_equal OK [cn $B debug slot-migration-handover-delay 0]
+        sma_wait_owner [list $slot6] $B
+        assert_equal 1 [cn $B get "{$tag6}a"]
+        assert_equal 0 [cn $B exists "{$tag6}w"]
+        assert_equal 0 [cn $A cluster countkeysinslot $slot6]
+    }
+
     test "The target dies mid-move: the job fails, the slot and its keys stay on the source" {
         set tag3 [cluster_key_in_slot_of $A asm3]
         set slot3 [cn $A cluster keyslot $tag3]
