@@ -160,6 +160,16 @@ void ShiftReplicationId() {
       st.replid2.c_str(), static_cast<long long>(st.second_offset), st.replid.c_str());
 }
 
+void AdoptHistory(const std::string& id, int64_t offset) {
+  State& st = GetState();
+  st.replid = id;
+  st.offset = offset;
+  st.replid2 = std::string(40, '0');
+  st.second_offset = -1;
+  st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
+  st.backlog->Append("", st.offset);
+}
+
 void Cron() {
   PrimaryCron();
   ReplicaCron();

@@ -56,6 +56,9 @@ const char* ReplicaLinkStateName();
 bool ReplicaWantsWrite(server::Client* c);
 // Shifts replication ids on promotion (PSYNC2): the old id stays valid up to our offset.
 void ShiftReplicationId();
+// This node's data now holds history `id` up to `offset` (a full sync loaded, or a snapshot
+// that recorded it): no second id, and a fresh backlog that starts there.
+void AdoptHistory(const std::string& id, int64_t offset);
 // Called when a primary link is established or dropped (keyspace behaviour, ids).
 // full_sync_required: the new primary is of another history (another shard): until its
 // snapshot is loaded this node holds none of it (data offset 0), as Valkey 8's

@@ -213,14 +213,8 @@ void StartStreaming(std::string rest) {
 
 // Takes over replication ids and offsets from the primary after a successful full sync.
 void AfterFullSync() {
-  State& st = GetState();
   server::DbModified(-1);
-  st.replid = g_side.full_replid;
-  st.offset = g_side.full_offset;
-  st.replid2 = std::string(40, '0');
-  st.second_offset = -1;
-  st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
-  st.backlog->Append("", st.offset);
+  AdoptHistory(g_side.full_replid, g_side.full_offset);
   ResetStreamDb();
   g_side.full_sync_pending = false;
   LOG_NOTICE("PRIMARY <-> REPLICA sync: Finished with success");
@@ -558,8 +552,8 @@ void SendAckToPrimary(bool now) {
   // Written to `out` directly: the primary link's replies are otherwise discarded.
   // With an AOF, FACK tells how much of the stream is on disk here (WAITAOF on the primary).
   if (server::AofActive())
-    c->conn.out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset),
-                                 "FACK", std::to_string(server::AofFsyncedReplOffset())});
+    c->conn.out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset), "FACK",
+                                 std::to_string(server::AofFsyncedReplOffset())});
   else
     c->conn.out += net::Command({"REPLCONF", "ACK", std::to_string(GetState().offset)});
   // Asked for (GETACK: a primary waits on it, e.g. for CLUSTER SETSLOT): sent at once, not

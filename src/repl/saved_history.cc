@@ -66,13 +66,8 @@ void AdoptSavedHistory() {
   g_recorded = Recorded{};
   bool replica = IsReplica() || !server::cfg.replicaof.empty();
   if (!replica || r.id.empty() || r.offset < 0) return;
+  AdoptHistory(r.id, r.offset);
   State& st = GetState();
-  st.replid = r.id;
-  st.offset = r.offset;
-  st.replid2 = std::string(40, '0');
-  st.second_offset = -1;
-  st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
-  st.backlog->Append("", st.offset);
   LOG_NOTICE("Replication history from the snapshot: %s, offset %lld (PSYNC may continue it)",
              st.replid.c_str(), static_cast<long long>(st.offset));
 }
