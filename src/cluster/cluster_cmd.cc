@@ -397,10 +397,11 @@ void GetSlotMigrations(Client* c) {
     for (auto& [name, value] : DescribeImport(*j)) {
       int64_t n;
       if (name.ends_with("_time") && base::ParseInt64(value, &n))
-        fields.push_back({name, "", n / 1000, true});  // unix seconds, as Valkey 9
+        fields.push_back({name, "", n, true});
       else
         fields.push_back({name, value, 0, false});
     }
+    fields.push_back({"cow_size", "", 0, true});  // as the export entries: no fork here
     all.push_back(std::move(fields));
   }
   auto r = c->R();
@@ -612,8 +613,8 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
       sub("slot-stats", -4, kLs, SlotStats, "Usage statistics of the slots of this shard."),
       sub("slots", 2, kLs, Slots, "Slot ranges with their nodes."),
       // Internal: what the source of an atomic slot migration sends the target.
-      sub("syncslots", -4, kAdmAl | kCmdNoMulti | kCmdNoScript | kCmdMayReplicate,
-          SyncSlotsCommand, "Atomic slot migration, the target's side (internal)."),
+      sub("syncslots", -4, kAdmAl | kCmdNoMulti | kCmdNoScript | kCmdMayReplicate, SyncSlotsCommand,
+          "Atomic slot migration, the target's side (internal)."),
   };
   t->push_back(std::move(cluster));
   t->push_back({"asking", 1, kCmdFast, Asking, g, "3.0.0",

@@ -111,9 +111,19 @@ struct Job {
 std::vector<std::unique_ptr<Job>> jobs;
 bool release_due = false;  // a hold ended: held writes run again before the loop sleeps
 
+// Jobs forwarding writes, and jobs holding them (a handover): every write consults these
+// first, so that a node with no such job (finished ones are kept for GETSLOTMIGRATIONS) pays
+// one test, not a walk of the job list.
+int forwarding_jobs = 0, holding_jobs = 0;
+
+// Every change of a job's state goes here (jobs are made in kConnecting, counted by neither).
 void SetState(Job* j, JobState s) {
+  forwarding_jobs -= j->Forwarding();
+  holding_jobs -= j->state == JobState::kHandingOver;
   j->state = s;
   j->update_ms = base::MsTime();
+  forwarding_jobs += j->Forwarding();
+  holding_jobs += j->state == JobState::kHandingOver;
 }
 
 void OnReadable(int fd, void* data, int);
@@ -201,6 +211,7 @@ void OnWritable(int, void* data, int) { Flush(static_cast<Job*>(data)); }
 // The end of one whole RESP2 reply starting at p; npos while incomplete, kGarbage when the
 // bytes are not a reply.
 constexpr size_t kGarbage = std::string::npos - 1;
+constexpr int64_t kMaxReplyBulk = 512 << 20;
 size_t ReplyEnd(const std::string& b, size_t p, int depth = 0) {
   if (p >= b.size()) return std::string::npos;
   size_t eol = b.find("\r\n", p);
@@ -213,6 +224,7 @@ size_t ReplyEnd(const std::string& b, size_t p, int depth = 0) {
     return kGarbage;
   if (n < 0) return eol + 2;
   if (t == '$') {
+    if (n > kMaxReplyBulk) return kGarbage;  // no reply of ours is that big; nor wraps below
     size_t end = eol + 2 + static_cast<size_t>(n) + 2;
     return end <= b.size() ? end : std::string::npos;
   }
@@ -459,9 +471,7 @@ void ExportBeforeSleep() {
 }
 
 void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
-  bool any = false;
-  for (auto& j : jobs) any |= j->Forwarding();
-  if (!any || dbid != 0 || argv.empty()) return;
+  if (!forwarding_jobs || dbid != 0 || argv.empty()) return;
   if (base::EqualsNoCase(argv[0], "flushall") || base::EqualsNoCase(argv[0], "flushdb")) {
     for (auto& j : jobs)
       if (j->Forwarding()) Finish(j.get(), JobState::kFailed, "Data was flushed");
@@ -483,6 +493,7 @@ void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
 }
 
 bool ExportHoldsSlot(int slot) {
+  if (!holding_jobs) return false;
   for (auto& j : jobs)
     if (j->state == JobState::kHandingOver && SlotTest(j->slots, slot)) return true;
   return false;

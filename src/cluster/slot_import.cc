@@ -24,7 +24,6 @@ const char* ImportStateName(ImportState s) {
   return "failed";
 }
 
-
 ImportJob* ImportJobs::FindRunning(std::string_view name) {
   for (auto& j : jobs_)
     if (j->Running() && j->name == name) return j.get();
@@ -90,8 +89,8 @@ std::string ParseRanges(std::span<const std::string_view> range_args,
         !base::ParseInt64(range_args[i + 1], &end) || end < 0 || end >= kSlots)
       return "Invalid or out of range slot";
     if (start > end)
-      return "start slot number " + std::to_string(start) +
-             " is greater than end slot number " + std::to_string(end);
+      return "start slot number " + std::to_string(start) + " is greater than end slot number " +
+             std::to_string(end);
     ranges->push_back({static_cast<int>(start), static_cast<int>(end)});
   }
   return "";
@@ -120,8 +119,7 @@ std::string CheckEstablish(const State& st, const ImportJobs& jobs, std::string_
         return "Hash slot " + std::to_string(s) +
                " is migrating or importing (CLUSTER SETSLOT) on this node";
       if (const ImportJob* j = jobs.ImportingSlot(s))
-        return "Hash slot " + std::to_string(s) + " is already being imported by job " +
-               j->name;
+        return "Hash slot " + std::to_string(s) + " is already being imported by job " + j->name;
     }
   return "";
 }
@@ -131,11 +129,11 @@ std::vector<std::pair<std::string, std::string>> DescribeImport(const ImportJob&
       {"name", job.name},
       {"operation", "IMPORT"},
       {"slot_ranges", FormatSlotRanges(job.ranges)},
-      {"source_node", job.source_id},
       {"target_node", job.target_id},
-      {"create_time", std::to_string(job.create_ms)},
-      {"last_update_time", std::to_string(job.last_update_ms)},
-      {"last_ack_time", std::to_string(job.last_ack_ms)},
+      {"source_node", job.source_id},
+      {"create_time", std::to_string(job.create_ms / 1000)},
+      {"last_update_time", std::to_string(job.last_update_ms / 1000)},
+      {"last_ack_time", std::to_string(job.last_ack_ms / 1000)},
       {"state", ImportStateName(job.state)},
       {"message", job.message},
   };
