@@ -148,6 +148,7 @@ proc handle_record {chan rec} {
             incr ::totals(err)
             puts "\[err\] $file: $name"
             foreach l [split $detail \n] { puts "    $l" }
+            lappend ::failures "$file: $name" [lindex [split $detail \n] 0]
         }
         log  { foreach l [split $detail \n] { puts "    $l" } }
         spawn { dict set ::running $chan pids $detail 1 }
@@ -169,6 +170,7 @@ proc finish_worker {chan {reason {}}} {
         incr ::totals(err)
         set why [expr {$reason ne {} ? $reason : "worker exited unexpectedly"}]
         puts "\[err\] [short [dict get $w file]]: (test file crashed: $why)"
+        lappend ::failures "[short [dict get $w file]]: (test file crashed)" $why
         foreach l [lrange [dict get $w output] end-40 end] { puts "    | $l" }
         if {$rc} { foreach l [split $err \n] { puts "    $l" } }
     } elseif {$::cfg(verbose)} {
@@ -200,9 +202,15 @@ proc check_timeouts {} {
 }
 
 set ::all_done 0
+set ::failures {}
 schedule
 after 1000 check_timeouts
 if {!$::all_done} { vwait ::all_done }
 
+# CI keeps only the tail of the output: name the failures again just above the totals
+if {[llength $::failures]} {
+    puts "Failed:"
+    foreach {name first} $::failures { puts "  $name\n      $first" }
+}
 puts "$totals(ok) passed, $totals(err) failed, $totals(skip) skipped"
 exit [expr {$totals(err) == 0 ? 0 : 1}]
