@@ -217,19 +217,24 @@ void Call(Client* c, const CommandSpec* cmd) {
   if (!prev) PubsubFlushPending(c);  // messages to c follow its complete reply
 }
 
+uint32_t JudgedFlags(const Client* c, const CommandSpec* cmd) {
+  uint32_t flags = cmd->flags;
+  if (c->InMulti() && std::string_view(cmd->name) == "exec")
+    for (auto& q : c->mstate)
+      flags |= q.cmd->flags & (kCmdWrite | kCmdReadonly | kCmdDenyOom | kCmdMayReplicate);
+  return flags;
+}
+
 // The execution gate: the checks every command passes before it runs, whatever brought it here
 // (a request, EXEC, a blocked client woken up, a paused client released). On failure the error
 // is replied (EXEC's as EXECABORT) and false returned.
 bool PassesGate(Client* c, const CommandSpec* cmd) {
   // EXEC is judged by what it queued (Valkey's rule): a write inside makes it a write, a
   // command that may not run on stale data makes it one too.
-  uint32_t flags = cmd->flags;
-  bool deny_stale = !(flags & kCmdStale);
+  uint32_t flags = JudgedFlags(c, cmd);
+  bool deny_stale = !(cmd->flags & kCmdStale);
   if (c->InMulti() && std::string_view(cmd->name) == "exec")
-    for (auto& q : c->mstate) {
-      flags |= q.cmd->flags & (kCmdWrite | kCmdReadonly | kCmdDenyOom | kCmdMayReplicate);
-      deny_stale |= !(q.cmd->flags & kCmdStale);
-    }
+    for (auto& q : c->mstate) deny_stale |= !(q.cmd->flags & kCmdStale);
   auto reject = [&](std::string_view err) {
     Reject(c, cmd, err);
     return false;
@@ -334,16 +339,19 @@ void ProcessCommand(Client* c) {
     return Reject(c, cmd, ArityText(cmd));
   if (!PassesGate(c, cmd)) return;
   if (c->InMulti() && !IsTxControl(cmd)) return QueueCommand(c, cmd);
-  // Hold the command until the pause (or the slot's hold) ends.
-  if (PausedFor(cmd) || SlotHeldFor(c, cmd)) return HoldClient(c);
+  // Hold the command until the pause (or the slot's hold) ends; an EXEC that queued a write
+  // is a write (a transaction run during a failover's pause would be lost with the old
+  // primary).
+  uint32_t flags = JudgedFlags(c, cmd);
+  if (PausedFor(flags) || SlotHeldFor(c, flags)) return HoldClient(c);
   Call(c, cmd);
   HandleReadyKeys();
 }
 
-bool PausedFor(const CommandSpec* cmd) {
+bool PausedFor(uint32_t flags) {
   if (!g.pause_end_ms && !g.failover_pause_end_ms) return false;
   int64_t now = base::MsTime();
-  bool write = cmd->flags & (kCmdWrite | kCmdMayReplicate);
+  bool write = flags & (kCmdWrite | kCmdMayReplicate);
   if (now < g.pause_end_ms && (g.pause_all || write)) return true;
   return now < g.failover_pause_end_ms && write;
 }
@@ -354,9 +362,9 @@ void HoldClient(Client* c) {
   g.paused_clients.push_back(c);
 }
 
-bool SlotHeldFor(const Client* c, const CommandSpec* cmd) {
+bool SlotHeldFor(const Client* c, uint32_t flags) {
   if (!Cluster().slot_held || c->routed.slot() < 0 || (c->flags & kPrimary)) return false;
-  return (cmd->flags & (kCmdWrite | kCmdMayReplicate)) && Cluster().slot_held(c->routed.slot());
+  return (flags & (kCmdWrite | kCmdMayReplicate)) && Cluster().slot_held(c->routed.slot());
 }
 
 bool WritesPaused() {

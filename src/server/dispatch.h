@@ -33,10 +33,14 @@ PropagationRequest TakePropagation();
 // Resumes held clients once a pause is over (they pass the whole dispatch path again, so a
 // write held across a failover is answered with MOVED).
 void UnpauseClientsIfDue();
-// Whether a command would be held now by CLIENT PAUSE or a failover pause.
-bool PausedFor(const CommandSpec* cmd);
+// The flags a command is judged by: EXEC's include those of the commands it queued (a write
+// inside makes it a write, as in Valkey).
+uint32_t JudgedFlags(const Client* c, const CommandSpec* cmd);
+// Whether a command of these (judged) flags would be held now by CLIENT PAUSE or a failover
+// pause.
+bool PausedFor(uint32_t flags);
 // Whether a slot migration's handover holds this write (its slot is changing hands).
-bool SlotHeldFor(const Client* c, const CommandSpec* cmd);
+bool SlotHeldFor(const Client* c, uint32_t flags);
 // Runs the held commands again (a pause or a slot's hold ended); those still held wait again.
 void ReleaseHeldClients();
 // Holds the client's current command with the paused ones (it runs again, through the whole

@@ -203,14 +203,22 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         lappend ::testutil::test_clients $w
         $w deferred 1
         $w set "{$tag6}w" 1
+        # A transaction with a write is held the same way (EXEC is judged by what it queued).
+        set t [::resp::client 127.0.0.1 [cnode $A port]]
+        lappend ::testutil::test_clients $t
+        assert_equal OK [$t multi]
+        assert_equal QUEUED [$t set "{$tag6}t" 1]
+        $t deferred 1
+        $t exec
         sma_wait_state $A {success failed cancelled} 20000
         assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
-        # The held write ran again once the slot was the target's: MOVED, never an OK lost.
+        # The held writes ran again once the slot was the target's: MOVED, never an OK lost.
         assert_match "MOVED $slot6 *" [catch {$w read} e; set e]
+        assert_match "MOVED $slot6 *" [catch {$t read} e; set e]
         assert_equal OK [cn $B debug slot-migration-handover-delay 0]
         sma_wait_owner [list $slot6] $B
         assert_equal 1 [cn $B get "{$tag6}a"]
-        assert_equal 0 [cn $B exists "{$tag6}w"]
+        assert_equal 0 [cn $B exists "{$tag6}w" "{$tag6}t"]
         assert_equal 0 [cn $A cluster countkeysinslot $slot6]
     }
 

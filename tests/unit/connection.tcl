@@ -481,6 +481,28 @@ start_server {tags {connection}} {
         $rd close
     }
 
+    test "CLIENT PAUSE WRITE holds an EXEC that queued a write; an EXEC of reads runs" {
+        # A transaction run during a manual failover's pause would be acknowledged by the old
+        # primary and lost: EXEC is judged by what it queued.
+        r set pk 1
+        set w [valkey_client]
+        assert_equal OK [$w multi]
+        assert_equal QUEUED [$w incr pk]
+        set rd [valkey_client]
+        assert_equal OK [$rd multi]
+        assert_equal QUEUED [$rd get pk]
+        assert_equal OK [r client pause 5000 write]
+        assert_equal 1 [$rd exec]
+        $w deferred 1
+        $w exec
+        assert_error "I/O error: timeout*" {$w read 200}
+        assert_equal 1 [r get pk]
+        assert_equal OK [r client unpause]
+        assert_equal 2 [$w read]
+        $w close
+        $rd close
+    }
+
     test "CLIENT PAUSE WRITE hides expired keys without deleting them" {
         # Nothing may reach the replication stream while writes are paused (a manual
         # failover waits for the offset to hold still).
