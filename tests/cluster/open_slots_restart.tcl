@@ -197,6 +197,11 @@ start_cluster {primaries 3 replicas 1 create manual} {
         set dst [lindex [lsearch -all -inline -not -exact [cluster_primaries] $primary] 0]
         set dst_id [cluster_myid $dst]
         set token "\[$slot->-$dst_id\]"
+        # SETSLOT waits only for replicas the primary counts online (as Valkey 8's does): the
+        # replica's sync of the previous test must have ended on both sides.
+        osr_wait_link_up $replica
+        ::cl::deadline_wait 10000 {[string match "*slave0:*state=online*" [cn $primary info replication]]} \
+            {node $primary never saw its replica online: [cn $primary info replication]}
         assert_equal OK [cn $dst cluster setslot $slot importing [cluster_myid $primary]]
         assert_equal OK [cn $primary cluster setslot $slot migrating $dst_id]
         assert_equal [list $token] [cluster_open_slots $replica]
