@@ -126,7 +126,9 @@ void CopyCommand(Client* c) {
     return c->R().Error("source and destination objects are the same");
   db::Obj* o = LookupWrite(c, src);
   if (!o) return c->R().Int(0);
-  db::Db* to = GetDb(dst_db);
+  // The client's own db may be none of the served ones (an import's staging db, through
+  // CLUSTER SYNCSLOTS APPLY): it is c->db, not found by its id.
+  db::Db* to = dst_db == c->dbid ? c->db : GetDb(dst_db);
   db::Obj* existing = to->Lookup(dst);
   if (existing && !replace) return c->R().Int(0);
   db::Obj* copy = db::Rekey(o, dst, o->expire(), false);

@@ -116,6 +116,13 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
             [catch {$c cluster syncslots apply $n2 get "{$t1}k"} e; set e]
         assert_equal "ERR SYNCSLOTS APPLY cannot run 'move'" \
             [catch {$c cluster syncslots apply $n2 move "{$t1}k" 1} e; set e]
+        # COPY within the staging db (it once looked its destination up among the served dbs
+        # by the staging db's id, and the node died).
+        assert_equal OK [$c cluster syncslots apply $n2 set "{$t1}k" v]
+        assert_equal 1 [$c cluster syncslots apply $n2 copy "{$t1}k" "{$t1}k2"]
+        assert_equal 0 [$c cluster syncslots apply $n2 copy "{$t1}nokey" "{$t1}k3"]
+        assert_equal 0 [$c cluster syncslots apply $n2 copy "{$t1}k" "{$t1}k2"]
+        assert_equal 0 [cn $B cluster countkeysinslot $s1]
         assert_equal OK [$c cluster syncslots abort $n2]
     }
 
