@@ -7,6 +7,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <unordered_set>
 
 #include "base/crc16.h"
 #include "base/log.h"
@@ -87,6 +88,11 @@ struct Job {
   // Slots whose walk has begun. A write to a slot not begun yet is not forwarded: its keys are
   // sent later in their state of then, that write included.
   SlotBitmap walk_begun{};
+  // Keys whose state on the target is unknown after a write that involved several keys
+  // (RENAME, SMOVE, the *STORE commands...): the target may lack one it reads, not sent yet,
+  // and compute something else. Their state here goes at the end of the loop pass (SendState);
+  // writes to them are not forwarded meanwhile (that state includes them).
+  std::unordered_set<std::string> dirty;
   JobState state = JobState::kConnecting;
   int64_t create_ms = 0, update_ms = 0, ack_ms = 0, hold_start_ms = 0;
   std::string message;
@@ -147,6 +153,7 @@ void Finish(Job* j, JobState s, const std::string& message) {
   j->expect.clear();
   j->expect_bytes.clear();
   j->owed_bytes = 0;
+  j->dirty.clear();
   j->message = message;
   SetState(j, s);
   if (s == JobState::kSuccess)
@@ -321,25 +328,45 @@ void Connect(Job* j) {
   g.loop->AddFile(fd, net::kWritable, OnConnected, j);
 }
 
+bool Expired(const db::Obj* o, int64_t now_ms) {
+  return o->expire() >= 0 && o->expire() <= now_ms;
+}
+
+// A key as it is here, whole (a replaced staged value is dropped by the target).
+void SendKey(Job* j, db::Obj* o) {
+  std::string payload = persist::EncodeDump(persist::ToValue(o));
+  std::string when = std::to_string(o->expire());
+  Queue(j, {"CLUSTER", "SYNCSLOTS", "RESTORE", j->name, o->key(), when, payload}, Expect::kData);
+  j->keys_sent++;
+}
+
+// The state of the dirty keys: each as it is here, or deleted there.
+void SendDirty(Job* j) {
+  db::Db* d = server::GetDb(0);
+  int64_t now_ms = base::MsTime();
+  for (const std::string& key : j->dirty) {
+    db::Obj* o = d->Find(key);
+    if (o && !Expired(o, now_ms))
+      SendKey(j, o);
+    else
+      Queue(j, {"CLUSTER", "SYNCSLOTS", "APPLY", j->name, "DEL", key}, Expect::kData);
+  }
+  j->dirty.clear();
+}
+
 // The walk: a slice of the job's keys as RESTOREs (expired ones are left: their deletion
 // follows as a forwarded DEL).
 void Walk(Job* j) {
   db::Db* d = server::GetDb(0);
   int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
   int64_t now_ms = base::MsTime();
-  std::string owned_expire;
   while (j->walk_slot < j->slot_list.size()) {
     if (j->conn.PendingBytes() >= kMaxQueued || base::MonotonicUs() >= deadline) return;
+    if (g.slot_migration_walk_limit && j->keys_sent >= g.slot_migration_walk_limit) return;
     int slot = j->slot_list[j->walk_slot];
     SlotSet(&j->walk_begun, slot);
     j->walk_cursor = d->ScanSlot(slot, j->walk_cursor, [&](db::Obj* o) {
-      int64_t when = o->expire();
-      if (when >= 0 && when <= now_ms) return;
-      std::string payload = persist::EncodeDump(persist::ToValue(o));
-      owned_expire = std::to_string(when);
-      Queue(j, {"CLUSTER", "SYNCSLOTS", "RESTORE", j->name, o->key(), owned_expire, payload},
-            Expect::kData);
-      j->keys_sent++;
+      if (!Expired(o, now_ms)) SendKey(j, o);
     });
     if (j->walk_cursor == 0) j->walk_slot++;
   }
@@ -450,6 +477,7 @@ void ExportBeforeSleep() {
     Job* j = up.get();
     if (!j->Running()) continue;
     CheckOwnership(j);
+    if (j->Forwarding() && !j->dirty.empty()) SendDirty(j);
     if (j->state == JobState::kSnapshotting) Walk(j);
     if (j->state == JobState::kStreaming) MaybeHandOver(j);
     // A target that does not answer the handover within the node timeout may still have
@@ -481,10 +509,21 @@ void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
   if (!cmd) return;
   static std::vector<server::KeyRef> refs;
   if (!server::FindKeys(cmd, argv, &refs) || refs.empty()) return;
-  int slot = base::KeySlot(argv[refs[0].pos]);
+  std::string_view key = argv[refs[0].pos];
+  int slot = base::KeySlot(key);
+  bool one_key = true;
+  for (const server::KeyRef& r : refs) one_key &= argv[r.pos] == key;
   static std::vector<std::string_view> wrapped;
   for (auto& j : jobs) {
     if (!j->Forwarding() || !SlotTest(j->walk_begun, slot)) continue;
+    // A command of one key is right on the target whatever it holds of the key: it is there
+    // as here (sent), or not yet sent (the walk sends it later, replacing what the command
+    // made). One of several keys may read a key not sent yet: its keys go as they are.
+    if (!one_key) {
+      for (const server::KeyRef& r : refs) j->dirty.emplace(argv[r.pos]);
+      continue;
+    }
+    if (!j->dirty.empty() && j->dirty.count(std::string(key))) continue;
     wrapped.assign({"CLUSTER", "SYNCSLOTS", "APPLY", j->name});
     wrapped.insert(wrapped.end(), argv.begin(), argv.end());
     Queue(j.get(), wrapped, Expect::kData);

@@ -2,8 +2,9 @@
 // job connects to its target's client port (authenticated as a replica would be), opens an
 // import there (CLUSTER SYNCSLOTS ESTABLISH), walks its slots' keys from the event loop in
 // slices bounded in time and in queued bytes (SYNCSLOTS RESTORE, no fork), forwards every write
-// that leaves the node to a slot whose walk has begun (SYNCSLOTS APPLY, in order, on the same
-// connection; a slot not begun yet will be sent as it is then), then hands the slots over: writes to them are held (only theirs), the
+// of one key that leaves the node to a slot whose walk has begun (SYNCSLOTS APPLY, in order, on
+// the same connection; a slot not begun yet will be sent as it is then; a write of several keys
+// sends their state instead), then hands the slots over: writes to them are held (only theirs), the
 // target takes ownership (SYNCSLOTS HANDOVER: epoch bump saved before its reply), the slots
 // become the target's here, their keys are deleted, and the held writes run again and get
 // MOVED. Any failure closes the connection, which makes the target drop what it staged; the

@@ -558,6 +558,9 @@ void DebugCommand(Client* c) {
          "    With 1, a message ignored by DROP-CLUSTER-PACKET-FILTER also closes its link.",
          "SLOT-MIGRATION-HANDOVER-DELAY <ms>",
          "    An atomic slot migration's target stalls <ms> before it takes the slots (0: none).",
+         "SLOT-MIGRATION-WALK-LIMIT <keys>",
+         "    An atomic slot migration's source stops sending keys once a job has sent <keys>",
+         "    (0: no limit); writes are still forwarded.",
          "POPULATE <count> [<prefix>] [<size>]",
          "    Add string keys <prefix>:0 to <prefix>:<count>-1 (prefix 'key'), each holding",
          "    value:<n>, cut or zero-padded to <size> bytes when given. Keys that exist stay",
@@ -752,8 +755,16 @@ void DebugCommand(Client* c) {
   }
   if (sub == "slot-migration-handover-delay" && a.size() == 3) {
     int64_t ms;
-    if (!ArgInt(c, a[2], &ms) || ms < 0) return;
+    if (!ArgInt(c, a[2], &ms)) return;
+    if (ms < 0) return r.Error("delay must not be negative");
     g.slot_migration_handover_delay_ms = ms;
+    return r.Ok();
+  }
+  if (sub == "slot-migration-walk-limit" && a.size() == 3) {
+    int64_t keys;
+    if (!ArgInt(c, a[2], &keys)) return;
+    if (keys < 0) return r.Error("limit must not be negative");
+    g.slot_migration_walk_limit = static_cast<uint64_t>(keys);
     return r.Ok();
   }
   if (sub == "close-cluster-link-on-packet-drop" && a.size() == 3) {

@@ -43,6 +43,19 @@ proc sma_largest_run {idx} {
     return $best
 }
 
+# A key's value on node idx, comparable across nodes whatever the encoding.
+proc sma_value {idx key} {
+    set type [cn $idx type $key]
+    switch $type {
+        string { return [list string [cn $idx get $key]] }
+        list { return [list list [cn $idx lrange $key 0 -1]] }
+        set { return [list set [lsort [cn $idx smembers $key]]] }
+        zset { return [list zset [cn $idx zrange $key 0 -1 withscores]] }
+        hash { return [list hash [lsort -stride 2 [cn $idx hgetall $key]]] }
+        default { return [list $type [cn $idx dump $key]] }
+    }
+}
+
 proc sma_errorstat {idx code} {
     set info [cn $idx info errorstats]
     if {[regexp "errorstat_$code:count=(\\d+)" $info -> n]} { return $n }
@@ -140,6 +153,47 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         }
         set hold [dict get [sma_job $A] write_hold_ms]
         puts "    (writes held for $hold ms during the handover; $line)"
+    }
+
+    test "Writes of several keys while the slot is half sent: each key arrives as the source has it" {
+        # RENAME, SMOVE, LMOVE, ZUNIONSTORE, COPY read a key the target may not have yet (not
+        # sent) and write one it may have (sent): forwarded as they are, the target would
+        # compute something else. The walk stops halfway so both kinds of key exist.
+        set tagm [cluster_key_in_slot_of $A asmm]
+        set slotm [cn $A cluster keyslot $tagm]
+        for {set i 0} {$i < 400} {incr i} { cn $A set "{$tagm}s$i" v$i }
+        for {set i 0} {$i < 100} {incr i} {
+            cn $A sadd "{$tagm}set$i" a$i b$i
+            cn $A rpush "{$tagm}l$i" x$i y$i
+            cn $A zadd "{$tagm}z$i" $i m$i [expr {$i + 1000}] n$i
+        }
+        assert_equal OK [cn $A debug slot-migration-walk-limit 350]
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slotm $slotm node $idB]
+        ::cl::deadline_wait 10000 {[dict get [sma_job $A] keys_sent] >= 350} \
+            "the walk never sent 350 keys: [sma_job $A]"
+        assert_equal snapshotting [dict get [sma_job $A] state]
+        for {set i 0} {$i < 200} {incr i} {
+            assert_equal OK [cn $A rename "{$tagm}s$i" "{$tagm}s[expr {399 - $i}]"]
+        }
+        for {set i 0} {$i < 50} {incr i} {
+            set o [expr {99 - $i}]
+            assert_equal 1 [cn $A smove "{$tagm}set$i" "{$tagm}set$o" a$i]
+            assert_equal x$i [cn $A lmove "{$tagm}l$i" "{$tagm}l$o" left right]
+            assert_equal 4 [cn $A zunionstore "{$tagm}z$o" 2 "{$tagm}z$i" "{$tagm}z$o"]
+            assert_equal 1 [cn $A copy "{$tagm}z$i" "{$tagm}c$i"]
+        }
+        set expected {}
+        foreach k [cn $A keys "{$tagm}*"] { dict set expected $k [sma_value $A $k] }
+        assert_equal OK [cn $A debug slot-migration-walk-limit 0]
+        sma_wait_state $A {success failed cancelled}
+        assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
+        sma_wait_owner [list $slotm] $B
+        assert_equal [dict size $expected] [cn $B cluster countkeysinslot $slotm]
+        set wrong {}
+        dict for {k v} $expected {
+            if {[sma_value $B $k] ne $v} { lappend wrong "$k: [sma_value $B $k], expected $v" }
+        }
+        assert_equal {} [lrange $wrong 0 4] "[llength $wrong] keys differ"
     }
 
     test "CANCELSLOTMIGRATIONS while the target does not answer: the slots stay, nothing staged" {
