@@ -320,7 +320,7 @@ void Install() {
   h.write_out = [](int dbid, const std::vector<std::string_view>& argv) {
     if (GetState().myself) ExportWriteOut(dbid, argv);
   };
-  h.slot_held = ExportHoldsSlot;
+  h.write_held = ExportHoldsWrite;
   h.after_replies = [] {
     if (GetState().myself) NodeBus().FlushOutput();
   };

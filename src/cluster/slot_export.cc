@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -15,6 +16,7 @@
 #include "base/util.h"
 #include "cluster/settings.h"
 #include "cluster/slot_keys.h"
+#include "cluster/value_pieces.h"
 #include "db/db.h"
 #include "net/buffered_conn.h"
 #include "net/event_loop.h"
@@ -23,6 +25,7 @@
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
 #include "server/command.h"
+#include "server/client.h"
 #include "server/command_keys.h"
 #include "server/config.h"
 #include "server/dispatch.h"
@@ -43,6 +46,9 @@ constexpr size_t kMaxQueued = 4 << 20;
 // writes to the slots are held only for the last few.
 constexpr size_t kHandoverMaxOwedBytes = 256 * 1024;
 constexpr size_t kKeptFinished = 32;
+// A big value goes in pieces of this many elements or bytes (one APPLY each).
+constexpr size_t kPieceElements = 256;
+constexpr size_t kPieceBytes = 64 * 1024;
 
 enum class Expect { kAuth, kEstablish, kData, kHandover };
 enum class JobState {
@@ -93,6 +99,14 @@ struct Job {
   // and compute something else. Their state here goes at the end of the loop pass (SendState);
   // writes to them are not forwarded meanwhile (that state includes them).
   std::unordered_set<std::string> dirty;
+  // Big values (SentInPieces) wait here as the walk finds them, then go one at a time:
+  // `piece_key` is the one going (empty: none), rebuilt on the target by an APPLY DEL and its
+  // pieces (value_pieces.h). Writes to it that are not right on a part are held meanwhile
+  // (ExportHoldsWrite); one that runs anyway starts it over (StartOver).
+  std::deque<std::string> big_keys;
+  std::string piece_key;
+  db::Type piece_type = db::kString;
+  PieceCursor piece;
   JobState state = JobState::kConnecting;
   int64_t create_ms = 0, update_ms = 0, ack_ms = 0, hold_start_ms = 0;
   std::string message;
@@ -104,6 +118,7 @@ struct Job {
   // the target may have taken the slots, so their writes stay held until its claim is seen.
   bool in_doubt = false;
   uint64_t keys_sent = 0, writes_forwarded = 0;
+  uint64_t sends = 0;  // RESTOREs and pieces (DEBUG SLOT-MIGRATION-WALK-LIMIT counts these)
   int64_t hold_ms = -1;  // how long writes to the slots were held (the handover)
   bool Running() const { return state < JobState::kSuccess; }
   // Writes are forwarded from the moment the import is open on the target until the handover
@@ -135,6 +150,16 @@ void SetState(Job* j, JobState s) {
 void OnReadable(int fd, void* data, int);
 void OnWritable(int fd, void* data, int);
 
+// Jobs sending a big value in pieces: the hold of writes to its key is looked at only then.
+int piece_jobs = 0;
+
+void EndPiece(Job* j) {
+  if (j->piece_key.empty()) return;
+  j->piece_key.clear();
+  piece_jobs--;
+  release_due = true;  // writes held for the key run again
+}
+
 void CloseLink(Job* j) {
   if (j->conn.fd < 0) return;
   g.loop->DelFile(j->conn.fd, net::kReadable | net::kWritable);
@@ -154,6 +179,8 @@ void Finish(Job* j, JobState s, const std::string& message) {
   j->expect_bytes.clear();
   j->owed_bytes = 0;
   j->dirty.clear();
+  j->big_keys.clear();
+  EndPiece(j);
   j->message = message;
   SetState(j, s);
   if (s == JobState::kSuccess)
@@ -338,6 +365,26 @@ void SendKey(Job* j, db::Obj* o) {
   std::string when = std::to_string(o->expire());
   Queue(j, {"CLUSTER", "SYNCSLOTS", "RESTORE", j->name, o->key(), when, payload}, Expect::kData);
   j->keys_sent++;
+  j->sends++;
+}
+
+void SendDel(Job* j, std::string_view key) {
+  Queue(j, {"CLUSTER", "SYNCSLOTS", "APPLY", j->name, "DEL", key}, Expect::kData);
+}
+
+// The big value going in pieces changed in a way its part on the target cannot follow: the
+// target drops it, and it goes again from its first piece (as it is then).
+void StartOver(Job* j) {
+  SendDel(j, j->piece_key);
+  j->piece = PieceCursor{};
+  if (db::Obj* o = server::GetDb(0)->Find(j->piece_key)) j->piece_type = o->type();
+}
+
+// A key found by the walk or made dirty: whole, or queued to go in pieces.
+void SendOrQueue(Job* j, db::Obj* o) {
+  if (!SentInPieces(o)) return SendKey(j, o);
+  if (std::find(j->big_keys.begin(), j->big_keys.end(), o->key()) == j->big_keys.end())
+    j->big_keys.emplace_back(o->key());
 }
 
 // The state of the dirty keys: each as it is here, or deleted there.
@@ -346,27 +393,72 @@ void SendDirty(Job* j) {
   int64_t now_ms = base::MsTime();
   for (const std::string& key : j->dirty) {
     db::Obj* o = d->Find(key);
-    if (o && !Expired(o, now_ms))
-      SendKey(j, o);
+    if (key == j->piece_key)
+      StartOver(j);
+    else if (o && !Expired(o, now_ms))
+      SendOrQueue(j, o);
     else
-      Queue(j, {"CLUSTER", "SYNCSLOTS", "APPLY", j->name, "DEL", key}, Expect::kData);
+      SendDel(j, key);
   }
   j->dirty.clear();
 }
 
-// The walk: a slice of the job's keys as RESTOREs (expired ones are left: their deletion
-// follows as a forwarded DEL).
-void Walk(Job* j) {
+// Big values, piece by piece, until the deadline or the queue is full.
+void SendPieces(Job* j, int64_t deadline) {
   db::Db* d = server::GetDb(0);
-  int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
+  int64_t now_ms = base::MsTime();
+  static std::vector<std::string> piece;
+  static std::vector<std::string_view> argv;
+  while (j->conn.PendingBytes() < kMaxQueued && base::MonotonicUs() < deadline) {
+    if (g.slot_migration_walk_limit && j->sends >= g.slot_migration_walk_limit) return;
+    if (j->piece_key.empty()) {
+      if (j->big_keys.empty()) return;
+      j->piece_key = std::move(j->big_keys.front());
+      j->big_keys.pop_front();
+      piece_jobs++;
+      StartOver(j);  // whatever a forwarded write made of the key there goes first
+    }
+    db::Obj* o = d->Find(j->piece_key);
+    if (!o || Expired(o, now_ms)) {  // gone (its DEL went, or goes when it expires here)
+      SendDel(j, j->piece_key);
+      EndPiece(j);
+      continue;
+    }
+    if (o->type() != j->piece_type) StartOver(j);  // replaced
+    if (!j->piece.begun && !SentInPieces(o)) {  // shrank before its first piece
+      SendKey(j, o);
+      EndPiece(j);
+      continue;
+    }
+    if (NextPiece(o, &j->piece, kPieceElements, kPieceBytes, &piece)) {
+      argv.assign({"CLUSTER", "SYNCSLOTS", "APPLY", j->name});
+      argv.insert(argv.end(), piece.begin(), piece.end());
+      Queue(j, argv, Expect::kData);
+      j->sends++;
+      continue;
+    }
+    if (o->expire() >= 0) {
+      std::string when = std::to_string(o->expire());
+      Queue(j, {"CLUSTER", "SYNCSLOTS", "APPLY", j->name, "PEXPIREAT", j->piece_key, when},
+            Expect::kData);
+    }
+    j->keys_sent++;
+    EndPiece(j);
+  }
+}
+
+// The walk: a slice of the job's keys as RESTOREs, big values queued for SendPieces (expired
+// ones are left: their deletion follows as a forwarded DEL).
+void Walk(Job* j, int64_t deadline) {
+  db::Db* d = server::GetDb(0);
   int64_t now_ms = base::MsTime();
   while (j->walk_slot < j->slot_list.size()) {
     if (j->conn.PendingBytes() >= kMaxQueued || base::MonotonicUs() >= deadline) return;
-    if (g.slot_migration_walk_limit && j->keys_sent >= g.slot_migration_walk_limit) return;
+    if (g.slot_migration_walk_limit && j->sends >= g.slot_migration_walk_limit) return;
     int slot = j->slot_list[j->walk_slot];
     SlotSet(&j->walk_begun, slot);
     j->walk_cursor = d->ScanSlot(slot, j->walk_cursor, [&](db::Obj* o) {
-      if (!Expired(o, now_ms)) SendKey(j, o);
+      if (!Expired(o, now_ms)) SendOrQueue(j, o);
     });
     if (j->walk_cursor == 0) j->walk_slot++;
   }
@@ -377,6 +469,7 @@ void Walk(Job* j) {
 
 // The target is nearly caught up: hold writes to the slots, send the rest and the handover.
 void MaybeHandOver(Job* j) {
+  if (!j->big_keys.empty() || !j->piece_key.empty() || !j->dirty.empty()) return;
   if (j->conn.Pending() || j->owed_bytes > kHandoverMaxOwedBytes) return;
   SetState(j, JobState::kHandingOver);
   j->hold_start_ms = j->update_ms;
@@ -478,7 +571,9 @@ void ExportBeforeSleep() {
     if (!j->Running()) continue;
     CheckOwnership(j);
     if (j->Forwarding() && !j->dirty.empty()) SendDirty(j);
-    if (j->state == JobState::kSnapshotting) Walk(j);
+    int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
+    if (j->Forwarding()) SendPieces(j, deadline);
+    if (j->state == JobState::kSnapshotting) Walk(j, deadline);
     if (j->state == JobState::kStreaming) MaybeHandOver(j);
     // A target that does not answer the handover within the node timeout may still have
     // taken the slots: in doubt, their writes stay held. If no claim comes within three node
@@ -524,6 +619,10 @@ void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
       continue;
     }
     if (!j->dirty.empty() && j->dirty.count(std::string(key))) continue;
+    if (key == j->piece_key && !RightOnPart(argv[0], j->piece_type)) {
+      StartOver(j.get());  // held unless it ran where no hold reaches (a woken client, expiry)
+      continue;
+    }
     wrapped.assign({"CLUSTER", "SYNCSLOTS", "APPLY", j->name});
     wrapped.insert(wrapped.end(), argv.begin(), argv.end());
     Queue(j.get(), wrapped, Expect::kData);
@@ -531,10 +630,38 @@ void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
   }
 }
 
-bool ExportHoldsSlot(int slot) {
-  if (!holding_jobs) return false;
-  for (auto& j : jobs)
-    if (j->state == JobState::kHandingOver && SlotTest(j->slots, slot)) return true;
+namespace {
+
+// Whether this command writes the job's big value in a way its part on the target cannot
+// follow (RightOnPart), or with other keys.
+bool WritesPieceKey(const Job& j, const server::CommandSpec* cmd,
+                    const std::vector<std::string_view>& argv) {
+  static std::vector<server::KeyRef> refs;
+  if (!(cmd->flags & server::kCmdWrite) || !server::FindKeys(cmd, argv, &refs)) return false;
+  bool touches = false;
+  for (const server::KeyRef& r : refs) touches |= argv[r.pos] == j.piece_key;
+  if (!touches) return false;
+  std::string_view name = cmd->parent ? cmd->parent->name : cmd->name;
+  return refs.size() > 1 || !RightOnPart(name, j.piece_type);
+}
+
+}  // namespace
+
+bool ExportHoldsWrite(const server::Client* c, const server::CommandSpec* cmd) {
+  if (!holding_jobs && !piece_jobs) return false;
+  int slot = c->routed.slot();
+  for (auto& j : jobs) {
+    if (!SlotTest(j->slots, slot)) continue;
+    if (j->state == JobState::kHandingOver) return true;
+    if (j->piece_key.empty() || base::KeySlot(j->piece_key) != slot) continue;
+    if (c->InMulti() && std::string_view(cmd->name) == "exec") {
+      for (const server::QueuedCommand& q : c->mstate)
+        if (WritesPieceKey(*j, q.cmd, std::vector<std::string_view>(q.argv.begin(), q.argv.end())))
+          return true;
+    } else if (WritesPieceKey(*j, cmd, c->argv)) {
+      return true;
+    }
+  }
   return false;
 }
 

@@ -17,6 +17,11 @@
 
 #include "cluster/slot_export_plan.h"
 
+namespace server {
+struct Client;
+struct CommandSpec;
+}  // namespace server
+
 namespace cluster {
 
 // Starts the jobs of a checked MIGRATESLOTS (`who`: the client, for the log).
@@ -29,8 +34,10 @@ bool CancelExports(const std::string& who);
 void ExportBeforeSleep();
 // Every write leaving the node (server::WriteOut): forwarded to the jobs whose slot it is in.
 void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv);
-// A handover holds writes to this slot.
-bool ExportHoldsSlot(int slot);
+// Whether a write command waits (with the paused clients) before it runs: a handover holds
+// every write to its slots; a big value going in pieces holds the writes of its key that its
+// part on the target could not follow.
+bool ExportHoldsWrite(const server::Client* c, const server::CommandSpec* cmd);
 
 // One job as CLUSTER GETSLOTMIGRATIONS shows it: field names and values in Valkey 9's order
 // (integers as numbers).

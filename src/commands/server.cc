@@ -560,7 +560,7 @@ void DebugCommand(Client* c) {
          "    An atomic slot migration's target stalls <ms> before it takes the slots (0: none).",
          "SLOT-MIGRATION-WALK-LIMIT <keys>",
          "    An atomic slot migration's source stops sending keys once a job has sent <keys>",
-         "    (0: no limit); writes are still forwarded.",
+         "    keys or pieces of big values (0: no limit); writes are still forwarded.",
          "POPULATE <count> [<prefix>] [<size>]",
          "    Add string keys <prefix>:0 to <prefix>:<count>-1 (prefix 'key'), each holding",
          "    value:<n>, cut or zero-padded to <size> bytes when given. Keys that exist stay",

@@ -55,9 +55,10 @@ struct ClusterHooks {
   void (*aof_loaded)();
   // Atomic slot migration. Every write leaving the node (WriteOut, to its replicas or not): the
   // jobs exporting its slot forward it to their target. A write command whose slot a handover
-  // holds waits with the paused clients (ProcessCommand) until ReleaseHeldClients.
+  // holds waits with the paused clients (ProcessCommand) until ReleaseHeldClients, as does
+  // a write to a big value being sent in pieces that its part on the target could not follow.
   void (*write_out)(int dbid, const std::vector<std::string_view>& argv);
-  bool (*slot_held)(int slot);
+  bool (*write_held)(const Client* c, const CommandSpec* cmd);
 };
 
 ClusterHooks& Cluster();

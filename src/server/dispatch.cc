@@ -343,7 +343,7 @@ void ProcessCommand(Client* c) {
   // is a write (a transaction run during a failover's pause would be lost with the old
   // primary).
   uint32_t flags = JudgedFlags(c, cmd);
-  if (PausedFor(flags) || SlotHeldFor(c, flags)) return HoldClient(c);
+  if (PausedFor(flags) || SlotHeldFor(c, cmd, flags)) return HoldClient(c);
   Call(c, cmd);
   HandleReadyKeys();
 }
@@ -362,9 +362,9 @@ void HoldClient(Client* c) {
   g.paused_clients.push_back(c);
 }
 
-bool SlotHeldFor(const Client* c, uint32_t flags) {
-  if (!Cluster().slot_held || c->routed.slot() < 0 || (c->flags & kPrimary)) return false;
-  return (flags & (kCmdWrite | kCmdMayReplicate)) && Cluster().slot_held(c->routed.slot());
+bool SlotHeldFor(const Client* c, const CommandSpec* cmd, uint32_t flags) {
+  if (!Cluster().write_held || c->routed.slot() < 0 || (c->flags & kPrimary)) return false;
+  return (flags & (kCmdWrite | kCmdMayReplicate)) && Cluster().write_held(c, cmd);
 }
 
 bool WritesPaused() {

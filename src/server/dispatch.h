@@ -39,8 +39,9 @@ uint32_t JudgedFlags(const Client* c, const CommandSpec* cmd);
 // Whether a command of these (judged) flags would be held now by CLIENT PAUSE or a failover
 // pause.
 bool PausedFor(uint32_t flags);
-// Whether a slot migration's handover holds this write (its slot is changing hands).
-bool SlotHeldFor(const Client* c, uint32_t flags);
+// Whether an atomic slot migration holds this write (its slot is changing hands, or its key's
+// big value is half sent).
+bool SlotHeldFor(const Client* c, const CommandSpec* cmd, uint32_t flags);
 // Runs the held commands again (a pause or a slot's hold ended); those still held wait again.
 void ReleaseHeldClients();
 // Holds the client's current command with the paused ones (it runs again, through the whole

@@ -110,7 +110,7 @@ struct Server {
   // of an atomic slot migration (a slow or paused target, for tests).
   int64_t slot_migration_handover_delay_ms = 0;
   // DEBUG SLOT-MIGRATION-WALK-LIMIT: a source's walk stops once a job has sent this many keys
-  // (0: no limit), leaving its slots half sent, for tests.
+  // or pieces of big values (0: no limit), leaving its slots half sent, for tests.
   uint64_t slot_migration_walk_limit = 0;
   std::string executable, config_file;
   std::vector<std::string> exec_argv;

@@ -56,6 +56,36 @@ proc sma_value {idx key} {
     }
 }
 
+proc sma_value_via {client key} {
+    set type [$client type $key]
+    switch $type {
+        string { return [list string [$client get $key]] }
+        list { return [list list [$client lrange $key 0 -1]] }
+        set { return [list set [lsort [$client smembers $key]]] }
+        zset { return [list zset [$client zrange $key 0 -1 withscores]] }
+        hash { return [list hash [lsort -stride 2 [$client hgetall $key]]] }
+        default { return [list $type [$client dump $key]] }
+    }
+}
+
+# Big values of each type under prefix p on node idx (n elements each; a 3 MB string).
+proc sma_fill_big {idx p n} {
+    for {set c 0} {$c < $n} {incr c 1000} {
+        set h {}; set m {}; set z {}
+        for {set i $c} {$i < min($n, $c + 1000)} {incr i} {
+            lappend h f$i v$i
+            lappend m m$i
+            lappend z [expr {$i / 7.0}] m$i
+        }
+        cn $idx hset ${p}h {*}$h
+        cn $idx sadd ${p}s {*}$m
+        cn $idx zadd ${p}z {*}$z
+        cn $idx rpush ${p}l {*}$m
+    }
+    cn $idx set ${p}str [string repeat "0123456789abcdef" 65536]
+    cn $idx append ${p}str [string repeat "x" 2000000]
+}
+
 proc sma_errorstat {idx code} {
     set info [cn $idx info errorstats]
     if {[regexp "errorstat_$code:count=(\\d+)" $info -> n]} { return $n }
@@ -194,6 +224,133 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
             if {[sma_value $B $k] ne $v} { lappend wrong "$k: [sma_value $B $k], expected $v" }
         }
         assert_equal {} [lrange $wrong 0 4] "[llength $wrong] keys differ"
+    }
+
+    test "Big values go in pieces: each type rebuilt exactly, with its TTL, on the target and its replica" {
+        set tagv [cluster_key_in_slot_of $A asmv]
+        set slotv [cn $A cluster keyslot $tagv]
+        sma_fill_big $A "{$tagv}" 5000
+        cn $A pexpire "{$tagv}z" 900000
+        cn $A set "{$tagv}small" v
+        cn $A xadd "{$tagv}x" 1-1 f v
+        set expected {}
+        foreach k [cn $A keys "{$tagv}*"] { dict set expected $k [sma_value $A $k] }
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slotv $slotv node $idB]
+        sma_wait_state $A {success failed cancelled}
+        assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
+        assert_equal [dict size $expected] [dict get [sma_job $A] keys_sent]
+        sma_wait_owner [list $slotv] $B
+        cluster_wait_replicas_synced $B
+        foreach idx [list $B $B2] {
+            assert_equal [dict size $expected] [cn $idx cluster countkeysinslot $slotv]
+            set ro [cluster_client $idx]
+            $ro readonly
+            dict for {k v} $expected {
+                assert_equal $v [sma_value_via $ro $k] "$k on node $idx"
+            }
+            set ttl [$ro pttl "{$tagv}z"]
+            assert {$ttl > 800000 && $ttl <= 900000}
+            assert_equal -1 [$ro pttl "{$tagv}h"]
+        }
+    }
+
+    test "A big value half sent: writes to its elements go on, the others wait for its last piece" {
+        # A sorted set and a list, each alone in a slot, stopped after their third piece. The
+        # same writes go to a copy of each in a slot that stays (the shadow): the moved value
+        # must end as the shadow.
+        set tagz [cluster_key_in_slot_of $A asmz]
+        set tagsh [cluster_key_in_slot_of $A asmsh]
+        assert {[cn $A cluster keyslot $tagz] != [cn $A cluster keyslot $tagsh]}
+        set z "{$tagz}z"; set zs "{$tagsh}z"
+        set l "{$tagz}l"; set ls "{$tagsh}l"
+        foreach key [list $z $zs] {
+            for {set c 0} {$c < 20} {incr c} {
+                set args {}
+                for {set i [expr {$c * 1000}]} {$i < ($c + 1) * 1000} {incr i} { lappend args $i m$i }
+                cn $A zadd $key {*}$args
+            }
+        }
+        # the list goes in a slot of its own, moved second
+        set tagl [cluster_key_in_slot_of $A asml]
+        set l "{$tagl}l"
+        foreach key [list $l $ls] {
+            for {set c 0} {$c < 20} {incr c} {
+                set args {}
+                for {set i [expr {$c * 1000}]} {$i < ($c + 1) * 1000} {incr i} { lappend args e$i }
+                cn $A rpush $key {*}$args
+            }
+        }
+        set both [list [list $z $zs] [list $l $ls]]
+        foreach pair $both {
+            lassign $pair key shadow
+            set slotk [cn $A cluster keyslot $key]
+            assert_equal OK [cn $A debug slot-migration-walk-limit 3]
+            assert_equal OK [cn $A cluster migrateslots slotsrange $slotk $slotk node $idB]
+            ::cl::deadline_wait 10000 {[dict get [sma_job $A] state] eq "snapshotting" ||
+                                       [dict get [sma_job $A] state] eq "replicating"} \
+                "the job never began sending: [sma_job $A]"
+            after 100
+            set held {}
+            if {$key eq $z} {
+                # element writes: answered at once, forwarded
+                foreach k [list $key $shadow] {
+                    assert_equal 1 [cn $A zadd $k 5.5 newm]
+                    assert_equal 12 [cn $A zincrby $k 2 m10]
+                    assert_equal 1 [cn $A zrem $k m7]
+                    assert_equal 3 [cn $A zremrangebyscore $k 100 102]
+                }
+                # by rank: each waits for the last piece
+                lappend held [list zpopmin] [list multi-zremrangebyrank]
+            } else {
+                # and a client blocked on another key of the slot, woken into the list
+                lappend held [list rpush] [list lpop] [list lset] [list blmove]
+            }
+            set clients {}
+            foreach h $held {
+                set c [::resp::client 127.0.0.1 [cnode $A port]]
+                lappend ::testutil::test_clients $c
+                switch [lindex $h 0] {
+                    zpopmin { $c deferred 1; $c zpopmin $key }
+                    multi-zremrangebyrank {
+                        $c multi; $c zremrangebyrank $key 0 1; $c deferred 1; $c exec
+                    }
+                    rpush { $c deferred 1; $c rpush $key tail1 tail2 }
+                    lpop { $c deferred 1; $c lpop $key 2 }
+                    lset { $c deferred 1; $c lset $key 5 five }
+                    blmove {
+                        $c deferred 1
+                        $c blmove "{$tagl}src" $key left left 0
+                        after 100
+                        assert_equal 1 [cn $A lpush "{$tagl}src" woken]
+                    }
+                }
+                lappend clients $c
+            }
+            foreach c $clients { assert_error "I/O error: timeout*" {$c read 200} }
+            assert {[dict get [sma_job $A] state] in {snapshotting replicating}}
+            assert_equal OK [cn $A debug slot-migration-walk-limit 0]
+            sma_wait_state $A {success failed cancelled}
+            assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
+            # the held writes ran on the source before the handover, in their order; the
+            # shadow gets the same
+            foreach h $held c $clients {
+                switch [lindex $h 0] {
+                    zpopmin { assert_equal [cn $A zpopmin $shadow] [$c read] }
+                    multi-zremrangebyrank {
+                        assert_equal [list [cn $A zremrangebyrank $shadow 0 1]] [$c read]
+                    }
+                    rpush { assert_equal [cn $A rpush $shadow tail1 tail2] [$c read] }
+                    lpop { assert_equal [cn $A lpop $shadow 2] [$c read] }
+                    lset { assert_equal [cn $A lset $shadow 5 five] [$c read] }
+                    blmove {
+                        assert_equal 1 [cn $A lpush "{$tagsh}src" woken]
+                        assert_equal [cn $A lmove "{$tagsh}src" $shadow left left] [$c read]
+                    }
+                }
+            }
+            sma_wait_owner [list $slotk] $B
+            assert_equal [sma_value $A $shadow] [sma_value $B $key]
+        }
     }
 
     test "CANCELSLOTMIGRATIONS while the target does not answer: the slots stay, nothing staged" {

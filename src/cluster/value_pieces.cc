@@ -1,0 +1,138 @@
+// Big values in pieces (see value_pieces.h).
+#include "cluster/value_pieces.h"
+
+#include <algorithm>
+
+#include "base/util.h"
+#include "db/hash.h"
+#include "db/list.h"
+#include "db/set.h"
+#include "db/zset.h"
+
+namespace cluster {
+
+bool SentInPieces(const db::Obj* o) {
+  switch (o->type()) {
+    case db::kString:
+      return o->str_len() > kPiecesStringBytes;
+    case db::kList:
+      return db::ListLen(o) > kPiecesElements;
+    case db::kSet:
+      return db::SetLen(o) > kPiecesElements;
+    case db::kZSet:
+      return db::ZLen(o) > kPiecesElements;
+    case db::kHash:
+      return db::HashLen(o) > kPiecesElements;
+    default:
+      return false;
+  }
+}
+
+bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_bytes,
+               std::vector<std::string>* argv) {
+  argv->clear();
+  if (cur->done) return false;
+  std::string key(o->key());
+  size_t elements = 0, bytes = 0;
+  auto full = [&] { return elements >= max_elements || bytes >= max_bytes; };
+  switch (o->type()) {
+    case db::kString: {
+      char buf[24];
+      std::string_view s = o->str(buf);
+      if (cur->pos >= s.size() && cur->begun) break;
+      size_t n = std::min(max_bytes, s.size() - std::min<size_t>(cur->pos, s.size()));
+      *argv = {cur->begun ? "APPEND" : "SET", key, std::string(s.substr(cur->pos, n))};
+      cur->pos += n;
+      break;
+    }
+    case db::kList: {
+      size_t len = db::ListLen(o);
+      if (cur->pos >= len) break;
+      *argv = {"RPUSH", key};
+      db::ListWalk(o, cur->pos, false, [&](size_t, std::string_view e) {
+        argv->emplace_back(e);
+        elements++;
+        bytes += e.size();
+        return !full();
+      });
+      cur->pos += elements;
+      break;
+    }
+    case db::kHash:
+      *argv = {"HSET", key};
+      do {
+        cur->pos = db::HashScan(o, cur->pos, [&](std::string_view f, std::string_view v) {
+          argv->emplace_back(f);
+          argv->emplace_back(v);
+          elements++;
+          bytes += f.size() + v.size();
+        });
+      } while (cur->pos != 0 && !full());
+      cur->done = cur->pos == 0;
+      break;
+    case db::kSet:
+      *argv = {"SADD", key};
+      do {
+        cur->pos = db::SetScan(o, cur->pos, [&](std::string_view m) {
+          argv->emplace_back(m);
+          elements++;
+          bytes += m.size();
+        });
+      } while (cur->pos != 0 && !full());
+      cur->done = cur->pos == 0;
+      break;
+    case db::kZSet:
+      *argv = {"ZADD", key};
+      do {
+        cur->pos = db::ZScan(o, cur->pos, [&](std::string_view m, double score) {
+          argv->push_back(base::FormatDouble(score));
+          argv->emplace_back(m);
+          elements++;
+          bytes += m.size() + 8;
+        });
+      } while (cur->pos != 0 && !full());
+      cur->done = cur->pos == 0;
+      break;
+    default:
+      break;
+  }
+  cur->begun = true;
+  // A scan step may find no element (an empty bucket run to the end): no command then.
+  if (argv->size() <= 2 && o->type() != db::kString) argv->clear();
+  if (argv->empty()) {
+    cur->done = true;
+    return false;
+  }
+  return true;
+}
+
+bool RightOnPart(std::string_view command, db::Type t) {
+  std::string name = base::ToLower(command);
+  // The whole key's fate, or its expire: right on any part.
+  for (const char* n : {"del", "unlink", "pexpireat", "pexpire", "expireat", "expire", "persist"})
+    if (name == n) return true;
+  const std::vector<const char*>* by_name = nullptr;
+  static const std::vector<const char*> hash = {"hset",    "hsetnx",       "hmset",
+                                                "hdel",    "hincrby",      "hincrbyfloat"};
+  static const std::vector<const char*> set = {"sadd", "srem"};
+  static const std::vector<const char*> zset = {"zadd", "zincrby", "zrem", "zremrangebyscore",
+                                                "zremrangebylex"};
+  switch (t) {
+    case db::kHash:
+      by_name = &hash;
+      break;
+    case db::kSet:
+      by_name = &set;
+      break;
+    case db::kZSet:
+      by_name = &zset;
+      break;
+    default:
+      return false;
+  }
+  for (const char* n : *by_name)
+    if (name == n) return true;
+  return false;
+}
+
+}  // namespace cluster

@@ -1,0 +1,47 @@
+// Atomic slot migration: a value too big to go as one DUMP goes as a run of write commands
+// that rebuild it on the target piece by piece (HSET, SADD, ZADD, RPUSH; SET then APPEND for a
+// string), so that neither node's loop stalls on it and neither side ever holds a second whole
+// copy of it (the source queues a few pieces at a time; the target builds the value in place).
+// Streams (consumer groups, pending entries) always go whole.
+//
+// While a value is half sent, the target holds part of it. A write the source forwards then is
+// right there only if it names the elements it changes (RightOnPart): an element not sent yet
+// comes later in its newest state, one sent already changes as here. Any other write to the key
+// (RPOP, SET, APPEND, ZPOPMIN...) is held by the source until the value is complete, or, if it
+// runs anyway, makes the source send the value again from the start.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/object.h"
+
+namespace cluster {
+
+// Values with more elements than this (strings: more bytes than kPiecesStringBytes) go in
+// pieces.
+inline constexpr size_t kPiecesElements = 1024;
+inline constexpr size_t kPiecesStringBytes = 1 << 20;
+bool SentInPieces(const db::Obj* o);
+
+struct PieceCursor {
+  uint64_t pos = 0;    // scan cursor (hash, set, sorted set), next index (list), next byte (string)
+  bool begun = false;  // a piece went
+  bool done = false;   // the scan came back to cursor 0
+};
+
+// The next piece of o's value as one command of o's key (without the key's expire), with at
+// most max_elements elements and about max_bytes bytes of them; false once all went (then argv
+// is left empty). Hashes, sets and sorted sets are walked by their scan cursor: an element there
+// throughout is sent at least once; one added meanwhile may not be (the source forwards its
+// write). A list is walked by index, a string by offset: the source holds their writes meanwhile.
+bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_bytes,
+               std::vector<std::string>* argv);
+
+// Whether a write (its command name as it leaves the node, any case) to a key of type t whose
+// value the target holds only in part leaves that part right.
+bool RightOnPart(std::string_view command, db::Type t);
+
+}  // namespace cluster

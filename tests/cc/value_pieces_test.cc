@@ -1,0 +1,169 @@
+// Big values in pieces: the pieces of each type rebuild the value exactly, and which writes are
+// right on a value the target holds only in part (one row per command and type).
+#include "cluster/value_pieces.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/util.h"
+#include "check.h"
+#include "db/hash.h"
+#include "db/list.h"
+#include "db/set.h"
+#include "db/zset.h"
+
+namespace {
+
+using namespace cluster;
+
+// Runs the pieces of `from` (each command checked for its key and name) into maps that say
+// what the target would hold.
+struct Rebuilt {
+  std::string str;
+  std::vector<std::string> list;
+  std::map<std::string, std::string> hash;
+  std::set<std::string> set;
+  std::map<std::string, double> zset;
+  size_t pieces = 0, max_elements = 0;
+};
+
+Rebuilt Rebuild(db::Obj* from, size_t max_elements, size_t max_bytes) {
+  Rebuilt r;
+  PieceCursor cur;
+  std::vector<std::string> argv;
+  while (NextPiece(from, &cur, max_elements, max_bytes, &argv)) {
+    r.pieces++;
+    if (argv.size() < 3 || argv[1] != from->key()) return r;
+    const std::string& cmd = argv[0];
+    size_t n = 0;
+    if (cmd == "SET") r.str = argv[2];
+    if (cmd == "APPEND") r.str += argv[2];
+    for (size_t i = 2; i < argv.size(); i++, n++) {
+      if (cmd == "RPUSH") r.list.push_back(argv[i]);
+      if (cmd == "SADD") r.set.insert(argv[i]);
+      if (cmd == "HSET") r.hash[argv[i]] = argv[i + 1], i++;
+      if (cmd == "ZADD") {
+        double s;
+        base::ParseDouble(argv[i], &s);
+        r.zset[argv[i + 1]] = s;
+        i++;
+      }
+    }
+    r.max_elements = std::max(r.max_elements, n);
+  }
+  return r;
+}
+
+TEST_CASE(ValuePiecesRebuildEachType) {
+  const size_t kN = 5000;
+  db::Obj* h = db::NewHash("h");
+  db::Obj* s = db::NewSet("s", "m0", kN);
+  db::Obj* z = db::NewZSet("z", kN, 8);
+  db::Obj* l = db::NewList("l");
+  std::map<std::string, std::string> hash;
+  std::set<std::string> set;
+  std::map<std::string, double> zset;
+  std::vector<std::string> list;
+  for (size_t i = 0; i < kN; i++) {
+    std::string k = "m" + std::to_string(i);
+    db::HashSet(h, k, "v" + std::to_string(i));
+    hash[k] = "v" + std::to_string(i);
+    db::SetAdd(s, k);
+    set.insert(k);
+    double score = i % 3 == 0 ? 1.0 / 3 + i : (i % 3 == 1 ? -1e300 * i : 1e-7);
+    db::ZSetScore(z, k, score);
+    zset[k] = score;
+    db::ListPush(l, k, false);
+    list.push_back(k);
+  }
+  for (db::Obj* o : {h, s, z, l}) CHECK(SentInPieces(o));
+  Rebuilt rh = Rebuild(h, 100, 1 << 20), rs = Rebuild(s, 100, 1 << 20),
+          rz = Rebuild(z, 100, 1 << 20), rl = Rebuild(l, 100, 1 << 20);
+  CHECK(rh.hash == hash);
+  CHECK(rs.set == set);
+  CHECK(rz.zset == zset);  // scores exactly, through their text
+  CHECK(rl.list == list);  // in order
+  // Bounded pieces (a scan step is a bucket: a few elements over the bound at most).
+  CHECK(rh.pieces >= kN / 110 && rh.max_elements <= 2 * 100 + 16);
+  CHECK(rz.max_elements <= 100 + 16);
+  CHECK_EQ(rl.max_elements, size_t{100});
+  CHECK_EQ(rl.pieces, kN / 100);
+  // By bytes too: 1 KB pieces of a list of 2-5 byte elements.
+  Rebuilt small = Rebuild(l, 100000, 1024);
+  CHECK(small.list == list);
+  CHECK(small.max_elements < 600);
+  for (db::Obj* o : {h, s, z, l}) db::FreeObj(o);
+}
+
+TEST_CASE(ValuePiecesString) {
+  std::string big(kPiecesStringBytes + 12345, 'x');
+  for (size_t i = 0; i < big.size(); i += 7) big[i] = static_cast<char>('a' + i % 26);
+  db::Obj* o = db::NewString("k", big);
+  CHECK(SentInPieces(o));
+  Rebuilt r = Rebuild(o, 1000, 256 * 1024);
+  CHECK(r.str == big);
+  CHECK_EQ(r.pieces, size_t{5});  // SET, then APPEND x4 (the last one short)
+  db::FreeObj(o);
+  db::Obj* small = db::NewString("k", std::string(kPiecesStringBytes, 'y'));
+  CHECK(!SentInPieces(small));
+  db::FreeObj(small);
+}
+
+TEST_CASE(ValuePiecesNotForSmallValues) {
+  db::Obj* h = db::NewHash("h");
+  for (size_t i = 0; i < kPiecesElements; i++) db::HashSet(h, std::to_string(i), "v");
+  CHECK(!SentInPieces(h));
+  db::HashSet(h, "one-more", "v");
+  CHECK(SentInPieces(h));
+  db::FreeObj(h);
+}
+
+struct PartRow {
+  const char* command;
+  db::Type type;
+  bool right;
+};
+
+TEST_CASE(ValuePiecesRightOnPartRows) {
+  const PartRow rows[] = {
+      // the whole key or its expire: any type
+      {"DEL", db::kList, true},
+      {"unlink", db::kString, true},
+      {"PEXPIREAT", db::kZSet, true},
+      {"persist", db::kHash, true},
+      // named elements
+      {"HSET", db::kHash, true},
+      {"hincrbyfloat", db::kHash, true},
+      {"HDEL", db::kHash, true},
+      {"SADD", db::kSet, true},
+      {"SREM", db::kSet, true},
+      {"ZADD", db::kZSet, true},
+      {"ZINCRBY", db::kZSet, true},
+      {"ZREMRANGEBYSCORE", db::kZSet, true},
+      {"ZREMRANGEBYLEX", db::kZSet, true},
+      // by position or rank, or the whole value: wrong on a part
+      {"ZPOPMIN", db::kZSet, false},
+      {"ZREMRANGEBYRANK", db::kZSet, false},
+      {"SPOP", db::kSet, false},
+      {"RPUSH", db::kList, false},
+      {"LPOP", db::kList, false},
+      {"LSET", db::kList, false},
+      {"APPEND", db::kString, false},
+      {"SETRANGE", db::kString, false},
+      {"SET", db::kString, false},
+      {"SET", db::kHash, false},
+      {"RESTORE", db::kZSet, false},
+      // an element command of another type (the key was replaced)
+      {"HSET", db::kZSet, false},
+      {"SADD", db::kHash, false},
+  };
+  for (const PartRow& r : rows) {
+    if (RightOnPart(r.command, r.type) != r.right)
+      fprintf(stderr, "  row %s type %d\n", r.command, static_cast<int>(r.type));
+    CHECK_EQ(RightOnPart(r.command, r.type), r.right);
+  }
+}
+
+}  // namespace
