@@ -44,11 +44,12 @@ constexpr size_t kMaxQueued = 4 << 20;
 // The handover starts once everything is written and the requests not yet answered hold at
 // most this many bytes: the target is nearly caught up (not still loading a big value), so
 // writes to the slots are held only for the last few.
-constexpr size_t kHandoverMaxOwedBytes = 256 * 1024;
+constexpr size_t kHandoverMaxOwedBytes = 32 * 1024;
 constexpr size_t kKeptFinished = 32;
-// A big value goes in pieces of this many elements or bytes (one APPLY each).
-constexpr size_t kPieceElements = 256;
-constexpr size_t kPieceBytes = 64 * 1024;
+// A big value goes in pieces of this many elements or bytes (one APPLY each): a piece of a big
+// sorted set costs the target about 1 ms (random inserts into its skiplist).
+constexpr size_t kPieceElements = 64;
+constexpr size_t kPieceBytes = 16 * 1024;
 
 enum class Expect { kAuth, kEstablish, kData, kHandover };
 enum class JobState {
@@ -104,6 +105,9 @@ struct Job {
   // pieces (value_pieces.h). Writes to it that are not right on a part are held meanwhile
   // (ExportHoldsWrite); one that runs anyway starts it over (StartOver).
   std::deque<std::string> big_keys;
+  // Every big value queued so far: a walk step during a rehash of the slot's table may find a
+  // key twice, which for a big value would mean sending it twice.
+  std::unordered_set<std::string> big_seen;
   std::string piece_key;
   db::Type piece_type = db::kString;
   PieceCursor piece;
@@ -233,6 +237,9 @@ void Flush(Job* j) {
   if (j->conn.fd < 0 || j->state == JobState::kConnecting || !j->conn.Pending()) return;
   net::IoResult r = j->conn.Write();
   if (r.Failed()) return Fail(j, "Connection to the target node lost");
+  // A queue never empty (the walk refills it) would grow `out` without end, written part
+  // and all, each doubling a copy that stalls the loop: the unwritten part goes into blocks.
+  if (j->conn.out.size() >= net::BufferedConn::kSealBlock) j->conn.Seal();
   int fd = j->conn.fd;
   bool want = j->conn.Pending();
   bool has = g.loop->FileMask(fd) & net::kWritable;
@@ -383,8 +390,7 @@ void StartOver(Job* j) {
 // A key found by the walk or made dirty: whole, or queued to go in pieces.
 void SendOrQueue(Job* j, db::Obj* o) {
   if (!SentInPieces(o)) return SendKey(j, o);
-  if (std::find(j->big_keys.begin(), j->big_keys.end(), o->key()) == j->big_keys.end())
-    j->big_keys.emplace_back(o->key());
+  if (j->big_seen.emplace(o->key()).second) j->big_keys.emplace_back(o->key());
 }
 
 // The state of the dirty keys: each as it is here, or deleted there.
@@ -395,8 +401,10 @@ void SendDirty(Job* j) {
     db::Obj* o = d->Find(key);
     if (key == j->piece_key)
       StartOver(j);
+    else if (o && !Expired(o, now_ms) && SentInPieces(o))
+      j->big_keys.emplace_back(key);  // its new state, again
     else if (o && !Expired(o, now_ms))
-      SendOrQueue(j, o);
+      SendKey(j, o);
     else
       SendDel(j, key);
   }
@@ -477,8 +485,8 @@ void MaybeHandOver(Job* j) {
 }
 
 // The target owns the slots now (its epoch bump is on its disk): they are its here too, their
-// keys go (each DEL to replicas and the AOF, not forwarded: the job is over), and the held
-// writes run again and get MOVED.
+// keys leave db 0 at once and are freed in slices (DropSlotLater: each DEL to replicas and the
+// AOF, not forwarded: the job is over), and the held writes run again and get MOVED.
 void Complete(Job* j) {
   State& st = GetState();
   Node* target = st.Find(j->target_id);
@@ -487,7 +495,7 @@ void Complete(Job* j) {
     for (int s : j->slot_list)
       if (st.slot_owner[s] == st.myself) st.AssignSlot(s, target);
   st.MarkChanged(true, false);
-  for (int s : j->slot_list) DeleteKeysInSlot(s);
+  for (int s : j->slot_list) DropSlotLater(s);
 }
 
 // Slots that stopped being mine, or my demotion, end a running job; during the handover the
@@ -591,6 +599,7 @@ void ExportBeforeSleep() {
     release_due = false;
     server::ReleaseHeldClients();
   }
+  if (DropSomeKeys(base::MonotonicUs() + kWalkSliceUs)) g.loop->SetMaxWaitMs(0);
 }
 
 void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {

@@ -1,10 +1,15 @@
 #include "cluster/slot_keys.h"
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/time.h"
+#include "cluster/value_pieces.h"
+#include "db/db.h"
 #include "server/server.h"
 #include "server/write_out.h"
 
@@ -24,6 +29,68 @@ size_t DeleteKeysInSlot(int slot) {
     server::WriteOut(0, {"DEL", k});
   }
   return keys.size();
+}
+
+namespace {
+
+std::deque<std::unique_ptr<db::SlotTables>> dropping;
+db::Obj* freeing = nullptr;  // a big value, freed a piece at a time
+PieceCursor freeing_cur;
+
+// The key's removal leaves the node unless db 0 holds that key again.
+bool Shadowed(std::string_view key) { return server::GetDb(0)->Find(key) != nullptr; }
+
+}  // namespace
+
+void DropSlotLater(int slot) {
+  std::unique_ptr<db::SlotTables> t = server::GetDb(0)->TakeSlot(slot);
+  if (!t || t->keys.Size() == 0) return;
+  dropping.push_back(std::move(t));
+}
+
+bool DropSomeKeys(int64_t deadline_us) {
+  static std::vector<std::string> argv;
+  while (base::MonotonicUs() < deadline_us) {
+    if (freeing) {
+      bool shadowed = Shadowed(freeing->key());
+      if (RemovePiece(freeing, &freeing_cur, 1024, &argv)) {
+        if (!shadowed)
+          server::WriteOut(0, std::vector<std::string_view>(argv.begin(), argv.end()));
+        continue;
+      }
+      if (!shadowed) server::WriteOut(0, {"DEL", freeing->key()});  // emptied there already
+      db::FreeObj(freeing);
+      freeing = nullptr;
+      continue;
+    }
+    if (dropping.empty()) return false;
+    db::SlotTables* t = dropping.front().get();
+    db::Obj* o = nullptr;
+    t->keys.ForEachWhile([&](db::Obj* n) {
+      o = n;
+      return false;
+    });
+    if (!o) {
+      dropping.pop_front();
+      continue;
+    }
+    std::string key(o->key());
+    t->keys.Unlink(key);
+    if (o->has_expire()) delete t->expires.Unlink(key);
+    if (Shadowed(key)) {
+      db::FreeObj(o);
+      continue;
+    }
+    server::KeyModified(0, key);
+    if (SentInPieces(o)) {
+      freeing = o;
+      freeing_cur = PieceCursor{};
+      continue;
+    }
+    server::WriteOut(0, {"DEL", key});
+    db::FreeObj(o);
+  }
+  return !dropping.empty() || freeing;
 }
 
 }  // namespace cluster

@@ -138,6 +138,9 @@ void Establish(Client* c) {
   job->create_ms = job->last_update_ms = job->last_ack_ms = base::MsTime();
   job->state = st.myself->IsReplica() ? ImportState::kOccurringOnPrimary : ImportState::kReceiving;
   job->client_id = FromPrimary(c) ? 0 : c->id;
+  // Its pieces of big values are costly to insert (a random place in a big sorted set): they
+  // run in bounded slices between the other clients' turns.
+  if (!FromPrimary(c)) c->flags |= server::kInputSliced;
   job->staging = std::make_unique<db::Db>(kStagingDbId, /*per_slot=*/true);
   ImportJob* j = NodeImports().Add(std::move(job));
   LOG_NOTICE("Slot import %s of slots %s from %.40s: started", j->name.c_str(),

@@ -106,6 +106,54 @@ bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_byt
   return true;
 }
 
+bool RemovePiece(db::Obj* o, PieceCursor* cur, size_t max_elements,
+                  std::vector<std::string>* argv) {
+  argv->clear();
+  std::string key(o->key());
+  switch (o->type()) {
+    case db::kZSet: {
+      size_t n = std::min(max_elements, db::ZLen(o));
+      if (!n) return false;
+      db::ZDeleteRanks(o, 0, n);
+      *argv = {"ZREMRANGEBYRANK", key, "0", std::to_string(n - 1)};
+      return true;
+    }
+    case db::kList: {
+      size_t n = std::min(max_elements, db::ListLen(o));
+      if (!n) return false;
+      db::ListDeleteRange(o, 0, n);
+      *argv = {"LTRIM", key, std::to_string(n), "-1"};
+      return true;
+    }
+    case db::kHash:
+    case db::kSet: {
+      bool hash = o->type() == db::kHash;
+      // Collected first: the scan's callback must not change the table.
+      std::vector<std::string> taken;
+      do {
+        if (hash)
+          cur->pos = db::HashScan(o, cur->pos, [&](std::string_view f, std::string_view) {
+            taken.emplace_back(f);
+          });
+        else
+          cur->pos = db::SetScan(o, cur->pos, [&](std::string_view m) { taken.emplace_back(m); });
+      } while (cur->pos != 0 && taken.size() < max_elements);
+      if (taken.empty()) return false;
+      *argv = {hash ? "HDEL" : "SREM", key};
+      for (std::string& e : taken) {
+        if (hash)
+          db::HashDelete(o, e);
+        else
+          db::SetRemove(o, e);
+        argv->push_back(std::move(e));
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 bool RightOnPart(std::string_view command, db::Type t) {
   std::string name = base::ToLower(command);
   // The whole key's fate, or its expire: right on any part.

@@ -40,6 +40,13 @@ struct PieceCursor {
 bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_bytes,
                std::vector<std::string>* argv);
 
+// The other way: removes up to max_elements elements of a big value that no db holds any more
+// (a moved slot's), and describes the removal as one command of its key (ZREMRANGEBYRANK,
+// LTRIM, HDEL, SREM) for the replicas and the AOF, which then free it in pieces too; false once
+// o is empty or not of a kind removed in pieces (then argv is empty: free it whole).
+bool RemovePiece(db::Obj* o, PieceCursor* cur, size_t max_elements,
+                 std::vector<std::string>* argv);
+
 // Whether a write (its command name as it leaves the node, any case) to a key of type t whose
 // value the target holds only in part leaves that part right.
 bool RightOnPart(std::string_view command, db::Type t);

@@ -36,6 +36,10 @@ namespace server {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
+// A kInputSliced client's input runs this long per loop pass; while the rest waits, at most
+// this much more is read (the socket holds the rest: the sender's flow control).
+constexpr int64_t kInputSliceUs = 1000;
+constexpr size_t kSlicedInputMax = 1 << 20;
 
 void ReadHandler(int fd, void* data, int mask);
 void WriteHandler(int fd, void* data, int mask);
@@ -150,6 +154,7 @@ void AcceptHandler(int lfd, void* data, int) {
 void ReadHandler(int, void* data, int) {
   Client* c = static_cast<Client*>(data);
   if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
+  if ((c->flags & kInputResume) && c->conn.in.size() - c->conn.in_pos >= kSlicedInputMax) return;
   size_t want = kReadChunk;
   // A big bulk argument in progress: read it in larger pieces straight into the buffer.
   size_t pending = c->parser.PendingBulkLen();
@@ -366,6 +371,7 @@ void ReleaseClientState(Client* c) {
   drop(g.pending_writes);
   drop(g.paused_clients);
   drop(g.unblocked);
+  drop(g.resume_input);
   drop(g.close_queue);
 }
 
@@ -437,7 +443,15 @@ bool CheckOutputLimits(Client* c) {
 void ProcessInput(Client* c) {
   net::ParserLimits lim;
   lim.max_bulk_len = cfg.proto_max_bulk_len;
+  int64_t slice_end = (c->flags & kInputSliced) ? base::MonotonicUs() + kInputSliceUs : 0;
   while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused | kBlocked))) {
+    if (slice_end && base::MonotonicUs() >= slice_end && c->conn.in_pos < c->conn.in.size()) {
+      if (!(c->flags & kInputResume)) {
+        c->flags |= kInputResume;
+        g.resume_input.push_back(c);
+      }
+      break;
+    }
     lim.unauthenticated = !c->authenticated;
     lim.trusted = c->flags & kPrimary;
     auto st = c->parser.Parse(c->conn.in.data(), c->conn.in.size(), &c->conn.in_pos, lim);
@@ -491,6 +505,24 @@ void ProcessInput(Client* c) {
     c->conn.in_pos = 0;
   }
   if (c->conn.in.empty() && c->conn.in.capacity() > 64 * 1024) std::string().swap(c->conn.in);
+}
+
+bool ResumeSlicedInput() {
+  if (g.resume_input.empty()) return false;
+  // By id: a client may be freed while another one's input runs.
+  std::vector<uint64_t> due;
+  for (Client* c : g.resume_input) {
+    c->flags &= ~kInputResume;
+    due.push_back(c->id);
+  }
+  g.resume_input.clear();
+  for (uint64_t id : due) {
+    auto it = g.clients_by_id.find(id);
+    if (it == g.clients_by_id.end()) continue;
+    Client* c = it->second;
+    if (!(c->flags & (kCloseAsap | kPaused | kBlocked))) ProcessInput(c);
+  }
+  return true;
 }
 
 bool ProcessUnblockedClients() {

@@ -52,6 +52,11 @@ enum ClientFlag : uint64_t {
   kMonitor = 1 << 19,          // MONITOR: receives every command run
   kReprocessing = 1 << 20,     // a blocked command running again (MONITOR showed it already)
   kCapaRedirect = 1 << 21,     // CLIENT CAPA redirect: a replica answers -REDIRECT (dispatch.cc)
+  // The source's connection of an atomic slot import: its input runs in slices bounded in
+  // time (ProcessInput), the rest in the next loop pass, so that the big values it rebuilds
+  // never stall this node's other clients.
+  kInputSliced = 1 << 22,
+  kInputResume = 1 << 23,  // in g.resume_input: buffered input waits for the next pass
 };
 
 struct Client {
@@ -146,6 +151,8 @@ void WriteNow(Client* c);
 // Runs what clients unblocked since the last call pipelined behind their blocking command
 // (called before the loop sleeps). True when there were any.
 bool ProcessUnblockedClients();
+// Runs the next slice of the kInputSliced clients' buffered input; false when none waited.
+bool ResumeSlicedInput();
 // Writes pending replies (called before the loop sleeps), closes queued clients.
 void HandleClientsBeforeSleep();
 void ProcessInput(Client* c);

@@ -276,6 +276,7 @@ void BeforeSleep() {
   // so that what they change is on disk before their replies go, and before the GETACK that
   // their own replicated SETSLOT or WAIT needs (else it waited for a replica's periodic ack).
   if (ProcessUnblockedClients()) Repl().before_sleep();
+  ResumeSlicedInput();
   Cluster().before_sleep();
   TrackingBeforeSleep();  // broadcast invalidations, before replies are written
   HandleClientsBeforeSleep();
@@ -289,6 +290,7 @@ void BeforeSleep() {
   }
   Cluster().after_replies();
   if (!g.unblocked.empty()) g.loop->SetMaxWaitMs(0);  // unblocked after their turn above
+  if (!g.resume_input.empty()) g.loop->SetMaxWaitMs(0);  // the next slice of their input
 }
 
 void PrintBanner() {

@@ -74,6 +74,7 @@ struct Server {
   std::vector<Client*> pending_writes;
   std::vector<Client*> close_queue;
   std::vector<Client*> unblocked;  // clients whose pending input must be processed again
+  std::vector<Client*> resume_input;  // kInputSliced clients whose time slice ran out
   uint64_t next_client_id = 1;
   std::vector<int> listen_fds;
   int unix_fd = -1;

@@ -120,6 +120,56 @@ TEST_CASE(ValuePiecesNotForSmallValues) {
   db::FreeObj(h);
 }
 
+TEST_CASE(ValuePiecesRemovedInPieces) {
+  // Each removal is the command that does the same to a replica's copy; the pieces end with an
+  // empty value.
+  const size_t kN = 3000;
+  db::Obj* h = db::NewHash("h");
+  db::Obj* s = db::NewSet("s", "m0", kN);
+  db::Obj* z = db::NewZSet("z", kN, 8);
+  db::Obj* l = db::NewList("l");
+  for (size_t i = 0; i < kN; i++) {
+    std::string k = "m" + std::to_string(i);
+    db::HashSet(h, k, "v");
+    db::SetAdd(s, k);
+    db::ZSetScore(z, k, static_cast<double>(i));
+    db::ListPush(l, k, false);
+  }
+  std::vector<std::string> argv;
+  for (db::Obj* o : {h, s, z, l}) {
+    PieceCursor cur;
+    std::set<std::string> removed;
+    size_t pieces = 0;
+    while (RemovePiece(o, &cur, 500, &argv)) {
+      pieces++;
+      CHECK(argv.size() >= 3 && argv[1] == o->key());
+      if (argv[0] == "HDEL" || argv[0] == "SREM") {
+        CHECK(argv.size() <= 2 + 500 + 16);
+        for (size_t i = 2; i < argv.size(); i++) removed.insert(argv[i]);
+      } else if (argv[0] == "ZREMRANGEBYRANK") {
+        CHECK_EQ(argv[2], std::string("0"));
+        CHECK_EQ(argv[3], std::string("499"));
+      } else {
+        CHECK_EQ(argv[0], std::string("LTRIM"));
+        CHECK_EQ(argv[2], std::string("500"));
+        CHECK_EQ(argv[3], std::string("-1"));
+      }
+    }
+    CHECK(argv.empty());
+    CHECK(pieces >= kN / 516);
+    if (o == h || o == s) CHECK_EQ(removed.size(), kN);
+  }
+  CHECK_EQ(db::HashLen(h), size_t{0});
+  CHECK_EQ(db::SetLen(s), size_t{0});
+  CHECK_EQ(db::ZLen(z), size_t{0});
+  CHECK_EQ(db::ListLen(l), size_t{0});
+  for (db::Obj* o : {h, s, z, l}) db::FreeObj(o);
+  db::Obj* str = db::NewString("k", "v");
+  PieceCursor cur;
+  CHECK(!RemovePiece(str, &cur, 10, &argv));  // freed whole
+  db::FreeObj(str);
+}
+
 struct PartRow {
   const char* command;
   db::Type type;
