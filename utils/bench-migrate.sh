@@ -17,6 +17,12 @@
 #                      another (lower is better; target: ratio <= 0.7). Then DBSIZE summed over
 #                      the primaries must still be RESHARD_KEYS and `redis-cli --cluster check`
 #                      must be clean.
+#   atomic keys/s      (ROWS with atomic) after the migrate row, the same slot moved three times
+#                      more on ours with CLUSTER MIGRATESLOTS: keys/s, and atomic / legacy.
+#   big zset           (ROWS with bigkey) one sorted set of BIGZ members (5M; 1M) moved between
+#                      two primaries, ours atomically, theirs with MIGRATE; both nodes PINGed
+#                      every ms: seconds, the longest PING of each node, and the memory each
+#                      used beyond what it held (source: peak over start; target: peak over end).
 #   atomic reshard     on that cluster, on a side whose server has CLUSTER MIGRATESLOTS
 #                      (ours): the same N slots moved back with one MIGRATESLOTS, seconds
 #                      until GETSLOTMIGRATIONS says success (polled every 10 ms); keys kept and
@@ -258,6 +264,95 @@ def migrate(src_port, dst_port, slot, batch, rounds):
         print(moved, '%.4f' % (time.perf_counter() - t0))
         a, b = b, a
 
+def atomic_move(a, b, slot):
+    """One MIGRATESLOTS of `slot` from a to b, polled every 10 ms: (seconds, job fields)."""
+    t0 = time.perf_counter()
+    ok(a[0].call('CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', slot, slot, 'NODE', b[1]), 'MIGRATESLOTS')
+    while True:
+        job = ok(a[0].call('CLUSTER', 'GETSLOTMIGRATIONS'), 'GETSLOTMIGRATIONS')[-1]
+        f = {job[i].decode(): job[i + 1] for i in range(0, len(job), 2)}
+        st = f['state'].decode()
+        if st in ('success', 'failed', 'cancelled'):
+            if st != 'success':
+                raise RuntimeError('migration %s: %s' % (st, f['message']))
+            return time.perf_counter() - t0, f
+        time.sleep(0.01)
+
+def atomic(src_port, dst_port, slot, rounds):
+    """As migrate, with CLUSTER MIGRATESLOTS: prints 'keys seconds' for each move."""
+    a, b = conn_with_id(src_port), conn_with_id(dst_port)
+    for _ in range(int(rounds)):
+        n = ok(a[0].call('CLUSTER', 'COUNTKEYSINSLOT', int(slot)), 'COUNTKEYSINSLOT')
+        secs, _ = atomic_move(a, b, int(slot))
+        print(n, '%.4f' % secs)
+        a, b = b, a
+
+def prober(port, stop, out):
+    """PING every ms; out gets the longest round trip in ms."""
+    c = Conn(port)
+    worst = 0.0
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        c.call('PING')
+        worst = max(worst, time.perf_counter() - t0)
+        time.sleep(0.001)
+    out.append(worst * 1000)
+
+def used_memory(c):
+    info = ok(c.call('INFO', 'memory'), 'INFO').decode()
+    return int(info.split('used_memory:')[1].split()[0])
+
+def memwatch(port, stop, out):
+    c = Conn(port)
+    base = peak = used_memory(c)
+    while not stop.is_set():
+        peak = max(peak, used_memory(c))
+        time.sleep(0.02)
+    out.extend([base, peak])
+
+def bigkey(kind, src_port, dst_port, key, members):
+    """Builds a sorted set of `members` members on src, moves it to dst (atomic: MIGRATESLOTS
+    of its slot; legacy: SETSLOT + MIGRATE as redis-cli does), PINGs both nodes every ms
+    meanwhile. Prints secs, the longest PING of each node (ms), and the memory each used above
+    what it holds before and after (MB): the source's peak over its start, the target's peak
+    over its end."""
+    a, b = conn_with_id(src_port), conn_with_id(dst_port)
+    a[0].call('DEL', key)
+    n = int(members)
+    for c0 in range(0, n, 10000):
+        args = []
+        for i in range(c0, min(n, c0 + 10000)):
+            args += ['%.1f' % (i * 1.5), 'member:%d' % i]
+        ok(a[0].call('ZADD', key, *args), 'ZADD')
+    time.sleep(0.5)
+    stop = threading.Event()
+    outs = {k: [] for k in ('ps', 'pd', 'ms', 'md')}
+    ths = [threading.Thread(target=prober, args=(src_port, stop, outs['ps'])),
+           threading.Thread(target=prober, args=(dst_port, stop, outs['pd'])),
+           threading.Thread(target=memwatch, args=(src_port, stop, outs['ms'])),
+           threading.Thread(target=memwatch, args=(dst_port, stop, outs['md']))]
+    for t in ths:
+        t.start()
+    time.sleep(0.5)
+    slot = keyslot(key.encode())
+    if kind == 'atomic':
+        secs, _ = atomic_move(a, b, slot)
+    else:
+        t0 = time.perf_counter()
+        move_slot(a[0], b[0], a[1], b[1], slot, 1)
+        secs = time.perf_counter() - t0
+    time.sleep(1.0)  # the source frees what it moved
+    stop.set()
+    for t in ths:
+        t.join()
+    got = ok(b[0].call('ZCARD', key), 'ZCARD')
+    if got != n:
+        raise RuntimeError('the target holds %s members, not %d' % (got, n))
+    end_dst = used_memory(b[0])
+    print('secs=%.2f ping_src=%.1f ping_dst=%.1f extra_src=%.1f extra_dst=%.1f' % (
+        secs, outs['ps'][0], outs['pd'][0], (outs['ms'][1] - outs['ms'][0]) / 1e6,
+        max(0, outs['md'][1] - end_dst) / 1e6))
+
 # --- replica read load --------------------------------------------------------------------------
 NCOUNT = 6  # replies, ASK, MOVED, TRYAGAIN, nil, other errors
 
@@ -429,6 +524,10 @@ if __name__ == '__main__':
         gen_spread(int(args[0]), int(args[1]), args[2])
     elif cmd == 'migrate':
         migrate(*args)
+    elif cmd == 'atomic':
+        atomic(*args)
+    elif cmd == 'bigkey':
+        bigkey(*args)
     elif cmd == 'readload':
         readload(*args)
     else:
@@ -557,8 +656,39 @@ row_migrate() {
     # shellcheck disable=SC2046
     T[$side,mig]=$(bl_median $(awk '{ printf "%.0f\n", $1 / $2 }' "$TMP/migrate.$side"))
   done
+  # The same slot, three atomic moves on ours (CLUSTER MIGRATESLOTS), against its legacy moves.
+  if [[ $ROWS == *atomic* ]]; then
+    py atomic "${src[ours]}" "${dst[ours]}" "$slot" 3 >"$TMP/atomic.ours" || die "ours: atomic moves"
+    while read -r moved secs; do
+      [ "$moved" = "$MIG_KEYS" ] || die "ours: an atomic move of slot $slot took $moved keys"
+    done <"$TMP/atomic.ours"
+    log "  ours: slot $slot moved atomically there, back and there again, seconds each:" \
+      "$(awk '{printf " %s", $2}' "$TMP/atomic.ours")"
+    # shellcheck disable=SC2046
+    T[ours,atomic_mig]=$(bl_median $(awk '{ printf "%.0f\n", $1 / $2 }' "$TMP/atomic.ours"))
+  fi
   stop_nodes 14001 3
   stop_nodes 14101 3
+}
+
+# One sorted set of BIGZ members moved between two primaries: ours atomically, theirs the
+# legacy way (MIGRATE of the key), each node PINGed every ms meanwhile. Sets B[side,...].
+declare -A B
+row_bigkey() {
+  local side bin base key='{z}big' src dst out k v
+  for side in ours theirs; do
+    side_setup $side
+    start_nodes "$bin" "$base" 3 "$ARGS"
+    create "$base" 3 0
+    src=$(py owner "$base" "$(py keyslot "$key")") || die "owner of $key"
+    dst=$base; [ "$dst" = "$src" ] && dst=$((base + 1))
+    local kind=legacy
+    [ $side = ours ] && kind=atomic
+    out=$(py bigkey "$kind" "$src" "$dst" "$key" "$BIGZ") || die "$side: big key move"
+    log "  $side ($kind): $out"
+    for kv in $out; do k=${kv%%=*}; v=${kv#*=}; B[$side,$k]=$v; done
+    stop_nodes "$base" 3
+  done
 }
 
 dbsize_primaries() {
@@ -663,7 +793,8 @@ rows_reshard_reads() {
 }
 
 # Which rows run (the replica reads need the reshard's cluster, so they bring the reshard).
-ROWS=${ROWS:-migrate,reshard,atomic,reads}
+ROWS=${ROWS:-migrate,reshard,atomic,reads,bigkey}
+BIGZ=${BIGZ:-$(q 5000000 1000000)}
 
 # Phases: stable/migrating in ABBA order, PHASE_K times (READ_SECS per state in total).
 PHASE_K=${PHASE_K:-$(q 4 2)}
@@ -680,6 +811,10 @@ if [[ $ROWS == *migrate* ]]; then
   log "[both] migrate one slot, moves alternating between the sides"
   row_migrate
 fi
+if [[ $ROWS == *bigkey* ]]; then
+  log "[both] one sorted set of $BIGZ members: ours atomic, theirs legacy (MIGRATE)"
+  row_bigkey
+fi
 for side in ours theirs; do
   side_setup $side
   if [[ $ROWS == *reshard* || $ROWS == *reads* ]]; then
@@ -695,6 +830,13 @@ echo
 row "row" "ours" "theirs" "ratio"
 row "migrate keys/s" "${T[ours,mig]}" "${T[theirs,mig]}" \
   "$(bl_ratio "${T[ours,mig]}" "${T[theirs,mig]}")"
+row "  atomic keys/s (ours)" "${T[ours,atomic_mig]:--}" "-" "-"
+row "  atomic / legacy (ours)" "$(frac "${T[ours,atomic_mig]}" "${T[ours,mig]}")" "-" "-"
+row "big zset ($BIGZ) move s" "${B[ours,secs]:--}" "${B[theirs,secs]:--}" "-"
+row "  longest PING source ms" "${B[ours,ping_src]:--}" "${B[theirs,ping_src]:--}" "-"
+row "  longest PING target ms" "${B[ours,ping_dst]:--}" "${B[theirs,ping_dst]:--}" "-"
+row "  extra memory source MB" "${B[ours,extra_src]:--}" "${B[theirs,extra_src]:--}" "-"
+row "  extra memory target MB" "${B[ours,extra_dst]:--}" "${B[theirs,extra_dst]:--}" "-"
 row "reshard $RESHARD_SLOTS slots s" "${R[ours,reshard]}" "${R[theirs,reshard]}" \
   "$(bl_ratio "${R[ours,reshard]}" "${R[theirs,reshard]}")"
 row "  keys kept, check clean" "${R[ours,check]}" "${R[theirs,check]}" "-"

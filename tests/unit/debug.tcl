@@ -28,7 +28,7 @@ start_server {tags {debug}} {
             if {![string match " *" $line]} { lappend names [lindex [split $line " "] 0] }
         }
         assert_equal [lrange {DEBUG CHANGE-REPL-ID DIGEST DIGEST-VALUE LOG LOADAOF OBJECT
-            DROP-CLUSTER-PACKET-FILTER CLOSE-CLUSTER-LINK-ON-PACKET-DROP SLOT-MIGRATION-HANDOVER-DELAY POPULATE PROTOCOL RELOAD
+            DROP-CLUSTER-PACKET-FILTER CLOSE-CLUSTER-LINK-ON-PACKET-DROP SLOT-MIGRATION-HANDOVER-DELAY SLOT-MIGRATION-WALK-LIMIT POPULATE PROTOCOL RELOAD
             SET-ACTIVE-EXPIRE QUICKLIST-PACKED-THRESHOLD SET-SKIP-CHECKSUM-VALIDATION SLEEP
             STRINGMATCH-TEST LISTPACK QUICKLIST PAUSE-CRON REPLYBUFFER REPLYBUFFER DICT-RESIZING
             HTSTATS HTSTATS-KEY HELP} 0 end] $names
@@ -151,6 +151,18 @@ start_server {tags {debug}} {
         assert_equal OK [r debug close-cluster-link-on-packet-drop 1]
         assert_equal OK [r debug close-cluster-link-on-packet-drop x]
         assert_error [dbg_syntax close-cluster-link-on-packet-drop] {r debug close-cluster-link-on-packet-drop}
+    }
+
+    test "DEBUG SLOT-MIGRATION-HANDOVER-DELAY and SLOT-MIGRATION-WALK-LIMIT replies" {
+        # A negative value once got no reply at all: the client waited forever.
+        foreach {sub what} {slot-migration-handover-delay delay slot-migration-walk-limit limit} {
+            assert_equal OK [r debug $sub 10]
+            assert_equal OK [r debug $sub 0]
+            assert_error "ERR $what must not be negative" {r debug $sub -1}
+            assert_error "ERR value is not an integer or out of range" {r debug $sub x}
+            assert_error [dbg_syntax $sub] {r debug $sub}
+        }
+        assert_equal PONG [r ping]
     }
 
     test "DEBUG LISTPACK and QUICKLIST by encoding" {
