@@ -20,7 +20,8 @@
 #   atomic keys/s      (ROWS with atomic) after the migrate row, the same slot moved three times
 #                      more on ours with CLUSTER MIGRATESLOTS: keys/s, and atomic / legacy.
 #   big zset           (ROWS with bigkey) one sorted set of BIGZ members (5M; 1M) moved between
-#                      two primaries, ours atomically, theirs with MIGRATE; both nodes PINGed
+#                      two primaries, ours atomically, theirs with MIGRATE (60 s timeout, as
+#                      redis-cli's default --cluster-timeout); both nodes PINGed
 #                      every ms: seconds, the longest PING of each node, and the memory each
 #                      used beyond what it held (source: peak over start; target: peak over end).
 #   atomic reshard     on that cluster, on a side whose server has CLUSTER MIGRATESLOTS
@@ -236,7 +237,7 @@ def gen_spread(port, n, outdir):
         print(p, counts[p])
 
 # --- moving a slot the way redis-cli does it --------------------------------------------------
-def move_slot(src, dst, sid, did, slot, batch=1000):
+def move_slot(src, dst, sid, did, slot, batch=1000, timeout=5000):
     ok(dst.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', sid), 'SETSLOT IMPORTING')
     ok(src.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', did), 'SETSLOT MIGRATING')
     moved = 0
@@ -244,7 +245,7 @@ def move_slot(src, dst, sid, did, slot, batch=1000):
         keys = ok(src.call('CLUSTER', 'GETKEYSINSLOT', slot, batch), 'GETKEYSINSLOT')
         if not keys:
             break
-        ok(src.call('MIGRATE', '127.0.0.1', dst.port, '', 0, 5000, 'KEYS', *keys), 'MIGRATE')
+        ok(src.call('MIGRATE', '127.0.0.1', dst.port, '', 0, timeout, 'KEYS', *keys), 'MIGRATE')
         moved += len(keys)
     ok(dst.call('CLUSTER', 'SETSLOT', slot, 'NODE', did), 'SETSLOT NODE (target)')
     ok(src.call('CLUSTER', 'SETSLOT', slot, 'NODE', did), 'SETSLOT NODE (source)')
@@ -269,8 +270,10 @@ def atomic_move(a, b, slot):
     t0 = time.perf_counter()
     ok(a[0].call('CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', slot, slot, 'NODE', b[1]), 'MIGRATESLOTS')
     while True:
-        job = ok(a[0].call('CLUSTER', 'GETSLOTMIGRATIONS'), 'GETSLOTMIGRATIONS')[-1]
-        f = {job[i].decode(): job[i + 1] for i in range(0, len(job), 2)}
+        # this node's last export (an earlier move may have left an import listed after it)
+        jobs = ok(a[0].call('CLUSTER', 'GETSLOTMIGRATIONS'), 'GETSLOTMIGRATIONS')
+        fs = [{j[i].decode(): j[i + 1] for i in range(0, len(j), 2)} for j in jobs]
+        f = [x for x in fs if x['operation'] == b'EXPORT'][-1]
         st = f['state'].decode()
         if st in ('success', 'failed', 'cancelled'):
             if st != 'success':
@@ -339,7 +342,7 @@ def bigkey(kind, src_port, dst_port, key, members):
         secs, _ = atomic_move(a, b, slot)
     else:
         t0 = time.perf_counter()
-        move_slot(a[0], b[0], a[1], b[1], slot, 1)
+        move_slot(a[0], b[0], a[1], b[1], slot, 1, 60000)
         secs = time.perf_counter() - t0
     time.sleep(1.0)  # the source frees what it moved
     stop.set()

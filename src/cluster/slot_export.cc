@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -97,7 +96,7 @@ struct Job {
   SlotBitmap walk_begun{};
   // Keys whose state on the target is unknown after a write that involved several keys
   // (RENAME, SMOVE, the *STORE commands...): the target may lack one it reads, not sent yet,
-  // and compute something else. Their state here goes at the end of the loop pass (SendState);
+  // and compute something else. Their state here goes at the end of the loop pass (SendDirty);
   // writes to them are not forwarded meanwhile (that state includes them).
   std::unordered_set<std::string> dirty;
   // Big values (SentInPieces) wait here as the walk finds them, then go one at a time:
