@@ -56,31 +56,45 @@ Rebuilt Rebuild(db::Obj* from, size_t max_elements, size_t max_bytes) {
   return r;
 }
 
+// One big value of each container type: members m0..m<n-1> (the list in that order, hash
+// values v<i>, scores Score(i)), freed at the end.
+double Score(size_t i) { return i % 3 == 0 ? 1.0 / 3 + i : (i % 3 == 1 ? -1e300 * i : 1e-7); }
+struct BigValues {
+  db::Obj *h, *s, *z, *l;
+  explicit BigValues(size_t n)
+      : h(db::NewHash("h")), s(db::NewSet("s", "m0", n)), z(db::NewZSet("z", n, 8)),
+        l(db::NewList("l")) {
+    for (size_t i = 0; i < n; i++) {
+      std::string k = "m" + std::to_string(i);
+      db::HashSet(h, k, "v" + std::to_string(i));
+      db::SetAdd(s, k);
+      db::ZSetScore(z, k, Score(i));
+      db::ListPush(l, k, false);
+    }
+  }
+  ~BigValues() {
+    for (db::Obj* o : all()) db::FreeObj(o);
+  }
+  std::vector<db::Obj*> all() const { return {h, s, z, l}; }
+};
+
 TEST_CASE(ValuePiecesRebuildEachType) {
   const size_t kN = 5000;
-  db::Obj* h = db::NewHash("h");
-  db::Obj* s = db::NewSet("s", "m0", kN);
-  db::Obj* z = db::NewZSet("z", kN, 8);
-  db::Obj* l = db::NewList("l");
+  BigValues v(kN);
   std::map<std::string, std::string> hash;
   std::set<std::string> set;
   std::map<std::string, double> zset;
   std::vector<std::string> list;
   for (size_t i = 0; i < kN; i++) {
     std::string k = "m" + std::to_string(i);
-    db::HashSet(h, k, "v" + std::to_string(i));
     hash[k] = "v" + std::to_string(i);
-    db::SetAdd(s, k);
     set.insert(k);
-    double score = i % 3 == 0 ? 1.0 / 3 + i : (i % 3 == 1 ? -1e300 * i : 1e-7);
-    db::ZSetScore(z, k, score);
-    zset[k] = score;
-    db::ListPush(l, k, false);
+    zset[k] = Score(i);
     list.push_back(k);
   }
-  for (db::Obj* o : {h, s, z, l}) CHECK(SentInPieces(o));
-  Rebuilt rh = Rebuild(h, 100, 1 << 20), rs = Rebuild(s, 100, 1 << 20),
-          rz = Rebuild(z, 100, 1 << 20), rl = Rebuild(l, 100, 1 << 20);
+  for (db::Obj* o : v.all()) CHECK(SentInPieces(o));
+  Rebuilt rh = Rebuild(v.h, 100, 1 << 20), rs = Rebuild(v.s, 100, 1 << 20),
+          rz = Rebuild(v.z, 100, 1 << 20), rl = Rebuild(v.l, 100, 1 << 20);
   CHECK(rh.hash == hash);
   CHECK(rs.set == set);
   CHECK(rz.zset == zset);  // scores exactly, through their text
@@ -91,10 +105,9 @@ TEST_CASE(ValuePiecesRebuildEachType) {
   CHECK_EQ(rl.max_elements, size_t{100});
   CHECK_EQ(rl.pieces, kN / 100);
   // By bytes too: 1 KB pieces of a list of 2-5 byte elements.
-  Rebuilt small = Rebuild(l, 100000, 1024);
+  Rebuilt small = Rebuild(v.l, 100000, 1024);
   CHECK(small.list == list);
   CHECK(small.max_elements < 600);
-  for (db::Obj* o : {h, s, z, l}) db::FreeObj(o);
 }
 
 TEST_CASE(ValuePiecesString) {
@@ -124,19 +137,9 @@ TEST_CASE(ValuePiecesRemovedInPieces) {
   // Each removal is the command that does the same to a replica's copy; the pieces end with an
   // empty value.
   const size_t kN = 3000;
-  db::Obj* h = db::NewHash("h");
-  db::Obj* s = db::NewSet("s", "m0", kN);
-  db::Obj* z = db::NewZSet("z", kN, 8);
-  db::Obj* l = db::NewList("l");
-  for (size_t i = 0; i < kN; i++) {
-    std::string k = "m" + std::to_string(i);
-    db::HashSet(h, k, "v");
-    db::SetAdd(s, k);
-    db::ZSetScore(z, k, static_cast<double>(i));
-    db::ListPush(l, k, false);
-  }
+  BigValues v(kN);
   std::vector<std::string> argv;
-  for (db::Obj* o : {h, s, z, l}) {
+  for (db::Obj* o : v.all()) {
     PieceCursor cur;
     std::set<std::string> removed;
     size_t pieces = 0;
@@ -157,13 +160,12 @@ TEST_CASE(ValuePiecesRemovedInPieces) {
     }
     CHECK(argv.empty());
     CHECK(pieces >= kN / 516);
-    if (o == h || o == s) CHECK_EQ(removed.size(), kN);
+    if (o == v.h || o == v.s) CHECK_EQ(removed.size(), kN);
   }
-  CHECK_EQ(db::HashLen(h), size_t{0});
-  CHECK_EQ(db::SetLen(s), size_t{0});
-  CHECK_EQ(db::ZLen(z), size_t{0});
-  CHECK_EQ(db::ListLen(l), size_t{0});
-  for (db::Obj* o : {h, s, z, l}) db::FreeObj(o);
+  CHECK_EQ(db::HashLen(v.h), size_t{0});
+  CHECK_EQ(db::SetLen(v.s), size_t{0});
+  CHECK_EQ(db::ZLen(v.z), size_t{0});
+  CHECK_EQ(db::ListLen(v.l), size_t{0});
   db::Obj* str = db::NewString("k", "v");
   PieceCursor cur;
   CHECK(!RemovePiece(str, &cur, 10, &argv));  // freed whole

@@ -8,9 +8,11 @@ set ::sma_py [file join [file dirname [info script]] .. support cluster_load.py]
 
 # The export job of node idx as a dict (the last one listed), or {} if none.
 proc sma_job {idx} {
-    set jobs [cn $idx cluster getslotmigrations]
-    if {[llength $jobs] == 0} { return {} }
-    return [lindex $jobs end]
+    set found {}
+    foreach j [cn $idx cluster getslotmigrations] {
+        if {[dict get $j operation] eq "EXPORT"} { set found $j }
+    }
+    return $found
 }
 
 proc sma_wait_state {idx states {timeout_ms 30000}} {
@@ -365,6 +367,44 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
             sma_wait_owner [list $slotk] $B
             assert_equal [sma_value $A $shadow] [sma_value $B $key]
         }
+    }
+
+    test "RedisCluster reads from replicas and writes while 1,000 slots move: no wrong read, no error, nothing lost" {
+        # redis-py with read_from_replicas=True: a moved key's read goes to the source's
+        # replica, which must redirect it (MOVED) exactly as its primary, never answer nil.
+        set before {}
+        foreach i [cluster_alive_nodes] {
+            dict set before $i [list [sma_errorstat $i ASK] [sma_errorstat $i TRYAGAIN]]
+        }
+        set out [exec /usr/bin/python3 $::sma_py fill [cnode $A port] 20000 2>@1]
+        assert_equal "filled 20000" [string trim $out]
+        set dir [cnode $A dir]
+        set out [file join $dir r.out]; set err [file join $dir r.err]
+        set stop [file join $dir r.stop]
+        file delete -force $out $err $stop
+        set pid [exec /usr/bin/python3 $::sma_py run [cnode $A port] 20000 $stop > $out 2> $err &]
+        after 500
+        lassign [sma_largest_run $B] lo hi
+        set hi [expr {min($hi, $lo + 999)}]
+        assert_equal OK [cn $B cluster migrateslots slotsrange $lo $hi node $idA]
+        sma_wait_state $B {success failed cancelled} 60000
+        assert_equal success [dict get [sma_job $B] state] [dict get [sma_job $B] message]
+        sma_wait_owner [list $lo $hi] $A
+        after 1000  ;# reads of the moved slots after the move, through the replicas too
+        close [open $stop w]
+        ::cl::deadline_wait 60000 {[file size $out] > 0} "the client load never reported"
+        after 200
+        set line [string trim [exec cat $out]]
+        assert_match "reads * wrong 0 errors 0 clientbug * writes * lost 0" $line \
+            "$line [exec cat $err]"
+        regexp {^reads (\d+) .* writes (\d+) } $line -> reads writes
+        assert_morethan $reads 100
+        assert_morethan $writes 10
+        foreach i [cluster_alive_nodes] {
+            assert_equal [dict get $before $i] \
+                [list [sma_errorstat $i ASK] [sma_errorstat $i TRYAGAIN]] "node $i"
+        }
+        puts "    ($line)"
     }
 
     test "CANCELSLOTMIGRATIONS while the target does not answer: the slots stay, nothing staged" {
