@@ -64,7 +64,7 @@ set ::cfg(server) [file normalize $::cfg(server)]
 
 proc run_worker {file} {
     set ::cfg(file) [file join {*}[lrange [file split $file] end-1 end]]
-    foreach lib {resp util server cluster bus valkey8_packets} { source [file join $::testdir support $lib.tcl] }
+    foreach lib {resp util server cluster bus valkey8_packets slot_migration} { source [file join $::testdir support $lib.tcl] }
     cd $::rootdir
     if {[catch {uplevel #0 [list source $file]} err opts]} {
         set info [dict get $opts -errorinfo]

@@ -6,30 +6,6 @@
 
 set ::sma_py [file join [file dirname [info script]] .. support cluster_load.py]
 
-# The export job of node idx as a dict (the last one listed), or {} if none.
-proc sma_job {idx} {
-    set found {}
-    foreach j [cn $idx cluster getslotmigrations] {
-        if {[dict get $j operation] eq "EXPORT"} { set found $j }
-    }
-    return $found
-}
-
-proc sma_wait_state {idx states {timeout_ms 30000}} {
-    ::cl::deadline_wait $timeout_ms {[dict get [sma_job $idx] state] in $states} \
-        "node $idx's migration never reached $states: [sma_job $idx]"
-}
-
-# Every node sees owner own each slot of slots.
-proc sma_wait_owner {slots owner} {
-    foreach i [cluster_alive_nodes] {
-        foreach s $slots {
-            ::cl::deadline_wait 10000 {[cluster_slot_owner $s $i] == $owner} \
-                "node $i does not see $owner own slot $s"
-        }
-    }
-}
-
 # The largest run of slots node idx serves, as {lo hi}, per its own CLUSTER NODES line.
 proc sma_largest_run {idx} {
     set best {0 -1}
@@ -43,31 +19,6 @@ proc sma_largest_run {idx} {
         }
     }
     return $best
-}
-
-# A key's value on node idx, comparable across nodes whatever the encoding.
-proc sma_value {idx key} {
-    set type [cn $idx type $key]
-    switch $type {
-        string { return [list string [cn $idx get $key]] }
-        list { return [list list [cn $idx lrange $key 0 -1]] }
-        set { return [list set [lsort [cn $idx smembers $key]]] }
-        zset { return [list zset [cn $idx zrange $key 0 -1 withscores]] }
-        hash { return [list hash [lsort -stride 2 [cn $idx hgetall $key]]] }
-        default { return [list $type [cn $idx dump $key]] }
-    }
-}
-
-proc sma_value_via {client key} {
-    set type [$client type $key]
-    switch $type {
-        string { return [list string [$client get $key]] }
-        list { return [list list [$client lrange $key 0 -1]] }
-        set { return [list set [lsort [$client smembers $key]]] }
-        zset { return [list zset [$client zrange $key 0 -1 withscores]] }
-        hash { return [list hash [lsort -stride 2 [$client hgetall $key]]] }
-        default { return [list $type [$client dump $key]] }
-    }
 }
 
 # Big values of each type under prefix p on node idx (n elements each; a 3 MB string).
@@ -88,11 +39,6 @@ proc sma_fill_big {idx p n} {
     cn $idx append ${p}str [string repeat "x" 2000000]
 }
 
-proc sma_errorstat {idx code} {
-    set info [cn $idx info errorstats]
-    if {[regexp "errorstat_$code:count=(\\d+)" $info -> n]} { return $n }
-    return 0
-}
 
 start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command yes}} {
     set A 0; set B 1; set A2 3; set B2 4

@@ -1,0 +1,48 @@
+# Helpers of the atomic slot migration tests (tests/cluster/slot_migrate_*.tcl): a node's
+# export job, waits on its state and on slot ownership, values comparable across nodes.
+
+# The export job of node idx as a dict (the last one listed), or {} if none.
+proc sma_job {idx} {
+    set found {}
+    foreach j [cn $idx cluster getslotmigrations] {
+        if {[dict get $j operation] eq "EXPORT"} { set found $j }
+    }
+    return $found
+}
+
+proc sma_wait_state {idx states {timeout_ms 30000}} {
+    ::cl::deadline_wait $timeout_ms {[dict get [sma_job $idx] state] in $states} \
+        "node $idx's migration never reached $states: [sma_job $idx]"
+}
+
+# Every node sees owner own each slot of slots.
+proc sma_wait_owner {slots owner} {
+    foreach i [cluster_alive_nodes] {
+        foreach s $slots {
+            ::cl::deadline_wait 10000 {[cluster_slot_owner $s $i] == $owner} \
+                "node $i does not see $owner own slot $s"
+        }
+    }
+}
+
+# A key's value, comparable across nodes whatever the encoding: through `client` (a command
+# prefix: a client handle, or {cn idx}).
+proc sma_value_via {client key} {
+    set type [{*}$client type $key]
+    switch $type {
+        string { return [list string [{*}$client get $key]] }
+        list { return [list list [{*}$client lrange $key 0 -1]] }
+        set { return [list set [lsort [{*}$client smembers $key]]] }
+        zset { return [list zset [{*}$client zrange $key 0 -1 withscores]] }
+        hash { return [list hash [lsort -stride 2 [{*}$client hgetall $key]]] }
+        default { return [list $type [{*}$client dump $key]] }
+    }
+}
+
+proc sma_value {idx key} { return [sma_value_via [list cn $idx] $key] }
+
+proc sma_errorstat {idx code} {
+    set info [cn $idx info errorstats]
+    if {[regexp "errorstat_$code:count=(\\d+)" $info -> n]} { return $n }
+    return 0
+}
