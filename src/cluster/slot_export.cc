@@ -45,6 +45,10 @@ constexpr size_t kMaxQueued = 4 << 20;
 // writes to the slots are held only for the last few.
 constexpr size_t kHandoverMaxOwedBytes = 32 * 1024;
 constexpr size_t kKeptFinished = 32;
+// Forwarded writes are queued whatever the target's pace (the walk waits for it, writes cannot):
+// past this much queued, as past a replica's default hard output limit, the job fails rather
+// than hold the node's memory.
+constexpr size_t kMaxForwardQueue = 256 << 20;
 // A big value goes in pieces of this many elements or bytes (one APPLY each): a piece of a big
 // sorted set costs the target about 1 ms (random inserts into its skiplist).
 constexpr size_t kPieceElements = 64;
@@ -577,6 +581,17 @@ void ExportBeforeSleep() {
     Job* j = up.get();
     if (!j->Running()) continue;
     CheckOwnership(j);
+    // A target that answers nothing for longer than the node timeout (partitioned, stopped)
+    // while requests wait: the job fails, and its connection's close makes the target drop
+    // what it staged once it hears of it. (After HANDOVER went, silence means doubt instead.)
+    int64_t silent = base::MsTime() - j->ack_ms;
+    if (j->Running() && j->state != JobState::kHandingOver && !j->expect.empty() &&
+        silent > std::max<int64_t>(NodeTimeout(), 1000))
+      Finish(j, JobState::kFailed,
+             "Target node did not answer for " + std::to_string(silent) + " ms");
+    if (j->Running() && j->conn.PendingBytes() > kMaxForwardQueue)
+      Finish(j, JobState::kFailed, "Target node does not keep up with the writes to forward");
+    if (!j->Running()) continue;
     if (j->Forwarding() && !j->dirty.empty()) SendDirty(j);
     int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
     if (j->Forwarding()) SendPieces(j, deadline);
