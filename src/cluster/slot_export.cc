@@ -642,7 +642,7 @@ void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
       continue;
     }
     if (!j->dirty.empty() && j->dirty.count(std::string(key))) continue;
-    if (key == j->piece_key && !RightOnPart(argv[0], j->piece_type)) {
+    if (key == j->piece_key && !RightOnPart(argv, j->piece_type)) {
       StartOver(j.get());  // held unless it ran where no hold reaches (a woken client, expiry)
       continue;
     }
@@ -664,8 +664,11 @@ bool WritesPieceKey(const Job& j, const server::CommandSpec* cmd,
   bool touches = false;
   for (const server::KeyRef& r : refs) touches |= argv[r.pos] == j.piece_key;
   if (!touches) return false;
-  std::string_view name = cmd->parent ? cmd->parent->name : cmd->name;
-  return refs.size() > 1 || !RightOnPart(name, j.piece_type);
+  if (refs.size() > 1) return true;
+  static std::vector<std::string_view> named;  // by its own name (argv[0] may be a renamed one)
+  named.assign(argv.begin(), argv.end());
+  named[0] = cmd->parent ? cmd->parent->name : cmd->name;
+  return !RightOnPart(named, j.piece_type);
 }
 
 }  // namespace

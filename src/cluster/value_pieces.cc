@@ -81,18 +81,20 @@ bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_byt
       } while (cur->pos != 0 && !full());
       cur->done = cur->pos == 0;
       break;
-    case db::kZSet:
+    case db::kZSet: {
+      size_t rank = cur->begun ? db::ZRankAfter(o, cur->score, cur->member) : 0;
       *argv = {"ZADD", key};
-      do {
-        cur->pos = db::ZScan(o, cur->pos, [&](std::string_view m, double score) {
-          argv->push_back(base::FormatDouble(score));
-          argv->emplace_back(m);
-          elements++;
-          bytes += m.size() + 8;
-        });
-      } while (cur->pos != 0 && !full());
-      cur->done = cur->pos == 0;
+      db::ZWalk(o, rank, false, [&](std::string_view m, double score) {
+        argv->push_back(base::FormatDouble(score));
+        argv->emplace_back(m);
+        cur->score = score;
+        cur->member.assign(m);
+        elements++;
+        bytes += m.size() + 8;
+        return !full();
+      });
       break;
+    }
     default:
       break;
   }
@@ -154,8 +156,15 @@ bool RemovePiece(db::Obj* o, PieceCursor* cur, size_t max_elements,
   }
 }
 
-bool RightOnPart(std::string_view command, db::Type t) {
-  std::string name = base::ToLower(command);
+bool RightOnPart(const std::vector<std::string_view>& argv, db::Type t) {
+  if (argv.empty()) return false;
+  std::string name = base::ToLower(argv[0]);
+  if (name == "zadd")  // its options come before the first score
+    for (size_t i = 2; i < argv.size(); i++) {
+      std::string opt = base::ToLower(argv[i]);
+      if (opt == "xx" || opt == "incr") return false;
+      if (opt != "nx" && opt != "gt" && opt != "lt" && opt != "ch") break;
+    }
   // The whole key's fate, or its expire: right on any part.
   for (const char* n : {"del", "unlink", "pexpireat", "pexpire", "expireat", "expire", "persist"})
     if (name == n) return true;
@@ -163,7 +172,7 @@ bool RightOnPart(std::string_view command, db::Type t) {
   static const std::vector<const char*> hash = {"hset",    "hsetnx",       "hmset",
                                                 "hdel",    "hincrby",      "hincrbyfloat"};
   static const std::vector<const char*> set = {"sadd", "srem"};
-  static const std::vector<const char*> zset = {"zadd", "zincrby", "zrem", "zremrangebyscore",
+  static const std::vector<const char*> zset = {"zadd", "zrem", "zremrangebyscore",
                                                 "zremrangebylex"};
   switch (t) {
     case db::kHash:

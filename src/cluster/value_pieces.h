@@ -27,16 +27,21 @@ inline constexpr size_t kPiecesStringBytes = 1 << 20;
 bool SentInPieces(const db::Obj* o);
 
 struct PieceCursor {
-  uint64_t pos = 0;    // scan cursor (hash, set, sorted set), next index (list), next byte (string)
+  uint64_t pos = 0;    // scan cursor (hash, set), next index (list), next byte (string)
   bool begun = false;  // a piece went
   bool done = false;   // the scan came back to cursor 0
+  // A sorted set goes in its order (the target appends each piece at its end, where a random
+  // order cost a cache miss per level of its skiplist): the last element sent.
+  double score = 0;
+  std::string member;
 };
 
 // The next piece of o's value as one command of o's key (without the key's expire), with at
 // most max_elements elements and about max_bytes bytes of them; false once all went (then argv
-// is left empty). Hashes, sets and sorted sets are walked by their scan cursor: an element there
-// throughout is sent at least once; one added meanwhile may not be (the source forwards its
-// write). A list is walked by index, a string by offset: the source holds their writes meanwhile.
+// is left empty). Hashes and sets are walked by their scan cursor, a sorted set in its order
+// after the last element sent: an element there throughout is sent at least once; one added
+// or moved behind the cursor meanwhile may not be (its write is forwarded, RightOnPart). A list
+// is walked by index, a string by offset: the source holds their writes meanwhile.
 bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_bytes,
                std::vector<std::string>* argv);
 
@@ -47,8 +52,10 @@ bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_byt
 bool RemovePiece(db::Obj* o, PieceCursor* cur, size_t max_elements,
                  std::vector<std::string>* argv);
 
-// Whether a write (its command name as it leaves the node, any case) to a key of type t whose
-// value the target holds only in part leaves that part right.
-bool RightOnPart(std::string_view command, db::Type t);
+// Whether a write (its arguments as it leaves the node; the name in any case) to a key of type
+// t whose value the target holds only in part leaves that part right. A sorted set's relative
+// and conditional updates (ZINCRBY, ZADD INCR or XX) are not: on an element not sent yet they
+// would make something else there, and may move it behind the cursor, never to be sent.
+bool RightOnPart(const std::vector<std::string_view>& argv, db::Type t);
 
 }  // namespace cluster

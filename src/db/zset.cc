@@ -453,6 +453,22 @@ void ZWalk(Obj* o, size_t start, bool reverse,
   }
 }
 
+size_t ZRankAfter(Obj* o, double score, std::string_view member) {
+  auto at_or_before = [&](double s, std::string_view m) {
+    return s < score || (s == score && m <= member);
+  };
+  if (o->enc() == kEncListpack) {
+    size_t n = 0;
+    LpForEach(Lp(o), [&](std::string_view m, double s) {
+      if (!at_or_before(s, m)) return false;
+      n++;
+      return true;
+    });
+    return n;
+  }
+  return Sl(o)->CountPrefix([&](const ZNode* n) { return at_or_before(n->score, n->member()); });
+}
+
 void ZScoreRangeRanks(Obj* o, const ScoreRange& r, size_t* first, size_t* count) {
   auto below_min = [&](double s) { return r.minex ? s <= r.min : s < r.min; };
   auto within_max = [&](double s) { return r.maxex ? s < r.max : s <= r.max; };

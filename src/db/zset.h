@@ -54,6 +54,10 @@ int64_t ZRank(Obj* o, std::string_view member);
 // fn returns false to stop.
 void ZWalk(Obj* o, size_t start, bool reverse,
            const std::function<bool(std::string_view, double)>& fn);
+// How many elements come at or before (score, member) in the set's order: the rank of the first
+// one after it, a cursor that inserts and removals elsewhere leave valid (slot migration sends
+// a big sorted set in order from it).
+size_t ZRankAfter(Obj* o, double score, std::string_view member);
 // Rank of the first element >= range start, and the count of elements in the range.
 void ZScoreRangeRanks(Obj* o, const ScoreRange& r, size_t* first, size_t* count);
 // Lexicographic ranges are defined like Valkey's, which also answers when the members are not

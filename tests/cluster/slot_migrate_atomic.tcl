@@ -262,12 +262,13 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
                 # element writes: answered at once, forwarded
                 foreach k [list $key $shadow] {
                     assert_equal 1 [cn $A zadd $k 5.5 newm]
-                    assert_equal 12 [cn $A zincrby $k 2 m10]
+                    assert_equal 0 [cn $A zadd $k gt 10.5 m10]
                     assert_equal 1 [cn $A zrem $k m7]
                     assert_equal 3 [cn $A zremrangebyscore $k 100 102]
                 }
-                # by rank: each waits for the last piece
-                lappend held [list zpopmin] [list multi-zremrangebyrank]
+                # relative (the set goes in score order), or by rank: each waits for the last
+                # piece
+                lappend held [list zincrby] [list zpopmin] [list multi-zremrangebyrank]
             } else {
                 lappend held [list rpush] [list lpop] [list lset]
             }
@@ -276,6 +277,7 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
                 set c [::resp::client 127.0.0.1 [cnode $A port]]
                 lappend ::testutil::test_clients $c
                 switch [lindex $h 0] {
+                    zincrby { $c deferred 1; $c zincrby $key 2 m11 }
                     zpopmin { $c deferred 1; $c zpopmin $key }
                     multi-zremrangebyrank {
                         $c multi; $c zremrangebyrank $key 0 1; $c deferred 1; $c exec
@@ -301,6 +303,7 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
             # shadow gets the same
             foreach h $held c $clients {
                 switch [lindex $h 0] {
+                    zincrby { assert_equal [cn $A zincrby $shadow 2 m11] [$c read] }
                     zpopmin { assert_equal [cn $A zpopmin $shadow] [$c read] }
                     multi-zremrangebyrank {
                         assert_equal [list [cn $A zremrangebyrank $shadow 0 1]] [$c read]
