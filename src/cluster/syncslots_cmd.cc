@@ -29,7 +29,9 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/command_keys.h"
+#include "server/config.h"
 #include "server/dispatch.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 #include "server/write_out.h"
 
@@ -125,6 +127,15 @@ void Establish(Client* c) {
       EndJob(old, ImportState::kCancelled, "replaced by a new job of the same name", false);
   } else {
     err = CheckEstablish(st, NodeImports(), a[3], a[4], range_args, &ranges);
+    // What the rules of the job cannot see: a replica that would miss the staged keys (a
+    // Valkey or Redis replica ignores CLUSTER SYNCSLOTS and would lack the slots after the
+    // handover), and memory for them.
+    std::string other = server::Repl().replica_without_slot_import();
+    if (err.empty() && !other.empty())
+      err = "Replica " + other + " of this node cannot stage slot imports (not a node of this kind)";
+    if (err.empty() && server::cfg.maxmemory > 0 &&
+        server::UsedMemory() >= static_cast<uint64_t>(server::cfg.maxmemory))
+      err = "Not enough memory to import slots: used_memory is at maxmemory";
   }
   if (!err.empty()) return c->R().Error(err);
   auto job = std::make_unique<ImportJob>();

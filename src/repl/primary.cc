@@ -422,6 +422,12 @@ void FeedReplicas(std::string_view bytes) {
 int ConnectedReplicas() { return static_cast<int>(primary_.replicas.size()); }
 const std::vector<Client*>& Replicas() { return primary_.replicas; }
 
+std::string ReplicaWithoutSlotImport() {
+  for (Client* c : primary_.replicas)
+    if (c->repl && !c->repl->capa_slot_import) return c->addr;
+  return "";
+}
+
 bool NotEnoughReplicas() {
   return server::cfg.min_replicas_to_write > 0 &&
          GoodReplicas() < server::cfg.min_replicas_to_write;
@@ -534,6 +540,8 @@ void ReplconfCommand(Client* c) {
         c->repl->capa_eof = true;
       else if (base::EqualsNoCase(v, "psync2"))
         c->repl->capa_psync2 = true;
+      else if (base::EqualsNoCase(v, "slot-import"))
+        c->repl->capa_slot_import = true;
     } else if (opt == "version") {
       c->repl->version = std::string(v);
     } else if (opt == "rdb-only" || opt == "rdb-filter-only" || opt == "rdb-channel" ||

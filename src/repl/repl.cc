@@ -112,6 +112,7 @@ void Install() {
   h.refuse_writes = RefuseWrites;
   h.stale_data_refused = StaleDataRefused;
   h.not_enough_replicas = NotEnoughReplicas;
+  h.replica_without_slot_import = ReplicaWithoutSlotImport;
   h.replica_write_ready = ReplicaWriteReady;
   h.replica_has_pending = ReplicaHasPending;
   h.client_freed = ClientFreed;

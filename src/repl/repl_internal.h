@@ -19,6 +19,7 @@ struct ReplicaLink {
   int listening_port = 0;
   std::string announced_ip, version;
   bool capa_eof = false, capa_psync2 = false;
+  bool capa_slot_import = false;  // one of ours: applies CLUSTER SYNCSLOTS
   bool old_sync = false;  // came with SYNC: no +FULLRESYNC line, no acks
   bool diskless = false;
   size_t stream_start = 0;  // index in Client::out where the stream (after FULLRESYNC) begins
@@ -30,6 +31,8 @@ struct ReplicaLink {
 
 void FeedReplicas(std::string_view bytes);
 const std::vector<server::Client*>& Replicas();
+// The address of a replica of mine that cannot stage slot imports (not one of ours), or "".
+std::string ReplicaWithoutSlotImport();
 void PrimaryCron();
 void PrimaryBeforeSleep();
 void InitPrimary();

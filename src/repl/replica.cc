@@ -142,7 +142,10 @@ void StartHandshake() {
     g_side.expect.push_back("AUTH");
   }
   q.push_back(net::Command({"REPLCONF", "listening-port", std::to_string(server::cfg.port)}));
-  q.push_back(net::Command({"REPLCONF", "capa", "eof", "capa", "psync2"}));
+  // slot-import: this replica applies CLUSTER SYNCSLOTS (atomic slot migration's staged keys);
+  // Valkey and Redis primaries ignore a capability they do not know.
+  q.push_back(
+      net::Command({"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "slot-import"}));
   q.push_back(net::Command({"REPLCONF", "version", server::kValkeyVersion}));
   g_side.expect.insert(g_side.expect.end(), {"REPLCONF", "REPLCONF", "REPLCONF"});
   // Continue our history when we have one (PSYNC2), else ask for everything.

@@ -124,6 +124,34 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         assert_equal 0 [$c cluster syncslots apply $n2 copy "{$t1}k" "{$t1}k2"]
         assert_equal 0 [cn $B cluster countkeysinslot $s1]
         assert_equal OK [$c cluster syncslots abort $n2]
+        # What a job's rules cannot see: a replica that would miss the staged keys (Debian's
+        # redis-server 7.0, replicating from B: it ignores CLUSTER SYNCSLOTS, and would lack the
+        # slots after the handover), and memory.
+        set n3 [si_name]
+        set ours $::cfg(server)
+        set ::cfg(server) [require_peer /usr/bin/redis-server redis-server]
+        try {
+            start_server {} {
+                set ::cfg(server) $ours
+                assert_equal OK [r replicaof [cnode $B host] [cnode $B port]]
+                wait_for_condition 100 100 {
+                    [string match "*master_link_status:up*" [r info replication]]
+                } else { fail "redis-server never synced from node $B" }
+                assert_match "ERR Replica 127.0.0.1:* of this node cannot stage slot imports (not a node of this kind)" \
+                    [catch {$c cluster syncslots establish $n3 $idA $s1 $s1} e; set e]
+            }
+        } finally {
+            set ::cfg(server) $ours
+        }
+        wait_for_condition 100 100 {
+            [info_field [cn $B info replication] connected_slaves] == 1
+        } else { fail "node $B still counts the gone replica" }
+        assert_equal OK [cn $B config set maxmemory 1]
+        assert_equal "ERR Not enough memory to import slots: used_memory is at maxmemory" \
+            [catch {$c cluster syncslots establish $n3 $idA $s1 $s1} e; set e]
+        assert_equal OK [cn $B config set maxmemory 0]
+        assert_equal OK [$c cluster syncslots establish $n3 $idA $s1 $s1]
+        assert_equal OK [$c cluster syncslots abort $n3]
     }
 
     test "Staged keys are invisible on the target and its replica until HANDOVER" {
