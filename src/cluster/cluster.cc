@@ -11,6 +11,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "cluster/changes.h"
+#include "cluster/data_check.h"
 #include "cluster/cluster_cmd.h"
 #include "cluster/nodes_conf.h"
 #include "cluster/open_slots.h"
@@ -312,7 +313,9 @@ void Install() {
   // for the full sync, which carries its primary's.
   h.data_loaded = [] {
     State& st = GetState();
-    if (!st.myself || !st.myself->IsReplica()) return;
+    if (!st.myself) return;
+    // A primary's data must fit its slot map (data_check.h).
+    if (!st.myself->IsReplica()) return CheckDataAgainstSlots(st);
     NodeFailover().CloseOpenSlotsUnlessContinued(true);
     st.MarkLearned();
   };

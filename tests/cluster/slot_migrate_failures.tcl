@@ -142,6 +142,38 @@ start_cluster {primaries 3 replicas 1 create manual netns 1 config {enable-debug
         cluster_wait_ok
     }
 
+    test "The source killed before it freed a moved slot restarts with its keys: it deletes them" {
+        # The source frees a moved slot's keys in slices, each DEL to its AOF as it goes; a
+        # kill in between leaves keys of a slot another node owns in its AOF. At start a
+        # primary deletes such keys, as Valkey 8 does. The AOF of before the move stands in for
+        # the one a kill leaves.
+        assert_equal OK [cn $A config set appendonly yes]
+        assert_equal OK [cn $A config rewrite]  ;# the restart loads the AOF
+        ::cl::deadline_wait 20000 {[info_field [cn $A info persistence] aof_rewrite_in_progress] == 0 &&
+                                    [info_field [cn $A info persistence] aof_enabled] == 1} \
+            "the AOF never came on"
+        set slot [smf_fill $A smfa 500]
+        smf_write_during $A $smfa
+        after 1500  ;# appendfsync everysec
+        set aofdir [file join [cnode $A dir] appendonlydir]
+        file delete -force $aofdir.before
+        file copy $aofdir $aofdir.before
+        assert_equal OK [cn $A cluster migrateslots slotsrange $slot $slot node [cluster_myid $B]]
+        sma_wait_state $A {success failed}
+        assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
+        sma_wait_owner [list $slot] $B
+        cluster_kill $A
+        file delete -force $aofdir
+        file rename $aofdir.before $aofdir
+        cluster_restart $A
+        assert_equal 0 [cn $A cluster countkeysinslot $slot]
+        assert_match "*I have keys for slot $slot, but the slot is assigned to another node. Deleting keys in the slot.*" \
+            [exec cat [cnode $A log]]
+        smf_assert_end $slot $B $smfa 500
+        assert_equal OK [cn $A config set appendonly no]
+        assert_equal OK [cn $A config rewrite]
+    }
+
     test "The target's primary is killed mid-move: its replica takes over with nothing staged; the slot stays" {
         set slot [smf_fill $A smfk 500]
         smf_start_stopped $A $B $slot 200
