@@ -36,8 +36,8 @@ namespace {
 using server::cfg;
 using server::g;
 
-// Each loop pass gives each walking job this long, and stops earlier when this much is queued
-// for the target (the walk waits for the socket rather than fill memory).
+// Each loop pass gives the jobs together this long, and a walk stops earlier when this much is
+// queued for the target (it waits for the socket rather than fill memory).
 constexpr int64_t kWalkSliceUs = 1000;
 constexpr size_t kMaxQueued = 4 << 20;
 // The handover starts once everything is written and the requests not yet answered hold at
@@ -577,6 +577,9 @@ bool CancelExports(const std::string& who) {
 }
 
 void ExportBeforeSleep() {
+  // One slice per loop pass for all of it (every job's walk and pieces, then the drop): what a
+  // client waiting behind this pass waits for at most, beyond its own turn.
+  int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
   for (auto& up : jobs) {
     Job* j = up.get();
     if (!j->Running()) continue;
@@ -593,7 +596,6 @@ void ExportBeforeSleep() {
       Finish(j, JobState::kFailed, "Target node does not keep up with the writes to forward");
     if (!j->Running()) continue;
     if (j->Forwarding() && !j->dirty.empty()) SendDirty(j);
-    int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
     if (j->Forwarding()) SendPieces(j, deadline);
     if (j->state == JobState::kSnapshotting) Walk(j, deadline);
     if (j->state == JobState::kStreaming) MaybeHandOver(j);
@@ -613,7 +615,9 @@ void ExportBeforeSleep() {
     release_due = false;
     server::ReleaseHeldClients();
   }
-  if (DropSomeKeys(base::MonotonicUs() + kWalkSliceUs)) g.loop->SetMaxWaitMs(0);
+  // What the slice left, the drop of moved slots takes (at least a little, or it never ends).
+  if (DropSomeKeys(std::max(deadline, base::MonotonicUs() + kWalkSliceUs / 10)))
+    g.loop->SetMaxWaitMs(0);
 }
 
 void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
