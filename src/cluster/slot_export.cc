@@ -126,6 +126,7 @@ struct Job {
   bool in_doubt = false;
   uint64_t keys_sent = 0, writes_forwarded = 0;
   uint64_t sends = 0;  // RESTOREs and pieces (DEBUG SLOT-MIGRATION-WALK-LIMIT counts these)
+  uint64_t bytes_sent = 0;  // everything queued for the target, requests of every kind
   int64_t hold_ms = -1;  // how long writes to the slots were held (the handover)
   bool Running() const { return state < JobState::kSuccess; }
   // Writes are forwarded from the moment the import is open on the target until the handover
@@ -230,6 +231,7 @@ void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
   if (j->conn.fd < 0) return;
   size_t before = j->conn.out.size();
   net::AppendCommand(&j->conn.out, argv);
+  j->bytes_sent += j->conn.out.size() - before;
   j->expect.push_back(e);
   j->expect_bytes.push_back(j->conn.out.size() - before);
   j->owed_bytes += j->expect_bytes.back();
@@ -711,6 +713,7 @@ void ListExports(std::vector<std::vector<MigrationField>>* out) {
          text("state", StateName(j->state)), text("message", j->message), num("cow_size", 0),
          num("remaining_repl_size", static_cast<int64_t>(j->conn.PendingBytes())),
          num("keys_sent", static_cast<int64_t>(j->keys_sent)),
+         num("bytes_sent", static_cast<int64_t>(j->bytes_sent)),
          num("writes_forwarded", static_cast<int64_t>(j->writes_forwarded)),
          num("write_hold_ms", j->hold_ms)});
   }

@@ -82,6 +82,13 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         assert_equal $idB [dict get $job target_node]
         assert_equal $idA [dict get $job source_node]
         assert {[dict get $job keys_sent] >= [llength $keys]}
+        # every byte of every DUMP payload went, and a little more (the commands around them)
+        set payload 0
+        foreach k $keys { incr payload [string length [dict get $dumps $k]] }
+        assert {[dict get $job bytes_sent] > $payload && [dict get $job bytes_sent] < 4 * $payload + 100000}
+        assert_equal [list name operation slot_ranges target_node source_node create_time \
+                          last_update_time last_ack_time state message cow_size remaining_repl_size \
+                          keys_sent bytes_sent writes_forwarded write_hold_ms] [dict keys $job]
         sma_wait_owner [list $slot] $B
         assert_equal $keys [lsort [cn $B keys "{$tag}*"]]
         foreach k $keys { assert_equal [dict get $dumps $k] [cn $B dump $k] }
