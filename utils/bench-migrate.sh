@@ -24,6 +24,11 @@
 #                      redis-cli's default --cluster-timeout); both nodes PINGed
 #                      every ms: seconds, the longest PING of each node, and the memory each
 #                      used beyond what it held (source: peak over start; target: peak over end).
+#   p99                (ROWS with p99; ours) redis-benchmark SETs (25 clients) to a slot of the
+#                      source that does not move and to one of the target, stable and while
+#                      P99_SLOTS slots (100 keys of 100 B each) move back and forth atomically,
+#                      phases alternating P99_ROUNDS times: the highest p99 of each phase, their
+#                      ratio (target <= 1.2), the moves made and the longest write hold.
 #   atomic reshard     on that cluster, on a side whose server has CLUSTER MIGRATESLOTS
 #                      (ours): the same N slots moved back with one MIGRATESLOTS, seconds
 #                      until GETSLOTMIGRATIONS says success (polled every 10 ms); keys kept and
@@ -265,10 +270,12 @@ def migrate(src_port, dst_port, slot, batch, rounds):
         print(moved, '%.4f' % (time.perf_counter() - t0))
         a, b = b, a
 
-def atomic_move(a, b, slot):
-    """One MIGRATESLOTS of `slot` from a to b, polled every 10 ms: (seconds, job fields)."""
+def atomic_move(a, b, slot, last=None):
+    """One MIGRATESLOTS of slots slot..last (default: slot alone) from a to b, polled every
+    10 ms: (seconds, job fields)."""
     t0 = time.perf_counter()
-    ok(a[0].call('CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', slot, slot, 'NODE', b[1]), 'MIGRATESLOTS')
+    last = slot if last is None else last
+    ok(a[0].call('CLUSTER', 'MIGRATESLOTS', 'SLOTSRANGE', slot, last, 'NODE', b[1]), 'MIGRATESLOTS')
     while True:
         # this node's last export (an earlier move may have left an import listed after it)
         jobs = ok(a[0].call('CLUSTER', 'GETSLOTMIGRATIONS'), 'GETSLOTMIGRATIONS')
@@ -361,6 +368,73 @@ def bigkey(kind, src_port, dst_port, key, members):
     print('secs=%.2f ping_src=%.1f ping_dst=%.1f extra_src=%.1f extra_dst=%.1f' % (
         secs, outs['ps'][0], outs['pd'][0], (outs['ms'][1] - outs['ms'][0]) / 1e6,
         max(0, outs['md'][1] - end_dst) / 1e6))
+
+def tag_of(port, avoid):
+    """A key (hash tag) of a slot the node at port serves, outside `avoid` (a (lo, hi) pair)."""
+    mine = [n for n in nodes(port) if n['port'] == int(port)][0]['slots']
+    for i in range(200000):
+        s = keyslot(('t%d' % i).encode())
+        if s in mine and not (avoid[0] <= s <= avoid[1]):
+            return 't%d' % i
+    raise RuntimeError('no tag for node %s' % port)
+
+def bench_p99(port, tag, n):
+    """redis-benchmark SETs of keys {tag}:<rand>: (p50, p99, max) in ms."""
+    import re, subprocess
+    out = subprocess.run(['redis-benchmark', '-p', str(port), '-c', '25', '-n', str(n), '-r',
+                          '100000', 'SET', '{%s}:__rand_int__' % tag, 'v'],
+                         capture_output=True, text=True).stdout
+    m = re.search(r'avg\s+min\s+p50\s+p95\s+p99\s+max\s*\n\s*[\d.]+\s+[\d.]+\s+([\d.]+)\s+'
+                  r'[\d.]+\s+([\d.]+)\s+([\d.]+)', out)
+    if not m:
+        raise RuntimeError('redis-benchmark said: ' + out[-300:])
+    return tuple(float(x) for x in m.groups())
+
+def p99load(src_port, dst_port, lo, hi, n, rounds):
+    """SET load on a slot of the source outside [lo, hi] and on one of the target, without and
+    during a back-and-forth atomic move of slots lo..hi (each holding 100 keys of 100 B), stable
+    and moving phases alternating. Prints one line per phase."""
+    a, b = conn_with_id(src_port), conn_with_id(dst_port)
+    lo, hi, n = int(lo), int(hi), int(n)
+    tags, i = {}, 0
+    while len(tags) < hi - lo + 1:
+        s = keyslot(('h%d' % i).encode())
+        if lo <= s <= hi and s not in tags:
+            tags[s] = 'h%d' % i
+        i += 1
+    for t in tags.values():
+        for j in range(100):
+            a[0].s.sendall(enc(['SET', '{%s}:%d' % (t, j), 'x' * 100]))
+        for j in range(100):
+            ok(a[0].read(), 'SET')
+    ta, tb = tag_of(src_port, (lo, hi)), tag_of(dst_port, (lo, hi))
+    for _ in range(int(rounds)):
+        for moving in (False, True):
+            stop = threading.Event()
+            moves, holds = [0], []
+            def mover():
+                x, y = a, b
+                while not stop.is_set():
+                    secs, f = atomic_move(x, y, lo, hi)
+                    holds.append(int(f['write_hold_ms']))
+                    moves[0] += 1
+                    x, y = y, x
+                if moves[0] % 2:  # home again
+                    atomic_move(x, y, lo, hi)
+            th = threading.Thread(target=mover)
+            if moving:
+                th.start()
+            res = {}
+            t1 = threading.Thread(target=lambda: res.__setitem__('src', bench_p99(src_port, ta, n)))
+            t2 = threading.Thread(target=lambda: res.__setitem__('dst', bench_p99(dst_port, tb, n)))
+            t1.start(); t2.start(); t1.join(); t2.join()
+            stop.set()
+            if moving:
+                th.join()
+            print('%s src_p50=%.3f src_p99=%.3f src_max=%.3f dst_p50=%.3f dst_p99=%.3f '
+                  'dst_max=%.3f moves=%d hold_max=%d' % (
+                      'moving' if moving else 'stable', *res['src'], *res['dst'], moves[0],
+                      max(holds) if holds else -1))
 
 # --- replica read load --------------------------------------------------------------------------
 NCOUNT = 6  # replies, ASK, MOVED, TRYAGAIN, nil, other errors
@@ -537,6 +611,8 @@ if __name__ == '__main__':
         atomic(*args)
     elif cmd == 'bigkey':
         bigkey(*args)
+    elif cmd == 'p99load':
+        p99load(*args)
     elif cmd == 'readload':
         readload(*args)
     else:
@@ -700,6 +776,34 @@ row_bigkey() {
   done
 }
 
+# SET load (redis-benchmark, 25 clients) on a slot of the source that does not move and on one
+# of the target, stable and during back-and-forth atomic moves of P99_SLOTS slots, alternating
+# (ours only: the other side has no atomic migration). Sets P[...] from the worst round.
+declare -A P
+row_p99() {
+  local out line k v
+  side_setup ours
+  start_nodes "$bin" "$base" 3 "$ARGS"
+  create "$base" 3 0
+  local src dst
+  src=$(py owner "$base" 16000) || die "owner of slot 16000"
+  dst=$(py owner "$base" 0) || die "owner of slot 0"
+  out=$(py p99load "$src" "$dst" $((16000 - P99_SLOTS + 1)) 16000 "$P99_N" "$P99_ROUNDS") ||
+    die "p99 load"
+  while read -r line; do
+    log "  ours: $line"
+    local phase=${line%% *}
+    for kv in ${line#* }; do
+      k=${kv%%=*}; v=${kv#*=}
+      # the highest of the rounds
+      if [ -z "${P[$phase,$k]:-}" ] || awk -v a="$v" -v b="${P[$phase,$k]}" 'BEGIN{exit !(a>b)}'; then
+        P[$phase,$k]=$v
+      fi
+    done
+  done <<<"$out"
+  stop_nodes "$base" 3
+}
+
 dbsize_primaries() {
   local p sum=0
   for p in $(py primaries "$1"); do sum=$((sum + $(redis-cli -p "$p" dbsize))); done
@@ -804,6 +908,9 @@ rows_reshard_reads() {
 # Which rows run (the replica reads need the reshard's cluster, so they bring the reshard).
 ROWS=${ROWS:-migrate,reshard,atomic,reads,bigkey}
 BIGZ=${BIGZ:-$(q 5000000 1000000)}
+P99_SLOTS=${P99_SLOTS:-1000}
+P99_N=${P99_N:-$(q 150000 60000)}
+P99_ROUNDS=${P99_ROUNDS:-$(q 3 2)}
 
 # Phases: stable/migrating in ABBA order, PHASE_K times (READ_SECS per state in total).
 PHASE_K=${PHASE_K:-$(q 4 2)}
@@ -819,6 +926,10 @@ log "migrate: $MIG_KEYS keys in one slot; reshard: $RESHARD_SLOTS slots of $RESH
 if [[ $ROWS == *migrate* ]]; then
   log "[both] migrate one slot, moves alternating between the sides"
   row_migrate
+fi
+if [[ $ROWS == *p99* ]]; then
+  log "[ours] SET p99 on slots that do not move, stable and while $P99_SLOTS slots move"
+  row_p99
 fi
 if [[ $ROWS == *bigkey* ]]; then
   log "[both] one sorted set of $BIGZ members: ours atomic, theirs legacy (MIGRATE)"
@@ -841,6 +952,10 @@ row "migrate keys/s" "${T[ours,mig]}" "${T[theirs,mig]}" \
   "$(bl_ratio "${T[ours,mig]}" "${T[theirs,mig]}")"
 row "  atomic keys/s (ours)" "${T[ours,atomic_mig]:--}" "-" "-"
 row "  atomic / legacy (ours)" "$(frac "${T[ours,atomic_mig]}" "${T[ours,mig]}")" "-" "-"
+row "p99 stable src/dst ms" "${P[stable,src_p99]:--}/${P[stable,dst_p99]:--}" "-" "-"
+row "p99 moving src/dst ms" "${P[moving,src_p99]:--}/${P[moving,dst_p99]:--}" "-" "-"
+row "  moving/stable src, dst" "$(frac "${P[moving,src_p99]}" "${P[stable,src_p99]}"), $(frac "${P[moving,dst_p99]}" "${P[stable,dst_p99]}")" "-" "-"
+row "  moves, longest hold ms" "${P[moving,moves]:--}, ${P[moving,hold_max]:--}" "-" "-"
 row "big zset ($BIGZ) move s" "${B[ours,secs]:--}" "${B[theirs,secs]:--}" "-"
 row "  longest PING source ms" "${B[ours,ping_src]:--}" "${B[theirs,ping_src]:--}" "-"
 row "  longest PING target ms" "${B[ours,ping_dst]:--}" "${B[theirs,ping_dst]:--}" "-"
