@@ -31,6 +31,13 @@ proc smf_start_stopped {src dst slot sent} {
     assert_equal snapshotting [dict get [sma_job $src] state]
 }
 
+# Lets the stopped walk go on; the job must succeed.
+proc smf_release_and_succeed {src} {
+    assert_equal OK [cn $src debug slot-migration-walk-limit 0]
+    sma_wait_state $src {success failed}
+    assert_equal success [dict get [sma_job $src] state] [dict get [sma_job $src] message]
+}
+
 # Writes during the job: {tag}w0..w9, each acknowledged by the source.
 proc smf_write_during {src tag} {
     for {set i 0} {$i < 10} {incr i} { assert_equal OK [cn $src set "{$tag}w$i" w$i] }
@@ -80,33 +87,21 @@ start_cluster {primaries 3 replicas 1 create manual netns 1 config {enable-debug
         smf_assert_end $slot $A $smfp 500
     }
 
-    test "The source's replica is killed mid-move: the job completes; restarted, it has none" {
-        set slot [smf_fill $A smfr 500]
-        cluster_wait_replicas_synced $A
-        smf_start_stopped $A $B $slot 200
-        cluster_kill $A2
-        smf_write_during $A $smfr
-        assert_equal OK [cn $A debug slot-migration-walk-limit 0]
-        sma_wait_state $A {success failed}
-        assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
-        cluster_restart $A2
-        cluster_wait_replicas_synced $A 30000
-        assert_equal 0 [cn $A2 cluster countkeysinslot $slot]
-        smf_assert_end $slot $B $smfr 500
-    }
-
-    test "The target's replica is killed mid-move: the job completes; restarted, it has them all" {
-        set slot [smf_fill $A smft 500]
-        smf_start_stopped $A $B $slot 200
-        cluster_kill $B2
-        smf_write_during $A $smft
-        assert_equal OK [cn $A debug slot-migration-walk-limit 0]
-        sma_wait_state $A {success failed}
-        assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
-        cluster_restart $B2
-        cluster_wait_replicas_synced $B 30000
-        assert_equal 510 [cn $B2 cluster countkeysinslot $slot]
-        smf_assert_end $slot $B $smft 500
+    # A replica killed mid-move, restarted after it: the job completes; the source's replica
+    # ends with none of the slot's keys, the target's with all of them.
+    foreach {whose victim primary kept} [list source $A2 $A 0 target $B2 $B 510] {
+        test "The $whose's replica is killed mid-move: the job completes; restarted, it has $kept keys of the slot" {
+            set slot [smf_fill $A smfr 500]
+            cluster_wait_replicas_synced $A
+            smf_start_stopped $A $B $slot 200
+            cluster_kill $victim
+            smf_write_during $A $smfr
+            smf_release_and_succeed $A
+            cluster_restart $victim
+            cluster_wait_replicas_synced $primary 30000
+            assert_equal $kept [cn $victim cluster countkeysinslot $slot]
+            smf_assert_end $slot $B $smfr 500
+        }
     }
 
     test "FLUSHALL on the target mid-move: its own keys go, the moving slot arrives whole" {
@@ -116,9 +111,7 @@ start_cluster {primaries 3 replicas 1 create manual netns 1 config {enable-debug
         smf_start_stopped $A $B $slot 200
         assert_equal OK [cn $B flushall]
         smf_write_during $A $smff
-        assert_equal OK [cn $A debug slot-migration-walk-limit 0]
-        sma_wait_state $A {success failed}
-        assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
+        smf_release_and_succeed $A
         assert_equal 0 [cn $B exists $own]
         smf_assert_end $slot $B $smff 500
     }
