@@ -53,6 +53,10 @@ constexpr size_t kMaxForwardQueue = 256 << 20;
 // sorted set costs the target about 1 ms (random inserts into its skiplist).
 constexpr size_t kPieceElements = 64;
 constexpr size_t kPieceBytes = 16 * 1024;
+// Small keys go this many (or this many bytes) per RESTORE: the target's cost per command
+// (parsing, dispatch, propagation) is paid once for them all.
+constexpr size_t kBatchKeys = 64;
+constexpr size_t kBatchBytes = 64 * 1024;
 
 enum class Expect { kAuth, kEstablish, kData, kHandover };
 enum class JobState {
@@ -127,6 +131,10 @@ struct Job {
   uint64_t keys_sent = 0, writes_forwarded = 0;
   uint64_t sends = 0;  // RESTOREs and pieces (DEBUG SLOT-MIGRATION-WALK-LIMIT counts these)
   uint64_t bytes_sent = 0;  // everything queued for the target, requests of every kind
+  // Keys waiting to go in one RESTORE (key, expire, payload, ...): sent before any other
+  // request, so that the stream keeps its order.
+  std::vector<std::string> batch;
+  size_t batch_bytes = 0;
   int64_t hold_ms = -1;  // how long writes to the slots were held (the handover)
   bool Running() const { return state < JobState::kSuccess; }
   // Writes are forwarded from the moment the import is open on the target until the handover
@@ -188,6 +196,8 @@ void Finish(Job* j, JobState s, const std::string& message) {
   j->owed_bytes = 0;
   j->dirty.clear();
   j->big_keys.clear();
+  j->batch.clear();
+  j->batch_bytes = 0;
   EndPiece(j);
   j->message = message;
   SetState(j, s);
@@ -227,8 +237,11 @@ void Fail(Job* j, const std::string& why) {
   Finish(j, JobState::kFailed, why);
 }
 
+void FlushBatch(Job* j);
+
 void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
   if (j->conn.fd < 0) return;
+  FlushBatch(j);
   size_t before = j->conn.out.size();
   net::AppendCommand(&j->conn.out, argv);
   j->bytes_sent += j->conn.out.size() - before;
@@ -371,13 +384,28 @@ bool Expired(const db::Obj* o, int64_t now_ms) {
   return o->expire() >= 0 && o->expire() <= now_ms;
 }
 
-// A key as it is here, whole (a replaced staged value is dropped by the target).
+// The keys batched so far, as one RESTORE.
+void FlushBatch(Job* j) {
+  if (j->batch.empty()) return;
+  static std::vector<std::string_view> argv;
+  argv.assign({"CLUSTER", "SYNCSLOTS", "RESTORE", j->name});
+  argv.insert(argv.end(), j->batch.begin(), j->batch.end());
+  std::vector<std::string> keep;
+  keep.swap(j->batch);  // the views stay valid; Queue finds no batch to send first
+  j->batch_bytes = 0;
+  Queue(j, argv, Expect::kData);
+}
+
+// A key as it is here, whole (a replaced staged value is dropped by the target), batched.
 void SendKey(Job* j, db::Obj* o) {
-  std::string payload = persist::EncodeDump(persist::ToValue(o));
-  std::string when = std::to_string(o->expire());
-  Queue(j, {"CLUSTER", "SYNCSLOTS", "RESTORE", j->name, o->key(), when, payload}, Expect::kData);
+  if (j->conn.fd < 0) return;
+  j->batch.emplace_back(o->key());
+  j->batch.push_back(std::to_string(o->expire()));
+  j->batch.push_back(persist::EncodeDump(persist::ToValue(o)));
+  j->batch_bytes += o->key().size() + j->batch.back().size();
   j->keys_sent++;
   j->sends++;
+  if (j->batch.size() >= 3 * kBatchKeys || j->batch_bytes >= kBatchBytes) FlushBatch(j);
 }
 
 void SendDel(Job* j, std::string_view key) {
@@ -600,6 +628,7 @@ void ExportBeforeSleep() {
     if (j->Forwarding() && !j->dirty.empty()) SendDirty(j);
     if (j->Forwarding()) SendPieces(j, deadline);
     if (j->state == JobState::kSnapshotting) Walk(j, deadline);
+    FlushBatch(j);
     if (j->state == JobState::kStreaming) MaybeHandOver(j);
     // A target that does not answer the handover within the node timeout may still have
     // taken the slots: in doubt, their writes stay held. If no claim comes within three node

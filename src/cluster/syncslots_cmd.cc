@@ -1,7 +1,7 @@
 // Atomic slot migration, the target's side at run time (see syncslots_cmd.h). The source
 // drives an import with CLUSTER SYNCSLOTS over an ordinary client connection:
 //   ESTABLISH <name> <source-node-id> <start> <end> [<start> <end> ...]   -> +OK
-//   RESTORE <name> <key> <expire-ms|-1> <payload>                         -> +OK
+//   RESTORE <name> <key> <expire-ms|-1> <payload> [<key> <expire> <payload> ...] -> +OK
 //   APPLY <name> <command> [args...]                                      -> the command's reply
 //   HANDOVER <name>                                                       -> +OK
 //   ABORT <name>                                                          -> +OK
@@ -160,29 +160,41 @@ void Establish(Client* c) {
   c->R().Ok();
 }
 
+// Several keys per command (the source batches small ones): all are checked and decoded
+// before any is staged, so an error stages none.
 void Restore(Client* c) {
   auto& a = c->argv;
-  if (a.size() != 7) return server::ReplyArity(c, c->cmd);
+  if (a.size() < 7 || (a.size() - 4) % 3 != 0) return server::ReplyArity(c, c->cmd);
   ImportJob* job = JobArg(c);
   if (!job) return;
-  std::string_view key = a[4];
-  int slot = base::KeySlot(key);
-  if (!SlotTest(job->slots, slot))
-    return c->R().Error("Key's hash slot " + std::to_string(slot) + " is not imported by job " +
-                        job->name);
-  int64_t when;
-  if (!base::ParseInt64(a[5], &when) || when < -1)
-    return c->R().Error("Invalid expire time: a unix time in milliseconds or -1 expected");
-  persist::Value v;
-  if (const char* e = persist::DumpStatusError(
-          persist::DecodeDump(a[6], &v, !server::g.skip_checksum_validation)))
-    return c->R().Error(e);
+  size_t n = (a.size() - 4) / 3;
+  static std::vector<persist::Value> values;
+  static std::vector<int64_t> whens;
+  values.clear();
+  values.resize(n);
+  whens.assign(n, -1);
+  for (size_t i = 0; i < n; i++) {
+    std::string_view key = a[4 + 3 * i];
+    int slot = base::KeySlot(key);
+    if (!SlotTest(job->slots, slot))
+      return c->R().Error("Key's hash slot " + std::to_string(slot) + " is not imported by job " +
+                          job->name);
+    if (!base::ParseInt64(a[5 + 3 * i], &whens[i]) || whens[i] < -1)
+      return c->R().Error("Invalid expire time: a unix time in milliseconds or -1 expected");
+    if (const char* e = persist::DumpStatusError(persist::DecodeDump(
+            a[6 + 3 * i], &values[i], !server::g.skip_checksum_validation)))
+      return c->R().Error(e);
+  }
   {
     StagingScope scope;
     db::Db* d = job->staging.get();
-    d->Delete(key);  // a staged value of that key is replaced
-    d->Add(persist::FromValue(key, v, when));
+    for (size_t i = 0; i < n; i++) {
+      std::string_view key = a[4 + 3 * i];
+      d->Delete(key);  // a staged value of that key is replaced
+      d->Add(persist::FromValue(key, values[i], whens[i]));
+    }
   }
+  values.clear();
   job->last_update_ms = job->last_ack_ms = base::MsTime();
   server::g.dirty++;
   server::ForcePropagation();

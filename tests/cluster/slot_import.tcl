@@ -116,6 +116,20 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
             [catch {$c cluster syncslots apply $n2 get "{$t1}k"} e; set e]
         assert_equal "ERR SYNCSLOTS APPLY cannot run 'move'" \
             [catch {$c cluster syncslots apply $n2 move "{$t1}k" 1} e; set e]
+        # RESTORE takes several keys: all or none of them are staged (COPY answers 0 for a key
+        # not staged).
+        assert_equal OK [cn $A set "{$t1}src" v]
+        set p [cn $A dump "{$t1}src"]
+        assert_error "ERR wrong number of arguments*" {
+            $c cluster syncslots restore $n2 "{$t1}a" -1 $p "{$t1}b"
+        }
+        assert_equal "ERR Key's hash slot $s2 is not imported by job $n2" \
+            [catch {$c cluster syncslots restore $n2 "{$t1}a" -1 $p "{$t2}k" -1 $p} e; set e]
+        assert_equal 0 [$c cluster syncslots apply $n2 copy "{$t1}a" "{$t1}a2"]
+        assert_equal OK [$c cluster syncslots restore $n2 "{$t1}a" -1 $p "{$t1}b" 1000 $p]
+        assert_equal 1 [$c cluster syncslots apply $n2 copy "{$t1}a" "{$t1}a2"]
+        assert_equal 1 [$c cluster syncslots apply $n2 copy "{$t1}b" "{$t1}b2"]
+        assert_equal 1 [cn $A del "{$t1}src"]
         # COPY within the staging db (it once looked its destination up among the served dbs
         # by the staging db's id, and the node died).
         assert_equal OK [$c cluster syncslots apply $n2 set "{$t1}k" v]
