@@ -753,17 +753,22 @@ void DebugCommand(Client* c) {
     g.cluster_drop_packet_filter = type;
     return r.Ok();
   }
+  // A non-negative integer argument, else its error is the reply.
+  auto non_negative = [&](const char* what, int64_t* out) {
+    if (!ArgInt(c, a[2], out)) return false;
+    if (*out >= 0) return true;
+    r.Error(std::string(what) + " must not be negative");
+    return false;
+  };
   if (sub == "slot-migration-handover-delay" && a.size() == 3) {
     int64_t ms;
-    if (!ArgInt(c, a[2], &ms)) return;
-    if (ms < 0) return r.Error("delay must not be negative");
+    if (!non_negative("delay", &ms)) return;
     g.slot_migration_handover_delay_ms = ms;
     return r.Ok();
   }
   if (sub == "slot-migration-walk-limit" && a.size() == 3) {
     int64_t keys;
-    if (!ArgInt(c, a[2], &keys)) return;
-    if (keys < 0) return r.Error("limit must not be negative");
+    if (!non_negative("limit", &keys)) return;
     g.slot_migration_walk_limit = static_cast<uint64_t>(keys);
     return r.Ok();
   }
