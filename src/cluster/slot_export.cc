@@ -244,10 +244,11 @@ void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
   FlushBatch(j);
   size_t before = j->conn.out.size();
   net::AppendCommand(&j->conn.out, argv);
-  j->bytes_sent += j->conn.out.size() - before;
+  size_t bytes = j->conn.out.size() - before;
+  j->bytes_sent += bytes;
   j->expect.push_back(e);
-  j->expect_bytes.push_back(j->conn.out.size() - before);
-  j->owed_bytes += j->expect_bytes.back();
+  j->expect_bytes.push_back(bytes);
+  j->owed_bytes += bytes;
 }
 
 // Writes what is queued; asks for writability while some is left.
@@ -678,7 +679,7 @@ void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
     }
     if (!j->dirty.empty() && j->dirty.count(std::string(key))) continue;
     if (key == j->piece_key && !RightOnPart(argv, j->piece_type)) {
-      StartOver(j.get());  // held unless it ran where no hold reaches (a woken client, expiry)
+      StartOver(j.get());  // held, unless no hold reached it (a blocked command woken up)
       continue;
     }
     wrapped.assign({"CLUSTER", "SYNCSLOTS", "APPLY", j->name});

@@ -58,7 +58,9 @@ bool DropSomeKeys(int64_t deadline_us) {
           server::WriteOut(0, std::vector<std::string_view>(argv.begin(), argv.end()));
         continue;
       }
-      if (!shadowed) server::WriteOut(0, {"DEL", freeing->key()});  // emptied there already
+      // A string or stream goes whole; an emptied container is gone there already (the DEL
+      // changes nothing).
+      if (!shadowed) server::WriteOut(0, {"DEL", freeing->key()});
       db::FreeObj(freeing);
       freeing = nullptr;
       continue;

@@ -130,8 +130,8 @@ void Establish(Client* c) {
     // What the rules of the job cannot see: a replica that would miss the staged keys (a
     // Valkey or Redis replica ignores CLUSTER SYNCSLOTS and would lack the slots after the
     // handover), and memory for them.
-    std::string other = server::Repl().replica_without_slot_import();
-    if (err.empty() && !other.empty())
+    std::string other = err.empty() ? server::Repl().replica_without_slot_import() : "";
+    if (!other.empty())
       err = "Replica " + other + " of this node cannot stage slot imports (not a node of this kind)";
     if (err.empty() && server::cfg.maxmemory > 0 &&
         server::UsedMemory() >= static_cast<uint64_t>(server::cfg.maxmemory))
