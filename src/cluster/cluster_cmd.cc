@@ -17,6 +17,7 @@
 #include "cluster/settings.h"
 #include "cluster/slot_export.h"
 #include "cluster/slot_import.h"
+#include "cluster/slot_keys.h"
 #include "cluster/syncslots_cmd.h"
 #include "net/socket.h"
 #include "server/client.h"
@@ -90,6 +91,8 @@ void Help(Client* c) {
        "    agreement; TAKEOVER: without a vote either).",
        "FORGET <node-id>",
        "    Remove a node from this node's view.",
+       "FLUSHSLOT <slot> [ASYNC|SYNC]",
+       "    Delete every key of <slot> on this node and its replicas.",
        "FLUSHSLOTS",
        "    Stop serving every slot of this node.",
        "MEET <ip> <port> [<bus-port>]",
@@ -172,6 +175,26 @@ void CountKeysInSlot(Client* c) {
   if (!server::ArgInt(c, c->argv[2], &slot)) return;
   if (slot < 0 || slot >= kSlots) return c->R().Error("Invalid slot");
   c->R().Int(static_cast<int64_t>(server::GetDb(0)->CountInSlot(static_cast<int>(slot))));
+}
+
+// CLUSTER FLUSHSLOT <slot> [ASYNC|SYNC] (Valkey 9's): the slot's keys leave at once; SYNC
+// (the default, as Valkey's with lazyfree-lazy-user-flush no) frees them before the reply,
+// ASYNC in slices after it (DropSlotLater). It leaves as itself: replicas and the AOF drop the
+// slot in one command, as this node does after an atomic migration moved it away.
+void FlushSlot(Client* c) {
+  if (!Enabled(c)) return;
+  auto& a = c->argv;
+  int slot;
+  if (!SlotArg(c, a[2], &slot)) return;
+  bool sync = true;
+  if (a.size() > 4 || (a.size() == 4 && !base::EqualsNoCase(a[3], "sync") &&
+                       !base::EqualsNoCase(a[3], "async")))
+    return c->R().Error(server::kErrSyntax);
+  if (a.size() == 4) sync = base::EqualsNoCase(a[3], "sync");
+  server::g.dirty += static_cast<int64_t>(server::GetDb(0)->CountInSlot(slot)) + 1;
+  DropSlotLater(slot, false);
+  if (sync) DropAllNow();
+  c->R().Ok();
 }
 
 void GetKeysInSlot(Client* c) {
@@ -591,6 +614,7 @@ void RegisterCommands(std::vector<CommandSpec>* t) {
           "Cancels the slot migrations this node runs."),
       sub("getslotmigrations", 2, kCmdStale, GetSlotMigrations,
           "Lists the slot migrations of this node."),
+      sub("flushslot", -3, kCmdWrite | kCmdAdmin | kCmdNoAsyncLoading, FlushSlot, "Deletes every key of a slot."),
       sub("flushslots", 2, kAdmAl, FlushSlots, "Stops serving every slot."),
       sub("forget", 3, kAdmAl, Forget, "Removes a node from this node's view."),
       sub("getkeysinslot", 4, kCmdStale, GetKeysInSlot, "Key names of a slot."),

@@ -28,7 +28,9 @@
 #include "server/command_keys.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/write_out.h"
 
 namespace cluster {
 namespace {
@@ -519,8 +521,9 @@ void MaybeHandOver(Job* j) {
 }
 
 // The target owns the slots now (its epoch bump is on its disk): they are its here too, their
-// keys leave db 0 at once and are freed in slices (DropSlotLater: each DEL to replicas and the
-// AOF, not forwarded: the job is over), and the held writes run again and get MOVED.
+// keys leave db 0 at once and are freed in slices (DropSlotLater), and the held writes run
+// again and get MOVED. Replicas and the AOF hear of each slot as one CLUSTER FLUSHSLOT, or,
+// with a replica that may not take it, as a DEL per key (not forwarded: the job is over).
 void Complete(Job* j) {
   State& st = GetState();
   Node* target = st.Find(j->target_id);
@@ -529,7 +532,14 @@ void Complete(Job* j) {
     for (int s : j->slot_list)
       if (st.slot_owner[s] == st.myself) st.AssignSlot(s, target);
   st.MarkChanged(true, false);
-  for (int s : j->slot_list) DropSlotLater(s);
+  bool by_command =
+      FlushSlotByCommand(static_cast<int>(st.myself->replicas.size()),
+                         server::Repl().replicas_with_slot_import(),
+                         !server::Repl().replica_without_slot_import().empty());
+  for (int s : j->slot_list) {
+    if (by_command) server::WriteOut(0, {"CLUSTER", "FLUSHSLOT", std::to_string(s), "ASYNC"});
+    DropSlotLater(s, !by_command);
+  }
 }
 
 // Slots that stopped being mine, or my demotion, end a running job; during the handover the
@@ -657,6 +667,15 @@ void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv) {
   if (base::EqualsNoCase(argv[0], "flushall") || base::EqualsNoCase(argv[0], "flushdb")) {
     for (auto& j : jobs)
       if (j->Forwarding()) Finish(j.get(), JobState::kFailed, "Data was flushed");
+    return;
+  }
+  // CLUSTER FLUSHSLOT names its slot, not keys: what the target has of it would stay.
+  int64_t flushed;
+  if (argv.size() >= 3 && base::EqualsNoCase(argv[0], "cluster") &&
+      base::EqualsNoCase(argv[1], "flushslot") && base::ParseInt64(argv[2], &flushed)) {
+    for (auto& j : jobs)
+      if (j->Forwarding() && flushed >= 0 && flushed < kSlots && SlotTest(j->slots, flushed))
+        Finish(j.get(), JobState::kFailed, "Slot " + std::to_string(flushed) + " was flushed");
     return;
   }
   const server::CommandSpec* cmd = server::LookupCommandArgv(argv);

@@ -33,8 +33,13 @@ size_t DeleteKeysInSlot(int slot) {
 
 namespace {
 
-std::deque<std::unique_ptr<db::SlotTables>> dropping;
+struct Dropping {
+  std::unique_ptr<db::SlotTables> t;
+  bool send_dels;
+};
+std::deque<Dropping> dropping;
 db::Obj* freeing = nullptr;  // a big value, freed a piece at a time
+bool freeing_dels = false;
 PieceCursor freeing_cur;
 
 // The key's removal leaves the node unless db 0 holds that key again.
@@ -42,31 +47,41 @@ bool Shadowed(std::string_view key) { return server::GetDb(0)->Find(key) != null
 
 }  // namespace
 
-void DropSlotLater(int slot) {
+void DropSlotLater(int slot, bool send_dels) {
+  server::SlotModified(0, slot);
   std::unique_ptr<db::SlotTables> t = server::GetDb(0)->TakeSlot(slot);
   if (!t || t->keys.Size() == 0) return;
-  dropping.push_back(std::move(t));
+  dropping.push_back({std::move(t), send_dels});
+}
+
+void DropAllNow() {
+  while (DropSomeKeys(INT64_MAX)) {
+  }
+}
+
+bool FlushSlotByCommand(int known_replicas, int attached_capable, bool attached_incapable) {
+  return !attached_incapable && attached_capable >= known_replicas;
 }
 
 bool DropSomeKeys(int64_t deadline_us) {
   static std::vector<std::string> argv;
   while (base::MonotonicUs() < deadline_us) {
     if (freeing) {
-      bool shadowed = Shadowed(freeing->key());
+      bool send = freeing_dels && !Shadowed(freeing->key());
       if (RemovePiece(freeing, &freeing_cur, 1024, &argv)) {
-        if (!shadowed)
-          server::WriteOut(0, std::vector<std::string_view>(argv.begin(), argv.end()));
+        if (send) server::WriteOut(0, std::vector<std::string_view>(argv.begin(), argv.end()));
         continue;
       }
       // A string or stream goes whole; an emptied container is gone there already (the DEL
       // changes nothing).
-      if (!shadowed) server::WriteOut(0, {"DEL", freeing->key()});
+      if (send) server::WriteOut(0, {"DEL", freeing->key()});
       db::FreeObj(freeing);
       freeing = nullptr;
       continue;
     }
     if (dropping.empty()) return false;
-    db::SlotTables* t = dropping.front().get();
+    db::SlotTables* t = dropping.front().t.get();
+    bool send_dels = dropping.front().send_dels;
     db::Obj* o = nullptr;
     t->keys.ForEachWhile([&](db::Obj* n) {
       o = n;
@@ -84,12 +99,13 @@ bool DropSomeKeys(int64_t deadline_us) {
       continue;
     }
     server::KeyModified(0, key);
-    if (SentInPieces(o)) {
+    if (SentInPieces(o)) {  // big: freed in pieces too, sent or not
       freeing = o;
+      freeing_dels = send_dels;
       freeing_cur = PieceCursor{};
       continue;
     }
-    server::WriteOut(0, {"DEL", key});
+    if (send_dels) server::WriteOut(0, {"DEL", key});
     db::FreeObj(o);
   }
   return !dropping.empty() || freeing;

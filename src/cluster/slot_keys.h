@@ -11,12 +11,22 @@ bool SlotHasKeys(int slot);
 // Deletes them through server::WriteOut, so replicas and the AOF see each DEL.
 size_t DeleteKeysInSlot(int slot);
 
-// A slot moved away whole: its keys leave db 0 at once (Db::TakeSlot, O(1)); DropSomeKeys then
-// frees them a slice at a time, each key's DEL to the replicas and the AOF as it goes, a big
-// value in pieces (value_pieces.h: RemovePiece), so that neither this node nor its replicas
-// stall on a slot of a million keys or on one big value. A key written again meanwhile (the
-// slot came back) is freed here and nothing of it leaves: the new key's own writes went down.
-void DropSlotLater(int slot);
+// A slot moved away whole, or flushed (CLUSTER FLUSHSLOT): its keys leave db 0 at once
+// (Db::TakeSlot, O(1)), WATCHes of them fail and tracking clients hear of them
+// (server::SlotModified); DropSomeKeys then frees them a slice at a time, so that neither this
+// node nor its replicas stall on a slot of a million keys or on one big value. With
+// `send_dels` each key's DEL goes to the replicas and the AOF as it is freed, a big value in
+// pieces (value_pieces.h: RemovePiece), for replicas that cannot take CLUSTER FLUSHSLOT; a key
+// written again meanwhile (the slot came back) is freed silently: the new key's own writes
+// went down. Without, the caller sent the one CLUSTER FLUSHSLOT and nothing more leaves.
+void DropSlotLater(int slot, bool send_dels);
+// CLUSTER FLUSHSLOT SYNC: what is queued is freed before it returns.
+void DropAllNow();
+// Whether a slot moved away leaves as one CLUSTER FLUSHSLOT rather than a DEL per key: only
+// if every replica of this node takes it (ours announce `capa slot-import`; a Valkey 8 or
+// Redis 7 replica would reject it and keep the keys) and none is away (it would read the
+// command from the backlog when it comes back, whatever it is).
+bool FlushSlotByCommand(int known_replicas, int attached_capable, bool attached_incapable);
 // Works until deadline_us (monotonic); true while keys are left to drop.
 bool DropSomeKeys(int64_t deadline_us);
 

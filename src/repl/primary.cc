@@ -428,6 +428,12 @@ std::string ReplicaWithoutSlotImport() {
   return "";
 }
 
+int ReplicasWithSlotImport() {
+  int n = 0;
+  for (Client* c : primary_.replicas) n += c->repl && c->repl->capa_slot_import;
+  return n;
+}
+
 bool NotEnoughReplicas() {
   return server::cfg.min_replicas_to_write > 0 &&
          GoodReplicas() < server::cfg.min_replicas_to_write;

@@ -113,6 +113,7 @@ void Install() {
   h.stale_data_refused = StaleDataRefused;
   h.not_enough_replicas = NotEnoughReplicas;
   h.replica_without_slot_import = ReplicaWithoutSlotImport;
+  h.replicas_with_slot_import = ReplicasWithSlotImport;
   h.replica_write_ready = ReplicaWriteReady;
   h.replica_has_pending = ReplicaHasPending;
   h.client_freed = ClientFreed;

@@ -33,6 +33,7 @@ void FeedReplicas(std::string_view bytes);
 const std::vector<server::Client*>& Replicas();
 // The address of a replica of mine that cannot stage slot imports (not one of ours), or "".
 std::string ReplicaWithoutSlotImport();
+int ReplicasWithSlotImport();
 void PrimaryCron();
 void PrimaryBeforeSleep();
 void InitPrimary();

@@ -15,6 +15,8 @@ ReplHooks& Repl() {
       .refuse_writes = [] { return false; },
       .stale_data_refused = [] { return false; },
       .not_enough_replicas = [] { return false; },
+      .replica_without_slot_import = []() -> std::string { return ""; },
+      .replicas_with_slot_import = [] { return 0; },
       .replica_write_ready = [](Client*) { return true; },
       .replica_has_pending = [](Client*) { return false; },
       .client_freed = [](Client*) {},

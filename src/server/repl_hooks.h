@@ -31,6 +31,7 @@ struct ReplHooks {
   bool (*not_enough_replicas)();  // min-replicas-to-write not met
   // The address of a replica of mine that cannot stage slot imports (not one of ours), or "".
   std::string (*replica_without_slot_import)();
+  int (*replicas_with_slot_import)();  // attached replicas that announced it
   // Client I/O of replica links and of our primary's link.
   bool (*replica_write_ready)(Client* c);  // false: hold the output (snapshot not sent yet)
   bool (*replica_has_pending)(Client* c);  // snapshot bytes still to send

@@ -77,6 +77,12 @@ void DbModified(int dbid) {
   TrackingInvalidateAll();
 }
 
+void SlotModified(int dbid, int slot) {
+  if (g.staging_writes) return;
+  TouchAllWatched(dbid, -2, slot);
+  TrackingInvalidateSlot(slot);
+}
+
 uint64_t UsedMemory() {
 #ifdef USE_JEMALLOC
   // The node allocates from one thread: that thread's running totals are the process's, and

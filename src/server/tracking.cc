@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/crc16.h"
 #include "base/util.h"
 #include "net/reply.h"
 #include "server/client.h"
@@ -292,6 +293,18 @@ void InvalidateKey(std::string_view key, bool bcast) {
     Send(c, &one);
   }
   Forget(it);
+}
+
+void TrackingInvalidateSlot(int slot) {
+  if (!g_tracking_clients || g_table.empty()) return;
+  // One pass over the table per slot; past this size (a move of many slots would repeat it)
+  // every client drops its cache instead, as at FLUSHALL.
+  constexpr size_t kMaxScan = 65536;
+  if (g_table.size() > kMaxScan) return TrackingInvalidateAll();
+  std::vector<std::string> keys;
+  for (auto& [k, ids] : g_table)
+    if (base::KeySlot(k) == slot) keys.push_back(k);
+  for (const std::string& k : keys) InvalidateKey(k, false);
 }
 
 void TrackingInvalidateAll() {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "base/crc16.h"
 #include "server/acl.h"
 #include "server/aof.h"
 #include "server/dispatch.h"
@@ -200,10 +201,11 @@ void TouchWatchedKey(int dbid, std::string_view key) {
 // happen: a watched key changes if it exists on either side, except that an expired key
 // going away, or staying expired, is no change, and a missing key replaced by an expired one
 // counts as expired from then on.
-void TouchAllWatched(int dbid, int other) {
+void TouchAllWatched(int dbid, int other, int slot) {
   for (auto& [db, keys] : g_watched) {
     if (dbid != -1 && db != dbid) continue;
     for (auto& [k, e] : keys) {
+      if (slot >= 0 && base::KeySlot(k) != slot) continue;
       bool in_emptied = GetDb(db)->Find(k) != nullptr;
       bool in_other = other >= 0 && GetDb(other)->Find(k) != nullptr;
       if (!in_emptied && !in_other) continue;

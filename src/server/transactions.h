@@ -10,6 +10,7 @@ void QueueCommand(Client* c, const CommandSpec* cmd);
 void DiscardTransaction(Client* c);
 void UnwatchAll(Client* c);
 void TouchWatchedKey(int dbid, std::string_view key);
-// Before a flush or swap of dbid (-1: every db); `other` is the db swapped in, if any.
-void TouchAllWatched(int dbid, int other = -2);
+// Before a flush or swap of dbid (-1: every db); `other` is the db swapped in, if any; `slot`
+// (>= 0): only that slot's keys are flushed.
+void TouchAllWatched(int dbid, int other = -2, int slot = -1);
 }  // namespace server
