@@ -14,6 +14,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "cluster/settings.h"
+#include "cluster/slot_import.h"
 #include "cluster/slot_keys.h"
 #include "cluster/value_pieces.h"
 #include "db/db.h"
@@ -59,8 +60,14 @@ constexpr size_t kPieceBytes = 16 * 1024;
 // (parsing, dispatch, propagation) is paid once for them all.
 constexpr size_t kBatchKeys = 64;
 constexpr size_t kBatchBytes = 64 * 1024;
+// Requests kept until answered, to be sent again after a lost connection: the walk waits past
+// this much (a target that reads fast and applies slowly would have it keep them all).
+constexpr size_t kMaxUnacked = 32 << 20;
+// A reconnection that has not connected within this long is tried again.
+constexpr int64_t kConnectAttemptMs = 1000;
+constexpr int64_t kReconnectEveryMs = 100;
 
-enum class Expect { kAuth, kEstablish, kData, kHandover };
+enum class Expect { kAuth, kEstablish, kData, kHandover, kResume };
 enum class JobState {
   kConnecting,
   kEstablishing,
@@ -130,6 +137,24 @@ struct Job {
   // HANDOVER went and its answer did not come (no reply in time, or the connection dropped):
   // the target may have taken the slots, so their writes stay held until its claim is seen.
   bool in_doubt = false;
+  // The data requests (RESTORE, APPLY) not answered yet, as sent (from unacked_head, sizes in
+  // order): after a lost connection the target says how many it took (RESUME), and the rest
+  // go again. `answered` counts those answered since the job began.
+  std::string unacked;
+  size_t unacked_head = 0;
+  std::deque<size_t> unacked_sizes;
+  uint64_t answered = 0;
+  // The connection was lost before the handover: a new one is tried until lost_ms plus
+  // ExportResumeWindowMs. Until RESUME is answered, requests only join `unacked`, and the walk
+  // waits (writes are still forwarded: they join it too).
+  bool resuming = false;
+  bool connecting = false;  // a connect(2) in progress
+  int64_t lost_ms = 0, attempt_ms = 0;
+  std::string lost_why;  // what ended the link the job resumes from
+  // A job ended on purpose: the replies still to come on its lingering link, ABORT's last.
+  size_t linger_replies = 0;
+  uint64_t resumes = 0;
+  size_t UnackedBytes() const { return unacked.size() - unacked_head; }
   uint64_t keys_sent = 0, writes_forwarded = 0;
   uint64_t sends = 0;  // RESTOREs and pieces (DEBUG SLOT-MIGRATION-WALK-LIMIT counts these)
   uint64_t bytes_sent = 0;  // everything queued for the target, requests of every kind
@@ -179,6 +204,7 @@ void EndPiece(Job* j) {
 }
 
 void CloseLink(Job* j) {
+  j->connecting = false;
   if (j->conn.fd < 0) return;
   g.loop->DelFile(j->conn.fd, net::kReadable | net::kWritable);
   close(j->conn.fd);
@@ -186,16 +212,40 @@ void CloseLink(Job* j) {
   j->conn.Clear();
 }
 
-void Finish(Job* j, JobState s, const std::string& message) {
-  if (!j->Running()) return;
-  if (j->state == JobState::kHandingOver) {
-    j->hold_ms = base::MsTime() - j->hold_start_ms;
-    release_due = true;
-  }
+// Forgets what the link had in flight (the requests themselves stay in `unacked`).
+void DropLink(Job* j) {
   CloseLink(j);
   j->expect.clear();
   j->expect_bytes.clear();
   j->owed_bytes = 0;
+}
+
+void Finish(Job* j, JobState s, const std::string& message) {
+  if (!j->Running()) return;
+  bool was_handover = j->state == JobState::kHandingOver;
+  if (was_handover) {
+    j->hold_ms = base::MsTime() - j->hold_start_ms;
+    release_due = true;
+  }
+  // Ended on purpose with the import open on a live link: the target hears ABORT (after what
+  // is queued, which it takes first) and drops what it staged at once, rather than wait for a
+  // resume that will not come. The link lingers until ABORT is answered (a close before that
+  // could make the target drop the input it has not run yet, ABORT with it), or the window.
+  bool abort = s != JobState::kSuccess && !was_handover && j->Forwarding() && !j->resuming &&
+               j->conn.fd >= 0 && !j->connecting;
+  if (abort) {
+    net::AppendCommand(&j->conn.out, {"CLUSTER", "SYNCSLOTS", "ABORT", j->name});
+    j->linger_replies = j->expect.size() + 1;
+    j->expect.clear();
+    j->expect_bytes.clear();
+    j->owed_bytes = 0;
+  } else {
+    DropLink(j);
+  }
+  j->unacked.clear();
+  j->unacked_head = 0;
+  j->unacked_sizes.clear();
+  j->resuming = false;
   j->dirty.clear();
   j->big_keys.clear();
   j->batch.clear();
@@ -221,41 +271,83 @@ void Finish(Job* j, JobState s, const std::string& message) {
 // target's claim. The writes stay held until the target's +OK (on a link still open) or its
 // claim is seen (CheckOwnership), or a bound passes (ExportBeforeSleep).
 void HandoverInDoubt(Job* j, const std::string& why, bool link_lost) {
-  if (link_lost) {
-    CloseLink(j);
-    j->expect.clear();
-    j->expect_bytes.clear();
-    j->owed_bytes = 0;
-  }
+  if (link_lost) DropLink(j);
   if (j->in_doubt) return;
   j->in_doubt = true;
   j->message = why + "; writes to the slots held until the target's answer or claim";
   LOG_WARNING("Slot migration %.40s: %s", j->name.c_str(), j->message.c_str());
 }
 
-// A failure of the connection: the job fails, unless HANDOVER went (then it is in doubt).
+// A failure of the connection: after HANDOVER went the job is in doubt; while keys and writes
+// flow, a new connection resumes it (ExportBeforeSleep) within the window; else it fails.
 void Fail(Job* j, const std::string& why) {
+  if (!j->Running()) return DropLink(j);  // a finished job's lingering ABORT
   if (j->state == JobState::kHandingOver) return HandoverInDoubt(j, why, true);
-  Finish(j, JobState::kFailed, why);
+  if (!j->Forwarding()) return Finish(j, JobState::kFailed, why);
+  DropLink(j);
+  int64_t now = base::MsTime();
+  if (!j->resuming) {
+    j->resuming = true;
+    j->lost_ms = now;
+    j->attempt_ms = 0;
+    j->lost_why = why;
+    j->message = why + "; resuming";
+    LOG_WARNING("Slot migration %.40s: %s; resuming on a new connection", j->name.c_str(),
+                why.c_str());
+  } else {
+    j->message = j->lost_why + "; resuming (last attempt: " + why + ")";
+  }
+  j->update_ms = now;
 }
 
 void FlushBatch(Job* j);
 
-void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
-  if (j->conn.fd < 0) return;
-  FlushBatch(j);
-  size_t before = j->conn.out.size();
-  net::AppendCommand(&j->conn.out, argv);
-  size_t bytes = j->conn.out.size() - before;
-  j->bytes_sent += bytes;
+// On the link (when there is one to write to): its reply is expected in turn.
+void QueueBytes(Job* j, std::string_view bytes, Expect e) {
+  j->conn.out.append(bytes);
   j->expect.push_back(e);
-  j->expect_bytes.push_back(bytes);
-  j->owed_bytes += bytes;
+  j->expect_bytes.push_back(bytes.size());
+  j->owed_bytes += bytes.size();
+}
+
+// A request: data requests are also kept until answered (resent after a lost connection) and
+// are kept only, not written, while the job resumes; the others need a link.
+void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
+  bool data = e == Expect::kData;
+  if (!data && j->conn.fd < 0) return;
+  if (data && !j->Running()) return;
+  FlushBatch(j);
+  static std::string req;
+  req.clear();
+  net::AppendCommand(&req, argv);
+  if (data) {
+    j->bytes_sent += req.size();
+    j->unacked.append(req);
+    j->unacked_sizes.push_back(req.size());
+    if (j->resuming) return;
+  }
+  QueueBytes(j, req, e);
+}
+
+// The data requests answered drop out of `unacked` (compacted once mostly consumed).
+void Answered(Job* j, uint64_t n) {
+  for (; n > 0 && !j->unacked_sizes.empty(); n--) {
+    j->unacked_head += j->unacked_sizes.front();
+    j->unacked_sizes.pop_front();
+    j->answered++;
+  }
+  if (j->unacked_sizes.empty()) {
+    j->unacked.clear();
+    j->unacked_head = 0;
+  } else if (j->unacked_head > (1 << 20) && j->unacked_head > j->unacked.size() / 2) {
+    j->unacked.erase(0, j->unacked_head);
+    j->unacked_head = 0;
+  }
 }
 
 // Writes what is queued; asks for writability while some is left.
 void Flush(Job* j) {
-  if (j->conn.fd < 0 || j->state == JobState::kConnecting || !j->conn.Pending()) return;
+  if (j->conn.fd < 0 || j->connecting || !j->conn.Pending()) return;
   net::IoResult r = j->conn.Write();
   if (r.Failed()) return Fail(j, "Connection to the target node lost");
   // A queue never empty (the walk refills it) would grow `out` without end, written part
@@ -300,6 +392,30 @@ size_t ReplyEnd(const std::string& b, size_t p, int depth = 0) {
 
 void Complete(Job* j);
 
+// RESUME's answer: how many data requests the target took. The ones after go again, in order,
+// before anything queued since (which followed them in `unacked`).
+void Resumed(Job* j, bool error, const std::string& text) {
+  int64_t took;
+  if (error) return Finish(j, JobState::kFailed, "Target node could not resume: " + text);
+  if (!base::ParseInt64(std::string_view(text).substr(text.empty() ? 0 : 1), &took) ||
+      took < static_cast<int64_t>(j->answered) ||
+      took > static_cast<int64_t>(j->answered + j->unacked_sizes.size()))
+    return Finish(j, JobState::kFailed, "Target node resumed at a point never sent: " + text);
+  Answered(j, static_cast<uint64_t>(took) - j->answered);
+  size_t at = j->unacked_head;
+  for (size_t n : j->unacked_sizes) {
+    QueueBytes(j, std::string_view(j->unacked).substr(at, n), Expect::kData);
+    at += n;
+  }
+  j->resuming = false;
+  j->resumes++;
+  j->message.clear();
+  LOG_NOTICE("Slot migration %.40s: resumed after %lld ms; %zu requests sent again",
+             j->name.c_str(), static_cast<long long>(base::MsTime() - j->lost_ms),
+             j->unacked_sizes.size());
+  j->lost_ms = 0;
+}
+
 void OnReply(Job* j, Expect e, std::string_view line) {
   bool error = !line.empty() && line[0] == '-';
   std::string text(line.substr(error ? 1 : 0));
@@ -315,20 +431,33 @@ void OnReply(Job* j, Expect e, std::string_view line) {
       SetState(j, JobState::kSnapshotting);
       return;
     case Expect::kData:
-      return;  // a RESTORE's +OK, an APPLY's own reply (an error there is the command's)
+      return Answered(j, 1);  // a RESTORE's +OK, an APPLY's own reply (an error is the command's)
+    case Expect::kResume:
+      return Resumed(j, error, text);
     case Expect::kHandover:
       if (error) return Finish(j, JobState::kFailed, "Target node refused the handover: " + text);
       return Complete(j);
   }
 }
 
-void OnReadable(int, void* data, int) {
+void OnReadable(int fd, void* data, int) {
   Job* j = static_cast<Job*>(data);
+  if (g.slot_migration_hold_replies) return g.loop->DelFile(fd, net::kReadable);  // DEBUG
   for (int i = 0; i < 4; i++) {
     net::IoResult r = j->conn.Read(64 * 1024);
     if (r.status == net::IoResult::kAgain) break;
     if (r.Failed()) return Fail(j, "Connection to the target node lost");
     if (r.bytes < 64 * 1024) break;
+  }
+  if (!j->Running()) {  // a lingering ABORT's link: closed once ABORT is answered
+    size_t end, pos = j->conn.in_pos;
+    while ((end = ReplyEnd(j->conn.in, pos)) != std::string::npos) {
+      if (end == kGarbage || --j->linger_replies == 0) return CloseLink(j);
+      pos = end;
+    }
+    j->conn.in_pos = pos;
+    j->conn.CompactIn();
+    return;
   }
   std::string& in = j->conn.in;
   size_t pos = j->conn.in_pos;
@@ -352,16 +481,24 @@ void OnReadable(int, void* data, int) {
 void OnConnected(int fd, void* data, int) {
   Job* j = static_cast<Job*>(data);
   g.loop->DelFile(fd, net::kWritable);
-  if (int err = net::ConnectError(fd))
-    return Finish(j, JobState::kFailed,
-                  std::string("Failed to connect to target node: ") + strerror(err));
+  j->connecting = false;
+  if (int err = net::ConnectError(fd)) {
+    std::string why = std::string("Failed to connect to target node: ") + strerror(err);
+    if (j->resuming) return Fail(j, why);  // tried again until the window closes
+    return Finish(j, JobState::kFailed, why);
+  }
   g.loop->AddFile(fd, net::kReadable, OnReadable, j);
-  SetState(j, JobState::kEstablishing);
+  j->ack_ms = base::MsTime();
+  if (!j->resuming) SetState(j, JobState::kEstablishing);
   if (!cfg.primaryauth.empty()) {
     if (cfg.primaryuser.empty())
       Queue(j, {"AUTH", cfg.primaryauth}, Expect::kAuth);
     else
       Queue(j, {"AUTH", cfg.primaryuser, cfg.primaryauth}, Expect::kAuth);
+  }
+  if (j->resuming) {
+    Queue(j, {"CLUSTER", "SYNCSLOTS", "RESUME", j->name, j->source_id}, Expect::kResume);
+    return Flush(j);
   }
   std::vector<std::string> owned = {"CLUSTER", "SYNCSLOTS", "ESTABLISH", j->name, j->source_id};
   for (const SlotRange& r : j->ranges) {
@@ -377,10 +514,28 @@ void Connect(Job* j) {
   if (!t || t->ip.empty() || !t->tcp_port)
     return Finish(j, JobState::kFailed, "Target node has no known address");
   std::string err;
+  j->attempt_ms = base::MsTime();
   int fd = net::ConnectTcp(t->ip, t->tcp_port, &err);
-  if (fd < 0) return Finish(j, JobState::kFailed, "Failed to connect to target node: " + err);
+  if (fd < 0) {
+    if (j->resuming) return Fail(j, "Failed to connect to target node: " + err);
+    return Finish(j, JobState::kFailed, "Failed to connect to target node: " + err);
+  }
   j->conn.fd = fd;
+  j->connecting = true;
   g.loop->AddFile(fd, net::kWritable, OnConnected, j);
+}
+
+// A job that lost its connection: a new one every kReconnectEveryMs (one not connected within
+// kConnectAttemptMs is dropped: a partition swallows the SYN), until the window closes.
+void Reconnect(Job* j) {
+  int64_t now = base::MsTime();
+  int64_t window = ExportResumeWindowMs(NodeTimeout());
+  if (now - j->lost_ms > window)
+    return Finish(j, JobState::kFailed,
+                  "Connection to the target node lost and not resumed within " +
+                      std::to_string(window) + " ms: " + j->message);
+  if (j->connecting && now - j->attempt_ms > kConnectAttemptMs) DropLink(j);
+  if (j->conn.fd < 0 && now - j->attempt_ms >= kReconnectEveryMs) Connect(j);
 }
 
 bool Expired(const db::Obj* o, int64_t now_ms) {
@@ -453,7 +608,8 @@ void SendPieces(Job* j, int64_t deadline) {
   int64_t now_ms = base::MsTime();
   static std::vector<std::string> piece;
   static std::vector<std::string_view> argv;
-  while (j->conn.PendingBytes() < kMaxQueued && base::MonotonicUs() < deadline) {
+  while (j->conn.PendingBytes() < kMaxQueued && j->UnackedBytes() < kMaxUnacked &&
+         base::MonotonicUs() < deadline) {
     if (g.slot_migration_walk_limit && j->sends >= g.slot_migration_walk_limit) return;
     if (j->piece_key.empty()) {
       if (j->big_keys.empty()) return;
@@ -497,7 +653,9 @@ void Walk(Job* j, int64_t deadline) {
   db::Db* d = server::GetDb(0);
   int64_t now_ms = base::MsTime();
   while (j->walk_slot < j->slot_list.size()) {
-    if (j->conn.PendingBytes() >= kMaxQueued || base::MonotonicUs() >= deadline) return;
+    if (j->conn.PendingBytes() >= kMaxQueued || j->UnackedBytes() >= kMaxUnacked ||
+        base::MonotonicUs() >= deadline)
+      return;
     if (g.slot_migration_walk_limit && j->sends >= g.slot_migration_walk_limit) return;
     int slot = j->slot_list[j->walk_slot];
     SlotSet(&j->walk_begun, slot);
@@ -560,7 +718,7 @@ void TrimFinished() {
   size_t finished = 0;
   for (auto& j : jobs) finished += !j->Running();
   for (auto it = jobs.begin(); finished > kKeptFinished && it != jobs.end();) {
-    if (!(*it)->Running()) {
+    if (!(*it)->Running() && (*it)->conn.fd < 0) {
       it = jobs.erase(it);
       finished--;
     } else {
@@ -623,19 +781,31 @@ void ExportBeforeSleep() {
   int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
   for (auto& up : jobs) {
     Job* j = up.get();
-    if (!j->Running()) continue;
+    if (!j->Running()) {
+      // A lingering ABORT: closed once answered (OnReadable), or after the resume window.
+      if (j->conn.fd >= 0) Flush(j);
+      if (j->conn.fd >= 0 && base::MsTime() - j->update_ms > ExportResumeWindowMs(NodeTimeout()))
+        CloseLink(j);
+      continue;
+    }
     CheckOwnership(j);
+    // DEBUG SLOT-MIGRATION-LINK: replies read again after HOLD; links dropped.
+    if (j->Running() && j->conn.fd >= 0 && !j->connecting && !g.slot_migration_hold_replies &&
+        !(g.loop->FileMask(j->conn.fd) & net::kReadable))
+      g.loop->AddFile(j->conn.fd, net::kReadable, OnReadable, j);
+    if (j->Running() && j->Forwarding() && !j->resuming && g.slot_migration_drop_links)
+      Fail(j, "Connection dropped by DEBUG SLOT-MIGRATION-LINK");
     // A target that answers nothing for longer than the node timeout (partitioned, stopped)
-    // while requests wait: the job fails, and its connection's close makes the target drop
-    // what it staged once it hears of it. (After HANDOVER went, silence means doubt instead.)
+    // while requests wait: the link is dropped and a new one resumes the job, or it fails
+    // when none can within the window. (After HANDOVER went, silence means doubt instead.)
     int64_t silent = base::MsTime() - j->ack_ms;
-    if (j->Running() && j->state != JobState::kHandingOver && !j->expect.empty() &&
-        silent > std::max<int64_t>(NodeTimeout(), 1000))
-      Finish(j, JobState::kFailed,
-             "Target node did not answer for " + std::to_string(silent) + " ms");
-    if (j->Running() && j->conn.PendingBytes() > kMaxForwardQueue)
+    if (j->Running() && !j->resuming && j->state != JobState::kHandingOver &&
+        !j->expect.empty() && silent > std::max<int64_t>(NodeTimeout(), 1000))
+      Fail(j, "Target node did not answer for " + std::to_string(silent) + " ms");
+    if (j->Running() && std::max(j->conn.PendingBytes(), j->UnackedBytes()) > kMaxForwardQueue)
       Finish(j, JobState::kFailed, "Target node does not keep up with the writes to forward");
-    if (!j->Running()) continue;
+    if (j->Running() && j->resuming) Reconnect(j);
+    if (!j->Running() || j->resuming) continue;
     if (j->Forwarding() && !j->dirty.empty()) SendDirty(j);
     if (j->Forwarding()) SendPieces(j, deadline);
     if (j->state == JobState::kSnapshotting) Walk(j, deadline);
@@ -653,6 +823,7 @@ void ExportBeforeSleep() {
              "loss risk if it took them after all)");
     Flush(j);
   }
+  g.slot_migration_drop_links = false;
   if (release_due) {
     release_due = false;
     server::ReleaseHeldClients();
@@ -764,7 +935,7 @@ void ListExports(std::vector<std::vector<MigrationField>>* out) {
          num("keys_sent", static_cast<int64_t>(j->keys_sent)),
          num("bytes_sent", static_cast<int64_t>(j->bytes_sent)),
          num("writes_forwarded", static_cast<int64_t>(j->writes_forwarded)),
-         num("write_hold_ms", j->hold_ms)});
+         num("write_hold_ms", j->hold_ms), num("resumes", static_cast<int64_t>(j->resumes))});
   }
 }
 

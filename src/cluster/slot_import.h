@@ -49,8 +49,14 @@ struct ImportJob {
   int64_t create_ms = 0, last_update_ms = 0, last_ack_ms = 0;
   ImportState state = ImportState::kReceiving;
   std::string message;  // why it ended, if not by HANDOVER
-  // The source's connection (0: none, on a replica or in an AOF load).
+  // The source's connection (0: none, on a replica or in an AOF load, or lost).
   uint64_t client_id = 0;
+  // The source's requests this job took (RESTORE, APPLY), whatever their reply: after a lost
+  // connection the source sends again what came after them (SYNCSLOTS RESUME answers this).
+  uint64_t applied = 0;
+  // When the source's connection closed before the handover (0: it did not): the job waits
+  // ImportResumeWaitMs for the source to come back with RESUME.
+  int64_t detached_ms = 0;
   std::unique_ptr<db::Db> staging;  // null once the job ended
   int64_t handover_due_ms = 0;      // DEBUG SLOT-MIGRATION-HANDOVER-DELAY: not before then
 
@@ -98,6 +104,17 @@ std::string CheckEstablish(const State& st, const ImportJobs& jobs, std::string_
 // what its primary decided). "" or the error.
 std::string ParseRanges(std::span<const std::string_view> range_args,
                         std::vector<SlotRange>* ranges);
+
+// A connection lost before the handover is not the end of a job: the source reconnects and
+// resumes for ExportResumeWindowMs from the moment it sees the loss; the target keeps what it
+// staged for ImportResumeWaitMs from the moment it sees the close (later or earlier: a
+// partition shows first at either end), then drops it. A job ended on purpose sends ABORT.
+inline int64_t ExportResumeWindowMs(int64_t node_timeout_ms) {
+  return node_timeout_ms > 1000 ? node_timeout_ms : 1000;
+}
+inline int64_t ImportResumeWaitMs(int64_t node_timeout_ms) {
+  return 2 * ExportResumeWindowMs(node_timeout_ms) + 1000;
+}
 
 // One job as CLUSTER GETSLOTMIGRATIONS shows it: (field, value) pairs in Valkey 9's order.
 std::vector<std::pair<std::string, std::string>> DescribeImport(const ImportJob& job);

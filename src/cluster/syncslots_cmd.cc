@@ -5,6 +5,7 @@
 //   APPLY <name> <command> [args...]                                      -> the command's reply
 //   HANDOVER <name>                                                       -> +OK
 //   ABORT <name>                                                          -> +OK
+//   RESUME <name> <source-node-id>  (a new connection after a lost one)   -> :requests taken
 // Each one this primary accepts leaves, as itself, to its replicas and its AOF (an APPLY
 // whose command asked to leave otherwise, e.g. SET EX as SET PXAT, leaves as an APPLY of
 // that); its replicas and the AOF loader (our primary's link, flag kPrimary) apply them
@@ -21,6 +22,7 @@
 #include "cluster/changes.h"
 #include "cluster/cmd_args.h"
 #include "cluster/runtime.h"
+#include "cluster/settings.h"
 #include "cluster/slot_import.h"
 #include "cluster/slot_keys.h"
 #include "persist/object_codec.h"
@@ -112,6 +114,46 @@ ImportJob* JobArg(Client* c) {
   return nullptr;
 }
 
+bool SourceOwnsSlots(const State& st, const ImportJob& job) {
+  const Node* src = st.Find(job.source_id);
+  for (const SlotRange& r : job.ranges)
+    for (int s = r.start; s <= r.end; s++)
+      if (!src || st.slot_owner[s] != src) return false;
+  return true;
+}
+
+bool Overlaps(const ImportJob& job, const std::vector<SlotRange>& ranges) {
+  for (const SlotRange& r : ranges)
+    for (int s = r.start; s <= r.end; s++)
+      if (SlotTest(job.slots, s)) return true;
+  return false;
+}
+
+// The source lost its connection (or thinks so: a partition may leave ours open) and comes
+// back on a new one: the job goes on from the requests it took, which the answer tells; what
+// the old connection still holds unread is dropped with it (the source sends it again).
+void Resume(Client* c) {
+  if (c->argv.size() != 5) return server::ReplyArity(c, c->cmd);
+  if (FromPrimary(c)) return c->R().Ok();  // never propagated; nothing to follow
+  ImportJob* job = JobArg(c);
+  if (!job) return;
+  if (job->source_id != c->argv[4])
+    return c->R().Error("Slot import job " + job->name + " is not from node " +
+                        std::string(c->argv[4]));
+  if (job->client_id && job->client_id != c->id) {
+    auto it = server::g.clients_by_id.find(job->client_id);
+    if (it != server::g.clients_by_id.end()) server::CloseAsync(it->second);
+  }
+  job->client_id = c->id;
+  job->detached_ms = 0;
+  job->message.clear();
+  job->last_update_ms = job->last_ack_ms = base::MsTime();
+  c->flags |= server::kInputSliced;
+  LOG_NOTICE("Slot import %s: the source resumed after %llu requests", job->name.c_str(),
+             static_cast<unsigned long long>(job->applied));
+  c->R().Int(static_cast<int64_t>(job->applied));
+}
+
 void Establish(Client* c) {
   auto& a = c->argv;
   if (a.size() < 7 || (a.size() - 5) % 2 != 0) return server::ReplyArity(c, c->cmd);
@@ -126,6 +168,18 @@ void Establish(Client* c) {
     if (ImportJob* old = NodeImports().FindRunning(a[3]))
       EndJob(old, ImportState::kCancelled, "replaced by a new job of the same name", false);
   } else {
+    // A job of these slots gives way to a new import of them when it cannot go on: its
+    // source opens this one on another connection (a source runs one job per slot: the old
+    // one is over, its connection merely not seen closed, as across a partition), its source
+    // went away and did not resume yet, or no longer owns its slots. Only their owner may
+    // open a new one.
+    if (ParseRanges(range_args, &ranges).empty())
+      for (ImportJob* old : NodeImports().RunningJobs())
+        if (Overlaps(*old, ranges) &&
+            ((old->source_id == a[4] && old->client_id != c->id) || old->detached_ms ||
+             !SourceOwnsSlots(st, *old)))
+          EndJob(old, ImportState::kCancelled, "replaced by a new import of its slots", true);
+    ranges.clear();
     err = CheckEstablish(st, NodeImports(), a[3], a[4], range_args, &ranges);
     // What the rules of the job cannot see: a replica that would miss the staged keys (a
     // Valkey or Redis replica ignores CLUSTER SYNCSLOTS and would lack the slots after the
@@ -167,6 +221,7 @@ void Restore(Client* c) {
   if (a.size() < 7 || (a.size() - 4) % 3 != 0) return server::ReplyArity(c, c->cmd);
   ImportJob* job = JobArg(c);
   if (!job) return;
+  job->applied++;
   size_t n = (a.size() - 4) / 3;
   static std::vector<persist::Value> values;
   static std::vector<int64_t> whens;
@@ -299,6 +354,7 @@ void Apply(Client* c) {
   if (a.size() < 5) return server::ReplyArity(c, c->cmd);
   ImportJob* job = JobArg(c);
   if (!job) return;
+  job->applied++;
   std::vector<std::string_view> inner(a.begin() + 4, a.end());
   const CommandSpec* cmd = InnerCommand(c, inner);
   if (!cmd) return c->R().Error("SYNCSLOTS APPLY: unknown command '" + std::string(a[4]) + "'");
@@ -398,8 +454,9 @@ void SyncSlotsCommand(Client* c) {
   if (base::EqualsNoCase(op, "apply")) return Apply(c);
   if (base::EqualsNoCase(op, "handover")) return Handover(c);
   if (base::EqualsNoCase(op, "abort")) return Abort(c);
+  if (base::EqualsNoCase(op, "resume")) return Resume(c);
   c->R().Error("Unknown SYNCSLOTS operation '" + std::string(op) +
-               "': ESTABLISH, RESTORE, APPLY, HANDOVER or ABORT expected");
+               "': ESTABLISH, RESTORE, APPLY, HANDOVER, ABORT or RESUME expected");
 }
 
 void GetSlotMigrationsCommand(Client* c) {
@@ -424,8 +481,14 @@ void GetSlotMigrationsCommand(Client* c) {
 void ImportClientFreed(Client* c) {
   if (c->flags & server::kPrimary) return;
   for (ImportJob* j : NodeImports().RunningJobs())
-    if (j->client_id == c->id)
-      EndJob(j, ImportState::kFailed, "the source's connection closed before the handover", true);
+    if (j->client_id == c->id) {
+      j->client_id = 0;
+      j->detached_ms = base::MsTime();
+      j->message = "the source's connection closed; waiting for it to resume";
+      LOG_NOTICE("Slot import %s: the source's connection closed before the handover; waiting "
+                 "%lld ms for it to resume",
+                 j->name.c_str(), static_cast<long long>(ImportResumeWaitMs(NodeTimeout())));
+    }
 }
 
 void AbortRunningImports(const char* why) {
@@ -442,11 +505,22 @@ void DropUnfinishedImports() {
 
 void ImportsCron() {
   State& st = GetState();
+  int64_t now = base::MsTime();
   for (ImportJob* j : NodeImports().RunningJobs()) {
-    if (st.myself->IsPrimary() && j->state == ImportState::kOccurringOnPrimary)
+    if (st.myself->IsPrimary() && j->state == ImportState::kOccurringOnPrimary) {
       EndJob(j, ImportState::kFailed, "this node became a primary", true);
-    else if (st.myself->IsReplica() && j->state == ImportState::kReceiving)
+    } else if (st.myself->IsReplica() && j->state == ImportState::kReceiving) {
       EndJob(j, ImportState::kFailed, "this node became a replica", false);
+    } else if (j->detached_ms) {
+      // A source that stays away, or whose slots another node took (its replica, after it
+      // died): nothing will resume.
+      if (!SourceOwnsSlots(st, *j))
+        EndJob(j, ImportState::kFailed, "the source lost its slots while its connection was down",
+               true);
+      else if (now - j->detached_ms > ImportResumeWaitMs(NodeTimeout()))
+        EndJob(j, ImportState::kFailed,
+               "the source's connection closed before the handover and it did not resume", true);
+    }
   }
 }
 

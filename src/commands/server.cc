@@ -561,6 +561,9 @@ void DebugCommand(Client* c) {
          "SLOT-MIGRATION-WALK-LIMIT <keys>",
          "    An atomic slot migration's source stops sending keys once a job has sent <keys>",
          "    keys or pieces of big values (0: no limit); writes are still forwarded.",
+         "SLOT-MIGRATION-LINK <HOLD|RELEASE|DROP>",
+         "    An atomic slot migration's source leaves its targets' replies unread (HOLD) or",
+         "    reads them again (RELEASE), or drops its connections as if lost (DROP).",
          "POPULATE <count> [<prefix>] [<size>]",
          "    Add string keys <prefix>:0 to <prefix>:<count>-1 (prefix 'key'), each holding",
          "    value:<n>, cut or zero-padded to <size> bytes when given. Keys that exist stay",
@@ -770,6 +773,15 @@ void DebugCommand(Client* c) {
     int64_t keys;
     if (!non_negative("limit", &keys)) return;
     g.slot_migration_walk_limit = static_cast<uint64_t>(keys);
+    return r.Ok();
+  }
+  if (sub == "slot-migration-link" && a.size() == 3) {
+    if (base::EqualsNoCase(a[2], "hold") || base::EqualsNoCase(a[2], "release"))
+      g.slot_migration_hold_replies = base::EqualsNoCase(a[2], "hold");
+    else if (base::EqualsNoCase(a[2], "drop"))
+      g.slot_migration_drop_links = true;
+    else
+      return r.Error("HOLD, RELEASE or DROP expected");
     return r.Ok();
   }
   if (sub == "close-cluster-link-on-packet-drop" && a.size() == 3) {

@@ -113,6 +113,11 @@ struct Server {
   // DEBUG SLOT-MIGRATION-WALK-LIMIT: a source's walk stops once a job has sent this many keys
   // or pieces of big values (0: no limit), leaving its slots half sent, for tests.
   uint64_t slot_migration_walk_limit = 0;
+  // DEBUG SLOT-MIGRATION-LINK: a source leaves its targets' replies unread (HOLD) until
+  // RELEASE, or drops its links at its next loop pass (DROP; what was unread is lost with
+  // them), so that a test can make a target take requests whose answers never arrive.
+  bool slot_migration_hold_replies = false;
+  bool slot_migration_drop_links = false;
   std::string executable, config_file;
   std::vector<std::string> exec_argv;
 

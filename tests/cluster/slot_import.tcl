@@ -287,22 +287,70 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         assert_equal OK [$c cluster syncslots abort $name2]
     }
 
-    test "The source's connection closes before HANDOVER: the target aborts the job" {
+    test "The source's connection closes before HANDOVER: RESUME on a new one says what was taken" {
         set c [cluster_client $B]
         set name [si_name]
         assert_equal OK [$c cluster syncslots establish $name $idA $s3 $s3]
         assert_equal OK [$c cluster syncslots restore $name "{$t3}k" -1 [cn $A dump "{$t3}k"]]
         assert_equal OK [$c cluster syncslots apply $name set "{$t3}k2" v2]
+        assert_error "*WRONGTYPE*" {$c cluster syncslots apply $name lpush "{$t3}k2" x}
         $c close
-        wait_for_condition 50 100 {[si_job_field $B $name state] eq "failed"} else {
+        wait_for_condition 50 100 {[string match "*waiting for it to resume" [si_job_field $B $name message]]} else {
+            fail "B did not notice the closed connection: [si_job_field $B $name message]"
+        }
+        assert_equal receiving-snapshot [si_job_field $B $name state]
+        set c2 [cluster_client $B]
+        assert_error "ERR Slot import job $name is not from node [string repeat 0 40]" \
+            {$c2 cluster syncslots resume $name [string repeat 0 40]}
+        assert_error "ERR No slot import job named nosuchjob" \
+            {$c2 cluster syncslots resume nosuchjob $idA}
+        # Three requests taken (an error is taken too): the source sends again what follows.
+        assert_equal 3 [$c2 cluster syncslots resume $name $idA]
+        assert_equal {} [si_job_field $B $name message]
+        assert_equal OK [$c2 cluster syncslots apply $name set "{$t3}k3" v3]
+        # A second connection resuming takes the job from the first, which is closed.
+        set c3 [cluster_client $B]
+        assert_equal 4 [$c3 cluster syncslots resume $name $idA]
+        assert_error "*" {$c2 ping}
+        si_assert_invisible $B $s3 10
+        assert_equal OK [$c3 cluster syncslots abort $name]
+    }
+
+    test "... and without a RESUME within twice the node timeout and a second, the job ends" {
+        set c [cluster_client $B]
+        set name [si_name]
+        assert_equal OK [$c cluster syncslots establish $name $idA $s3 $s3]
+        assert_equal OK [$c cluster syncslots apply $name set "{$t3}k2" v2]
+        $c close
+        set closed [clock milliseconds]
+        wait_for_condition 100 100 {[si_job_field $B $name state] eq "failed"} else {
             fail "B did not end the job of a closed connection"
         }
-        assert_equal "the source's connection closed before the handover" \
+        # node timeout 3000 ms here: 7 s, give or take a cron tick
+        assert {[clock milliseconds] - $closed >= 6900}
+        assert_equal "the source's connection closed before the handover and it did not resume" \
             [si_job_field $B $name message]
         cluster_wait_replicas_synced $B
         assert_equal cancelled [si_job_field $BR $name state]
         foreach idx [list $B $BR] { si_assert_invisible $idx $s3 10 }
         assert_equal $A [cluster_slot_owner $s3 $B]
+    }
+
+    test "A new ESTABLISH of a job's slots from its source on another connection replaces it" {
+        # As after a partition: the source gave the old job up, its connection not seen closed.
+        set c [cluster_client $B]
+        set name [si_name]
+        assert_equal OK [$c cluster syncslots establish $name $idA $s3 $s3]
+        assert_equal OK [$c cluster syncslots apply $name set "{$t3}k2" v2]
+        set c2 [cluster_client $B]
+        set name2 [si_name]
+        assert_equal OK [$c2 cluster syncslots establish $name2 $idA $s3 $s3]
+        assert_equal cancelled [si_job_field $B $name state]
+        assert_equal "replaced by a new import of its slots" [si_job_field $B $name message]
+        assert_equal receiving-snapshot [si_job_field $B $name2 state]
+        assert_equal OK [$c2 cluster syncslots abort $name2]
+        cluster_wait_replicas_synced $B
+        foreach idx [list $B $BR] { si_assert_invisible $idx $s3 10 }
     }
 
     test "AOF: a restart replays the finished import and drops an unfinished one" {

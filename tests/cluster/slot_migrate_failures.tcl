@@ -66,7 +66,30 @@ proc smf_assert_end {slot owner tag n} {
 start_cluster {primaries 3 replicas 1 create manual netns 1 config {enable-debug-command yes}} {
     set A 0; set B 1; set A2 3; set B2 4
 
-    test "The target is cut off mid-move: the job fails after the node timeout, the slot stays" {
+    test "The target is cut off for less than the resume window: the job resumes and completes" {
+        set slot [smf_fill $A smfr 500]
+        smf_start_stopped $A $B $slot 200
+        smf_write_during $A $smfr
+        cluster_cut $A $B
+        try {
+            # writes go on: forwarded, kept for the new connection
+            for {set i 0} {$i < 10} {incr i} { assert_equal [expr {$i + 1}] [cn $A incr "{$smfr}k$i"] }
+            # silent for the node timeout (3 s), then the source tries new connections
+            ::cl::deadline_wait 10000 {[string match "*resuming*" [dict get [sma_job $A] message]]} \
+                "the source never noticed the partition: [sma_job $A]"
+            after 1000
+        } finally {
+            cluster_heal
+        }
+        ::cl::deadline_wait 10000 {[dict get [sma_job $A] resumes] >= 1} \
+            "the job did not resume: [sma_job $A]"
+        smf_release_and_succeed $A
+        for {set i 0} {$i < 10} {incr i} { assert_equal [expr {$i + 1}] [cn $B get "{$smfr}k$i"] }
+        for {set i 0} {$i < 10} {incr i} { assert_equal OK [cn $B set "{$smfr}k$i" $i] }
+        smf_assert_end $slot $B $smfr 500
+    }
+
+    test "The target is cut off past the resume window: the job fails, the slot stays" {
         set slot [smf_fill $A smfp 500]
         smf_start_stopped $A $B $slot 200
         smf_write_during $A $smfp
@@ -79,7 +102,8 @@ start_cluster {primaries 3 replicas 1 create manual netns 1 config {enable-debug
         } finally {
             cluster_heal
         }
-        assert_match "Target node did not answer for *" [dict get [sma_job $A] message]
+        assert_match "Connection to the target node lost and not resumed within 3000 ms: Target node did not answer for * ms; resuming*" \
+            [dict get [sma_job $A] message]
         # the target drops what it staged once it sees the connection gone
         ::cl::deadline_wait 30000 {
             [dict get [lindex [cn $B cluster getslotmigrations] end] state] ni {receiving-snapshot}

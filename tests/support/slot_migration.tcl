@@ -46,3 +46,10 @@ proc sma_errorstat {idx code} {
     if {[regexp "errorstat_$code:count=(\\d+)" $info -> n]} { return $n }
     return 0
 }
+
+# How many times node idx ran a command (INFO commandstats; subcommands as parent|sub).
+proc sma_cmdcalls {idx cmd} {
+    set re "cmdstat_[string map {| \\|} $cmd]:calls=(\\d+)"
+    if {[regexp $re [cn $idx info commandstats] -> n]} { return $n }
+    return 0
+}
