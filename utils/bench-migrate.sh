@@ -29,6 +29,13 @@
 #                      P99_SLOTS slots (100 keys of 100 B each) move back and forth atomically,
 #                      phases alternating P99_ROUNDS times: the highest p99 of each phase, their
 #                      ratio (target <= 1.2), the moves made and the longest write hold.
+#   writes             (ROWS with writes; ours) one slot of WRITES_FILL keys (1M; 200k) moved
+#                      atomically WRITES_ROUNDS times (3), there and back, while two writers INCR
+#                      WRITES_KEYS (1000) counters of the slot, 64 per round trip, unpaced (as
+#                      fast as the source answers; a MOVED reply is not counted and the writer
+#                      follows it): writes/s before and during each move, the move's seconds
+#                      and write hold, and lost writes (INCRs acknowledged minus the counters'
+#                      sum on the new owner, which must be 0; exit 3 otherwise) and errors.
 #   atomic reshard     on that cluster, on a side whose server has CLUSTER MIGRATESLOTS
 #                      (ours): the same N slots moved back with one MIGRATESLOTS, seconds
 #                      until GETSLOTMIGRATIONS says success (polled every 10 ms); keys kept and
@@ -436,6 +443,71 @@ def p99load(src_port, dst_port, lo, hi, n, rounds):
                       'moving' if moving else 'stable', *res['src'], *res['dst'], moves[0],
                       max(holds) if holds else -1))
 
+# --- a write load on the moving slot -------------------------------------------------------------
+def writer(idx, port, keys, pipe, phase, acked, moved, errs):
+    """INCRs of its keys, `pipe` per round trip, unpaced; a MOVED reply (not run) sends the rest
+    of its work to the node it names. acked[phase] counts the replies that say it ran."""
+    c = Conn(port)
+    mine = [k for j, k in enumerate(keys) if j % 2 == idx]
+    batches = [(b''.join(enc(['INCR', k]) for k in mine[i:i + pipe]), len(mine[i:i + pipe]))
+               for i in range(0, len(mine), pipe)]
+    turn = 0
+    while phase.value < 3:
+        ph = phase.value
+        batch, n = batches[turn % len(batches)]
+        turn += 1
+        c.s.sendall(batch)
+        redirect = None
+        for _ in range(n):
+            r = c.read()
+            if isinstance(r, int):
+                acked[ph] += 1
+            elif isinstance(r, Err) and r.startswith('MOVED'):
+                moved.value += 1
+                redirect = int(r.split()[2].rsplit(':', 1)[1])
+            else:
+                errs.value += 1
+        if redirect:
+            c = Conn(redirect)
+
+def writeload(src_port, dst_port, slot, nkeys, pipe, warm, after):
+    """Two writers INCR nkeys keys of the slot while it moves from src to dst atomically (after
+    `warm` seconds; the load goes on `after` seconds past the move). Prints the write rates
+    before and during the move, the move's seconds and write hold, and the check: the sum of
+    the counters on the new owner against the INCRs acknowledged (lost = acknowledged - sum)."""
+    nkeys, pipe = int(nkeys), int(pipe)
+    keys = [b'{w}:c%d' % i for i in range(nkeys)]
+    a, b = conn_with_id(src_port), conn_with_id(dst_port)
+    phase = mp.Value('i', 0)
+    acked = [mp.Array('q', 3, lock=False) for _ in range(2)]
+    moved, errs = mp.Value('q', 0), mp.Value('q', 0)
+    procs = [mp.Process(target=writer, args=(i, src_port, keys, pipe, phase, acked[i], moved,
+                                             errs)) for i in range(2)]
+    for p in procs:
+        p.start()
+    t0 = time.perf_counter()
+    time.sleep(float(warm))
+    t1 = time.perf_counter()
+    phase.value = 1
+    secs, f = atomic_move(a, b, int(slot))
+    t2 = time.perf_counter()
+    phase.value = 2
+    time.sleep(float(after))
+    phase.value = 3
+    for p in procs:
+        p.join()
+    ack = [sum(x[i] for x in acked) for i in range(3)]
+    total = 0
+    c = Conn(dst_port)
+    for i in range(0, nkeys, 500):
+        vals = ok(c.call('MGET', *keys[i:i + 500]), 'MGET')
+        total += sum(int(v) for v in vals if v is not None)
+    left = ok(a[0].call('CLUSTER', 'COUNTKEYSINSLOT', int(slot)), 'COUNTKEYSINSLOT')
+    print('before_wps=%.0f during_wps=%.0f move_s=%.3f hold_ms=%d acked=%d sum=%d lost=%d '
+          'errors=%d moved=%d left_on_source=%d resumes=%d' % (
+              ack[0] / (t1 - t0), ack[1] / (t2 - t1), secs, int(f['write_hold_ms']), sum(ack),
+              total, sum(ack) - total, errs.value, moved.value, left, int(f['resumes'])))
+
 # --- replica read load --------------------------------------------------------------------------
 NCOUNT = 6  # replies, ASK, MOVED, TRYAGAIN, nil, other errors
 
@@ -613,6 +685,8 @@ if __name__ == '__main__':
         bigkey(*args)
     elif cmd == 'p99load':
         p99load(*args)
+    elif cmd == 'writeload':
+        writeload(*args)
     elif cmd == 'readload':
         readload(*args)
     else:
@@ -804,6 +878,39 @@ row_p99() {
   stop_nodes "$base" 3
 }
 
+# Atomic moves of one slot (WRITES_FILL keys of 16 B, plus WRITES_KEYS counters) while two
+# writers INCR its counters as fast as the source answers (ours only). Sets W[...] from each of
+# WRITES_ROUNDS moves (there and back), and exits 3 at the end if a move lost a write.
+declare -A W
+row_writes() {
+  local slot src dst out r
+  side_setup ours
+  start_nodes "$bin" "$base" 3 "$ARGS"
+  create "$base" 3 0
+  slot=$(py keyslot '{w}') || die "driver"
+  src=$(py owner "$base" "$slot") || die "owner of slot $slot"
+  dst=$base; [ "$dst" = "$src" ] && dst=$((base + 1))
+  LC_ALL=C awk -v n="$WRITES_FILL" 'BEGIN {
+    for (i = 0; i < n; i++) printf "*3\r\n$3\r\nSET\r\n$13\r\n{w}:f%08d\r\n$16\r\nv%015d\r\n", i, i
+  }' >"$TMP/w.resp"
+  pipe_load "$src" "$TMP/w.resp" "$WRITES_FILL"
+  for r in $(seq 1 "$WRITES_ROUNDS"); do
+    out=$(py writeload "$src" "$dst" "$slot" "$WRITES_KEYS" 64 2 1) || die "write load"
+    log "  ours: move $r: $out"
+    for kv in $out; do W[$r,${kv%%=*}]=${kv#*=}; done
+    W[lost]=$(( ${W[lost]:-0} + W[$r,lost] ))
+    W[rates]="${W[rates]:-}${W[rates]:+ }${W[$r,during_wps]}"
+    W[before]="${W[before]:-}${W[before]:+ }${W[$r,before_wps]}"
+    W[secs]="${W[secs]:-}${W[secs]:+ }${W[$r,move_s]}"
+    W[holds]="${W[holds]:-}${W[holds]:+ }${W[$r,hold_ms]}"
+    W[errors]=$(( ${W[errors]:-0} + W[$r,errors] ))
+    # the counters restart from 0 on each move: the check above is per move
+    redis-cli -p "$dst" del $(for i in $(seq 0 $((WRITES_KEYS - 1))); do printf '{w}:c%d ' "$i"; done) >/dev/null
+    local t=$src; src=$dst; dst=$t
+  done
+  stop_nodes "$base" 3
+}
+
 dbsize_primaries() {
   local p sum=0
   for p in $(py primaries "$1"); do sum=$((sum + $(redis-cli -p "$p" dbsize))); done
@@ -911,6 +1018,9 @@ BIGZ=${BIGZ:-$(q 5000000 1000000)}
 P99_SLOTS=${P99_SLOTS:-1000}
 P99_N=${P99_N:-$(q 150000 60000)}
 P99_ROUNDS=${P99_ROUNDS:-$(q 3 2)}
+WRITES_FILL=${WRITES_FILL:-$(q 1000000 200000)}
+WRITES_KEYS=${WRITES_KEYS:-1000}
+WRITES_ROUNDS=${WRITES_ROUNDS:-3}
 
 # Phases: stable/migrating in ABBA order, PHASE_K times (READ_SECS per state in total).
 PHASE_K=${PHASE_K:-$(q 4 2)}
@@ -930,6 +1040,10 @@ fi
 if [[ $ROWS == *p99* ]]; then
   log "[ours] SET p99 on slots that do not move, stable and while $P99_SLOTS slots move"
   row_p99
+fi
+if [[ $ROWS == *writes* ]]; then
+  log "[ours] one slot of $WRITES_FILL keys moved while two writers INCR $WRITES_KEYS of its keys"
+  row_writes
 fi
 if [[ $ROWS == *bigkey* ]]; then
   log "[both] one sorted set of $BIGZ members: ours atomic, theirs legacy (MIGRATE)"
@@ -956,6 +1070,9 @@ row "p99 stable src/dst ms" "${P[stable,src_p99]:--}/${P[stable,dst_p99]:--}" "-
 row "p99 moving src/dst ms" "${P[moving,src_p99]:--}/${P[moving,dst_p99]:--}" "-" "-"
 row "  moving/stable src, dst" "$(frac "${P[moving,src_p99]}" "${P[stable,src_p99]}"), $(frac "${P[moving,dst_p99]}" "${P[stable,dst_p99]}")" "-" "-"
 row "  moves, longest hold ms" "${P[moving,moves]:--}, ${P[moving,hold_max]:--}" "-" "-"
+row "writes/s before, during move" "${W[before]:--} / ${W[rates]:--}" "-" "-"
+row "  move s, write hold ms" "${W[secs]:--}, ${W[holds]:--}" "-" "-"
+row "  lost writes, errors" "${W[lost]:--}, ${W[errors]:--}" "-" "-"
 row "big zset ($BIGZ) move s" "${B[ours,secs]:--}" "${B[theirs,secs]:--}" "-"
 row "  longest PING source ms" "${B[ours,ping_src]:--}" "${B[theirs,ping_src]:--}" "-"
 row "  longest PING target ms" "${B[ours,ping_dst]:--}" "${B[theirs,ping_dst]:--}" "-"
@@ -991,6 +1108,7 @@ for s in ours theirs; do
   done
 done
 for s in ours theirs; do [ -z "${R[$s,check]}" ] || [ "${R[$s,check]}" = ok ] || exit 3; done
+[ "${W[lost]:-0}" = 0 ] && [ "${W[errors]:-0}" = 0 ] || exit 3
 for s in ours theirs; do
   [ -z "${R[$s,atomic_check]}" ] || [ "${R[$s,atomic_check]}" = ok ] || exit 3
 done
