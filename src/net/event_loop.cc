@@ -129,11 +129,12 @@ void EventLoop::EndWindowIfDue(int64_t now_us) {
   int64_t delay_ns = RunDelayNs();
   if (delay_ns >= 0) {
     governor_.EndWindow(now_us, now_us - window_start_us_, (delay_ns - window_delay_ns_) / 1000,
-                        window_spun_us_);
+                        window_spun_us_, window_found_);
     window_delay_ns_ = delay_ns;
   }
   window_start_us_ = now_us;
   window_spun_us_ = 0;
+  window_found_ = 0;
 }
 
 // epoll_wait, preceded by a short poll while the loop is hot (see SetSpinUs).
@@ -146,6 +147,7 @@ int EventLoop::Wait(::epoll_event* events, int max, int timeout_ms) {
       n = epoll_wait(epfd_, events, max, 0);
     } while (n == 0 && (now = base::MonotonicUs()) - start < spin_us_);
     window_spun_us_ += now - start;
+    window_found_ += n > 0;
     if (n != 0) return n;  // still hot
   }
   int64_t before = base::MonotonicUs();

@@ -76,7 +76,7 @@ class EventLoop {
   int64_t spin_us_ = 0;
   SpinGovernor governor_;
   int schedstat_fd_ = -1;  // this thread's /proc schedstat, for its run delay
-  int64_t window_start_us_ = 0, window_delay_ns_ = 0, window_spun_us_ = 0;
+  int64_t window_start_us_ = 0, window_delay_ns_ = 0, window_spun_us_ = 0, window_found_ = 0;
 
   int Wait(::epoll_event* events, int max, int timeout_ms);
   void EndWindowIfDue(int64_t now_us);
