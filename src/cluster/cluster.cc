@@ -340,6 +340,7 @@ void Install() {
   h.full_sync_starting = [] { AbortRunningImports("a full sync to a replica started"); };
   h.aof_rewrite_starting = [] { AbortRunningImports("an AOF rewrite started"); };
   h.aof_loaded = DropUnfinishedImports;
+  h.imports_running = ImportsRunning;
   h.announce_changed = [] {
     if (!GetState().myself) return;  // not in cluster mode, or not started yet
     SetMyAddressFromConfig();

@@ -503,6 +503,8 @@ void DropUnfinishedImports() {
     EndJob(j, ImportState::kFailed, "unfinished when the AOF load ended", false);
 }
 
+bool ImportsRunning() { return GetState().myself && !NodeImports().RunningJobs().empty(); }
+
 void ImportsCron() {
   State& st = GetState();
   int64_t now = base::MsTime();

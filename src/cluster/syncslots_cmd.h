@@ -27,6 +27,8 @@ void ImportClientFreed(server::Client* c);
 void AbortRunningImports(const char* why);
 // After an AOF load: the jobs it left running are dropped.
 void DropUnfinishedImports();
+// Whether an import job runs here (an AOF rewrite waits for none to run).
+bool ImportsRunning();
 // Cluster cron: a job followed from a primary on a node that became a primary itself has no
 // source any more: it ends.
 void ImportsCron();

@@ -384,7 +384,8 @@ void RewriteDone(bool ok, int bysignal);
 }
 
 bool StartRewrite() {
-  if (ChildRunning() || BgsaveInProgress() || OtherChildActive()) return false;
+  if (ChildRunning() || BgsaveInProgress() || OtherChildActive() || Cluster().imports_running())
+    return false;
   Cluster().aof_rewrite_starting();  // before the flush: an ABORT it writes is in the old file
   Flush(true);
   if (aof_.fd >= 0 && aof_.written != aof_.fsync_asked) BioFsync(aof_.fd, aof_.written);
@@ -898,7 +899,7 @@ bool AofStartRewrite(std::string* err) {
     *err = "Background append only file rewriting already in progress";
     return false;
   }
-  if (BgsaveInProgress() || OtherChildActive()) {
+  if (BgsaveInProgress() || OtherChildActive() || Cluster().imports_running()) {
     aof_.scheduled = true;
     *err = "";  // scheduled: not an error
     return false;
@@ -935,8 +936,8 @@ bool AofTurnOn(std::string* err) {
   aof_.status = Status::kWaitRewrite;
   aof_.select_db = -1;
   aof_.buf.clear();
-  if (ChildRunning() || BgsaveInProgress() || OtherChildActive()) {
-    // The file starts when the running child is done.
+  if (ChildRunning() || BgsaveInProgress() || OtherChildActive() || Cluster().imports_running()) {
+    // The file starts when the running child (or slot import) is done.
     LOG_NOTICE(
         "AOF was enabled but there is already another background operation. An AOF background "
         "was scheduled to start when possible.");

@@ -21,6 +21,7 @@ ClusterHooks& Cluster() {
       [] {},           // full_sync_starting
       [] {},           // aof_rewrite_starting
       [] {},           // aof_loaded
+      [] { return false; },  // imports_running
   };
   return h;
 }

@@ -51,8 +51,12 @@ struct ClusterHooks {
   void (*full_sync_starting)();
   // an AOF rewrite is about to start (likewise for the rewritten AOF);
   void (*aof_rewrite_starting)();
-  // an AOF load (at start, DEBUG LOADAOF) ended: imports it left unfinished are dropped.
+  // an AOF load (at start, DEBUG LOADAOF) ended: imports it left unfinished are dropped;
   void (*aof_loaded)();
+  // whether an import runs: an AOF rewrite waits for it to end, as for another child (a
+  // replica's rewrite would leave its ESTABLISH and staged keys out of the new base, and a
+  // restart from that AOF would replay the HANDOVER of a job it never saw).
+  bool (*imports_running)();
   // Atomic slot migration. Every write leaving the node (WriteOut, to its replicas or not): the
   // jobs exporting its slot forward it to their target. A write command whose slot a handover
   // holds waits with the paused clients (ProcessCommand) until ReleaseHeldClients, as does

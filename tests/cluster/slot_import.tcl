@@ -353,6 +353,38 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         foreach idx [list $B $BR] { si_assert_invisible $idx $s3 10 }
     }
 
+    test "An AOF rewrite waits for a running import, on the target and on its replica" {
+        # A rewritten AOF cannot carry staged keys: on the target the job used to fail; on its
+        # replica the new base would miss ESTABLISH and what was staged, and a restart from it
+        # would replay a HANDOVER of a job it never saw.
+        set c [cluster_client $B]
+        set name [si_name]
+        assert_equal OK [$c cluster syncslots establish $name $idA $s3 $s3]
+        assert_equal OK [$c cluster syncslots apply $name set "{$t3}k2" v2]
+        cluster_wait_replicas_synced $B
+        foreach idx [list $B $BR] {
+            set before [info_field [cn $idx info persistence] aof_rewrites]
+            assert_equal "Background append only file rewriting scheduled" [cn $idx bgrewriteaof]
+            after 300
+            assert_equal 1 [info_field [cn $idx info persistence] aof_rewrite_scheduled] "node $idx"
+            assert_equal $before [info_field [cn $idx info persistence] aof_rewrites] "node $idx"
+            dict set rewrites $idx $before
+        }
+        assert_equal receiving-snapshot [si_job_field $B $name state]
+        assert_equal OK [$c cluster syncslots abort $name]
+        foreach idx [list $B $BR] {
+            set before [dict get $rewrites $idx]
+            wait_for_condition 100 100 {
+                [info_field [cn $idx info persistence] aof_rewrites] > $before &&
+                [info_field [cn $idx info persistence] aof_rewrite_in_progress] == 0
+            } else {
+                fail "node $idx never ran the scheduled rewrite"
+            }
+        }
+        assert_equal cancelled [si_job_field $B $name state]
+        assert_equal "aborted by the source" [si_job_field $B $name message]
+    }
+
     test "AOF: a restart replays the finished import and drops an unfinished one" {
         lassign $::si_abs abs abs2
         set c [cluster_client $B]
