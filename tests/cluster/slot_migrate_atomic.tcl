@@ -89,6 +89,18 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         assert_equal [list name operation slot_ranges target_node source_node create_time \
                           last_update_time last_ack_time state message cow_size remaining_repl_size \
                           keys_sent bytes_sent writes_forwarded write_hold_ms resumes] [dict keys $job]
+        # RESP3: a map per job, numbers as integers (Valkey 9's reply schema).
+        assert_equal [list 17 [list name bulk operation bulk slot_ranges bulk target_node bulk \
+            source_node bulk create_time int last_update_time int last_ack_time int state bulk \
+            message bulk cow_size int remaining_repl_size int keys_sent int bytes_sent int \
+            writes_forwarded int write_hold_ms int resumes int]] [sma_resp3_fields $A]
+        lassign [sma_resp3_fields $B] n fields
+        assert_equal {name operation slot_ranges target_node source_node create_time} \
+            [lrange [dict keys $fields] 0 5]
+        foreach f {create_time last_update_time last_ack_time} {
+            assert_equal int [dict get $fields $f] "import $f"
+        }
+        assert_equal bulk [dict get $fields state]
         sma_wait_owner [list $slot] $B
         assert_equal $keys [lsort [cn $B keys "{$tag}*"]]
         foreach k $keys { assert_equal [dict get $dumps $k] [cn $B dump $k] }

@@ -53,3 +53,29 @@ proc sma_cmdcalls {idx cmd} {
     if {[regexp $re [cn $idx info commandstats] -> n]} { return $n }
     return 0
 }
+
+# The first job of CLUSTER GETSLOTMIGRATIONS on node idx as RESP3 sends it: a list of
+# {field type} pairs, type "int" for a number (:), "bulk" for a string ($); and the map's size.
+proc sma_resp3_fields {idx} {
+    set c [cluster_client $idx]
+    $c hello 3
+    $c readraw 1
+    set first [$c cluster getslotmigrations]
+    if {![string match {\*[1-9]*} $first]} { error "not a non-empty array: $first" }
+    set head [$c read]
+    if {[string index $head 0] ne "%"} { error "not a map: $head" }
+    set n [string range $head 1 end]
+    set out {}
+    for {set i 0} {$i < $n} {incr i} {
+        $c read  ;# $<len>
+        set f [$c read]
+        set t [$c read]
+        switch -- [string index $t 0] {
+            : { lappend out $f int }
+            $ { $c read; lappend out $f bulk }
+            default { error "field $f: unexpected $t" }
+        }
+    }
+    $c close
+    return [list $n $out]
+}
