@@ -60,6 +60,9 @@ constexpr size_t kPieceBytes = 16 * 1024;
 // (parsing, dispatch, propagation) is paid once for them all.
 constexpr size_t kBatchKeys = 64;
 constexpr size_t kBatchBytes = 64 * 1024;
+// A slot of this many keys or more has its table on the target sized before its walk
+// (SYNCSLOTS RESERVE): growing it key by key rehashes every key several times.
+constexpr size_t kReserveFrom = 4096;
 // Requests kept until answered, to be sent again after a lost connection: the walk waits past
 // this much (a target that reads fast and applies slowly would have it keep them all).
 constexpr size_t kMaxUnacked = 32 << 20;
@@ -317,16 +320,21 @@ void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
   if (!data && j->conn.fd < 0) return;
   if (data && !j->Running()) return;
   FlushBatch(j);
-  static std::string req;
-  req.clear();
-  net::AppendCommand(&req, argv);
-  if (data) {
-    j->bytes_sent += req.size();
-    j->unacked.append(req);
-    j->unacked_sizes.push_back(req.size());
-    if (j->resuming) return;
+  if (!data) {
+    size_t before = j->conn.out.size();
+    net::AppendCommand(&j->conn.out, argv);
+    size_t bytes = j->conn.out.size() - before;
+    j->expect.push_back(e);
+    j->expect_bytes.push_back(bytes);
+    j->owed_bytes += bytes;
+    return;
   }
-  QueueBytes(j, req, e);
+  size_t before = j->unacked.size();
+  net::AppendCommand(&j->unacked, argv);  // encoded once, kept; the link gets a copy
+  size_t bytes = j->unacked.size() - before;
+  j->bytes_sent += bytes;
+  j->unacked_sizes.push_back(bytes);
+  if (!j->resuming) QueueBytes(j, std::string_view(j->unacked).substr(before), e);
 }
 
 // The data requests answered drop out of `unacked` (compacted once mostly consumed).
@@ -339,7 +347,7 @@ void Answered(Job* j, uint64_t n) {
   if (j->unacked_sizes.empty()) {
     j->unacked.clear();
     j->unacked_head = 0;
-  } else if (j->unacked_head > (1 << 20) && j->unacked_head > j->unacked.size() / 2) {
+  } else if (j->unacked_head > (4 << 20) && j->unacked_head > j->unacked.size() / 2) {
     j->unacked.erase(0, j->unacked_head);
     j->unacked_head = 0;
   }
@@ -658,8 +666,12 @@ void Walk(Job* j, int64_t deadline) {
       return;
     if (g.slot_migration_walk_limit && j->sends >= g.slot_migration_walk_limit) return;
     int slot = j->slot_list[j->walk_slot];
+    if (!SlotTest(j->walk_begun, slot) && d->CountInSlot(slot) >= kReserveFrom) {
+      std::string s = std::to_string(slot), n = std::to_string(d->CountInSlot(slot));
+      Queue(j, {"CLUSTER", "SYNCSLOTS", "RESERVE", j->name, s, n}, Expect::kData);
+    }
     SlotSet(&j->walk_begun, slot);
-    j->walk_cursor = d->ScanSlot(slot, j->walk_cursor, [&](db::Obj* o) {
+    j->walk_cursor = d->ScanSlotBatch(slot, j->walk_cursor, 64, [&](db::Obj* o) {
       if (!Expired(o, now_ms)) SendOrQueue(j, o);
     });
     if (j->walk_cursor == 0) j->walk_slot++;

@@ -6,12 +6,14 @@
 //   HANDOVER <name>                                                       -> +OK
 //   ABORT <name>                                                          -> +OK
 //   RESUME <name> <source-node-id>  (a new connection after a lost one)   -> :requests taken
+//   RESERVE <name> <slot> <keys>    (a slot's walk begins: size its table) -> +OK
 // Each one this primary accepts leaves, as itself, to its replicas and its AOF (an APPLY
 // whose command asked to leave otherwise, e.g. SET EX as SET PXAT, leaves as an APPLY of
 // that); its replicas and the AOF loader (our primary's link, flag kPrimary) apply them
 // without the primary's checks, building the same staging db.
 #include "cluster/syncslots_cmd.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -234,6 +236,7 @@ void Restore(Client* c) {
     if (!SlotTest(job->slots, slot))
       return c->R().Error("Key's hash slot " + std::to_string(slot) + " is not imported by job " +
                           job->name);
+    job->staging->PrefetchKey(key);  // its bucket, loaded while the rest is checked
     if (!base::ParseInt64(a[5 + 3 * i], &whens[i]) || whens[i] < -1)
       return c->R().Error("Invalid expire time: a unix time in milliseconds or -1 expected");
     if (const char* e = persist::DumpStatusError(persist::DecodeDump(
@@ -367,6 +370,29 @@ void Apply(Client* c) {
   RunStaged(c, job, cmd);
 }
 
+// The source begins a big slot's walk: its staged table is sized for its keys at once
+// rather than grown (and every key rehashed) on the way. A hint: the count is capped.
+void Reserve(Client* c) {
+  auto& a = c->argv;
+  if (a.size() != 6) return server::ReplyArity(c, c->cmd);
+  ImportJob* job = JobArg(c);
+  if (!job) return;
+  job->applied++;
+  int slot;
+  int64_t keys;
+  if (!SlotArg(c, a[4], &slot)) return;
+  if (!base::ParseInt64(a[5], &keys) || keys < 0) return c->R().Error("Invalid key count");
+  if (!SlotTest(job->slots, slot))
+    return c->R().Error("Hash slot " + std::to_string(slot) + " is not imported by job " +
+                        job->name);
+  constexpr int64_t kMaxReserve = 1 << 24;
+  job->staging->ReserveSlot(slot, static_cast<size_t>(std::min(keys, kMaxReserve)));
+  job->last_update_ms = job->last_ack_ms = base::MsTime();
+  server::g.dirty++;
+  server::ForcePropagation();  // replicas stage the same slot: the same hint helps them
+  c->R().Ok();
+}
+
 void Handover(Client* c) {
   if (c->argv.size() != 4) return server::ReplyArity(c, c->cmd);
   ImportJob* job = JobArg(c);
@@ -455,8 +481,9 @@ void SyncSlotsCommand(Client* c) {
   if (base::EqualsNoCase(op, "handover")) return Handover(c);
   if (base::EqualsNoCase(op, "abort")) return Abort(c);
   if (base::EqualsNoCase(op, "resume")) return Resume(c);
+  if (base::EqualsNoCase(op, "reserve")) return Reserve(c);
   c->R().Error("Unknown SYNCSLOTS operation '" + std::string(op) +
-               "': ESTABLISH, RESTORE, APPLY, HANDOVER, ABORT or RESUME expected");
+               "': ESTABLISH, RESTORE, APPLY, HANDOVER, ABORT, RESUME or RESERVE expected");
 }
 
 void GetSlotMigrationsCommand(Client* c) {

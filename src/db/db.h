@@ -156,6 +156,20 @@ class Db {
   // One slot's keys, as Scan walks them (cursor 0 starts, 0 returned when done): every key
   // there for the whole walk is seen at least once.
   uint64_t ScanSlot(int slot, uint64_t cursor, const std::function<void(Obj*)>& fn);
+  // As ScanSlot, up to `buckets` buckets at once, their heads loaded ahead of the visits
+  // (HashTable::ScanBatch): a walk of a whole slot (atomic migration) waits less on memory.
+  template <typename Fn>
+  uint64_t ScanSlotBatch(int slot, uint64_t cursor, int buckets, Fn&& fn) {
+    SlotTables* t = slots_[per_slot() ? slot : 0].get();
+    return t ? t->keys.ScanBatch(cursor, buckets, fn) : 0;
+  }
+  // Sizes a slot's key table for `keys` keys ahead of a bulk load (atomic migration's
+  // staging), so that it does not grow, and rehash every key, several times on the way.
+  void ReserveSlot(int slot, size_t keys) { TablesAt(slot, true)->keys.Reserve(keys); }
+  // Loads the bucket of key's table ahead of its lookup or insert (a batch of keys).
+  void PrefetchKey(std::string_view key) const {
+    if (const SlotTables* t = slots_[per_slot() ? SlotOf(key) : 0].get()) t->keys.Prefetch(key);
+  }
   // A slot's keys and expires, out of this db whole (nullptr if it has none), and into it
   // (where the slot has none). O(1) in the number of keys; per_slot dbs only.
   std::unique_ptr<SlotTables> TakeSlot(int slot);

@@ -139,6 +139,42 @@ class HashTable {
     return v;
   }
 
+  // Up to `buckets` steps of a scan at once (as many calls of Scan, with the same cursors),
+  // the buckets' heads loaded ahead of the visits: a walk of a big table waits on memory for
+  // one bucket after another otherwise, its cursor order being as far from sequential as it
+  // gets. During a rehash it takes one step (Scan).
+  template <typename Fn>
+  uint64_t ScanBatch(uint64_t v, int buckets, Fn&& fn) {
+    if (Size() == 0) return 0;
+    if (Rehashing() || buckets <= 1) return Scan(v, fn);
+    constexpr int kMax = 64, kSlotsAhead = 8, kHeadsAhead = 4;
+    Node** slots = t_[0].slots;
+    uint64_t m = t_[0].size - 1;
+    uint64_t cur[kMax];
+    int n = 0;
+    do {  // the cursors first (arithmetic only), then the visits with loads in flight
+      cur[n++] = v;
+      v |= ~m;
+      v = Rev(Rev(v) + 1);
+    } while (v != 0 && n < kMax && n < buckets);
+    for (int i = 0; i < n && i < kSlotsAhead; i++) __builtin_prefetch(&slots[cur[i] & m]);
+    for (int i = 0; i < n; i++) {
+      if (i + kSlotsAhead < n) __builtin_prefetch(&slots[cur[i + kSlotsAhead] & m]);
+      if (i + kHeadsAhead < n)
+        if (Node* head = slots[cur[i + kHeadsAhead] & m]) __builtin_prefetch(head);
+      VisitChain(slots[cur[i] & m], fn);
+    }
+    return v;
+  }
+
+  // Loads the bucket that holds (or would hold) key ahead of a lookup or insert of it.
+  void Prefetch(std::string_view key) const {
+    if (t_[0].size == 0) return;
+    uint64_t h = Hash(key);
+    __builtin_prefetch(&t_[0].slots[h & (t_[0].size - 1)]);
+    if (t_[1].size) __builtin_prefetch(&t_[1].slots[h & (t_[1].size - 1)]);
+  }
+
   // Visits every node; fn must not modify the table.
   template <typename Fn>
   void ForEach(Fn&& fn) const {

@@ -212,3 +212,40 @@ TEST_CASE(HashTableForEachWhileGivesTheFirstKeysWhileTheFrontEmpties) {
   CHECK(first(false, 10) == std::vector<std::string>{"k" + std::to_string(next)});
   FreeAll(t);
 }
+
+// ScanBatch(v, k) is k steps of Scan: the same nodes in the same order and the same cursor
+// back, for every batch size, with the table still and while it rehashes (one step then).
+TEST_CASE(HashTableScanBatchIsStepsOfScan) {
+  for (int rehashing = 0; rehashing < 2; rehashing++) {
+    Table t;
+    for (int i = 0; i < 3000; i++) t.Insert(Make(i));
+    while (t.Rehashing()) t.Find("x");  // each lookup takes a rehash step
+    if (rehashing) {
+      t.Reserve(t.Buckets() * 4);  // starts a rehash to a bigger table
+      CHECK(t.Rehashing());
+    }
+    for (int k : {1, 2, 7, 16, 64}) {
+      std::vector<std::string> by_scan, by_batch;
+      uint64_t a = 0, b = 0;
+      size_t calls = 0;
+      do {
+        uint64_t before = b;
+        b = t.ScanBatch(b, k, [&](Node* n) { by_batch.push_back(n->key); });
+        // the same as k single steps (fewer when the scan ends; one while rehashing)
+        int steps = rehashing ? 1 : k;
+        uint64_t c = before;
+        for (int i = 0; i < steps; i++) {
+          c = t.Scan(c, [&](Node* n) { by_scan.push_back(n->key); });
+          if (c == 0) break;
+        }
+        CHECK_EQ(b, c);
+        a = c;
+        calls++;
+      } while (b != 0 && calls < 100000);
+      CHECK_EQ(a, 0u);
+      CHECK(by_batch == by_scan);
+      CHECK_EQ(std::set<std::string>(by_batch.begin(), by_batch.end()).size(), 3000u);
+    }
+    FreeAll(t);
+  }
+}

@@ -306,11 +306,20 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
             {$c2 cluster syncslots resume nosuchjob $idA}
         # Three requests taken (an error is taken too): the source sends again what follows.
         assert_equal 3 [$c2 cluster syncslots resume $name $idA]
+        # RESERVE (a big slot's walk begins: its staged table is sized) is one more.
+        assert_error "ERR Hash slot $s1 is not imported by job $name" \
+            {$c2 cluster syncslots reserve $name $s1 100000}
+        assert_error "ERR Invalid key count" {$c2 cluster syncslots reserve $name $s3 -1}
+        assert_error "ERR Invalid or out of range slot" {$c2 cluster syncslots reserve $name 16384 1}
+        assert_equal OK [$c2 cluster syncslots reserve $name $s3 100000]
+        $c2 close
+        set c2 [cluster_client $B]
+        assert_equal 7 [$c2 cluster syncslots resume $name $idA]
         assert_equal {} [si_job_field $B $name message]
         assert_equal OK [$c2 cluster syncslots apply $name set "{$t3}k3" v3]
         # A second connection resuming takes the job from the first, which is closed.
         set c3 [cluster_client $B]
-        assert_equal 4 [$c3 cluster syncslots resume $name $idA]
+        assert_equal 8 [$c3 cluster syncslots resume $name $idA]
         assert_error "*" {$c2 ping}
         si_assert_invisible $B $s3 10
         assert_equal OK [$c3 cluster syncslots abort $name]
