@@ -21,19 +21,6 @@ proc sfl_raw_replica {idx capa} {
     return $fd
 }
 
-# What the stream brings within ms milliseconds.
-proc sfl_read_for {fd ms} {
-    fconfigure $fd -blocking 0
-    set got {}
-    set deadline [expr {[clock milliseconds] + $ms}]
-    while {[clock milliseconds] < $deadline} {
-        append got [read $fd]
-        after 20
-    }
-    fconfigure $fd -blocking 1
-    return $got
-}
-
 proc sfl_count {needle text} {
     return [regexp -all -- [string map {* \\* $ \\$} $needle] $text]
 }
@@ -96,7 +83,7 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         set fd [sfl_raw_replica $A 1]
         assert_equal OK [cn $A cluster migrateslots slotsrange $slot $slot node $idB]
         sma_wait_state $A success
-        set got [sfl_read_for $fd 1000]
+        set got [read_for $fd 1000]
         close $fd
         assert_equal 1 [sfl_count "\$9\r\nFLUSHSLOT\r\n\$[string length $slot]\r\n$slot\r\n\$5\r\nASYNC\r\n" $got]
         assert_equal 0 [sfl_count "\r\nDEL\r\n" $got]
@@ -114,7 +101,7 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         set fd [sfl_raw_replica $A 0]
         assert_equal OK [cn $A cluster migrateslots slotsrange $slot $slot node $idB]
         sma_wait_state $A success
-        set got [sfl_read_for $fd 1000]
+        set got [read_for $fd 1000]
         close $fd
         assert_equal 0 [sfl_count "FLUSHSLOT" $got]
         assert_equal 300 [sfl_count "\r\nDEL\r\n" $got]

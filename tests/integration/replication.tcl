@@ -731,17 +731,6 @@ start_server {tags {repl}} {
 
 # ------------------------------------------------- keepalive newlines before the snapshot
 
-# What a raw replica link receives within ms milliseconds (the link is left open).
-proc repl_read_for {fd ms} {
-    fconfigure $fd -blocking 0
-    set got {}
-    set deadline [expr {[clock milliseconds] + $ms}]
-    while {[clock milliseconds] < $deadline} {
-        append got [read $fd]
-        after 20
-    }
-    return $got
-}
 
 # A replica that waits for its snapshot (repl-diskless-sync-delay, default 5 s; or a disk
 # snapshot being made) gets a bare "\n" every second, as from Valkey 8 and Redis 7.0: a
@@ -752,7 +741,7 @@ start_server {tags {repl}} {
         set fd [valkey_raw]
         puts -nonewline $fd "REPLCONF capa eof capa psync2\r\nPSYNC ? -1\r\n"
         flush $fd
-        set got [repl_read_for $fd 2600]
+        set got [read_for $fd 2600]
         close $fd
         assert_match "+OK\r\n\n\n*" $got
         assert_equal {} [string map {"\n" ""} [string range $got 5 end]]
@@ -767,7 +756,7 @@ start_server {tags {repl}} {
         set fd [valkey_raw]
         puts -nonewline $fd "PSYNC ? -1\r\n"
         flush $fd
-        set got [repl_read_for $fd 2600]
+        set got [read_for $fd 2600]
         close $fd
         r config set rdb-key-save-delay 0
         r config set repl-diskless-sync yes
@@ -792,7 +781,7 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0 repl-diskless-sy
         while {[set line [string trimright [gets $fd] "\r"]] eq ""} {}
         read $fd [string range $line 1 end]
         r set after:sync 1
-        set got [repl_read_for $fd 500]
+        set got [read_for $fd 500]
         close $fd
         assert_match "*2\r\n\$6\r\nSELECT\r\n*\$3\r\nset\r\n\$10\r\nafter:sync\r\n*" $got
         assert_equal 0 [string match "*PING*" $got]

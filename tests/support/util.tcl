@@ -176,6 +176,21 @@ proc fail {msg} {
 
 # An interoperation peer (redis-server, redis-cli ...) that `make test` installs: missing, it
 # is a broken setup and fails the test that needs it.
+# What a raw socket receives within ms milliseconds (a replication stream, say); the socket
+# stays open and in its blocking mode.
+proc read_for {fd ms} {
+    set blocking [fconfigure $fd -blocking]
+    fconfigure $fd -blocking 0
+    set got {}
+    set deadline [expr {[clock milliseconds] + $ms}]
+    while {[clock milliseconds] < $deadline} {
+        append got [read $fd]
+        after 20
+    }
+    fconfigure $fd -blocking $blocking
+    return $got
+}
+
 proc require_peer {path package} {
     if {![file executable $path]} {
         ::testutil::fail "$path is missing: install the Debian package '$package' (make test does)"
