@@ -179,7 +179,7 @@ void CountKeysInSlot(Client* c) {
 
 // CLUSTER FLUSHSLOT <slot> [ASYNC|SYNC] (Valkey 9's): the slot's keys leave at once; SYNC
 // (the default, as Valkey's with lazyfree-lazy-user-flush no) frees them before the reply,
-// ASYNC in slices after it (DropSlotLater). It leaves as itself: replicas and the AOF drop the
+// ASYNC in slices after it (DropSlotsLater). It leaves as itself: replicas and the AOF drop the
 // slot in one command, as this node does after an atomic migration moved it away.
 void FlushSlot(Client* c) {
   if (!Enabled(c)) return;
@@ -192,7 +192,7 @@ void FlushSlot(Client* c) {
     return c->R().Error(server::kErrSyntax);
   if (a.size() == 4) sync = base::EqualsNoCase(a[3], "sync");
   server::g.dirty += static_cast<int64_t>(server::GetDb(0)->CountInSlot(slot)) + 1;
-  DropSlotLater(slot, false);
+  DropSlotsLater({slot}, false);
   if (sync) DropAllNow();
   c->R().Ok();
 }

@@ -691,7 +691,7 @@ void MaybeHandOver(Job* j) {
 }
 
 // The target owns the slots now (its epoch bump is on its disk): they are its here too, their
-// keys leave db 0 at once and are freed in slices (DropSlotLater), and the held writes run
+// keys leave db 0 at once and are freed in slices (DropSlotsLater), and the held writes run
 // again and get MOVED. Replicas and the AOF hear of each slot as one CLUSTER FLUSHSLOT, or,
 // with a replica that may not take it, as a DEL per key (not forwarded: the job is over).
 void Complete(Job* j) {
@@ -706,10 +706,10 @@ void Complete(Job* j) {
       FlushSlotByCommand(static_cast<int>(st.myself->replicas.size()),
                          server::Repl().replicas_with_slot_import(),
                          !server::Repl().replica_without_slot_import().empty());
-  for (int s : j->slot_list) {
-    if (by_command) server::WriteOut(0, {"CLUSTER", "FLUSHSLOT", std::to_string(s), "ASYNC"});
-    DropSlotLater(s, !by_command);
-  }
+  if (by_command)
+    for (int s : j->slot_list)
+      server::WriteOut(0, {"CLUSTER", "FLUSHSLOT", std::to_string(s), "ASYNC"});
+  DropSlotsLater(j->slot_list, !by_command);
 }
 
 // Slots that stopped being mine, or my demotion, end a running job; during the handover the

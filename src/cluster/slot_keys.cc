@@ -47,11 +47,12 @@ bool Shadowed(std::string_view key) { return server::GetDb(0)->Find(key) != null
 
 }  // namespace
 
-void DropSlotLater(int slot, bool send_dels) {
-  server::SlotModified(0, slot);
-  std::unique_ptr<db::SlotTables> t = server::GetDb(0)->TakeSlot(slot);
-  if (!t || t->keys.Size() == 0) return;
-  dropping.push_back({std::move(t), send_dels});
+void DropSlotsLater(const std::vector<int>& slots, bool send_dels) {
+  server::SlotsModified(0, slots);
+  for (int slot : slots) {
+    std::unique_ptr<db::SlotTables> t = server::GetDb(0)->TakeSlot(slot);
+    if (t && t->keys.Size() > 0) dropping.push_back({std::move(t), send_dels});
+  }
 }
 
 void DropAllNow() {

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace cluster {
 
@@ -13,13 +14,13 @@ size_t DeleteKeysInSlot(int slot);
 
 // A slot moved away whole, or flushed (CLUSTER FLUSHSLOT): its keys leave db 0 at once
 // (Db::TakeSlot, O(1)), WATCHes of them fail and tracking clients hear of them
-// (server::SlotModified); DropSomeKeys then frees them a slice at a time, so that neither this
+// (server::SlotsModified, once for them all); DropSomeKeys then frees them a slice at a time, so that neither this
 // node nor its replicas stall on a slot of a million keys or on one big value. With
 // `send_dels` each key's DEL goes to the replicas and the AOF as it is freed, a big value in
 // pieces (value_pieces.h: RemovePiece), for replicas that cannot take CLUSTER FLUSHSLOT; a key
 // written again meanwhile (the slot came back) is freed silently: the new key's own writes
 // went down. Without, the caller sent the one CLUSTER FLUSHSLOT and nothing more leaves.
-void DropSlotLater(int slot, bool send_dels);
+void DropSlotsLater(const std::vector<int>& slots, bool send_dels);
 // CLUSTER FLUSHSLOT SYNC: what is queued is freed before it returns.
 void DropAllNow();
 // Whether a slot moved away leaves as one CLUSTER FLUSHSLOT rather than a DEL per key: only

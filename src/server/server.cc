@@ -77,10 +77,12 @@ void DbModified(int dbid) {
   TrackingInvalidateAll();
 }
 
-void SlotModified(int dbid, int slot) {
-  if (g.staging_writes) return;
-  TouchAllWatched(dbid, -2, slot);
-  TrackingInvalidateSlot(slot);
+void SlotsModified(int dbid, const std::vector<int>& slots) {
+  if (g.staging_writes || slots.empty()) return;
+  std::vector<bool> in(16384, false);
+  for (int s : slots) in[static_cast<size_t>(s)] = true;
+  TouchAllWatched(dbid, -2, &in);
+  TrackingInvalidateSlots(in);
 }
 
 uint64_t UsedMemory() {

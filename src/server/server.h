@@ -145,9 +145,10 @@ void KeyModified(int dbid, std::string_view key);  // nothing while g.staging_wr
 // The data set of a db was flushed (FLUSHDB, FLUSHALL, a full sync, DEBUG RELOAD): dbid -1
 // means every db. WATCHes fail and tracking clients get a null invalidation.
 void DbModified(int dbid);
-// One slot's keys of a db are about to go at once (CLUSTER FLUSHSLOT, a slot moved away whole):
-// WATCHes of its keys fail and the clients that read them hear it now, not as each is freed.
-void SlotModified(int dbid, int slot);
+// Some slots' keys of a db are about to go at once (CLUSTER FLUSHSLOT, slots moved away whole):
+// WATCHes of their keys fail and the clients that read them hear it now, not as each is freed.
+// One pass over the watched and tracked keys for them all.
+void SlotsModified(int dbid, const std::vector<int>& slots);
 // After the config is loaded: the clocks of the running command, the hash seed, the databases,
 // the value types and the keyspace hooks (expired and new keys, error replies). server::Main
 // calls it before anything runs a command; so does the aof_load fuzz target (tests/fuzz).

@@ -295,15 +295,15 @@ void InvalidateKey(std::string_view key, bool bcast) {
   Forget(it);
 }
 
-void TrackingInvalidateSlot(int slot) {
+void TrackingInvalidateSlots(const std::vector<bool>& slots) {
   if (!g_tracking_clients || g_table.empty()) return;
-  // One pass over the table per slot; past this size (a move of many slots would repeat it)
-  // every client drops its cache instead, as at FLUSHALL.
+  // One pass over the table; past this size every client drops its cache instead, as at
+  // FLUSHALL, rather than stall the loop.
   constexpr size_t kMaxScan = 65536;
   if (g_table.size() > kMaxScan) return TrackingInvalidateAll();
   std::vector<std::string> keys;
   for (auto& [k, ids] : g_table)
-    if (base::KeySlot(k) == slot) keys.push_back(k);
+    if (slots[static_cast<size_t>(base::KeySlot(k))]) keys.push_back(k);
   for (const std::string& k : keys) InvalidateKey(k, false);
 }
 

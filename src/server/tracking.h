@@ -34,10 +34,10 @@ void TrackingAfterCommand(Client* c, const CommandSpec* cmd, bool in_exec);
 void TrackingInvalidateKey(std::string_view key);
 // The data set was flushed: every tracking client gets a null invalidation.
 void TrackingInvalidateAll();
-// A slot's keys were flushed at once: the keys of that slot that clients read (the table only:
-// broadcast prefixes hear of each key as it is freed, through TrackingInvalidateKey); a big
-// table gets TrackingInvalidateAll instead.
-void TrackingInvalidateSlot(int slot);
+// Some slots' keys (`slots`, indexed by slot) were flushed at once: the keys of those slots
+// that clients read (the table only: broadcast prefixes hear of each key as it is freed,
+// through TrackingInvalidateKey); a big table gets TrackingInvalidateAll instead.
+void TrackingInvalidateSlots(const std::vector<bool>& slots);
 // Before the loop sleeps: the broadcast messages of the keys collected since the last time.
 void TrackingBeforeSleep();
 // Cron: keeps the table under tracking-table-max-keys.

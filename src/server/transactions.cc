@@ -201,11 +201,11 @@ void TouchWatchedKey(int dbid, std::string_view key) {
 // happen: a watched key changes if it exists on either side, except that an expired key
 // going away, or staying expired, is no change, and a missing key replaced by an expired one
 // counts as expired from then on.
-void TouchAllWatched(int dbid, int other, int slot) {
+void TouchAllWatched(int dbid, int other, const std::vector<bool>* slots) {
   for (auto& [db, keys] : g_watched) {
     if (dbid != -1 && db != dbid) continue;
     for (auto& [k, e] : keys) {
-      if (slot >= 0 && base::KeySlot(k) != slot) continue;
+      if (slots && !(*slots)[static_cast<size_t>(base::KeySlot(k))]) continue;
       bool in_emptied = GetDb(db)->Find(k) != nullptr;
       bool in_other = other >= 0 && GetDb(other)->Find(k) != nullptr;
       if (!in_emptied && !in_other) continue;
