@@ -65,12 +65,65 @@ constexpr size_t kBatchBytes = 64 * 1024;
 constexpr size_t kReserveFrom = 4096;
 // Requests kept until answered, to be sent again after a lost connection: the walk waits past
 // this much (a target that reads fast and applies slowly would have it keep them all).
-constexpr size_t kMaxUnacked = 32 << 20;
+constexpr size_t kMaxUnacked = 8 << 20;
 // A reconnection that has not connected within this long is tried again.
 constexpr int64_t kConnectAttemptMs = 1000;
 constexpr int64_t kReconnectEveryMs = 100;
 
 enum class Expect { kAuth, kEstablish, kData, kHandover, kResume };
+
+// Requests kept as sent until answered, oldest first, in chunks of about 256 KB that are
+// freed as their requests are answered: never one big buffer whose front is moved down (a
+// slow target's backlog of forwarded writes may reach hundreds of MB). A request never
+// spans two chunks.
+class KeptRequests {
+ public:
+  // Encodes argv at the end; returns it as kept.
+  std::string_view Add(const std::vector<std::string_view>& argv) {
+    if (chunks_.empty() || chunks_.back().size() >= kChunk) chunks_.emplace_back();
+    std::string& tail = chunks_.back();
+    size_t before = tail.size();
+    net::AppendCommand(&tail, argv);
+    size_t n = tail.size() - before;
+    sizes_.push_back(n);
+    bytes_ += n;
+    return std::string_view(tail).substr(before, n);
+  }
+  void PopFront() {
+    size_t n = sizes_.front();
+    sizes_.pop_front();
+    bytes_ -= n;
+    head_ += n;
+    if (head_ == chunks_.front().size()) {
+      chunks_.pop_front();
+      head_ = 0;
+    }
+  }
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    auto it = chunks_.begin();
+    size_t at = head_;
+    for (size_t n : sizes_) {
+      if (at == it->size()) ++it, at = 0;
+      fn(std::string_view(*it).substr(at, n));
+      at += n;
+    }
+  }
+  size_t count() const { return sizes_.size(); }
+  size_t bytes() const { return bytes_; }
+  void Clear() {
+    chunks_.clear();
+    sizes_.clear();
+    head_ = bytes_ = 0;
+  }
+
+ private:
+  static constexpr size_t kChunk = 256 * 1024;
+  std::deque<std::string> chunks_;
+  std::deque<size_t> sizes_;
+  size_t head_ = 0;  // answered bytes of the first chunk
+  size_t bytes_ = 0;
+};
 enum class JobState {
   kConnecting,
   kEstablishing,
@@ -140,12 +193,10 @@ struct Job {
   // HANDOVER went and its answer did not come (no reply in time, or the connection dropped):
   // the target may have taken the slots, so their writes stay held until its claim is seen.
   bool in_doubt = false;
-  // The data requests (RESTORE, APPLY) not answered yet, as sent (from unacked_head, sizes in
-  // order): after a lost connection the target says how many it took (RESUME), and the rest
-  // go again. `answered` counts those answered since the job began.
-  std::string unacked;
-  size_t unacked_head = 0;
-  std::deque<size_t> unacked_sizes;
+  // The data requests (RESTORE, APPLY) not answered yet, as sent: after a lost connection
+  // the target says how many it took (RESUME), and the rest go again. `answered` counts those
+  // answered since the job began.
+  KeptRequests unacked;
   uint64_t answered = 0;
   // The connection was lost before the handover: a new one is tried until lost_ms plus
   // ExportResumeWindowMs. Until RESUME is answered, requests only join `unacked`, and the walk
@@ -157,7 +208,7 @@ struct Job {
   // A job ended on purpose: the replies still to come on its lingering link, ABORT's last.
   size_t linger_replies = 0;
   uint64_t resumes = 0;
-  size_t UnackedBytes() const { return unacked.size() - unacked_head; }
+  size_t UnackedBytes() const { return unacked.bytes(); }
   uint64_t keys_sent = 0, writes_forwarded = 0;
   uint64_t sends = 0;  // RESTOREs and pieces (DEBUG SLOT-MIGRATION-WALK-LIMIT counts these)
   uint64_t bytes_sent = 0;  // everything queued for the target, requests of every kind
@@ -245,9 +296,7 @@ void Finish(Job* j, JobState s, const std::string& message) {
   } else {
     DropLink(j);
   }
-  j->unacked.clear();
-  j->unacked_head = 0;
-  j->unacked_sizes.clear();
+  j->unacked.Clear();
   j->resuming = false;
   j->dirty.clear();
   j->big_keys.clear();
@@ -329,27 +378,16 @@ void Queue(Job* j, const std::vector<std::string_view>& argv, Expect e) {
     j->owed_bytes += bytes;
     return;
   }
-  size_t before = j->unacked.size();
-  net::AppendCommand(&j->unacked, argv);  // encoded once, kept; the link gets a copy
-  size_t bytes = j->unacked.size() - before;
-  j->bytes_sent += bytes;
-  j->unacked_sizes.push_back(bytes);
-  if (!j->resuming) QueueBytes(j, std::string_view(j->unacked).substr(before), e);
+  std::string_view kept = j->unacked.Add(argv);  // encoded once, kept; the link gets a copy
+  j->bytes_sent += kept.size();
+  if (!j->resuming) QueueBytes(j, kept, e);
 }
 
-// The data requests answered drop out of `unacked` (compacted once mostly consumed).
+// The data requests answered drop out of `unacked`.
 void Answered(Job* j, uint64_t n) {
-  for (; n > 0 && !j->unacked_sizes.empty(); n--) {
-    j->unacked_head += j->unacked_sizes.front();
-    j->unacked_sizes.pop_front();
+  for (; n > 0 && j->unacked.count() > 0; n--) {
+    j->unacked.PopFront();
     j->answered++;
-  }
-  if (j->unacked_sizes.empty()) {
-    j->unacked.clear();
-    j->unacked_head = 0;
-  } else if (j->unacked_head > (4 << 20) && j->unacked_head > j->unacked.size() / 2) {
-    j->unacked.erase(0, j->unacked_head);
-    j->unacked_head = 0;
   }
 }
 
@@ -407,20 +445,16 @@ void Resumed(Job* j, bool error, const std::string& text) {
   if (error) return Finish(j, JobState::kFailed, "Target node could not resume: " + text);
   if (!base::ParseInt64(std::string_view(text).substr(text.empty() ? 0 : 1), &took) ||
       took < static_cast<int64_t>(j->answered) ||
-      took > static_cast<int64_t>(j->answered + j->unacked_sizes.size()))
+      took > static_cast<int64_t>(j->answered + j->unacked.count()))
     return Finish(j, JobState::kFailed, "Target node resumed at a point never sent: " + text);
   Answered(j, static_cast<uint64_t>(took) - j->answered);
-  size_t at = j->unacked_head;
-  for (size_t n : j->unacked_sizes) {
-    QueueBytes(j, std::string_view(j->unacked).substr(at, n), Expect::kData);
-    at += n;
-  }
+  j->unacked.ForEach([&](std::string_view req) { QueueBytes(j, req, Expect::kData); });
   j->resuming = false;
   j->resumes++;
   j->message.clear();
   LOG_NOTICE("Slot migration %.40s: resumed after %lld ms; %zu requests sent again",
              j->name.c_str(), static_cast<long long>(base::MsTime() - j->lost_ms),
-             j->unacked_sizes.size());
+             j->unacked.count());
   j->lost_ms = 0;
 }
 
