@@ -14,7 +14,9 @@
 #
 # Both servers run at the same time on free loopback ports with --save ''
 # --appendonly no; every throughput row is run ours/theirs interleaved
-# (order alternating per repetition) REPS times and the median is reported.
+# (order alternating per repetition) REPS times and the median is reported, with
+# the server's own CPU per request (from /proc) and redis-benchmark's p50 and p99.
+# THEIRS=/tmp/valkey8/src/valkey-server compares against a Valkey 8 build.
 # Always exits 0 once the run completes: missed targets are marked MISS.
 
 set -u
@@ -74,16 +76,33 @@ MISSES=0
 fmt_row() { printf '%-26s %14s %14s %7s   %-33s %s\n' "$@"; }
 
 # ---------------------------------------------------------------- throughput
-# sample NAME TEST ARGS... -> prints rps or "" (also if server is dead)
+# cpu_ticks NAME -> the server's user+system CPU so far, in clock ticks
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$(bl_pid "$1")/stat" 2>/dev/null; }
+
+# sample NAME TEST ARGS... -> "rps cpu_us_per_request p50_ms p99_ms" or "" (also if the
+# server is dead). CPU is the server process's own, read from /proc around the run.
 sample() {
-    local name=$1; shift
+    local name=$1 test=$2; shift 2
     bl_alive "$name" || return 0
-    bl_bench_rps "$name" "$@"
+    local c0 c1 out n=0 a prev=
+    for a in "$@"; do [ "${prev:-}" = -n ] && n=$a; prev=$a; done
+    c0=$(cpu_ticks "$name")
+    out=$("$BL_BENCH" -h 127.0.0.1 -p "$(bl_port "$name")" -t "$test" -q --csv "$@" 2>/dev/null)
+    c1=$(cpu_ticks "$name")
+    awk -F'"' -v t="$(tr '[:lower:]' '[:upper:]' <<<"$test")" -v c="$((c1 - c0))" -v n="$n" \
+        -v tk="$(getconf CLK_TCK)" '
+        ($2==t || index($2, t " (")==1) && $4 ~ /^[0-9.]+$/ {
+            printf "%.0f %.2f %s %s\n", $4, (n > 0 ? c / tk * 1e6 / n : 0), $10, $14; exit }' <<<"$out"
 }
 
+# field N VALUES... -> the Nth word of each value (1: rps, 2: cpu, 3: p50, 4: p99)
+field() { local i=$1 v; shift; for v in "$@"; do awk -v i="$i" '{print $i}' <<<"$v"; done; }
+
+# tput_row LABEL CPU_MAX TEST ARGS...: throughput (ours >= theirs), then server CPU per
+# request (ours / theirs <= CPU_MAX) and p50 / p99 latency (ours <= theirs), medians of REPS.
 tput_row() {
-    local label=$1; shift
-    local o=() t=() r ov tv ratio st
+    local label=$1 cpu_max=$2; shift 2
+    local o=() t=() r ov tv ratio st k name target cmp
     for r in $(seq 1 "$REPS"); do
         if (( r % 2 )); then
             o+=("$(sample ours "$@")");  t+=("$(sample theirs "$@")")
@@ -91,13 +110,22 @@ tput_row() {
             t+=("$(sample theirs "$@")"); o+=("$(sample ours "$@")")
         fi
     done
-    ov=$(bl_median "${o[@]}"); tv=$(bl_median "${t[@]}")
-    ratio=$(bl_ratio "$ov" "$tv")
-    st=OK
-    if [ "$ratio" = n/a ] || awk -v r="$ratio" 'BEGIN{exit !(r < 1.0)}'; then
-        st=MISS; MISSES=$((MISSES + 1))
-    fi
-    fmt_row "$label" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "ratio >= 1.00" "$st"
+    for k in 1 2 3 4; do
+        # shellcheck disable=SC2046
+        ov=$(bl_median $(field $k "${o[@]}")); tv=$(bl_median $(field $k "${t[@]}"))
+        ratio=$(bl_ratio "$ov" "$tv")
+        case $k in
+            1) name=$label; target="ratio >= 1.00"; cmp="r < 1.0" ;;
+            2) name="  cpu us/request"; target="ratio <= $cpu_max"; cmp="r > $cpu_max" ;;
+            3) name="  p50 ms"; target="ratio <= 1.00"; cmp="r > 1.0" ;;
+            4) name="  p99 ms"; target="ratio <= 1.00"; cmp="r > 1.0" ;;
+        esac
+        st=OK
+        if [ "$ratio" = n/a ] || awk -v r="$ratio" "BEGIN{exit !($cmp)}"; then
+            st=MISS; MISSES=$((MISSES + 1))
+        fi
+        fmt_row "$name" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "$target" "$st"
+    done
     [ "$VERBOSE" = 1 ] && echo "    samples ours: ${o[*]:-}  theirs: ${t[*]:-}"
 }
 
@@ -105,12 +133,12 @@ if [ "$ROWS" != memory ]; then
     echo "-- throughput (redis-benchmark, median of $REPS, req/s; n=$N_P1 / P16 n=$N_P16 / rand n=$N_RAND)"
     fmt_row "row" "ours" "theirs" "ratio" "target" ""
     for s in ours theirs; do bl_alive $s && bl_cli $s flushall >/dev/null; done
-    tput_row "SET -c50 -P1"            set -c 50 -P 1  -n "$N_P1"
-    tput_row "GET -c50 -P1"            get -c 50 -P 1  -n "$N_P1"
-    tput_row "SET -c50 -P16"           set -c 50 -P 16 -n "$N_P16"
-    tput_row "GET -c50 -P16"           get -c 50 -P 16 -n "$N_P16"
-    tput_row "SET -c50 -r1M -d100"     set -c 50 -P 1  -n "$N_RAND" -r 1000000 -d 100
-    tput_row "GET -c50 -r1M -d100"     get -c 50 -P 1  -n "$N_RAND" -r 1000000 -d 100
+    tput_row "SET -c50 -P1"        0.90 set -c 50 -P 1  -n "$N_P1"
+    tput_row "GET -c50 -P1"        0.90 get -c 50 -P 1  -n "$N_P1"
+    tput_row "SET -c50 -P16"       0.70 set -c 50 -P 16 -n "$N_P16"
+    tput_row "GET -c50 -P16"       0.70 get -c 50 -P 16 -n "$N_P16"
+    tput_row "SET -c50 -r1M -d100" 0.90 set -c 50 -P 1  -n "$N_RAND" -r 1000000 -d 100
+    tput_row "GET -c50 -r1M -d100" 0.90 get -c 50 -P 1  -n "$N_RAND" -r 1000000 -d 100
     echo
 fi
 
