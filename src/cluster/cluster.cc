@@ -20,6 +20,7 @@
 #include "cluster/settings.h"
 #include "cluster/slot_export.h"
 #include "cluster/slot_keys.h"
+#include "cluster/slot_import.h"
 #include "cluster/syncslots_cmd.h"
 #include "net/event_loop.h"
 #include "server/bio.h"
@@ -125,6 +126,22 @@ void SetMyAddressFromConfig() {
     me->flags &= ~kNodeNoFailover;
 }
 
+// CLUSTER GETSLOTMIGRATIONS lists the finished jobs of both sides up to
+// cluster-slot-migration-log-max-len (Valkey 9's one log): beyond it the oldest go.
+void TrimMigrationLog() {
+  size_t keep = static_cast<size_t>(cfg.cluster_slot_migration_log_max_len);
+  std::vector<int64_t> times = FinishedExportTimes();
+  std::vector<int64_t> imports = NodeImports().FinishedTimes();
+  times.insert(times.end(), imports.begin(), imports.end());
+  if (times.size() <= keep) return;
+  size_t budget = times.size() - keep;
+  std::nth_element(times.begin(), times.begin() + static_cast<long>(budget - 1), times.end());
+  int64_t upto = times[budget - 1];
+  // Oldest first on each side within one shared budget: ties at `upto` go export-side first.
+  DropFinishedExports(upto, &budget);
+  NodeImports().DropFinished(upto, &budget);
+}
+
 void Cron() {
   State& st = GetState();
   if (!st.myself) return;  // cluster mode off
@@ -136,6 +153,7 @@ void Cron() {
   if (!st.ok || st.todo_update_state) UpdateState(now);
   if (server::BlockedClientCount()) RedirectBlockedClients();
   ImportsCron();
+  TrimMigrationLog();
 }
 
 void BeforeSleep() {

@@ -47,7 +47,6 @@ constexpr size_t kMaxQueued = 4 << 20;
 // most this many bytes: the target is nearly caught up (not still loading a big value), so
 // writes to the slots are held only for the last few.
 constexpr size_t kHandoverMaxOwedBytes = 32 * 1024;
-constexpr size_t kKeptFinished = 32;
 // Forwarded writes are queued whatever the target's pace (the walk waits for it, writes cannot):
 // past this much queued, as past a replica's default hard output limit, the job fails rather
 // than hold the node's memory.
@@ -760,18 +759,29 @@ void CheckOwnership(Job* j) {
       return Finish(j, JobState::kFailed, "Slots are no longer owned by this node");
 }
 
-void TrimFinished() {
-  size_t finished = 0;
-  for (auto& j : jobs) finished += !j->Running();
-  for (auto it = jobs.begin(); finished > kKeptFinished && it != jobs.end();) {
-    if (!(*it)->Running() && (*it)->conn.fd < 0) {
-      it = jobs.erase(it);
-      finished--;
-    } else {
-      ++it;
-    }
+}  // namespace
+
+std::vector<int64_t> FinishedExportTimes() {
+  std::vector<int64_t> out;
+  for (auto& j : jobs)
+    if (!j->Running() && j->conn.fd < 0) out.push_back(j->update_ms);
+  return out;
+}
+
+void DropFinishedExports(int64_t upto_ms, size_t* budget) {
+  while (*budget > 0) {  // oldest first
+    auto oldest = jobs.end();
+    for (auto it = jobs.begin(); it != jobs.end(); ++it)
+      if (!(*it)->Running() && (*it)->conn.fd < 0 && (*it)->update_ms <= upto_ms &&
+          (oldest == jobs.end() || (*it)->update_ms < (*oldest)->update_ms))
+        oldest = it;
+    if (oldest == jobs.end()) return;
+    jobs.erase(oldest);
+    --*budget;
   }
 }
+
+namespace {
 
 }  // namespace
 
@@ -798,7 +808,6 @@ void StartExports(std::vector<ExportRequest> requests, const std::string& who) {
     jobs.push_back(std::move(j));
     Connect(raw);
   }
-  TrimFinished();
 }
 
 bool SlotExporting(int slot) {

@@ -48,5 +48,9 @@ struct MigrationField {
   bool is_number = false;
 };
 void ListExports(std::vector<std::vector<MigrationField>>* out);
+// The finish times of the finished exports that may be forgotten, and forgetting them: those
+// finished at or before upto_ms, oldest first, at most *budget (counted down).
+std::vector<int64_t> FinishedExportTimes();
+void DropFinishedExports(int64_t upto_ms, size_t* budget);
 
 }  // namespace cluster

@@ -57,7 +57,6 @@ void ImportJobs::Finish(ImportJob* job, ImportState state, std::string message, 
   job->last_update_ms = now_ms;
   job->client_id = 0;
   job->staging.reset();  // frees what is still staged (nothing after a HANDOVER)
-  TrimFinished();
 }
 
 std::vector<ImportJob*> ImportJobs::RunningJobs() {
@@ -67,16 +66,23 @@ std::vector<ImportJob*> ImportJobs::RunningJobs() {
   return out;
 }
 
-void ImportJobs::TrimFinished() {
-  size_t finished = 0;
-  for (auto& j : jobs_) finished += !j->Running();
-  for (auto it = jobs_.begin(); it != jobs_.end() && finished > kFinishedJobsKept;) {
-    if ((*it)->Running()) {
-      ++it;
-      continue;
-    }
-    it = jobs_.erase(it);
-    finished--;
+std::vector<int64_t> ImportJobs::FinishedTimes() const {
+  std::vector<int64_t> out;
+  for (auto& j : jobs_)
+    if (!j->Running()) out.push_back(j->last_update_ms);
+  return out;
+}
+
+void ImportJobs::DropFinished(int64_t upto_ms, size_t* budget) {
+  while (*budget > 0) {  // oldest first
+    auto oldest = jobs_.end();
+    for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
+      if (!(*it)->Running() && (*it)->last_update_ms <= upto_ms &&
+          (oldest == jobs_.end() || (*it)->last_update_ms < (*oldest)->last_update_ms))
+        oldest = it;
+    if (oldest == jobs_.end()) return;
+    jobs_.erase(oldest);
+    --*budget;
   }
 }
 

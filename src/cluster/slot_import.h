@@ -27,9 +27,6 @@ namespace cluster {
 // with it: the staging writes are muted (server::g.staging_writes) and never leave unwrapped.
 inline constexpr int kStagingDbId = -2;
 
-// How many finished jobs CLUSTER GETSLOTMIGRATIONS still reports.
-inline constexpr size_t kFinishedJobsKept = 32;
-
 enum class ImportState {
   kReceiving,           // a primary receiving the source's snapshot and writes
   kOccurringOnPrimary,  // a replica (or an AOF load) following its primary's job
@@ -65,7 +62,8 @@ struct ImportJob {
   }
 };
 
-// The jobs of this node: running ones, and the last kFinishedJobsKept finished ones.
+// The jobs of this node: running ones, and finished ones until the owner forgets them
+// (cluster-slot-migration-log-max-len, counted with the exports: TrimMigrationLog).
 class ImportJobs {
  public:
   // A running job of that name, or nullptr.
@@ -81,9 +79,12 @@ class ImportJobs {
   // Oldest first.
   const std::deque<std::unique_ptr<ImportJob>>& all() const { return jobs_; }
   std::vector<ImportJob*> RunningJobs();
+  // The finish times of the finished jobs, and forgetting them: those finished at or before
+  // upto_ms, oldest first, at most *budget (counted down).
+  std::vector<int64_t> FinishedTimes() const;
+  void DropFinished(int64_t upto_ms, size_t* budget);
 
  private:
-  void TrimFinished();
   std::deque<std::unique_ptr<ImportJob>> jobs_;
 };
 

@@ -564,6 +564,8 @@ std::vector<Def>& Table() {
       BOOL("cluster-allow-replica-migration", cluster_allow_replica_migration, "yes", 0),
       BOOL("cluster-allow-pubsubshard-when-down", cluster_allow_pubsubshard_when_down, "yes", 0),
       BOOL("cluster-slot-stats-enabled", cluster_slot_stats_enabled, "no", 0),
+      INT("cluster-slot-migration-log-max-len", cluster_slot_migration_log_max_len, 0, INT64_MAX,
+          "1000", 0),
       {"cluster-replica-no-failover",
        "cluster-slave-no-failover",
        kBool,

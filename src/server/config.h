@@ -75,6 +75,7 @@ struct Config {
   std::string cluster_config_file = "nodes.conf";
   int64_t cluster_port = 0;
   int64_t cluster_node_timeout = 15000;
+  int64_t cluster_slot_migration_log_max_len = 1000;  // finished slot migrations listed
   int64_t cluster_replica_validity_factor = 10;  // 0: a replica fails over however stale
   int64_t cluster_migration_barrier = 1;
   int64_t cluster_ping_interval = 0;

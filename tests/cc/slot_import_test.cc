@@ -113,21 +113,38 @@ TEST_CASE(SlotImportRangesAndReport) {
   CHECK_EQ(d[8].second, std::string("occurring-on-primary"));
 }
 
-TEST_CASE(SlotImportKeepsLastFinishedJobs) {
+// Finished jobs stay listed until their owner forgets them, oldest first within a budget
+// (cluster-slot-migration-log-max-len, counted with the exports); running ones always stay.
+TEST_CASE(SlotImportForgetsOldestFinishedJobs) {
   ImportJobs jobs;
   for (int i = 0; i < 40; i++) {
     auto j = std::make_unique<ImportJob>();
     j->name = std::to_string(i);
     j->staging = std::make_unique<db::Db>(kStagingDbId, true);
     ImportJob* p = jobs.Add(std::move(j));
-    if (i != 3) jobs.Finish(p, ImportState::kCancelled, "", i);
+    if (i != 3) jobs.Finish(p, ImportState::kCancelled, "", 1000 + 40 - i);  // newest first
   }
-  // 39 finished, 32 kept, plus the running one.
-  CHECK_EQ(jobs.all().size(), size_t{33});
+  CHECK_EQ(jobs.all().size(), size_t{40});
+  CHECK_EQ(jobs.FinishedTimes().size(), size_t{39});
+  // Up to time 1010 there are 10 finished (39..30 finished at 1001..1010); a budget of 7
+  // takes the 7 oldest of them: 39..33.
+  size_t budget = 7;
+  jobs.DropFinished(1010, &budget);
+  CHECK_EQ(budget, size_t{0});
+  CHECK(jobs.Find("39") == nullptr);
+  CHECK(jobs.Find("33") == nullptr);
+  CHECK(jobs.Find("32") != nullptr);
+  // A budget beyond what finished by then stops at the time.
+  budget = 100;
+  jobs.DropFinished(1010, &budget);
+  CHECK_EQ(budget, size_t{97});
+  CHECK(jobs.Find("30") == nullptr);
+  CHECK(jobs.Find("29") != nullptr);
+  // The running one is never dropped.
+  budget = 100;
+  jobs.DropFinished(INT64_MAX, &budget);
+  CHECK_EQ(jobs.all().size(), size_t{1});
   CHECK(jobs.FindRunning("3") != nullptr);
-  CHECK(jobs.Find("0") == nullptr);
-  CHECK(jobs.Find("39") != nullptr);
-  CHECK(jobs.FindRunning("39") == nullptr);
 }
 
 }  // namespace

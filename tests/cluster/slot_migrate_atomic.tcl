@@ -438,6 +438,30 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         puts "    ($line)"
     }
 
+    test "cluster-slot-migration-log-max-len bounds the finished jobs listed, on both sides" {
+        assert_equal {cluster-slot-migration-log-max-len 1000} \
+            [cn $A config get cluster-slot-migration-log-max-len]
+        assert {[llength [cn $A cluster getslotmigrations]] > 1}
+        assert {[llength [cn $B cluster getslotmigrations]] > 1}
+        foreach idx [list $A $B] {
+            assert_equal OK [cn $idx config set cluster-slot-migration-log-max-len 1]
+        }
+        ::cl::deadline_wait 5000 {[llength [cn $A cluster getslotmigrations]] == 1 &&
+                                  [llength [cn $B cluster getslotmigrations]] == 1} \
+            "the lists were not cut to one entry"
+        # the newest kept (of either operation)
+        assert_equal success [dict get [lindex [cn $A cluster getslotmigrations] 0] state]
+        foreach idx [list $A $B] {
+            assert_equal OK [cn $idx config set cluster-slot-migration-log-max-len 0]
+        }
+        ::cl::deadline_wait 5000 {[cn $A cluster getslotmigrations] eq {} &&
+                                  [cn $B cluster getslotmigrations] eq {}} \
+            "the finished jobs are still listed"
+        foreach idx [list $A $B] {
+            assert_equal OK [cn $idx config set cluster-slot-migration-log-max-len 1000]
+        }
+    }
+
     test "CANCELSLOTMIGRATIONS while the target does not answer: the slots stay, nothing staged" {
         set tag2 [cluster_key_in_slot_of $A asm2]
         set slot2 [cn $A cluster keyslot $tag2]
