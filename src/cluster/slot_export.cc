@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -769,16 +770,16 @@ std::vector<int64_t> FinishedExportTimes() {
 }
 
 void DropFinishedExports(int64_t upto_ms, size_t* budget) {
-  while (*budget > 0) {  // oldest first
-    auto oldest = jobs.end();
-    for (auto it = jobs.begin(); it != jobs.end(); ++it)
-      if (!(*it)->Running() && (*it)->conn.fd < 0 && (*it)->update_ms <= upto_ms &&
-          (oldest == jobs.end() || (*it)->update_ms < (*oldest)->update_ms))
-        oldest = it;
-    if (oldest == jobs.end()) return;
-    jobs.erase(oldest);
-    --*budget;
-  }
+  // Oldest first: one sort of the candidates, one pass to erase the chosen.
+  std::vector<std::pair<int64_t, const Job*>> c;
+  for (auto& j : jobs)
+    if (!j->Running() && j->conn.fd < 0 && j->update_ms <= upto_ms) c.emplace_back(j->update_ms, j.get());
+  std::sort(c.begin(), c.end());
+  c.resize(std::min(c.size(), *budget));
+  *budget -= c.size();
+  std::unordered_set<const Job*> chosen;
+  for (auto& [when, j] : c) chosen.insert(j);
+  std::erase_if(jobs, [&](const std::unique_ptr<Job>& j) { return chosen.count(j.get()) > 0; });
 }
 
 namespace {

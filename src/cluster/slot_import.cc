@@ -3,6 +3,7 @@
 #include "cluster/slot_import.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "base/util.h"
 
@@ -74,16 +75,16 @@ std::vector<int64_t> ImportJobs::FinishedTimes() const {
 }
 
 void ImportJobs::DropFinished(int64_t upto_ms, size_t* budget) {
-  while (*budget > 0) {  // oldest first
-    auto oldest = jobs_.end();
-    for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
-      if (!(*it)->Running() && (*it)->last_update_ms <= upto_ms &&
-          (oldest == jobs_.end() || (*it)->last_update_ms < (*oldest)->last_update_ms))
-        oldest = it;
-    if (oldest == jobs_.end()) return;
-    jobs_.erase(oldest);
-    --*budget;
-  }
+  // Oldest first: one sort of the candidates, one pass to erase the chosen.
+  std::vector<std::pair<int64_t, const ImportJob*>> c;
+  for (auto& j : jobs_)
+    if (!j->Running() && j->last_update_ms <= upto_ms) c.emplace_back(j->last_update_ms, j.get());
+  std::sort(c.begin(), c.end());
+  c.resize(std::min(c.size(), *budget));
+  *budget -= c.size();
+  std::unordered_set<const ImportJob*> chosen;
+  for (auto& [when, j] : c) chosen.insert(j);
+  std::erase_if(jobs_, [&](const std::unique_ptr<ImportJob>& j) { return chosen.count(j.get()) > 0; });
 }
 
 std::string ParseRanges(std::span<const std::string_view> range_args,
