@@ -537,7 +537,9 @@ bool ProcessUnblockedClients() {
 
 void HandleClientsBeforeSleep() {
   // Replies go out only after their writes reached the AOF (and the disk, with always).
+  int64_t aof_start = base::FastUs();
   AofFlushBeforeReplies();
+  g.stats.el_aof_sum += static_cast<uint64_t>(std::max<int64_t>(0, base::FastUs() - aof_start));
   std::vector<Client*> pending;
   pending.swap(g.pending_writes);
   for (Client* c : pending) {

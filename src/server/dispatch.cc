@@ -151,6 +151,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   db::GetEnv().from_primary = prev_from_primary;
   db::GetEnv().local_write = prev_local_write;
   int64_t dur = std::max<int64_t>(0, base::FastUs() - start);
+  if (!nested) g.stats.el_cmd_sum += static_cast<uint64_t>(dur);
   c->flags &= ~kProtected;
   g.current_client = prev;
   if (c->tracking) TrackingAfterCommand(c, cmd, g.in_exec);  // the keys it read

@@ -233,11 +233,11 @@ void SecStats(std::string* s) {
        static_cast<ull>(st.client_outbuf_limit_disconnections));
   Line(s, "reply_buffer_shrinks:0");
   Line(s, "reply_buffer_expands:0");
-  Line(s, "eventloop_cycles:0");
-  Line(s, "eventloop_duration_sum:0");
-  Line(s, "eventloop_duration_cmd_sum:0");
-  Line(s, "instantaneous_eventloop_cycles_per_sec:0");
-  Line(s, "instantaneous_eventloop_duration_usec:0");
+  Line(s, "eventloop_cycles:%llu", static_cast<ull>(st.el_cycles_total));
+  Line(s, "eventloop_duration_sum:%llu", static_cast<ull>(st.el_duration_sum));
+  Line(s, "eventloop_duration_cmd_sum:%llu", static_cast<ull>(st.el_cmd_sum));
+  Line(s, "instantaneous_eventloop_cycles_per_sec:%llu", static_cast<ull>(st.el_cycles.Mean()));
+  Line(s, "instantaneous_eventloop_duration_usec:%llu", static_cast<ull>(st.el_duration.Mean()));
   const acl::DeniedStats& denied = acl::Denied();
   Line(s, "acl_access_denied_auth:%llu", static_cast<ull>(denied.auth));
   Line(s, "acl_access_denied_cmd:%llu", static_cast<ull>(denied.cmd));
@@ -298,6 +298,16 @@ void SecErrorStats(std::string* s) {
     Line(s, "errorstat_%s:count=%llu", k.c_str(), static_cast<ull>(g.stats.error_counts[k]));
 }
 
+// Only when named: neither "all" nor "everything" includes it, as in Valkey 8.
+void SecDebug(std::string* s) {
+  const Stats& st = g.stats;
+  Line(s, "# Debug");
+  Line(s, "eventloop_duration_aof_sum:%llu", static_cast<ull>(st.el_aof_sum));
+  Line(s, "eventloop_duration_cron_sum:%llu", static_cast<ull>(st.el_cron_sum));
+  Line(s, "eventloop_duration_max:%llu", static_cast<ull>(st.el_duration_max));
+  Line(s, "eventloop_cmd_per_cycle_max:%llu", static_cast<ull>(st.el_cmd_per_cycle_max));
+}
+
 void SecKeyspace(std::string* s) {
   Line(s, "# Keyspace");
   for (int i = 0; i < NumDbs(); i++) {
@@ -327,6 +337,7 @@ const Section kSections[] = {
     {"latencystats", SecLatencyStats, false},
     {"cluster", nullptr, true},
     {"keyspace", SecKeyspace, true},
+    {"debug", SecDebug, false},
 };
 }  // namespace
 
@@ -345,7 +356,9 @@ std::string GenInfo(const std::vector<std::string>& sections) {
   }
   std::string out;
   for (auto& sec : kSections) {
-    bool on = everything || all || want.count(sec.name) || (dflt && sec.in_default);
+    bool named = want.count(sec.name);
+    if (std::string_view(sec.name) == "debug" && !named) continue;
+    bool on = everything || all || named || (dflt && sec.in_default);
     if (!on) continue;
     std::string part;
     if (std::string(sec.name) == "cluster") {

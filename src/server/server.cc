@@ -227,8 +227,16 @@ void ActiveExpireCycle() {
   g.stats.expired_stale_perc = current * 0.05 + g.stats.expired_stale_perc * 0.95;
 }
 
+void CronWork();
+
 void Cron() {
   if (g.pause_cron) return;  // DEBUG PAUSE-CRON: none of the periodic work, the cluster's too
+  int64_t start = base::FastUs();
+  CronWork();
+  g.stats.el_cron_sum += static_cast<uint64_t>(std::max<int64_t>(0, base::FastUs() - start));
+}
+
+void CronWork() {
   g.cron_loops++;
   db::UpdateLruClock();
   Repl().cron();
@@ -242,6 +250,9 @@ void Cron() {
   g.stats.ops.Track(now, g.stats.total_commands_processed);
   g.stats.net_in.Track(now, g.stats.net_input_bytes);
   g.stats.net_out.Track(now, g.stats.net_output_bytes);
+  g.stats.el_cycles.Track(now, g.stats.el_cycles_total);
+  g.stats.el_duration.TrackPer(static_cast<int64_t>(g.stats.el_cycles_total),
+                               g.stats.el_duration_sum, 1.0);
   if (g_signal) {
     LOG_WARNING("Received %s scheduling shutdown...", g_signal == SIGINT ? "SIGINT" : "SIGTERM");
     g_signal = 0;
@@ -276,7 +287,33 @@ void Cron() {
   if (mem > g.stat_peak_memory) g.stat_peak_memory = mem;
 }
 
+// A poll returned: a loop pass starts.
+void AfterSleep() {
+  StampWakeUp();
+  g.el_pass_open = true;
+  g.el_pass_commands = g.stats.total_commands_processed;
+}
+
+// Its end (as Valkey 8's beforeSleep records them): the pass's time, the work here and in the
+// timer apart from the AOF and the replies, the commands it ran.
+void EndLoopPass(int64_t start_us, int64_t replies_us) {
+  Stats& st = g.stats;
+  int64_t now = base::FastUs();
+  st.el_cron_sum += static_cast<uint64_t>(std::max<int64_t>(0, now - start_us - replies_us));
+  if (!g.el_pass_open) return;
+  g.el_pass_open = false;
+  uint64_t d = static_cast<uint64_t>(std::max<int64_t>(0, now - g.wake_fast_us));
+  st.el_cycles_total++;
+  st.el_duration_sum += d;
+  st.el_duration_max = std::max(st.el_duration_max, d);
+  // CONFIG RESETSTAT may have zeroed the count meanwhile.
+  if (st.total_commands_processed >= g.el_pass_commands)
+    st.el_cmd_per_cycle_max =
+        std::max(st.el_cmd_per_cycle_max, st.total_commands_processed - g.el_pass_commands);
+}
+
 void BeforeSleep() {
+  int64_t start_us = base::FastUs();
   Repl().before_sleep();  // GETACKs; acks complete WAIT and replicated SETSLOT
   int64_t next_timeout = HandleBlockedTimeouts();
   if (next_timeout >= 0) g.loop->SetMaxWaitMs(static_cast<int>(next_timeout));
@@ -287,7 +324,9 @@ void BeforeSleep() {
   ResumeSlicedInput();
   Cluster().before_sleep();
   TrackingBeforeSleep();  // broadcast invalidations, before replies are written
+  int64_t replies_start = base::FastUs();
   HandleClientsBeforeSleep();
+  int64_t replies_us = base::FastUs() - replies_start;
   EvictionBeforeSleep();
   if (cfg.maxmemory_clients) EvictClients();
   // WAITAOF waiting on the sync thread: poll it rather than sleep until the next cron.
@@ -299,6 +338,7 @@ void BeforeSleep() {
   Cluster().after_replies();
   if (!g.unblocked.empty()) g.loop->SetMaxWaitMs(0);  // unblocked after their turn above
   if (!g.resume_input.empty()) g.loop->SetMaxWaitMs(0);  // the next slice of their input
+  EndLoopPass(start_us, replies_us);
 }
 
 void PrintBanner() {
@@ -487,7 +527,7 @@ int Main(int argc, char** argv) {
   }
   if (!cfg.unixsocket.empty()) LOG_NOTICE("Ready to accept connections unix");
   loop.SetBeforeSleep(BeforeSleep);
-  loop.SetAfterSleep(StampWakeUp);
+  loop.SetAfterSleep(AfterSleep);
   loop.AddTimer(1000 / cfg.hz, Cron);
   loop.SetSpinUs(cfg.busy_poll_us);
   loop.Run();

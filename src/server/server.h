@@ -39,17 +39,20 @@ struct Stats {
   // instantaneous metrics: ring of samples
   static constexpr int kSamples = 16;
   struct Ring {
-    int64_t last_time_ms = 0;
+    int64_t last_base = 0;
     uint64_t last_value = 0;
     double samples[kSamples] = {};
     int idx = 0;
-    void Track(int64_t now_ms, uint64_t value) {
-      int64_t dt = now_ms - last_time_ms;
-      if (last_time_ms && dt > 0) {
-        samples[idx] = (value - last_value) * 1000.0 / dt;
+    // Per second, over the time since the last sample.
+    void Track(int64_t now_ms, uint64_t value) { TrackPer(now_ms, value, 1000.0); }
+    // Per unit of `base` (another counter), times `factor`.
+    void TrackPer(int64_t base, uint64_t value, double factor) {
+      int64_t d = base - last_base;
+      if (last_base && d > 0) {
+        samples[idx] = static_cast<double>(value - last_value) * factor / static_cast<double>(d);
         idx = (idx + 1) % kSamples;
       }
-      last_time_ms = now_ms;
+      last_base = base;
       last_value = value;
     }
     double Mean() const {
@@ -57,7 +60,14 @@ struct Stats {
       for (double v : samples) s += v;
       return s / kSamples;
     }
-  } ops, net_in, net_out;
+  } ops, net_in, net_out, el_cycles, el_duration;
+  // Event loop passes (as Valkey 8's duration stats): a pass runs from the poll's return to the
+  // end of the work before the next poll, in microseconds.
+  uint64_t el_cycles_total = 0, el_duration_sum = 0, el_duration_max = 0;
+  uint64_t el_cmd_sum = 0;   // top-level commands' own time
+  uint64_t el_cron_sum = 0;  // the timer's and the pre-poll work's, replies and AOF aside
+  uint64_t el_aof_sum = 0;   // the AOF's write (and fsync) before replies
+  uint64_t el_cmd_per_cycle_max = 0;
 };
 
 // Output buffer limit for one client class.
@@ -95,6 +105,10 @@ struct Server {
   // The same instant in microseconds, on the wall clock and on base::FastUs: a command's
   // wall time is derived from one cheap FastUs read (Call).
   int64_t wake_wall_us = 0, wake_fast_us = 0;
+  // The event loop pass now running (INFO's eventloop_* fields): started by a poll's return
+  // (false before the first one), and the commands count then.
+  bool el_pass_open = false;
+  uint64_t el_pass_commands = 0;
   // Wall-clock ms of the fast-clock reading `fast_us` (a command's time, from one cheap read).
   int64_t WallMsAt(int64_t fast_us) const {
     return (wake_wall_us + (fast_us - wake_fast_us)) / 1000;

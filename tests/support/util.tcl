@@ -251,6 +251,11 @@ proc assert_morethan {value min} {
         ::testutil::fail "expected $value > $min"
     }
 }
+proc assert_morethan_equal {value min} {
+    if {!([string is double -strict $value] && $value >= $min)} {
+        ::testutil::fail "expected $value >= $min"
+    }
+}
 proc assert_lessthan {value max} {
     if {!([string is double -strict $value] && $value < $max)} {
         ::testutil::fail "expected $value < $max"

@@ -208,6 +208,43 @@ start_server {tags {info}} {
         }
     }
 
+    test "INFO stats and INFO debug: event loop passes, their time and what took it" {
+        # The debug section only when named, as in Valkey 8: not in all or everything.
+        assert_equal {debug} [info_sections [r info debug]]
+        assert_equal {} [info_lines [r info everything] eventloop_duration_max]
+        set d [r info debug]
+        foreach f {eventloop_duration_aof_sum eventloop_duration_cron_sum eventloop_duration_max
+                   eventloop_cmd_per_cycle_max} {
+            assert_equal 1 [llength [info_lines $d $f:]] $f
+        }
+        r config resetstat
+        set c0 [s eventloop_cycles]
+        # One pass runs a 200 ms command: the longest pass and the commands' time show it.
+        r debug sleep 0.2
+        assert_morethan_equal [info_field [r info debug] eventloop_duration_max] 200000
+        assert_morethan_equal [s eventloop_duration_cmd_sum] 200000
+        assert_morethan_equal [s eventloop_duration_sum] [s eventloop_duration_cmd_sum]
+        # 50 PINGs written at once are read and run in one pass.
+        set fd [socket 127.0.0.1 [srv port]]
+        fconfigure $fd -translation binary
+        puts -nonewline $fd [string repeat "PING\r\n" 50]
+        flush $fd
+        read_for $fd 200
+        close $fd
+        assert_morethan_equal [info_field [r info debug] eventloop_cmd_per_cycle_max] 50
+        # An idle server still wakes hz (10) times a second.
+        wait_for_condition 50 100 {[s instantaneous_eventloop_cycles_per_sec] >= 8} else {
+            fail "[s instantaneous_eventloop_cycles_per_sec] cycles/s"
+        }
+        assert_lessthan [s instantaneous_eventloop_duration_usec] 100000
+        assert_morethan [s eventloop_cycles] $c0
+        # RESETSTAT starts them over.
+        r config resetstat
+        assert_lessthan [info_field [r info debug] eventloop_duration_max] 200000
+        assert_lessthan [info_field [r info debug] eventloop_cmd_per_cycle_max] 50
+        assert_lessthan [s eventloop_duration_cmd_sum] 200000
+    }
+
     test "INFO stats: expired_stale_perc is the share of sampled keys found expired" {
         r flushall
         r config resetstat
