@@ -96,6 +96,19 @@ proc fo_check_clean {idx} {
 # The last 500 lines of node idx's log.
 proc fo_log {idx} { ::srv::file_tail [cnode $idx log] 500 }
 
+# What a replica's election depends on, for a failure message that CI's tail keeps: its role,
+# its view of its primary's flags, its link, and its last election log lines.
+proc fo_election_state {idx primary} {
+    set lines {}
+    foreach l [split [fo_log $idx] "\n"] {
+        if {[regexp -nocase {elect|failover|FAIL|primary} $l]} { lappend lines [string range $l 0 160] }
+    }
+    set flags {}
+    catch { set flags [dict get [cluster_nodes_line $idx $primary] flags] }
+    return "role [info_field [cn $idx info replication] role], sees $primary as {$flags},\
+        link [info_field [cn $idx info replication] master_link_status], log: [join [lrange $lines end-6 end] { | }]"
+}
+
 proc fo_sync_full {idx} { info_field [cn $idx info stats] sync_full }
 proc fo_sync_partial {idx} { info_field [cn $idx info stats] sync_partial_ok }
 
@@ -433,7 +446,7 @@ start_cluster {primaries 3 replicas 1 nodes 7 create manual config {enable-debug
         try {
             ::cl::deadline_wait [expr {8 * $::nt}] {
                 [string match "*Disconnected from primary for longer than allowed*" [fo_log $r]]
-            } {node $r never refused to fail over for its data age}
+            } {node $r never refused to fail over for its data age: [fo_election_state $r $p]}
             assert_equal slave [info_field [cn $r info replication] role]
             # Nobody serves the stopped primary's slots: the cluster is down.
             foreach i [cluster_alive_nodes] {
