@@ -327,12 +327,21 @@ def memwatch(port, stop, out):
         time.sleep(0.02)
     out.extend([base, peak])
 
+def loop_max_ms(c):
+    """The longest event loop pass since CONFIG RESETSTAT (INFO debug, Valkey 8 and ours), ms;
+    -1 where the server does not report it (Redis 7.0)."""
+    info = ok(c.call('INFO', 'debug'), 'INFO').decode()
+    if 'eventloop_duration_max:' not in info:
+        return -1.0
+    return int(info.split('eventloop_duration_max:')[1].split()[0]) / 1000.0
+
 def bigkey(kind, src_port, dst_port, key, members):
     """Builds a sorted set of `members` members on src, moves it to dst (atomic: MIGRATESLOTS
     of its slot; legacy: SETSLOT + MIGRATE as redis-cli does), PINGs both nodes every ms
-    meanwhile. Prints secs, the longest PING of each node (ms), and the memory each used above
-    what it holds before and after (MB): the source's peak over its start, the target's peak
-    over its end."""
+    meanwhile. Prints secs, the longest PING of each node (ms), the longest loop pass each node
+    measured itself (ms: unlike the PING, not lengthened by the prober's own scheduling), and
+    the memory each used above what it holds before and after (MB): the source's peak over its
+    start, the target's peak over its end."""
     a, b = conn_with_id(src_port), conn_with_id(dst_port)
     a[0].call('DEL', key)
     n = int(members)
@@ -351,6 +360,8 @@ def bigkey(kind, src_port, dst_port, key, members):
     for t in ths:
         t.start()
     time.sleep(0.5)
+    for c in (a[0], b[0]):
+        ok(c.call('CONFIG', 'RESETSTAT'), 'RESETSTAT')
     slot = keyslot(key.encode())
     if kind == 'atomic':
         secs, _ = atomic_move(a, b, slot)
@@ -359,6 +370,7 @@ def bigkey(kind, src_port, dst_port, key, members):
         move_slot(a[0], b[0], a[1], b[1], slot, 1, 60000)
         secs = time.perf_counter() - t0
     time.sleep(1.0)  # the source frees what it moved
+    loop_src, loop_dst = loop_max_ms(a[0]), loop_max_ms(b[0])
     stop.set()
     for t in ths:
         t.join()
@@ -372,8 +384,10 @@ def bigkey(kind, src_port, dst_port, key, members):
     if got != n:
         raise RuntimeError('the target holds %s members, not %d' % (got, n))
     end_dst = used_memory(b[0])
-    print('secs=%.2f ping_src=%.1f ping_dst=%.1f extra_src=%.1f extra_dst=%.1f' % (
-        secs, outs['ps'][0], outs['pd'][0], (outs['ms'][1] - outs['ms'][0]) / 1e6,
+    print('secs=%.2f ping_src=%.1f ping_dst=%.1f loop_src=%.1f loop_dst=%.1f extra_src=%.1f '
+          'extra_dst=%.1f' % (
+        secs, outs['ps'][0], outs['pd'][0], loop_src, loop_dst,
+        (outs['ms'][1] - outs['ms'][0]) / 1e6,
         max(0, outs['md'][1] - end_dst) / 1e6))
 
 def tag_of(port, avoid):
@@ -1076,6 +1090,8 @@ row "  lost writes, errors" "${W[lost]:--}, ${W[errors]:--}" "-" "-"
 row "big zset ($BIGZ) move s" "${B[ours,secs]:--}" "${B[theirs,secs]:--}" "-"
 row "  longest PING source ms" "${B[ours,ping_src]:--}" "${B[theirs,ping_src]:--}" "-"
 row "  longest PING target ms" "${B[ours,ping_dst]:--}" "${B[theirs,ping_dst]:--}" "-"
+row "  longest loop pass src/dst ms" "${B[ours,loop_src]:--}/${B[ours,loop_dst]:--}" \
+  "${B[theirs,loop_src]:--}/${B[theirs,loop_dst]:--}" "-"
 row "  extra memory source MB" "${B[ours,extra_src]:--}" "${B[theirs,extra_src]:--}" "-"
 row "  extra memory target MB" "${B[ours,extra_dst]:--}" "${B[theirs,extra_dst]:--}" "-"
 row "reshard $RESHARD_SLOTS slots s" "${R[ours,reshard]}" "${R[theirs,reshard]}" \

@@ -672,11 +672,18 @@ void SendPieces(Job* j, int64_t deadline) {
       EndPiece(j);
       continue;
     }
+    bool first = !j->piece.begun;
     if (NextPiece(o, &j->piece, kPieceElements, kPieceBytes, &piece)) {
       argv.assign({"CLUSTER", "SYNCSLOTS", "APPLY", j->name});
       argv.insert(argv.end(), piece.begin(), piece.end());
       Queue(j, argv, Expect::kData);
       j->sends++;
+      // The first piece made the value there: its table is sized for all of it at once, or it
+      // doubled a dozen times on the way, the last doublings each a burst of page faults of
+      // the new bucket array that stalled the target's loop for milliseconds.
+      if (size_t n = first ? TableElements(o) : 0)
+        Queue(j, {"CLUSTER", "SYNCSLOTS", "SIZEHINT", j->name, j->piece_key, std::to_string(n)},
+              Expect::kData);
       continue;
     }
     if (o->expire() >= 0) {

@@ -27,6 +27,9 @@
 #include "cluster/settings.h"
 #include "cluster/slot_import.h"
 #include "cluster/slot_keys.h"
+#include "db/hash.h"
+#include "db/set.h"
+#include "db/zset.h"
 #include "persist/object_codec.h"
 #include "persist/snapshot.h"
 #include "persist/value_codec.h"
@@ -393,6 +396,38 @@ void Reserve(Client* c) {
   c->R().Ok();
 }
 
+// A value the source sends in pieces has begun (its first piece made it here): its table is
+// sized for all its elements at once (ZReserveMembers and the like). A hint: a key gone or of
+// another type is left alone, the count is capped.
+void SizeHint(Client* c) {
+  auto& a = c->argv;
+  if (a.size() != 6) return server::ReplyArity(c, c->cmd);
+  ImportJob* job = JobArg(c);
+  if (!job) return;
+  job->applied++;
+  int64_t n;
+  if (!base::ParseInt64(a[5], &n) || n < 0) return c->R().Error("Invalid element count");
+  int slot = base::KeySlot(a[4]);
+  if (!SlotTest(job->slots, slot))
+    return c->R().Error("Key's hash slot " + std::to_string(slot) + " is not imported by job " +
+                        job->name);
+  constexpr int64_t kMaxHint = 1 << 26;
+  size_t want = static_cast<size_t>(std::min(n, kMaxHint));
+  StagingScope scope;  // found as it is, expired or not: the source decides
+  if (db::Obj* o = job->staging->Find(a[4])) {
+    if (o->type() == db::kZSet)
+      db::ZReserveMembers(o, want);
+    else if (o->type() == db::kHash)
+      db::HashReserveFields(o, want);
+    else if (o->type() == db::kSet)
+      db::SetReserveMembers(o, want);
+  }
+  job->last_update_ms = job->last_ack_ms = base::MsTime();
+  server::g.dirty++;
+  server::ForcePropagation();  // replicas build the same value: the same hint helps them
+  c->R().Ok();
+}
+
 void Handover(Client* c) {
   if (c->argv.size() != 4) return server::ReplyArity(c, c->cmd);
   ImportJob* job = JobArg(c);
@@ -482,8 +517,10 @@ void SyncSlotsCommand(Client* c) {
   if (base::EqualsNoCase(op, "abort")) return Abort(c);
   if (base::EqualsNoCase(op, "resume")) return Resume(c);
   if (base::EqualsNoCase(op, "reserve")) return Reserve(c);
+  if (base::EqualsNoCase(op, "sizehint")) return SizeHint(c);
   c->R().Error("Unknown SYNCSLOTS operation '" + std::string(op) +
-               "': ESTABLISH, RESTORE, APPLY, HANDOVER, ABORT, RESUME or RESERVE expected");
+               "': ESTABLISH, RESTORE, APPLY, HANDOVER, ABORT, RESUME, RESERVE or SIZEHINT "
+               "expected");
 }
 
 void GetSlotMigrationsCommand(Client* c) {

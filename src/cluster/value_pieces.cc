@@ -28,6 +28,19 @@ bool SentInPieces(const db::Obj* o) {
   }
 }
 
+size_t TableElements(const db::Obj* o) {
+  switch (o->type()) {
+    case db::kSet:
+      return db::SetLen(o);
+    case db::kZSet:
+      return db::ZLen(o);
+    case db::kHash:
+      return db::HashLen(o);
+    default:
+      return 0;
+  }
+}
+
 bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_bytes,
                std::vector<std::string>* argv) {
   argv->clear();

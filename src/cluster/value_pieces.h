@@ -25,6 +25,9 @@ namespace cluster {
 inline constexpr size_t kPiecesElements = 1024;
 inline constexpr size_t kPiecesStringBytes = 1 << 20;
 bool SentInPieces(const db::Obj* o);
+// Elements of a value kept in a hash table (hash, set, sorted set), 0 for other types: what the
+// target sizes that table for when the value begins to come in pieces (SYNCSLOTS SIZEHINT).
+size_t TableElements(const db::Obj* o);
 
 struct PieceCursor {
   uint64_t pos = 0;    // scan cursor (hash, set), next index (list), next byte (string)

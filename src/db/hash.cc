@@ -1,6 +1,7 @@
 // Hash values and their listpack <-> hashtable conversion.
 #include "db/hash.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -22,10 +23,11 @@ HashNode* NewNode(std::string_view f, std::string_view v) {
 HashTableT* Table(const Obj* o) { return static_cast<HashTableT*>(o->ptr()); }
 uint8_t* Lp(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
 
-void ToHashtable(Obj* o) {
+// `reserve`: fields the table is sized for, if more than it holds.
+void ToHashtable(Obj* o, size_t reserve = 0) {
   auto* t = new HashTableT();
   uint8_t* lp = Lp(o);
-  t->Reserve(ds::lp::Length(lp) / 2);
+  t->Reserve(std::max<size_t>(ds::lp::Length(lp) / 2, reserve));
   char b1[24], b2[24];
   for (uint8_t* p = ds::lp::First(lp); p;) {
     uint8_t* vp = ds::lp::Next(lp, p);
@@ -102,6 +104,14 @@ bool HashExists(Obj* o, std::string_view field) {
     return ds::lp::Find(lp, ds::lp::First(lp), field, 1) != nullptr;
   }
   return Table(o)->Find(field) != nullptr;
+}
+
+void HashReserveFields(Obj* o, size_t n) {
+  if (o->enc() == kEncListpack) {
+    if (n <= GetHashLimits().max_entries) return;
+    return ToHashtable(o, n);
+  }
+  Table(o)->Reserve(n);
 }
 
 bool HashSet(Obj* o, std::string_view field, std::string_view value) {

@@ -40,6 +40,8 @@ bool HashGet(Obj* o, std::string_view field, std::string* val);
 bool HashExists(Obj* o, std::string_view field);
 // Sets a field; returns true when the field is new.
 bool HashSet(Obj* o, std::string_view field, std::string_view value);
+// Sizes the field table for `n` fields at once; converts a listpack that could not hold them.
+void HashReserveFields(Obj* o, size_t n);
 bool HashDelete(Obj* o, std::string_view field);
 // Calls fn(field, value) for every pair.
 void HashForEach(Obj* o, const std::function<void(std::string_view, std::string_view)>& fn);

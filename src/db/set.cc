@@ -250,6 +250,11 @@ void SetReserve(Obj* o, size_t expected) {
     ToHashtable(o, expected);
 }
 
+void SetReserveMembers(Obj* o, size_t n) {
+  SetReserve(o, n);
+  if (o->enc() == kEncHashtable) Table(o)->Reserve(n);
+}
+
 void SetMaybeToIntset(Obj* o) {
   if (o->enc() == kEncIntset || SetLen(o) > GetSetLimits().max_intset_entries) return;
   uint8_t* is = ds::intset::New();

@@ -42,6 +42,8 @@ std::string SetRandom(Obj* o);
 std::string SetPop(Obj* o);
 // Converts to the hashtable encoding when `expected` members will not fit a compact one.
 void SetReserve(Obj* o, size_t expected);
+// The same, and the table sized for `n` members at once.
+void SetReserveMembers(Obj* o, size_t n);
 // Turns a set whose members are all integers back into an intset when it fits (SINTERSTORE...).
 void SetMaybeToIntset(Obj* o);
 void RegisterSetType();

@@ -1,6 +1,7 @@
 // Sorted sets: listpack and skiplist+hash encodings behind one rank-based interface.
 #include "db/zset.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -237,10 +238,11 @@ uint8_t* LpFind(uint8_t* lp, std::string_view m) {
   return ds::lp::Find(lp, ds::lp::First(lp), m, 1);
 }
 
-void ToSkiplist(Obj* o) {
+// `reserve`: members the table is sized for, if more than it holds.
+void ToSkiplist(Obj* o, size_t reserve = 0) {
   auto* sl = new Skiplist();
   uint8_t* lp = Lp(o);
-  sl->dict.Reserve(ds::lp::Length(lp) / 2);
+  sl->dict.Reserve(std::max<size_t>(ds::lp::Length(lp) / 2, reserve));
   LpForEach(lp, [&](std::string_view m, double s) {
     sl->dict.Insert(sl->Insert(s, m));
     return true;
@@ -335,6 +337,14 @@ bool ZScore(Obj* o, std::string_view m, double* score) {
   if (!n) return false;
   *score = n->score;
   return true;
+}
+
+void ZReserveMembers(Obj* o, size_t n) {
+  if (o->enc() == kEncListpack) {
+    if (n <= GetZSetLimits().max_listpack_entries) return;
+    return ToSkiplist(o, n);
+  }
+  Sl(o)->dict.Reserve(n);
 }
 
 void ZMaybeConvert(Obj* o, size_t max_member_len) {

@@ -78,6 +78,9 @@ void ZRandom(Obj* o, std::string* member, double* score);
 uint64_t ZScan(Obj* o, uint64_t cursor, const std::function<void(std::string_view, double)>& fn);
 // Converts to skiplist when entries or member sizes exceed the listpack limits, and back.
 void ZMaybeConvert(Obj* o, size_t max_member_len);
+// Sizes the member table for `n` members at once (a value that will grow that big: no table
+// doubling, no rehash on the way); converts a listpack that could not hold them.
+void ZReserveMembers(Obj* o, size_t n);
 void RegisterZSetType();
 // As HashTableStats, for the member table of a skiplist-encoded sorted set.
 bool ZSetTableStats(const Obj* o, int t, bool full, ds::HtStats* out);

@@ -266,3 +266,38 @@ TEST_CASE(ValuePiecesRightOnPartRows) {
 }
 
 }  // namespace
+
+TEST_CASE(ValuePiecesSizeHintSizesTheTableAtOnce) {
+  // The first piece made a small value; the hint of its full size converts it and sizes its
+  // table for all of it: no doubling (and no rehash) while the rest comes.
+  BigValues big(3000);
+  CHECK_EQ(TableElements(big.h), size_t{3000});
+  CHECK_EQ(TableElements(big.s), size_t{3000});
+  CHECK_EQ(TableElements(big.z), size_t{3000});
+  CHECK_EQ(TableElements(big.l), size_t{0});  // a list has no table
+  BigValues v(3);
+  db::HashReserveFields(v.h, 3000);
+  db::SetReserveMembers(v.s, 3000);
+  db::ZReserveMembers(v.z, 3000);
+  CHECK(v.h->enc() == db::kEncHashtable && v.s->enc() == db::kEncHashtable &&
+        v.z->enc() == db::kEncSkiplist);
+  for (size_t i = 3; i < 3000; i++) {
+    std::string k = "m" + std::to_string(i);
+    db::HashSet(v.h, k, "v");
+    db::SetAdd(v.s, k);
+    db::ZSetScore(v.z, k, 1);
+  }
+  ds::HtStats hs, ss, zs, rehashing;
+  CHECK(db::HashTableStats(v.h, 0, false, &hs) && db::SetTableStats(v.s, 0, false, &ss) &&
+        db::ZSetTableStats(v.z, 0, false, &zs));
+  CHECK_EQ(hs.size, size_t{4096});
+  CHECK_EQ(ss.size, size_t{4096});
+  CHECK_EQ(zs.size, size_t{4096});
+  CHECK_EQ(hs.used + ss.used + zs.used, size_t{9000});
+  CHECK(!db::ZSetTableStats(v.z, 1, false, &rehashing));  // never rehashed
+  // A hint a compact encoding holds changes nothing.
+  BigValues w(3);
+  db::ZReserveMembers(w.z, 10);
+  db::HashReserveFields(w.h, 10);
+  CHECK(w.z->enc() == db::kEncListpack && w.h->enc() == db::kEncListpack);
+}

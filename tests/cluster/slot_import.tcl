@@ -202,6 +202,14 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         assert_equal OK [$c cluster syncslots apply $name set "{$t2}other" w]
         # The expired staged key is found, not deleted (its TTL is the source's business).
         assert_equal 1 [$c cluster syncslots apply $name del "{$t1}old"]
+        # SIZEHINT: a value coming in pieces gets its whole table at once (checked after the
+        # handover); a key not there is left alone.
+        assert_equal OK [$c cluster syncslots sizehint $name "{$t1}z" 100000]
+        assert_equal OK [$c cluster syncslots sizehint $name "{$t1}none" 100000]
+        assert_error "ERR Invalid element count" {$c cluster syncslots sizehint $name "{$t1}z" -1}
+        assert_error "ERR Key's hash slot $s3 is not imported by job $name" \
+            {$c cluster syncslots sizehint $name "{$t3}z" 10}
+        assert_error "ERR wrong number of arguments*" {$c cluster syncslots sizehint $name "{$t1}z"}
         assert_equal receiving-snapshot [si_job_field $B $name state]
         assert_equal IMPORT [si_job_field $B $name operation]
         assert_equal "$s1-$s1 $s2-$s2" [si_job_field $B $name slot_ranges]
@@ -255,6 +263,11 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
             assert_equal {{1-1 {f v}}} [$cl xrange "{$t1}st" - +]
             assert_equal 0 [$cl exists "{$t1}old"]
             assert_equal w [$cl get "{$t2}other"]
+        }
+        # The hinted sorted set: a table for 100000 members, here and on the replica.
+        foreach cl [list $c $r] {
+            assert_equal skiplist [$cl object encoding "{$t1}z"]
+            assert_match "*table size: 131072*" [$cl debug htstats-key "{$t1}z"]
         }
         # SET EX left as an absolute time: the replica expires it at the same instant.
         assert_equal [$c pexpiretime "{$t1}ex"] [$r pexpiretime "{$t1}ex"]

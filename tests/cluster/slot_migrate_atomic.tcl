@@ -211,6 +211,12 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         sma_wait_owner [list $slotv] $B
         cluster_wait_replicas_synced $B
         foreach idx [list $B $B2] {
+            # Each table was sized for its 5000 elements when the value began (SIZEHINT), not
+            # grown: no doubling left half rehashed.
+            foreach k {h s z} {
+                assert_equal "Hash table 0 stats (main hash table):\n table size: 8192\n number of elements: 5000\n" \
+                    [cn $idx debug htstats-key "{$tagv}$k"] "{$tagv}$k on node $idx"
+            }
             assert_equal [lsort [dict keys $expected]] [lsort [cn $idx cluster getkeysinslot $slotv 100]]
             set ro [cluster_client $idx]
             $ro readonly
