@@ -57,6 +57,18 @@ void SaveConfigOrDie() {
   if (!SaveConfig(true, &err)) DieUnsaved(err);
 }
 
+// The last save a reply waits to see on disk (SaveConfigLaterOrDie).
+static uint64_t g_awaited_save = 0;
+
+uint64_t SaveConfigLaterOrDie() {
+  std::string err;
+  if (!SaveWith(NodesConfFile::Sync::kLater, &err)) DieUnsaved(err);
+  g_awaited_save = ConfFile().LastSave();
+  return g_awaited_save;
+}
+
+bool ConfigDurable(uint64_t save) { return ConfFile().Durable(save); }
+
 void SavePending() {
   State& st = GetState();
   bool own = st.todo_save || st.todo_fsync;  // SaveWith clears them
@@ -78,8 +90,13 @@ void SaveDue() {
   } else if (plan.wait_ms >= 0) {
     server::g.loop->SetMaxWaitMs(static_cast<int>(plan.wait_ms));
   }
-  if (int e = ConfFile().TakeSyncError())
+  if (int e = ConfFile().TakeSyncError()) {
+    // A promise waits for it (a claim the source must not hear of before it is on disk): as
+    // a failed synchronous save, the node stops rather than keep a promise it cannot keep.
+    if (!ConfigDurable(g_awaited_save))
+      DieUnsaved(std::string("can't fsync it: ") + strerror(e));
     LOG_WARNING("Could not fsync the cluster config in the background: %s", strerror(e));
+  }
 }
 
 bool BumpEpochWithoutConsensus(State& st) {

@@ -23,6 +23,11 @@ bool SaveConfig(bool fsync, std::string* err);
 // them. A node that cannot write them stops, as Valkey does, rather than go on with promises
 // its restart would forget (e.g. vote twice in one epoch).
 void SaveConfigOrDie();
+// Saves what is pending now, its fsync left to the helper thread: for a promise whose reply
+// may wait but the loop should not (a slot import's claim). The save's number for
+// ConfigDurable; the node stops if the save, or later its fsync, fails.
+uint64_t SaveConfigLaterOrDie();
+bool ConfigDurable(uint64_t save);
 // Saves what is pending; a failure with a change of the node's own pending stops the node, one
 // with only learned facts is logged.
 void SavePending();

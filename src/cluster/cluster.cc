@@ -161,6 +161,7 @@ void BeforeSleep() {
   if (!st.myself) return;
   NodeFailover().BeforeSleep();
   ExportBeforeSleep();
+  ImportsBeforeSleep();
   if (st.todo_update_state) UpdateState(base::MsTime());
   // A held-back cluster_state change happens when due, not at the next cron tick.
   if (st.state_due_ms) {
@@ -278,13 +279,25 @@ FailoverHooks FailoverHooksOfNode() {
   };
 }
 
+// On the helper thread: DEBUG CONFIG-FSYNC-DELAY's wait (a slow disk).
+void DelayForDebug(void*) {
+  int64_t ms = server::g.config_fsync_delay_ms.load();
+  if (ms > 0) usleep(static_cast<useconds_t>(ms * 1000));
+}
+
+// nodes.conf's jobs for the helper thread, after the debug wait when one is set.
+void CallLaterMaybeDelayed(void (*fn)(void*), void* arg) {
+  if (server::g.config_fsync_delay_ms.load() > 0) server::BioCall(DelayForDebug, nullptr);
+  server::BioCall(fn, arg);
+}
+
 bool Init(std::string* err) {
   if (!cfg.cluster_enabled) return true;
   State& st = GetState();
   const std::string& path = cfg.cluster_config_file;
   // nodes.conf's next inode is made, and each replaced one freed, by the helper thread.
   server::BioStart();
-  if (!ConfFile().Open(path, err, {server::BioClose, server::BioCall})) return false;
+  if (!ConfFile().Open(path, err, {server::BioClose, CallLaterMaybeDelayed})) return false;
   std::string text;
   base::ReadWholeFile(path, &text);
   int64_t now = base::MsTime();
@@ -341,7 +354,9 @@ void Install() {
   h.write_out = [](int dbid, const std::vector<std::string_view>& argv) {
     if (GetState().myself) ExportWriteOut(dbid, argv);
   };
-  h.write_held = ExportHoldsWrite;
+  h.write_held = [](const server::Client* c, const server::CommandSpec* cmd) {
+    return ExportHoldsWrite(c, cmd) || ImportHoldsWrite(c, cmd);
+  };
   h.after_replies = [] {
     if (GetState().myself) NodeBus().FlushOutput();
   };

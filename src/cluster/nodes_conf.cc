@@ -522,7 +522,9 @@ NodesConfFile::~NodesConfFile() { CloseInChild(); }
 void NodesConfFile::CloseInChild() {
   // The child has no helper thread: the spare (if made yet) is the parent's next file, and the
   // inode waiting for its fsync is the parent's to sync.
-  for (int fd : {cur_fd_, dir_fd_, spare_fd_.exchange(-1), sync_fd_.exchange(-1)})
+  uint64_t job = sync_job_.exchange(0);
+  int sync_fd = job ? static_cast<int>(job & 0xffffffffu) - 1 : -1;
+  for (int fd : {cur_fd_, dir_fd_, spare_fd_.exchange(-1), sync_fd})
     if (fd >= 0) close(fd);
   cur_fd_ = dir_fd_ = -1;
   // Jobs the helper thread had taken when the node forked hold descriptors too: a dup of the
@@ -583,14 +585,25 @@ void NodesConfFile::MakeSpare() {
 }
 
 // On the helper thread: fsyncs the newest saved inode and the directory. Saves made while
-// this job waited replaced sync_fd_ (closing the older dup), so one job covers them all.
+// this job waited replaced sync_job_ (closing the older dup), so one job covers them all.
 void NodesConfFile::SyncNewest(void* self) {
   auto* f = static_cast<NodesConfFile*>(self);
-  int fd = f->sync_fd_.exchange(-1);
-  if (fd < 0) return;
+  uint64_t job = f->sync_job_.exchange(0);
+  if (!job) return;
+  int fd = static_cast<int>(job & 0xffffffffu) - 1;
   int e = ::fsync(fd) == 0 ? FsyncDir(f->dir_fd_) : errno;
-  if (e) f->sync_errno_.store(e);
+  if (e)
+    f->sync_errno_.store(e);
+  else
+    f->RaiseDurable(job >> 32);
   close(fd);
+}
+
+// Both threads raise it: never lowered by the slower one.
+void NodesConfFile::RaiseDurable(uint64_t seq) {
+  uint64_t cur = durable_.load();
+  while (cur < seq && !durable_.compare_exchange_weak(cur, seq)) {
+  }
 }
 
 void NodesConfFile::SyncLater() {
@@ -599,7 +612,9 @@ void NodesConfFile::SyncLater() {
     sync_errno_.store(errno);
     return;
   }
-  int prev = sync_fd_.exchange(fd);
+  uint64_t job = (saves_ << 32) | static_cast<uint32_t>(fd + 1);
+  uint64_t prev_job = sync_job_.exchange(job);
+  int prev = prev_job ? static_cast<int>(prev_job & 0xffffffffu) - 1 : -1;
   if (prev >= 0)
     hooks_.close_old(prev);  // the job queued for prev has not run yet: it syncs fd instead
   else
@@ -613,7 +628,9 @@ bool NodesConfFile::Save(const std::string& content, Sync sync, std::string* err
   bool ok = fd >= 0 ? InstallNewFile(fd, spare_path_, path_, content, now, err, cur_fd_,
                                      hooks_.close_old)
                     : SaveNodesConfAtomic(path_, content, now, err, cur_fd_, hooks_.close_old);
+  if (ok) saves_++;
   if (ok && later) SyncLater();
+  if (ok && now) RaiseDurable(saves_);  // this one, and every earlier one with it
   MakeSpare();
   return ok;
 }

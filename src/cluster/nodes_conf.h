@@ -92,6 +92,11 @@ class NodesConfFile {
   // `<path>.prev` and `<path>.next`, which earlier versions kept beside it.
   bool Open(const std::string& path, std::string* err, Hooks hooks = {});
   bool Save(const std::string& content, Sync sync, std::string* err);
+  // Saves are numbered from 1; the last one made, and whether save `seq` is on disk (fsynced
+  // with its directory: at once for kNow, once the helper thread got to it for kLater; a kNo
+  // save becomes durable with the next fsynced one).
+  uint64_t LastSave() const { return saves_; }
+  bool Durable(uint64_t seq) const { return durable_.load() >= seq; }
   // errno of a background fsync that failed since the last call, else 0.
   int TakeSyncError() { return sync_errno_.exchange(0); }
   int lock_fd() const { return cur_fd_; }
@@ -107,6 +112,7 @@ class NodesConfFile {
   static void CreateSpare(void* self);
   void SyncLater();
   static void SyncNewest(void* self);
+  void RaiseDurable(uint64_t seq);
   std::string path_, spare_path_;
   std::string real_path_;  // path_ made absolute, as /proc/self/fd names the files
   int cur_fd_ = -1;  // the inode named path_, locked
@@ -114,7 +120,11 @@ class NodesConfFile {
   Hooks hooks_;
   std::atomic<int> spare_fd_{-1};           // the inode named spare_path_, empty, once made
   std::atomic<bool> spare_pending_{false};  // the helper thread is making it
-  std::atomic<int> sync_fd_{-1};            // the newest inode waiting for its fsync (a dup)
+  // The newest inode waiting for its fsync (a dup) with the number of its save: one word, so
+  // that the helper thread takes both at once. 0: none; else (save << 32) | (fd + 1).
+  std::atomic<uint64_t> sync_job_{0};
+  uint64_t saves_ = 0;                  // saves made (the serving thread's)
+  std::atomic<uint64_t> durable_{0};    // the last save known to be on disk
   std::atomic<int> sync_errno_{0};
 };
 

@@ -106,15 +106,22 @@ bool ShardHeardSinceStart(const State& st) {
 
 const Node* StaleClaimOwner(const State& st, const SlotClaim& c) {
   for (int s = 0; s < kSlots; s++) {
-    if (!SlotTest(*c.slots, s) || st.Unclaimed(s)) continue;
+    if (!SlotTest(*c.slots, s) || st.Unclaimed(s) || SlotTest(st.unannounced, s)) continue;
     const Node* owner = st.slot_owner[s];
     if (owner != c.sender && owner->config_epoch > c.epoch) return owner;
   }
   return nullptr;
 }
 
-SlotBitmap UpdateSlots(const State& st, const Node* owner) {
+SlotBitmap AnnouncedSlots(const State& st, const Node* owner) {
   SlotBitmap b = owner->slots;
+  if (owner == st.myself && st.unannounced_count)
+    for (size_t i = 0; i < b.size(); i++) b[i] &= static_cast<uint8_t>(~st.unannounced[i]);
+  return b;
+}
+
+SlotBitmap UpdateSlots(const State& st, const Node* owner) {
+  SlotBitmap b = AnnouncedSlots(st, owner);
   if (st.not_claiming_count)
     for (size_t i = 0; i < b.size(); i++) b[i] &= static_cast<uint8_t>(~st.owner_not_claiming[i]);
   return b;

@@ -60,10 +60,14 @@ bool ShardHeardSinceStart(const State& st);
 
 // The first claimed slot whose owner, as I see it, has a newer epoch than the claim: the
 // claimer is stale and hears of that owner with an UPDATE. Unclaimed slots never count (no
-// UPDATE spreads an ownership its owner gave up). nullptr if none.
+// UPDATE spreads an ownership its owner gave up), nor slots we took whose claim is not on disk
+// yet (State::unannounced). nullptr if none.
 const Node* StaleClaimOwner(const State& st, const SlotClaim& c);
 
 // The slots an UPDATE about `owner` carries: its slots but those it stopped claiming.
 SlotBitmap UpdateSlots(const State& st, const Node* owner);
+// The slots `owner` is said to own in our messages: its own, less those whose claim is not on
+// disk yet when it is myself (State::unannounced).
+SlotBitmap AnnouncedSlots(const State& st, const Node* owner);
 
 }  // namespace cluster

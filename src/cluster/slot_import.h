@@ -56,6 +56,12 @@ struct ImportJob {
   int64_t detached_ms = 0;
   std::unique_ptr<db::Db> staging;  // null once the job ended
   int64_t handover_due_ms = 0;      // DEBUG SLOT-MIGRATION-HANDOVER-DELAY: not before then
+  // HANDOVER ran: the keys are in db 0 (keys_moved of them) and, on a primary, the slots are
+  // ours; the job ends once save number claim_save of nodes.conf is on disk (0: none to wait
+  // for). Nothing ends it otherwise: the claim stands.
+  bool handed_over = false;
+  uint64_t claim_save = 0;
+  size_t keys_moved = 0;
 
   bool Running() const {
     return state == ImportState::kReceiving || state == ImportState::kOccurringOnPrimary;

@@ -79,6 +79,11 @@ struct State {
   // any claim takes them, no UPDATE names them, and they do not refuse a vote.
   SlotBitmap owner_not_claiming{};
   int not_claiming_count = 0;
+  // Slots this node took by a slot import's handover whose claim is not on disk yet: it owns
+  // and serves them, but no message of ours says so (our header, UPDATE) until the claim would
+  // survive a crash; a source that heard of it would drop keys we might lose.
+  SlotBitmap unannounced{};
+  int unannounced_count = 0;
   std::map<std::string, int64_t> blacklist;  // forgotten node -> until (ms)
   BusStats stats;
   int64_t state_changed_ms = 0;  // cluster state transitions (UpdateState's delays)

@@ -428,6 +428,67 @@ void SizeHint(Client* c) {
   c->R().Ok();
 }
 
+// The job's slots leave our messages until their claim is on disk (on), then come back.
+void SetUnannounced(ImportJob* job, bool on) {
+  State& st = GetState();
+  for (int s = 0; s < kSlots; s++) {
+    if (!SlotTest(job->slots, s) || SlotTest(st.unannounced, s) == on) continue;
+    if (on) {
+      SlotSet(&st.unannounced, s);
+      st.unannounced_count++;
+    } else {
+      SlotClear(&st.unannounced, s);
+      st.unannounced_count--;
+    }
+  }
+}
+
+// HANDOVER's first run: the staged keys go into db 0 and, on a primary deciding it, the slots
+// become ours with a new epoch, saved with the fsync left to the helper thread
+// (job->claim_save). It leaves down the stream now: replicas and the AOF move the keys at the
+// same point as here (a key of these slots that expires here meanwhile leaves as a DEL after
+// it, not before, where it would miss the replica's still staged key).
+void HandOverKeys(ImportJob* job, bool take_ownership) {
+  State& st = GetState();
+  db::Db* d0 = server::GetDb(0);
+  for (int s = 0; s < kSlots; s++) {
+    if (!SlotTest(job->slots, s)) continue;
+    if (d0->CountInSlot(s) > 0) {
+      // Not expected: the slot was the source's. Its keys here go first (down the stream too,
+      // from a primary), or PutSlot would find the slot occupied.
+      LOG_WARNING("Slot import %s: db 0 held %zu keys of slot %d before the handover: deleted",
+                  job->name.c_str(), d0->CountInSlot(s), s);
+      if (take_ownership)
+        DeleteKeysInSlot(s);
+      else
+        d0->TakeSlot(s);  // freed as it goes out of scope
+    }
+    if (auto t = job->staging->TakeSlot(s)) {
+      job->keys_moved += t->keys.Size();
+      d0->PutSlot(s, std::move(t));
+    }
+  }
+  if (take_ownership) {
+    SetUnannounced(job, true);
+    for (int s = 0; s < kSlots; s++)
+      if (SlotTest(job->slots, s)) st.AssignSlot(s, st.myself);
+    BumpEpochWithoutConsensus(st);
+    job->claim_save = SaveConfigLaterOrDie();
+  }
+  job->handed_over = true;
+  server::g.dirty++;
+  server::ForcePropagation();
+}
+
+// Once the claim is on disk (at once without one): the others hear of it, the job ends.
+void CompleteHandover(ImportJob* job, bool take_ownership) {
+  SetUnannounced(job, false);
+  if (take_ownership) NodeBus().BroadcastPong();
+  LOG_NOTICE("Slot import %s: %zu keys moved into db 0%s", job->name.c_str(), job->keys_moved,
+             take_ownership ? ", slots taken with a new config epoch" : "");
+  EndJob(job, ImportState::kSuccess, "", false);
+}
+
 void Handover(Client* c) {
   if (c->argv.size() != 4) return server::ReplyArity(c, c->cmd);
   ImportJob* job = JobArg(c);
@@ -449,40 +510,14 @@ void Handover(Client* c) {
     }
     if (now < job->handover_due_ms) return server::HoldClient(c);
   }
-  db::Db* d0 = server::GetDb(0);
-  size_t moved = 0;
-  for (int s = 0; s < kSlots; s++) {
-    if (!SlotTest(job->slots, s)) continue;
-    if (d0->CountInSlot(s) > 0) {
-      // Not expected: the slot was the source's. Its keys here go first (down the stream too,
-      // from a primary), or PutSlot would find the slot occupied.
-      LOG_WARNING("Slot import %s: db 0 held %zu keys of slot %d before the handover: deleted",
-                  job->name.c_str(), d0->CountInSlot(s), s);
-      if (take_ownership)
-        DeleteKeysInSlot(s);
-      else
-        d0->TakeSlot(s);  // freed as it goes out of scope
-    }
-    if (auto t = job->staging->TakeSlot(s)) {
-      moved += t->keys.Size();
-      d0->PutSlot(s, std::move(t));
-    }
-  }
-  if (take_ownership) {
-    for (int s = 0; s < kSlots; s++)
-      if (SlotTest(job->slots, s)) st.AssignSlot(s, st.myself);
-    BumpEpochWithoutConsensus(st);
-    // The slots are ours on disk before the source hears of it (our reply) and before any
-    // other node does (the PONG below leaves after this save, in BeforeSleep, anyway).
-    st.MarkChanged(true, true);
-    SaveConfigOrDie();
-    NodeBus().BroadcastPong();
-  }
-  LOG_NOTICE("Slot import %s: %zu keys moved into db 0%s", job->name.c_str(), moved,
-             take_ownership ? ", slots taken with a new config epoch" : "");
-  EndJob(job, ImportState::kSuccess, "", false);
-  server::g.dirty++;
-  server::ForcePropagation();
+  if (!job->handed_over) HandOverKeys(job, take_ownership);
+  // The claim's save is fsynced by the helper thread, not here: the loop serves the other
+  // slots meanwhile (an fsync took 10-45 ms), writes to these slots are held
+  // (ImportHoldsWrite), and this HANDOVER runs again once the save is on disk
+  // (ImportsBeforeSleep): only then do the source (our reply) and the others (the PONG) hear
+  // of the claim, as when the save was synchronous.
+  if (take_ownership && !ConfigDurable(job->claim_save)) return server::HoldClient(c);
+  CompleteHandover(job, take_ownership);
   c->R().Ok();
 }
 
@@ -558,7 +593,35 @@ void ImportClientFreed(Client* c) {
 void AbortRunningImports(const char* why) {
   State& st = GetState();
   if (!st.myself || !st.myself->IsPrimary()) return;
-  for (ImportJob* j : NodeImports().RunningJobs()) EndJob(j, ImportState::kFailed, why, true);
+  for (ImportJob* j : NodeImports().RunningJobs())
+    if (!j->handed_over) EndJob(j, ImportState::kFailed, why, true);
+}
+
+bool ImportHoldsWrite(const server::Client* c, const server::CommandSpec*) {
+  if (!GetState().myself) return false;
+  int slot = c->routed.slot();
+  for (ImportJob* j : NodeImports().RunningJobs())
+    if (j->handed_over && SlotTest(j->slots, slot)) return true;
+  return false;
+}
+
+void ImportsBeforeSleep() {
+  bool release = false;
+  for (ImportJob* j : NodeImports().RunningJobs()) {
+    if (!j->handed_over) continue;
+    if (!ConfigDurable(j->claim_save)) {
+      server::g.loop->SetMaxWaitMs(1);  // the helper's fsync: looked at again soon
+      continue;
+    }
+    SetUnannounced(j, false);
+    // Its HANDOVER, held, completes it and replies; with the source's connection gone, the
+    // job completes here (the source learns of the claim by the bus).
+    if (j->client_id)
+      release = true;
+    else
+      CompleteHandover(j, true);
+  }
+  if (release) server::ReleaseHeldClients();
 }
 
 void DropUnfinishedImports() {
@@ -573,6 +636,7 @@ void ImportsCron() {
   State& st = GetState();
   int64_t now = base::MsTime();
   for (ImportJob* j : NodeImports().RunningJobs()) {
+    if (j->handed_over) continue;  // its claim stands: it ends once on disk
     if (st.myself->IsPrimary() && j->state == ImportState::kOccurringOnPrimary) {
       EndJob(j, ImportState::kFailed, "this node became a primary", true);
     } else if (st.myself->IsReplica() && j->state == ImportState::kReceiving) {

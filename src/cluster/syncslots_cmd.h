@@ -7,6 +7,7 @@
 
 namespace server {
 struct Client;
+struct CommandSpec;
 }
 
 namespace cluster {
@@ -25,6 +26,10 @@ ImportJobs& NodeImports();
 void ImportClientFreed(server::Client* c);
 // Running imports of this primary end (failed, with `why`), each with an ABORT down the stream.
 void AbortRunningImports(const char* why);
+// Writes to the slots of a job whose claim waits for its save's fsync are held until then.
+bool ImportHoldsWrite(const server::Client* c, const server::CommandSpec* cmd);
+// Completes the handovers whose claims are now on disk (their held HANDOVER runs again).
+void ImportsBeforeSleep();
 // After an AOF load: the jobs it left running are dropped.
 void DropUnfinishedImports();
 // Whether an import job runs here (an AOF rewrite waits for none to run).

@@ -558,6 +558,9 @@ void DebugCommand(Client* c) {
          "    With 1, a message ignored by DROP-CLUSTER-PACKET-FILTER also closes its link.",
          "SLOT-MIGRATION-HANDOVER-DELAY <ms>",
          "    An atomic slot migration's target stalls <ms> before it takes the slots (0: none).",
+         "CONFIG-FSYNC-DELAY <ms>",
+         "    The cluster config's background fsyncs (and its other helper-thread file jobs)",
+         "    wait <ms> first, as on a slow disk (0: none).",
          "SLOT-MIGRATION-WALK-LIMIT <keys>",
          "    An atomic slot migration's source stops sending keys once a job has sent <keys>",
          "    keys or pieces of big values (0: no limit); writes are still forwarded.",
@@ -767,6 +770,12 @@ void DebugCommand(Client* c) {
     int64_t ms;
     if (!non_negative("delay", &ms)) return;
     g.slot_migration_handover_delay_ms = ms;
+    return r.Ok();
+  }
+  if (sub == "config-fsync-delay" && a.size() == 3) {
+    int64_t ms;
+    if (!non_negative("delay", &ms)) return;
+    g.config_fsync_delay_ms.store(ms);
     return r.Ok();
   }
   if (sub == "slot-migration-walk-limit" && a.size() == 3) {

@@ -1,5 +1,6 @@
 // Process-wide server state, owned by the main thread.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -124,6 +125,9 @@ struct Server {
   // DEBUG SLOT-MIGRATION-HANDOVER-DELAY: a target stalls this long before it takes the slots
   // of an atomic slot migration (a slow or paused target, for tests).
   int64_t slot_migration_handover_delay_ms = 0;
+  // DEBUG CONFIG-FSYNC-DELAY: each nodes.conf job of the helper thread waits this long first
+  // (a slow disk); read by that thread.
+  std::atomic<int64_t> config_fsync_delay_ms{0};
   // DEBUG SLOT-MIGRATION-WALK-LIMIT: a source's walk stops once a job has sent this many keys
   // or pieces of big values (0: no limit), leaving its slots half sent, for tests.
   uint64_t slot_migration_walk_limit = 0;

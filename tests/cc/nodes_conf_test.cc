@@ -828,6 +828,8 @@ TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
     // A later sync is a job for the helper, holding its own descriptor of the new inode.
     CHECK(f.Save("one\n", Sync::kLater, &err));
     CHECK_EQ(g_calls.size(), 2u);  // the sync and the next spare
+    CHECK_EQ(f.LastSave(), 1u);
+    CHECK(!f.Durable(1));  // not before the helper's fsync
     CHECK_EQ(OpenFds(), fds + 1);
     struct stat first;
     CHECK(stat(path.c_str(), &first) == 0);
@@ -835,6 +837,7 @@ TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
     // and the descriptor it held of the older one is handed over for closing.
     CHECK(f.Save("two\n", Sync::kLater, &err));
     CHECK_EQ(g_calls.size(), 2u);
+    CHECK(!f.Durable(1) && !f.Durable(2));
     CHECK_EQ(g_closed_later.size(), 3u);  // two replaced inodes, one superseded sync descriptor
     struct stat st;
     CHECK(fstat(g_closed_later[2], &st) == 0);
@@ -845,6 +848,7 @@ TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
     auto sync = g_calls[0];    // queued before the spare
     g_calls.erase(g_calls.begin());
     sync.first(sync.second);
+    CHECK(f.Durable(2) && !f.Durable(3));  // one job made both saves durable
     CHECK_EQ(OpenFds(), fds - 1);  // the sync's descriptor closed
     RunCalls();
     CHECK_EQ(OpenFds(), fds);
@@ -852,7 +856,9 @@ TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
     CHECK_EQ(ReadAll(path), std::string("two\n"));
     // Saves that ask for no sync, or a sync now, leave no job behind.
     CHECK(f.Save("three\n", Sync::kNo, &err));
+    CHECK(!f.Durable(3));
     CHECK(f.Save("four\n", Sync::kNow, &err));
+    CHECK(f.Durable(4));  // and the unsynced third with it
     CHECK_EQ(g_calls.size(), 1u);  // the spare only
     RunCalls();
     for (int fd : g_closed_later) close(fd);
@@ -864,6 +870,7 @@ TEST_CASE(nodes_conf_file_syncs_later_on_the_helper_thread_once_per_burst) {
     CHECK(f.Open(path, &err));
     size_t fds = OpenFds();
     CHECK(f.Save("five\n", Sync::kLater, &err));
+    CHECK(f.Durable(f.LastSave()));
     CHECK_EQ(OpenFds(), fds);
     CHECK(g_calls.empty());
     CHECK_EQ(ReadAll(path), std::string("five\n"));

@@ -244,4 +244,26 @@ TEST_CASE(SlotClaimUpdateRules) {
   CHECK(StaleClaimOwner(f.st, f.claim) == nullptr);
 }
 
+TEST_CASE(SlotClaimUnannouncedSlotsStayOutOfOurMessages) {
+  Fixture f;
+  // I took A's slot 150 by a handover (epoch 4 > 2) whose claim is not on disk yet.
+  f.me->config_epoch = 4;
+  f.st.AssignSlot(150, f.me);
+  SlotSet(&f.st.unannounced, 150);
+  f.st.unannounced_count = 1;
+  SlotBitmap mine = AnnouncedSlots(f.st, f.me);
+  CHECK(!SlotTest(mine, 150));
+  CHECK_EQ(SlotCount(mine), 100);  // 0-99 still
+  CHECK(!SlotTest(UpdateSlots(f.st, f.me), 150));
+  CHECK(SlotTest(AnnouncedSlots(f.st, f.b), 250));  // others' slots as they are
+  // A, still claiming it at epoch 2, is not told of my claim by an UPDATE.
+  f.Claim(f.a, 2, {{100, 199}});
+  CHECK(StaleClaimOwner(f.st, f.claim) == nullptr);
+  // Once on disk, the slot is in them.
+  SlotClear(&f.st.unannounced, 150);
+  f.st.unannounced_count = 0;
+  CHECK(SlotTest(AnnouncedSlots(f.st, f.me), 150));
+  CHECK(StaleClaimOwner(f.st, f.claim) == f.me);
+}
+
 }  // namespace

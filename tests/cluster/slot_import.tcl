@@ -438,4 +438,49 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         assert_equal 10 [cn $BR dbsize]
         assert_equal 0 [cn $BR cluster countkeysinslot $s4]
     }
+
+    test "HANDOVER on a slow disk: the target serves on while its claim is fsynced; the slots' writes, the reply and the claim wait" {
+        set c [cluster_client $B]
+        set name [si_name]
+        cn $A set "{$t5}k" v
+        assert_equal OK [$c cluster syncslots establish $name $idA $s5 $s5]
+        assert_equal OK [$c cluster syncslots restore $name "{$t5}k" -1 [cn $A dump "{$t5}k"]]
+        assert_equal OK [cn $B debug config-fsync-delay 2000]
+        $c deferred 1
+        $c cluster syncslots handover $name
+        set t0 [clock milliseconds]
+        after 300
+        # B's loop runs: it answers at once and serves the moved key...
+        set t [clock milliseconds]
+        assert_equal PONG [cn $B ping]
+        assert_lessthan [expr {[clock milliseconds] - $t}] 300
+        assert_equal v [cn $B get "{$t5}k"]
+        # ...but holds a write to the slot,
+        set w [socket [cnode $B host] [cnode $B port]]
+        fconfigure $w -translation binary
+        puts -nonewline $w "SET {$t5}k w2\r\n"
+        flush $w
+        assert_equal {} [read_for $w 300]
+        # and no other node has heard of the claim, though B's pings went on.
+        foreach idx [list $A $AR $BR] { assert_equal $A [cluster_slot_owner $s5 $idx] "node $idx" }
+        assert_equal receiving-snapshot [si_job_field $B $name state]
+        # Once on disk: the reply, then the held write, then the claim everywhere.
+        assert_equal OK [$c read]
+        assert_morethan_equal [expr {[clock milliseconds] - $t0}] 1900
+        assert_equal "+OK\r\n" [read_for $w 500]
+        close $w
+        assert_equal w2 [cn $B get "{$t5}k"]
+        assert_equal success [si_job_field $B $name state]
+        foreach idx [list $A $AR $BR] {
+            wait_for_condition 50 100 {[cluster_slot_owner $s5 $idx] == $B} else {
+                fail "node $idx does not see B own slot $s5"
+            }
+        }
+        assert_equal OK [cn $B debug config-fsync-delay 0]
+        $c close
+        cluster_wait_replicas_synced $B
+        cn $BR readonly
+        assert_equal w2 [cn $BR get "{$t5}k"]
+        cn $BR readwrite
+    }
 }
