@@ -10,6 +10,7 @@
 #include "base/time.h"
 #include "cluster/value_pieces.h"
 #include "db/db.h"
+#include "ds/hashtable.h"
 #include "server/server.h"
 #include "server/write_out.h"
 
@@ -69,7 +70,12 @@ bool DropSomeKeys(int64_t deadline_us) {
   while (base::MonotonicUs() < deadline_us) {
     if (freeing) {
       bool send = freeing_dels && !Shadowed(freeing->key());
-      if (RemovePiece(freeing, &freeing_cur, 1024, &argv)) {
+      bool removed;
+      {
+        ds::NoShrinkScope no_shrink;  // it is all going
+        removed = RemovePiece(freeing, &freeing_cur, 1024, &argv);
+      }
+      if (removed) {
         if (send) server::WriteOut(0, std::vector<std::string_view>(argv.begin(), argv.end()));
         continue;
       }

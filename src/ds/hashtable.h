@@ -18,6 +18,17 @@ namespace ds {
 
 uint64_t RandomU64();  // fast non-crypto PRNG shared by tables (random sampling)
 
+// While one lives, no table shrinks: a value being freed element by element (a moved slot's
+// big value) would otherwise shrink its table again and again, each time rehashing what is
+// left into a new bucket array whose pages fault in one by one, only to free it all.
+inline int g_no_shrink_scopes = 0;
+struct NoShrinkScope {
+  NoShrinkScope() { g_no_shrink_scopes++; }
+  ~NoShrinkScope() { g_no_shrink_scopes--; }
+  NoShrinkScope(const NoShrinkScope&) = delete;
+  NoShrinkScope& operator=(const NoShrinkScope&) = delete;
+};
+
 template <typename Node, typename Traits>
 class HashTable {
  public:
@@ -346,7 +357,7 @@ class HashTable {
   }
 
   void ShrinkIfNeeded() {
-    if (Rehashing() || t_[0].size <= 4 || resize_forbidden_) return;
+    if (Rehashing() || t_[0].size <= 4 || resize_forbidden_ || g_no_shrink_scopes) return;
     size_t used = t_[0].used;
     if (used * 8 <= t_[0].size && (resize_allowed_ || used * 32 <= t_[0].size))
       ResizeTo(used < 4 ? 4 : used);

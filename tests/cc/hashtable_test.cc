@@ -56,6 +56,28 @@ TEST_CASE(HashTableShrinksAfterDeletes) {
   FreeAll(t);
 }
 
+TEST_CASE(HashTableKeepsItsSizeWhileANoShrinkScopeLives) {
+  // A value freed element by element: no shrink (and no rehash into a new array) on the way.
+  Table t;
+  for (int i = 0; i < 10000; i++) t.Insert(Make(i));
+  while (t.RehashSteps(100)) {
+  }
+  size_t big = t.Buckets();
+  {
+    ds::NoShrinkScope no_shrink;
+    for (int i = 0; i < 9990; i++) delete t.Unlink("k" + std::to_string(i));
+    CHECK(!t.Rehashing());
+    CHECK_EQ(t.Buckets(), big);
+  }
+  for (int i = 9990; i < 10000; i++) CHECK(t.Find("k" + std::to_string(i)) != nullptr);
+  // Outside it, the next delete shrinks as usual.
+  delete t.Unlink("k9990");
+  while (t.RehashSteps(100)) {
+  }
+  CHECK(t.Buckets() < big / 64);
+  FreeAll(t);
+}
+
 TEST_CASE(HashTableReplaceKeepsPosition) {
   Table t;
   for (int i = 0; i < 100; i++) t.Insert(Make(i));
