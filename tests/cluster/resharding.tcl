@@ -22,7 +22,8 @@ proc rs_start_load {idx n} {
     set stop [file join $dir load$tag.stop]
     file delete -force $out $err $stop
     set pid [exec /usr/bin/python3 $::rs_py run [cnode $idx port] $n $stop > $out 2> $err &]
-    after 500   ;# let it connect and start reading
+    # Running once it has read 100 keys (a fixed wait was too short on a loaded machine).
+    ::cl::deadline_wait 30000 {[file exists $stop.running]} {the load never ran: [exec cat $err]}
     return [list $pid $out $err $stop]
 }
 

@@ -89,6 +89,8 @@ def run(port, n, stopfile):
                 clientbug += 1
                 v = reader.get("rs:%d" % i)
             reads += 1
+            if reads == 100:  # the test's change may begin: the load runs
+                open(stopfile + ".running", "w").close()
             if v != ("v%d" % i).encode():
                 wrong += 1
                 if len(samples) < 5:
