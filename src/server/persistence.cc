@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ PersistenceState st;
 std::vector<std::function<void(bool)>> g_done_hooks;
 std::vector<std::function<bool()>> g_other_children;
 int g_child_pipe = -1;  // parent's read end of the child's progress pipe
+int g_child_pidfd = -1;  // WatchChild's descriptor of the snapshot child
 // In a child: the process that forked it (0 in the node itself), and the temp file the signal
 // handler removes when that process dies.
 pid_t g_parent_pid = 0;
@@ -261,6 +263,7 @@ void BgsaveDone(int exitcode, int bysignal) {
   st.save_keys_processed = st.save_keys_total = 0;
   if (g_child_pipe >= 0) close(g_child_pipe);
   g_child_pipe = -1;
+  UnwatchChild(&g_child_pidfd);
   SetResizeAllowed(true);
   for (auto& fn : g_done_hooks) fn(ok);
 }
@@ -507,8 +510,30 @@ bool StartBgsave(bool for_replication) {
   st.save_keys_processed = 0;
   st.cow_size = st.cow_peak = 0;
   SetResizeAllowed(false);
+  g_child_pidfd = WatchChild(pid, CheckChildDone);
   LOG_NOTICE("Background saving started by pid %ld", static_cast<long>(pid));
   return true;
+}
+
+namespace {
+void OnChildExit(int, void* data, int) { reinterpret_cast<void (*)()>(data)(); }
+}  // namespace
+
+int WatchChild(pid_t pid, void (*on_exit)()) {
+  int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));  // close-on-exec
+  if (fd < 0) return -1;
+  if (!g.loop->AddFile(fd, net::kReadable, OnChildExit, reinterpret_cast<void*>(on_exit))) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void UnwatchChild(int* fd) {
+  if (*fd < 0) return;
+  g.loop->DelFile(*fd, net::kReadable);
+  close(*fd);
+  *fd = -1;
 }
 
 void KillSnapshotChild() {

@@ -199,6 +199,21 @@ start_server {tags {persistence}} {
         assert_equal 7 [r get key7]
     }
 
+    test "A BGSAVE's end is seen when its child exits, not at the next cron tick" {
+        # With the cron paused, only the child's exit itself (a pidfd in the event loop) can
+        # tell the node the save ended.
+        set n [pers_count_log "*Background saving terminated with success*"]
+        assert_equal OK [r debug pause-cron 1]
+        assert_equal "Background saving started" [r bgsave]
+        wait_for_condition 100 50 {[info_field [r info persistence] rdb_bgsave_in_progress] == 0} else {
+            r debug pause-cron 0
+            fail "the end of the BGSAVE was not seen with the cron paused"
+        }
+        assert_equal OK [r debug pause-cron 0]
+        assert_equal ok [info_field [r info persistence] rdb_last_bgsave_status]
+        assert_equal [expr {$n + 1}] [pers_count_log "*Background saving terminated with success*"]
+    }
+
     test "BGSAVE SCHEDULE starts at once when idle; BGSAVE inside MULTI is scheduled" {
         set n [pers_count_log "*Background saving started by pid*"]
         assert_equal "Background saving started" [r bgsave schedule]
