@@ -428,6 +428,10 @@ void SizeHint(Client* c) {
   c->R().Ok();
 }
 
+// Jobs whose claim waits for its save's fsync (claim_save set, not completed): the per-write
+// and per-pass checks below return at once while there are none.
+int g_claims_waiting = 0;
+
 // The job's slots leave our messages until their claim is on disk (on), then come back.
 void SetUnannounced(ImportJob* job, bool on) {
   State& st = GetState();
@@ -474,6 +478,7 @@ void HandOverKeys(ImportJob* job, bool take_ownership) {
       if (SlotTest(job->slots, s)) st.AssignSlot(s, st.myself);
     BumpEpochWithoutConsensus(st);
     job->claim_save = SaveConfigLaterOrDie();
+    g_claims_waiting++;
   }
   job->handed_over = true;
   server::g.dirty++;
@@ -483,6 +488,7 @@ void HandOverKeys(ImportJob* job, bool take_ownership) {
 // Once the claim is on disk (at once without one): the others hear of it, the job ends.
 void CompleteHandover(ImportJob* job, bool take_ownership) {
   SetUnannounced(job, false);
+  if (job->claim_save) g_claims_waiting--;
   if (take_ownership) NodeBus().BroadcastPong();
   LOG_NOTICE("Slot import %s: %zu keys moved into db 0%s", job->name.c_str(), job->keys_moved,
              take_ownership ? ", slots taken with a new config epoch" : "");
@@ -598,14 +604,13 @@ void AbortRunningImports(const char* why) {
 }
 
 bool ImportHoldsWrite(const server::Client* c, const server::CommandSpec*) {
-  if (!GetState().myself) return false;
-  int slot = c->routed.slot();
-  for (ImportJob* j : NodeImports().RunningJobs())
-    if (j->handed_over && SlotTest(j->slots, slot)) return true;
-  return false;
+  // Exactly the slots of the claims not on disk yet (on every write: no job walked).
+  const State& st = GetState();
+  return st.unannounced_count && SlotTest(st.unannounced, c->routed.slot());
 }
 
 void ImportsBeforeSleep() {
+  if (!g_claims_waiting) return;
   bool release = false;
   for (ImportJob* j : NodeImports().RunningJobs()) {
     if (!j->handed_over) continue;
