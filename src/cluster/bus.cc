@@ -132,7 +132,7 @@ struct Bus::Core {
     h.config_epoch = primary ? primary->config_epoch : me->config_epoch;
     h.offset = hooks.repl_offset ? hooks.repl_offset() : 0;
     NodeNameFromString(me->name, &h.sender);
-    if (primary) h.myslots = primary == me ? AnnouncedSlots(st, me) : primary->slots;
+    if (primary) h.myslots = AnnouncedSlots(st, primary);
     if (me->IsReplica() && me->primary) NodeNameFromString(me->primary->name, &h.replicaof);
     if (!cfg.cluster_announce_ip.empty()) IpFromString(cfg.cluster_announce_ip, &h.myip);
     // Bit 11: we take light-header PUBLISH (Valkey 8 peers then send us shard IDs and the other

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "base/log.h"
 #include "base/time.h"
@@ -282,7 +284,7 @@ FailoverHooks FailoverHooksOfNode() {
 // On the helper thread: DEBUG CONFIG-FSYNC-DELAY's wait (a slow disk).
 void DelayForDebug(void*) {
   int64_t ms = server::g.config_fsync_delay_ms.load();
-  if (ms > 0) usleep(static_cast<useconds_t>(ms * 1000));
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
 // nodes.conf's jobs for the helper thread, after the debug wait when one is set.

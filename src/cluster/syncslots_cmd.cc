@@ -27,9 +27,7 @@
 #include "cluster/settings.h"
 #include "cluster/slot_import.h"
 #include "cluster/slot_keys.h"
-#include "db/hash.h"
-#include "db/set.h"
-#include "db/zset.h"
+#include "cluster/value_pieces.h"
 #include "persist/object_codec.h"
 #include "persist/snapshot.h"
 #include "persist/value_codec.h"
@@ -373,6 +371,15 @@ void Apply(Client* c) {
   RunStaged(c, job, cmd);
 }
 
+// A sizing hint (RESERVE, SIZEHINT) was taken: it leaves down the stream too, as the replicas
+// stage the same keys and the same hint helps them.
+void HintTaken(Client* c, ImportJob* job) {
+  job->last_update_ms = job->last_ack_ms = base::MsTime();
+  server::g.dirty++;
+  server::ForcePropagation();
+  c->R().Ok();
+}
+
 // The source begins a big slot's walk: its staged table is sized for its keys at once
 // rather than grown (and every key rehashed) on the way. A hint: the count is capped.
 void Reserve(Client* c) {
@@ -390,10 +397,7 @@ void Reserve(Client* c) {
                         job->name);
   constexpr int64_t kMaxReserve = 1 << 24;
   job->staging->ReserveSlot(slot, static_cast<size_t>(std::min(keys, kMaxReserve)));
-  job->last_update_ms = job->last_ack_ms = base::MsTime();
-  server::g.dirty++;
-  server::ForcePropagation();  // replicas stage the same slot: the same hint helps them
-  c->R().Ok();
+  HintTaken(c, job);
 }
 
 // A value the source sends in pieces has begun (its first piece made it here): its table is
@@ -412,20 +416,10 @@ void SizeHint(Client* c) {
     return c->R().Error("Key's hash slot " + std::to_string(slot) + " is not imported by job " +
                         job->name);
   constexpr int64_t kMaxHint = 1 << 26;
-  size_t want = static_cast<size_t>(std::min(n, kMaxHint));
   StagingScope scope;  // found as it is, expired or not: the source decides
-  if (db::Obj* o = job->staging->Find(a[4])) {
-    if (o->type() == db::kZSet)
-      db::ZReserveMembers(o, want);
-    else if (o->type() == db::kHash)
-      db::HashReserveFields(o, want);
-    else if (o->type() == db::kSet)
-      db::SetReserveMembers(o, want);
-  }
-  job->last_update_ms = job->last_ack_ms = base::MsTime();
-  server::g.dirty++;
-  server::ForcePropagation();  // replicas build the same value: the same hint helps them
-  c->R().Ok();
+  if (db::Obj* o = job->staging->Find(a[4]))
+    ReserveTable(o, static_cast<size_t>(std::min(n, kMaxHint)));
+  HintTaken(c, job);
 }
 
 // Jobs whose claim waits for its save's fsync (claim_save set, not completed): the per-write

@@ -41,6 +41,19 @@ size_t TableElements(const db::Obj* o) {
   }
 }
 
+void ReserveTable(db::Obj* o, size_t n) {
+  switch (o->type()) {
+    case db::kSet:
+      return db::SetReserveMembers(o, n);
+    case db::kZSet:
+      return db::ZReserveMembers(o, n);
+    case db::kHash:
+      return db::HashReserveFields(o, n);
+    default:
+      return;
+  }
+}
+
 bool NextPiece(db::Obj* o, PieceCursor* cur, size_t max_elements, size_t max_bytes,
                std::vector<std::string>* argv) {
   argv->clear();

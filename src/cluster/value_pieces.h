@@ -28,6 +28,9 @@ bool SentInPieces(const db::Obj* o);
 // Elements of a value kept in a hash table (hash, set, sorted set), 0 for other types: what the
 // target sizes that table for when the value begins to come in pieces (SYNCSLOTS SIZEHINT).
 size_t TableElements(const db::Obj* o);
+// The target's side: o's table sized for n elements at once (a compact encoding converted);
+// other types are left alone.
+void ReserveTable(db::Obj* o, size_t n);
 
 struct PieceCursor {
   uint64_t pos = 0;    // scan cursor (hash, set), next index (list), next byte (string)

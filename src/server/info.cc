@@ -298,7 +298,6 @@ void SecErrorStats(std::string* s) {
     Line(s, "errorstat_%s:count=%llu", k.c_str(), static_cast<ull>(g.stats.error_counts[k]));
 }
 
-// Only when named: neither "all" nor "everything" includes it, as in Valkey 8.
 void SecDebug(std::string* s) {
   const Stats& st = g.stats;
   Line(s, "# Debug");
@@ -322,6 +321,7 @@ struct Section {
   const char* name;
   void (*fn)(std::string*);
   bool in_default;
+  bool only_named = false;  // not in "all" or "everything" either (Valkey 8's debug)
 };
 const Section kSections[] = {
     {"server", SecServer, true},
@@ -337,7 +337,7 @@ const Section kSections[] = {
     {"latencystats", SecLatencyStats, false},
     {"cluster", nullptr, true},
     {"keyspace", SecKeyspace, true},
-    {"debug", SecDebug, false},
+    {"debug", SecDebug, false, true},
 };
 }  // namespace
 
@@ -357,8 +357,7 @@ std::string GenInfo(const std::vector<std::string>& sections) {
   std::string out;
   for (auto& sec : kSections) {
     bool named = want.count(sec.name);
-    if (std::string_view(sec.name) == "debug" && !named) continue;
-    bool on = everything || all || named || (dflt && sec.in_default);
+    bool on = named || (!sec.only_named && (everything || all || (dflt && sec.in_default)));
     if (!on) continue;
     std::string part;
     if (std::string(sec.name) == "cluster") {
