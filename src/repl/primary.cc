@@ -38,15 +38,12 @@ namespace {
 struct PrimarySide {
   std::vector<Client*> replicas;  // clients that sent SYNC/PSYNC
   pid_t child = -1;
-  int child_pidfd = -1;  // server::WatchChild's: reaped when it exits
   int pipe = -1;
   bool pipe_eof = false;
   int64_t waiting_since_ms = 0;
   bool getack_pending = false;  // RequestAcks: GETACK once the running command is in the stream
 };
 PrimarySide primary_;
-
-void ReapDisklessChild();
 
 // Diskless transfer: the child writes the snapshot into this pipe.
 
@@ -199,8 +196,6 @@ void StartDisklessChild() {
     return;
   }
   primary_.child = pid;
-  // Reaped as soon as it exits: the replicas' transfer ends only then.
-  primary_.child_pidfd = server::WatchChild(pid, ReapDisklessChild);
   primary_.pipe = fds[0];
   primary_.pipe_eof = false;
   fcntl(primary_.pipe, F_SETFL, O_NONBLOCK);
@@ -253,7 +248,6 @@ void ReapDisklessChild() {
   if (r != primary_.child) return;
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   primary_.child = -1;
-  server::UnwatchChild(&primary_.child_pidfd);
   server::SetResizeAllowed(true);
   if (!ok) {
     LOG_WARNING("Diskless replication child failed");
