@@ -341,12 +341,17 @@ start_cluster {primaries 2 replicas 1 create manual} {
         assert_equal 0 [cn 0 exists $e]
         assert_morethan [lindex [ss_net 0 $es] 0] 0
         assert_match "MOVED $es *" [assert_error * {cn 1 get $e}]
+        # each claim goes through IMPORTING, so that it bumps the claimant's config epoch: a
+        # claim at a lower epoch could lose to a packet the other node sent before it gave the
+        # slot away, and then neither node would own it
+        assert_equal OK [cn 1 cluster setslot $es importing [cluster_myid 0]]
         assert_equal OK [cn 1 cluster setslot $es node [cluster_myid 1]]
         assert_equal OK [cn 0 cluster setslot $es node [cluster_myid 1]]
         assert_equal {} [cn 0 cluster slot-stats slotsrange $es $es]
         assert_equal [list $es {key-count 0 cpu-usec 0 network-bytes-in 0 network-bytes-out 0}] \
             [lindex [cn 1 cluster slot-stats slotsrange $es $es] 0]
         # and back
+        assert_equal OK [cn 0 cluster setslot $es importing [cluster_myid 1]]
         assert_equal OK [cn 0 cluster setslot $es node [cluster_myid 0]]
         assert_equal OK [cn 1 cluster setslot $es node [cluster_myid 0]]
         cluster_wait_ok
