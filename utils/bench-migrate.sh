@@ -24,11 +24,20 @@
 #                      redis-cli's default --cluster-timeout); both nodes PINGed
 #                      every ms: seconds, the longest PING of each node, and the memory each
 #                      used beyond what it held (source: peak over start; target: peak over end).
-#   p99                (ROWS with p99; ours) redis-benchmark SETs (25 clients) to a slot of the
-#                      source that does not move and to one of the target, stable and while
-#                      P99_SLOTS slots (100 keys of 100 B each) move back and forth atomically,
-#                      phases alternating P99_ROUNDS times: the highest p99 of each phase, their
-#                      ratio (target <= 1.2), the moves made and the longest write hold.
+#   p99                (ROWS with p99; ours) SETs (25 clients) to a slot of the source that
+#                      does not move and to one of the target, stable and while P99_SLOTS slots
+#                      (100 keys of 100 B each) move back and forth atomically, phases
+#                      alternating P99_ROUNDS times: the highest p99 of each phase, their ratio
+#                      (target <= 1.2), the moves made and the longest write hold. The load is
+#                      paced, P99_RATE SETs/s per node (10000, about half of what a node serves
+#                      here with both loaded), by utils/paced-load.cc, latency counted from when
+#                      each request was due; P99_RATE=0 sends them unpaced with
+#                      redis-benchmark instead, which saturates the nodes, so that their
+#                      latency then measures their share of the CPU more than the migration.
+#                      A third phase, no move but one busy loop per CPU, shows what sharing
+#                      the CPUs alone costs the nodes' latency on this machine (moving, both
+#                      nodes are busy, and with the loads and the driver need more CPUs than
+#                      a 2-core machine has).
 #   writes             (ROWS with writes; ours) one slot of WRITES_FILL keys (1M; 200k) moved
 #                      atomically WRITES_ROUNDS times (3), there and back, while two writers INCR
 #                      WRITES_KEYS (1000) counters of the slot, 64 per round trip, unpaced (as
@@ -59,7 +68,8 @@
 # reshard loses keys or leaves `--cluster check` unclean; never because of a speed.
 #
 # Environment (defaults; with --quick):
-#   ROWS (migrate,reshard,reads: the rows to run),
+#   ROWS (migrate,reshard,reads: the rows to run), P99_RATE (10000), P99_N (requests per node and
+#   phase, 150000; 60000),
 #   OURS (src/valkey-server), THEIRS (/usr/bin/redis-server), OURS_ARGS / THEIRS_ARGS (extra
 #   server arguments, word-split), PYTHON (python3), NT (cluster-node-timeout, 5000),
 #   MIG_KEYS (200000; 50000), RESHARD_KEYS (100000; 20000), RESHARD_SLOTS (1000; 300),
@@ -101,7 +111,7 @@ die() { log "setup failed: $*"; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # The driver: cluster topology helpers, the redis-cli-style slot mover and the replica load.
 cat >"$TMP/mig.py" <<'PY'
-import multiprocessing as mp, os, socket, sys, threading, time
+import multiprocessing as mp, os, socket, subprocess, sys, threading, time
 
 class Err(str):
     pass
@@ -399,9 +409,19 @@ def tag_of(port, avoid):
             return 't%d' % i
     raise RuntimeError('no tag for node %s' % port)
 
-def bench_p99(port, tag, n):
-    """redis-benchmark SETs of keys {tag}:<rand>: (p50, p99, max) in ms."""
-    import re, subprocess
+def bench_p99(port, tag, n, rate):
+    """SETs of keys {tag}:<rand>, 25 clients: (p50, p99, max) in ms. rate > 0: n requests paced
+    at rate/s by utils/paced-load.cc (latency from when each was due); 0: redis-benchmark,
+    unpaced (the server saturated: its latency is its throughput's share)."""
+    import re
+    if rate > 0:
+        out = subprocess.run([os.environ['PACED_LOAD'], '--port', str(port), '--rate', str(rate),
+                              '--seconds', str(n / rate), '--key-prefix', '{%s}:' % tag],
+                             capture_output=True, text=True)
+        m = re.search(r'errors=0 .*p50=([\d.]+) p99=([\d.]+) p999=[\d.]+ max=([\d.]+)', out.stdout)
+        if not m:
+            raise RuntimeError('paced-load said: ' + out.stdout + out.stderr)
+        return tuple(float(x) for x in m.groups())
     out = subprocess.run(['redis-benchmark', '-p', str(port), '-c', '25', '-n', str(n), '-r',
                           '100000', 'SET', '{%s}:__rand_int__' % tag, 'v'],
                          capture_output=True, text=True).stdout
@@ -411,12 +431,12 @@ def bench_p99(port, tag, n):
         raise RuntimeError('redis-benchmark said: ' + out[-300:])
     return tuple(float(x) for x in m.groups())
 
-def p99load(src_port, dst_port, lo, hi, n, rounds):
+def p99load(src_port, dst_port, lo, hi, n, rounds, rate):
     """SET load on a slot of the source outside [lo, hi] and on one of the target, without and
     during a back-and-forth atomic move of slots lo..hi (each holding 100 keys of 100 B), stable
     and moving phases alternating. Prints one line per phase."""
     a, b = conn_with_id(src_port), conn_with_id(dst_port)
-    lo, hi, n = int(lo), int(hi), int(n)
+    lo, hi, n, rate = int(lo), int(hi), int(n), int(rate)
     tags, i = {}, 0
     while len(tags) < hi - lo + 1:
         s = keyslot(('h%d' % i).encode())
@@ -430,7 +450,12 @@ def p99load(src_port, dst_port, lo, hi, n, rounds):
             ok(a[0].read(), 'SET')
     ta, tb = tag_of(src_port, (lo, hi)), tag_of(dst_port, (lo, hi))
     for _ in range(int(rounds)):
-        for moving in (False, True):
+        for phase in ('stable', 'moving', 'hogged'):
+            moving = phase == 'moving'
+            # hogged: no move, but as many busy loops as there are CPUs, so the nodes share
+            # their CPUs as they do while moving: the latency the scheduler alone costs here
+            hogs = [subprocess.Popen(['sh', '-c', 'while :; do :; done'])
+                    for _ in range(os.cpu_count() if phase == 'hogged' else 0)]
             stop = threading.Event()
             moves, holds = [0], []
             def mover():
@@ -446,15 +471,18 @@ def p99load(src_port, dst_port, lo, hi, n, rounds):
             if moving:
                 th.start()
             res = {}
-            t1 = threading.Thread(target=lambda: res.__setitem__('src', bench_p99(src_port, ta, n)))
-            t2 = threading.Thread(target=lambda: res.__setitem__('dst', bench_p99(dst_port, tb, n)))
+            t1 = threading.Thread(target=lambda: res.__setitem__('src', bench_p99(src_port, ta, n, rate)))
+            t2 = threading.Thread(target=lambda: res.__setitem__('dst', bench_p99(dst_port, tb, n, rate)))
             t1.start(); t2.start(); t1.join(); t2.join()
             stop.set()
             if moving:
                 th.join()
+            for h in hogs:
+                h.kill()
+                h.wait()
             print('%s src_p50=%.3f src_p99=%.3f src_max=%.3f dst_p50=%.3f dst_p99=%.3f '
                   'dst_max=%.3f moves=%d hold_max=%d' % (
-                      'moving' if moving else 'stable', *res['src'], *res['dst'], moves[0],
+                      phase, *res['src'], *res['dst'], moves[0],
                       max(holds) if holds else -1))
 
 # --- a write load on the moving slot -------------------------------------------------------------
@@ -876,7 +904,7 @@ row_p99() {
   local src dst
   src=$(py owner "$base" 16000) || die "owner of slot 16000"
   dst=$(py owner "$base" 0) || die "owner of slot 0"
-  out=$(py p99load "$src" "$dst" $((16000 - P99_SLOTS + 1)) 16000 "$P99_N" "$P99_ROUNDS") ||
+  out=$(py p99load "$src" "$dst" $((16000 - P99_SLOTS + 1)) 16000 "$P99_N" "$P99_ROUNDS" "$P99_RATE") ||
     die "p99 load"
   while read -r line; do
     log "  ours: $line"
@@ -1032,6 +1060,7 @@ BIGZ=${BIGZ:-$(q 5000000 1000000)}
 P99_SLOTS=${P99_SLOTS:-1000}
 P99_N=${P99_N:-$(q 150000 60000)}
 P99_ROUNDS=${P99_ROUNDS:-$(q 3 2)}
+P99_RATE=${P99_RATE:-10000}
 WRITES_FILL=${WRITES_FILL:-$(q 1000000 200000)}
 WRITES_KEYS=${WRITES_KEYS:-1000}
 WRITES_ROUNDS=${WRITES_ROUNDS:-3}
@@ -1052,7 +1081,13 @@ if [[ $ROWS == *migrate* ]]; then
   row_migrate
 fi
 if [[ $ROWS == *p99* ]]; then
-  log "[ours] SET p99 on slots that do not move, stable and while $P99_SLOTS slots move"
+  if [ "$P99_RATE" -gt 0 ]; then
+    export PACED_LOAD=$TMP/paced-load
+    "${CXX:-g++}" -O2 -std=c++17 -o "$PACED_LOAD" utils/paced-load.cc ||
+      die "cannot build utils/paced-load.cc"
+  fi
+  log "[ours] SET p99 on slots that do not move, stable and while $P99_SLOTS slots move" \
+    "($([ "$P99_RATE" -gt 0 ] && echo "paced, $P99_RATE/s per node" || echo unpaced))"
   row_p99
 fi
 if [[ $ROWS == *writes* ]]; then
@@ -1082,6 +1117,7 @@ row "  atomic keys/s (ours)" "${T[ours,atomic_mig]:--}" "-" "-"
 row "  atomic / legacy (ours)" "$(frac "${T[ours,atomic_mig]}" "${T[ours,mig]}")" "-" "-"
 row "p99 stable src/dst ms" "${P[stable,src_p99]:--}/${P[stable,dst_p99]:--}" "-" "-"
 row "p99 moving src/dst ms" "${P[moving,src_p99]:--}/${P[moving,dst_p99]:--}" "-" "-"
+row "p99 CPUs busy src/dst ms" "${P[hogged,src_p99]:--}/${P[hogged,dst_p99]:--}" "-" "-"
 row "  moving/stable src, dst" "$(frac "${P[moving,src_p99]}" "${P[stable,src_p99]}"), $(frac "${P[moving,dst_p99]}" "${P[stable,dst_p99]}")" "-" "-"
 row "  moves, longest hold ms" "${P[moving,moves]:--}, ${P[moving,hold_max]:--}" "-" "-"
 row "writes/s before, during move" "${W[before]:--} / ${W[rates]:--}" "-" "-"
