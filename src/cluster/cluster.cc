@@ -360,7 +360,9 @@ void Install() {
     return ExportHoldsWrite(c, cmd) || ImportHoldsWrite(c, cmd);
   };
   h.after_replies = [] {
-    if (GetState().myself) NodeBus().FlushOutput();
+    if (!GetState().myself) return;
+    NodeBus().FlushOutput();
+    ExportAfterReplies();
   };
   h.cron = Cron;
   h.in_child = [] { ConfFile().CloseInChild(); };

@@ -40,9 +40,12 @@ namespace {
 using server::cfg;
 using server::g;
 
-// Each loop pass gives the jobs together this long, and a walk stops earlier when this much is
-// queued for the target (it waits for the socket rather than fill memory).
-constexpr int64_t kWalkSliceUs = 1000;
+// Each loop pass gives the jobs together this long, once the pass's replies went, and a walk
+// stops earlier when this much is queued for the target (it waits for the socket rather than
+// fill memory). A command arriving during a slice waits for its end: with 1 ms, a paced load of
+// 2,000 SETs/s on the source's other slots saw its median go from 0.13 to 0.6 ms during moves;
+// with 250 us, to 0.4 ms, and moves went no slower (the passes' own cost is a few us).
+constexpr int64_t kWalkSliceUs = 250;
 constexpr size_t kMaxQueued = 4 << 20;
 // The handover starts once everything is written and the requests not yet answered hold at
 // most this many bytes: the target is nearly caught up (not still loading a big value), so
@@ -839,9 +842,6 @@ bool CancelExports(const std::string& who) {
 }
 
 void ExportBeforeSleep() {
-  // One slice per loop pass for all of it (every job's walk and pieces, then the drop): what a
-  // client waiting behind this pass waits for at most, beyond its own turn.
-  int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
   for (auto& up : jobs) {
     Job* j = up.get();
     if (!j->Running()) {
@@ -869,11 +869,6 @@ void ExportBeforeSleep() {
       Finish(j, JobState::kFailed, "Target node does not keep up with the writes to forward");
     if (j->Running() && j->resuming) Reconnect(j);
     if (!j->Running() || j->resuming) continue;
-    if (j->Forwarding() && !j->dirty.empty()) SendDirty(j);
-    if (j->Forwarding()) SendPieces(j, deadline);
-    if (j->state == JobState::kSnapshotting) Walk(j, deadline);
-    FlushBatch(j);
-    if (j->state == JobState::kStreaming) MaybeHandOver(j);
     // A target that does not answer the handover within the node timeout may still have
     // taken the slots: in doubt, their writes stay held. If no claim comes within three node
     // timeouts, the target is taken not to have them (Valkey 9 logs the same risk).
@@ -891,8 +886,26 @@ void ExportBeforeSleep() {
     release_due = false;
     server::ReleaseHeldClients();
   }
+}
+
+void ExportAfterReplies() {
+  // One slice per loop pass for all of it (every job's walk and pieces, then the drop), once
+  // the replies of the pass went: what a command arriving meanwhile waits for at most.
+  int64_t deadline = base::MonotonicUs() + kWalkSliceUs;
+  for (auto& up : jobs) {
+    Job* j = up.get();
+    if (!j->Running() || j->resuming) continue;
+    if (j->Forwarding() && !j->dirty.empty()) SendDirty(j);
+    if (j->Forwarding()) SendPieces(j, deadline);
+    if (j->state == JobState::kSnapshotting) Walk(j, deadline);
+    FlushBatch(j);
+    if (j->state == JobState::kStreaming) MaybeHandOver(j);
+    Flush(j);
+  }
   // What the slice left, the drop of moved slots takes (at least a little, or it never ends).
-  if (DropSomeKeys(std::max(deadline, base::MonotonicUs() + kWalkSliceUs / 10)))
+  // The next pass comes at once: it writes what the drop sent to the replicas, and runs what
+  // a job's failure here released.
+  if (DropSomeKeys(std::max(deadline, base::MonotonicUs() + 100)) || release_due)
     g.loop->SetMaxWaitMs(0);
 }
 

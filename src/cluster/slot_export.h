@@ -30,8 +30,12 @@ void StartExports(std::vector<ExportRequest> jobs, const std::string& who);
 bool SlotExporting(int slot);
 // CLUSTER CANCELSLOTMIGRATIONS: false when no export runs.
 bool CancelExports(const std::string& who);
-// Per loop pass, before the loop sleeps: connection steps, the walk, the handover.
+// Per loop pass, before the pass's replies are written: the jobs' connection steps, failures
+// and endings, held writes released.
 void ExportBeforeSleep();
+// After them: the walk, big values' pieces, forwarded writes, the handover's start, and the drop
+// of moved slots, within one time slice.
+void ExportAfterReplies();
 // Every write leaving the node (server::WriteOut): forwarded to the jobs whose slot it is in.
 void ExportWriteOut(int dbid, const std::vector<std::string_view>& argv);
 // Whether a write command waits (with the paused clients) before it runs: a handover holds
