@@ -2,7 +2,7 @@
 # bench-foundation.sh -- side-by-side throughput and memory benchmark of our
 # server against a reference redis-server.
 #
-# Usage: utils/bench-foundation.sh [--quick] [--rows throughput|memory|all]
+# Usage: utils/bench-foundation.sh [--quick] [--rows throughput|memory|latency|all]
 #
 # Environment:
 #   OURS=path      our server binary     (default: <repo>/src/valkey-server)
@@ -11,6 +11,15 @@
 #   KEYS=n         keys for the memory rows (default 1000000, 200000 with --quick)
 #   OURS_ARGS / THEIRS_ARGS   extra server arguments (word-split)
 #   VERBOSE=1      print every individual sample
+#   LAT_RATE=n     requests/s of the latency rows (default: half of theirs' SET -c50 -P1
+#                  throughput, measured at the start of those rows)
+#   LAT_SECS=s     seconds per latency sample (default 5, 2 with --quick)
+#
+# Latency rows (utils/paced-load.cc, built with g++): SETs then GETs paced at LAT_RATE/s over
+# 50 connections, each latency counted from when its request was due, ours/theirs interleaved
+# REPS times; p50/p99/p99.9 medians, and the lowest and highest of the per-repetition ratios.
+# Then the same SETs with 10,000 more connections open and idle (both servers get
+# --maxclients 10100 and the script raises its open-file limit for these rows).
 #
 # Both servers run at the same time on free loopback ports with --save ''
 # --appendonly no; every throughput row is run ours/theirs interleaved
@@ -32,7 +41,7 @@ VERBOSE=${VERBOSE:-0}
 QUICK=0
 ROWS=all
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -44,7 +53,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-case $ROWS in throughput|memory|all) ;; *) echo "bad --rows: $ROWS" >&2; exit 2 ;; esac
+case $ROWS in throughput|memory|latency|all) ;; *) echo "bad --rows: $ROWS" >&2; exit 2 ;; esac
 
 # Request counts, sized for ~2-4 s per row on redis-server 7.0 on a 2-core VM.
 if [ "$QUICK" = 1 ]; then
@@ -60,11 +69,19 @@ for tool in "$BL_CLI" "$BL_BENCH"; do
 done
 
 bl_init bench-foundation
+LAT_ARGS=()
+if [ "$ROWS" = latency ] || [ "$ROWS" = all ]; then
+    ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+    LAT_ARGS=(--maxclients 10100)
+    PACED=$BL_TMP/paced-load
+    "${CXX:-g++}" -O2 -std=c++17 -o "$PACED" "$ROOT/utils/paced-load.cc" ||
+        { echo "cannot build utils/paced-load.cc" >&2; exit 1; }
+fi
 
 # shellcheck disable=SC2086
-bl_start ours "$OURS" ${OURS_ARGS:-} || echo "WARNING: our server failed to start ($OURS); its columns will be n/a" >&2
+bl_start ours "$OURS" "${LAT_ARGS[@]}" ${OURS_ARGS:-} || echo "WARNING: our server failed to start ($OURS); its columns will be n/a" >&2
 # shellcheck disable=SC2086
-bl_start theirs "$THEIRS" ${THEIRS_ARGS:-} || echo "WARNING: reference server failed to start ($THEIRS)" >&2
+bl_start theirs "$THEIRS" "${LAT_ARGS[@]}" ${THEIRS_ARGS:-} || echo "WARNING: reference server failed to start ($THEIRS)" >&2
 
 ver_of() { if bl_alive "$1"; then bl_version "$1"; else echo "not running"; fi; }
 echo "== bench-foundation $(date '+%Y-%m-%d %H:%M:%S')  $(nproc) cpus  load: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -129,7 +146,7 @@ tput_row() {
     [ "$VERBOSE" = 1 ] && echo "    samples ours: ${o[*]:-}  theirs: ${t[*]:-}"
 }
 
-if [ "$ROWS" != memory ]; then
+if [ "$ROWS" = throughput ] || [ "$ROWS" = all ]; then
     echo "-- throughput (redis-benchmark, median of $REPS, req/s; n=$N_P1 / P16 n=$N_P16 / rand n=$N_RAND)"
     fmt_row "row" "ours" "theirs" "ratio" "target" ""
     for s in ours theirs; do bl_alive $s && bl_cli $s flushall >/dev/null; done
@@ -178,7 +195,7 @@ mem_row() {
     fmt_row "$label" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "$target" "$st"
 }
 
-if [ "$ROWS" != throughput ]; then
+if [ "$ROWS" = memory ] || [ "$ROWS" = all ]; then
     echo "-- memory (INFO used_memory delta / key, $KEYS keys key:%07d, 16-byte values, bytes/key)"
     fmt_row "row" "ours" "theirs" "ratio" "target" ""
     bl_gen_set_file "$BL_TMP/set.resp" "$KEYS"
@@ -187,6 +204,63 @@ if [ "$ROWS" != throughput ]; then
     bl_gen_set_file "$BL_TMP/setex.resp" "$KEYS" 100000
     mem_row "SET EX 100000 (TTL)" "$BL_TMP/setex.resp" 112
     rm -f "$BL_TMP/setex.resp"
+    echo
+fi
+
+# ---------------------------------------------------------------- latency
+# lat_sample NAME ARGS... -> "p50 p99 p999" (ms) or "" on a failure or an error reply
+lat_sample() {
+    local name=$1; shift
+    bl_alive "$name" || return 0
+    "$PACED" --port "$(bl_port "$name")" --clients 50 --rate "$LAT_RATE" --seconds "$LAT_SECS" \
+        "$@" 2>/dev/null | sed -n 's/.*errors=0 .*p50=\([0-9.]*\) p99=\([0-9.]*\) p999=\([0-9.]*\).*/\1 \2 \3/p'
+}
+
+# lat_row LABEL ARGS...: p50, p99, p99.9 (ours <= theirs), medians of REPS interleaved samples,
+# with the range of the per-repetition ratios.
+lat_row() {
+    local label=$1; shift
+    local o=() t=() r k ov tv ratio st name lo hi
+    for r in $(seq 1 "$REPS"); do
+        if (( r % 2 )); then
+            o+=("$(lat_sample ours "$@")"); t+=("$(lat_sample theirs "$@")")
+        else
+            t+=("$(lat_sample theirs "$@")"); o+=("$(lat_sample ours "$@")")
+        fi
+    done
+    for k in 1 2 3; do
+        # shellcheck disable=SC2046
+        ov=$(bl_median $(field $k "${o[@]}")); tv=$(bl_median $(field $k "${t[@]}"))
+        ratio=$(bl_ratio "$ov" "$tv")
+        read -r lo hi < <(for r in $(seq 0 $((REPS - 1))); do
+            bl_ratio "$(field $k "${o[$r]}")" "$(field $k "${t[$r]}")"; echo; done |
+            grep -v -e n/a -e '^$' | sort -g | awk 'NR==1{l=$1} {h=$1} END{print l, h}')
+        case $k in
+            1) name="$label p50 ms" ;;
+            2) name="  p99 ms" ;;
+            3) name="  p99.9 ms" ;;
+        esac
+        st=OK
+        if [ "$ratio" = n/a ] || awk -v r="$ratio" 'BEGIN{exit !(r > 1.0)}'; then
+            st=MISS; MISSES=$((MISSES + 1))
+        fi
+        fmt_row "$name" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "ratio <= 1.00 (reps ${lo:-?}-${hi:-?})" "$st"
+    done
+    [ "$VERBOSE" = 1 ] && echo "    samples ours: ${o[*]:-}  theirs: ${t[*]:-}"
+}
+
+if [ "$ROWS" = latency ] || [ "$ROWS" = all ]; then
+    LAT_SECS=${LAT_SECS:-$([ "$QUICK" = 1 ] && echo 2 || echo 5)}
+    if [ -z "${LAT_RATE:-}" ]; then
+        LAT_RATE=$(sample theirs set -c 50 -P 1 -n "$N_P1" | awk '{printf "%d", $1 / 2}')
+        [ -n "$LAT_RATE" ] || LAT_RATE=20000
+    fi
+    echo "-- latency (paced $LAT_RATE req/s over 50 connections, $LAT_SECS s a sample, median of $REPS)"
+    fmt_row "row" "ours" "theirs" "ratio" "target" ""
+    for s in ours theirs; do bl_alive $s && bl_cli $s flushall >/dev/null; done
+    lat_row "SET" --keys 100000
+    lat_row "GET" --keys 100000 --get
+    lat_row "SET +10k idle" --keys 100000 --idle 10000
     echo
 fi
 

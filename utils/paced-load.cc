@@ -9,7 +9,10 @@
 //   g++ -O2 -std=c++17 -o /tmp/paced-load utils/paced-load.cc
 //
 //   paced-load --port P --rate R --seconds S [--clients 25] [--host 127.0.0.1]
-//              [--key-prefix K] [--keys 100000] [--value-size 1] [--get]
+//              [--key-prefix K] [--keys 100000] [--value-size 1] [--get] [--idle N]
+//
+// --idle N opens N more connections first, each PINGed once and then left idle (a server's
+// idle clients); the caller raises the open-file limit for them.
 //
 // Request i is due at start + i/R and goes on connection i % clients: SET <K><n> <value> (or
 // GET <K><n> with --get), n pseudo-random below --keys. Prints one line, times in ms:
@@ -87,6 +90,7 @@ int main(int argc, char** argv) {
   int port = 0, clients = 25, value_size = 1;
   double rate = 0, seconds = 0;
   uint64_t keys = 100000;
+  long idle = 0;
   bool get = false;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -106,12 +110,14 @@ int main(int argc, char** argv) {
     else if (a == "--keys") keys = std::strtoull(val(), nullptr, 10);
     else if (a == "--value-size") value_size = std::atoi(val());
     else if (a == "--get") get = true;
+    else if (a == "--idle") idle = std::atol(val());
     else {
       std::fprintf(stderr, "paced-load: unknown option %s\n", a.c_str());
       return 2;
     }
   }
-  if (port <= 0 || rate <= 0 || seconds <= 0 || clients <= 0 || keys == 0 || value_size < 0) {
+  if (port <= 0 || rate <= 0 || seconds <= 0 || clients <= 0 || keys == 0 || value_size < 0 ||
+      idle < 0) {
     std::fprintf(stderr, "usage: paced-load --port P --rate R --seconds S [--clients C] ...\n");
     return 2;
   }
@@ -121,6 +127,26 @@ int main(int argc, char** argv) {
   sa.sin_family = AF_INET;
   sa.sin_port = htons(static_cast<uint16_t>(port));
   if (inet_pton(AF_INET, host.c_str(), &sa.sin_addr) != 1) Die("bad host");
+  std::vector<int> idle_fds;
+  for (long i = 0; i < idle; i++) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0) Die("connect");
+    idle_fds.push_back(fd);
+  }
+  // One PING each, answered, before the load starts: the server has accepted them all, so
+  // the load measures idle clients, not a burst of accepts.
+  for (int fd : idle_fds)
+    if (write(fd, "PING\r\n", 6) != 6) Die("write");
+  for (int fd : idle_fds) {
+    char pong[7];
+    size_t got = 0;
+    while (got < 7) {
+      ssize_t r = read(fd, pong + got, 7 - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) Die("read");
+      got += static_cast<size_t>(r);
+    }
+  }
   for (size_t c = 0; c < conns.size(); c++) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0) Die("connect");
