@@ -191,6 +191,7 @@ class HashTable {
   void ForEach(Fn&& fn) const {
     for (int t = 0; t < 2; t++)
       for (size_t i = 0; i < t_[t].size; i++) {
+        PrefetchAhead(t_[t], i);
         Node* n = t_[t].slots[i];
         while (n) {
           Node* next = Next(n);
@@ -207,6 +208,7 @@ class HashTable {
   void ForEachWhile(Fn&& fn) const {
     for (int t = 0; t < 2; t++)
       for (size_t i = t_[t].low; i < t_[t].size; i++) {
+        PrefetchAhead(t_[t], i);
         Node* n = t_[t].slots[i];
         if (!n && i == t_[t].low) t_[t].low = i + 1;  // still a prefix of empty buckets
         while (n) {
@@ -222,6 +224,7 @@ class HashTable {
   void Clear(Fn&& free_fn) {
     for (int t = 0; t < 2; t++)
       for (size_t i = 0; i < t_[t].size; i++) {
+        PrefetchAhead(t_[t], i);
         Node* n = t_[t].slots[i];
         while (n) {
           Node* next = Next(n);
@@ -375,6 +378,17 @@ class HashTable {
     t_[1] = Bucket{slots, size, 0};
     rehash_idx_ = 0;
     if (t_[0].used == 0) RehashSteps(1);
+  }
+
+  // A walk in bucket order reads the array in order (the hardware prefetches it) but each
+  // chain's head is wherever it was allocated: a cache and TLB miss per node, which made a
+  // snapshot of 1M small keys spend 3/4 of its time waiting on them. The head 16 buckets
+  // ahead is loaded while this one is visited. (Inlined by force: GCC takes a function that
+  // only loads and prefetches for pure, and drops the call whose result is unused.)
+  [[gnu::always_inline]] static inline void PrefetchAhead(const Bucket& b, size_t i) {
+    constexpr size_t kAhead = 16;
+    if (i + kAhead < b.size)
+      if (Node* head = b.slots[i + kAhead]) __builtin_prefetch(head);
   }
 
   void FreeBuckets() {
