@@ -231,11 +231,15 @@ void DisklessPipeRead(int fd, void*, int) {
     return;
   }
   if (n < 0 && errno == EAGAIN) return;
-  // EOF (or error): the child is done writing.
+  // EOF (or error): the child is done writing. If it was reaped already, this ends the
+  // transfer of a replica that has sent everything: its write step says so (without this, a
+  // replica with nothing left to send waited for the next write to it, a PING, for its end).
   g.loop->DelFile(fd, net::kReadable);
   close(fd);
   primary_.pipe = -1;
   primary_.pipe_eof = true;
+  for (Client* c : primary_.replicas)
+    if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless) server::QueueWrite(c);
 }
 
 void ReapDisklessChild() {

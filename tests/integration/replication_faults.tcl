@@ -509,4 +509,48 @@ start_server {tags {repl faults} overrides {repl-diskless-sync yes repl-diskless
     }
 }
 
+# A diskless transfer ends when the child's last bytes have been read from its pipe and sent,
+# whether the child was reaped before that or after. Reaped first (its exit and the pipe's end
+# seen in one loop pass), the end came only with the next write to that replica: the
+# replication PING, here once an hour. Ten transfers of a few MB, each read as fast as it comes.
+start_server {tags {repl faults} overrides {repl-diskless-sync yes repl-diskless-sync-delay 0
+                                           repl-ping-replica-period 3600}} {
+    test "A diskless transfer ends with its last bytes, whenever the child is reaped" {
+        r debug populate 50000 fast 64
+        for {set i 0} {$i < 10} {incr i} {
+            set fd [valkey_raw]
+            puts -nonewline $fd "*3\r\n\$8\r\nREPLCONF\r\n\$4\r\ncapa\r\n\$3\r\neof\r\n"
+            puts -nonewline $fd "*3\r\n\$5\r\nPSYNC\r\n\$1\r\n?\r\n\$2\r\n-1\r\n"
+            flush $fd
+            assert_equal +OK [rf_read_line $fd]
+            assert_match "+FULLRESYNC *" [rf_read_line $fd]
+            set line [string trimleft [rf_read_line $fd 5000] \n]
+            assert_match {$EOF:*} $line
+            set mark [string range $line 5 end]
+            set tail {}
+            set got 0
+            set deadline [expr {[clock milliseconds] + 30000}]
+            while {$tail ne $mark} {
+                if {[clock milliseconds] > $deadline} { fail "transfer $i: no end mark after $got bytes" }
+                set chunk [read $fd 1048576]
+                if {$chunk eq ""} {
+                    if {[eof $fd]} { fail "transfer $i: link closed after $got bytes" }
+                    after 1
+                    continue
+                }
+                incr got [string length $chunk]
+                set tail [string range "$tail$chunk" end-39 end]
+            }
+            assert_morethan $got 1000000
+            wait_for_condition 100 50 {
+                [string match "*slave0:*state=online*" [r info replication]]
+            } else {
+                fail "transfer $i: the replica never went online: [r info replication]"
+            }
+            close $fd
+            wait_for_condition 100 10 {[s connected_slaves] == 0} else { fail "replica not gone" }
+        }
+    }
+}
+
 if {$::rf_snapshot_file ne {}} { file delete -force [file dirname $::rf_snapshot_file] }
