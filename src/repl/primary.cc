@@ -38,12 +38,15 @@ namespace {
 struct PrimarySide {
   std::vector<Client*> replicas;  // clients that sent SYNC/PSYNC
   pid_t child = -1;
+  int child_pidfd = -1;  // server::WatchChild's: reaped when it exits
   int pipe = -1;
   bool pipe_eof = false;
   int64_t waiting_since_ms = 0;
   bool getack_pending = false;  // RequestAcks: GETACK once the running command is in the stream
 };
 PrimarySide primary_;
+
+void ReapDisklessChild();
 
 // Diskless transfer: the child writes the snapshot into this pipe.
 
@@ -196,6 +199,8 @@ void StartDisklessChild() {
     return;
   }
   primary_.child = pid;
+  // Reaped as soon as it exits, not at the next cron tick.
+  primary_.child_pidfd = server::WatchChild(pid, ReapDisklessChild);
   primary_.pipe = fds[0];
   primary_.pipe_eof = false;
   fcntl(primary_.pipe, F_SETFL, O_NONBLOCK);
@@ -252,6 +257,7 @@ void ReapDisklessChild() {
   if (r != primary_.child) return;
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   primary_.child = -1;
+  server::UnwatchChild(&primary_.child_pidfd);
   server::SetResizeAllowed(true);
   if (!ok) {
     LOG_WARNING("Diskless replication child failed");
@@ -596,7 +602,11 @@ void PsyncGeneric(Client* c, bool psync) {
   }
   g.stats.sync_full++;
   c->repl->state = ReplicaLink::kWaitBgsaveStart;
-  if (!server::cfg.repl_diskless_sync) MaybeStartFullSync();
+  // A disk snapshot, or a diskless one that waits for no other replica, starts now; else the
+  // cron starts it once the delay has passed (Valkey starts both from its cron, up to 1000/hz
+  // ms later).
+  if (!server::cfg.repl_diskless_sync || server::cfg.repl_diskless_sync_delay == 0)
+    MaybeStartFullSync();
 }
 void PsyncCommand(Client* c) { PsyncGeneric(c, true); }
 void SyncCommand(Client* c) { PsyncGeneric(c, false); }

@@ -76,9 +76,7 @@ void StopWithParent(pid_t parent, const char* tmp_path);
 void SetResizeAllowed(bool allowed);
 bool OtherChildActive();
 // Runs on_exit from the event loop as soon as forked child `pid` exits (a pidfd, Linux 5.3),
-// rather than at the next cron tick (up to 1000/hz ms later: a disk-based full sync waited
-// for it). Not for the diskless child: reaped before its pipe was drained, a Redis 7.0
-// replica then waited forever for the end of the transfer (5 of 12 mixed-cluster runs).
+// rather than at the next cron tick (up to 1000/hz ms later: a full sync waited for it).
 // Returns the descriptor to give UnwatchChild, or -1 where pidfds are not available (the
 // cron's waitpid then finds the child, as before).
 int WatchChild(pid_t pid, void (*on_exit)());
