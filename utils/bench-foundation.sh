@@ -115,35 +115,48 @@ sample() {
 # field N VALUES... -> the Nth word of each value (1: rps, 2: cpu, 3: p50, 4: p99)
 field() { local i=$1 v; shift; for v in "$@"; do awk -v i="$i" '{print $i}' <<<"$v"; done; }
 
+# interleaved FN ARGS...: REPS samples of `FN ours ARGS...` and `FN theirs ARGS...`, the order
+# alternating per repetition, into the arrays O and T.
+interleaved() {
+    local fn=$1 r; shift
+    O=(); T=()
+    for r in $(seq 1 "$REPS"); do
+        if (( r % 2 )); then
+            O+=("$("$fn" ours "$@")"); T+=("$("$fn" theirs "$@")")
+        else
+            T+=("$("$fn" theirs "$@")"); O+=("$("$fn" ours "$@")")
+        fi
+    done
+}
+
+# judged_row NAME OURS THEIRS RATIO MISS_IF TARGET: the row, a miss counted when the ratio is
+# n/a or MISS_IF (an awk condition on r) holds.
+judged_row() {
+    local st=OK
+    if [ "$4" = n/a ] || awk -v r="$4" "BEGIN{exit !($5)}"; then
+        st=MISS; MISSES=$((MISSES + 1))
+    fi
+    fmt_row "$1" "${2:-n/a}" "${3:-n/a}" "$4" "$6" "$st"
+}
+
 # tput_row LABEL CPU_MAX TEST ARGS...: throughput (ours >= theirs), then server CPU per
 # request (ours / theirs <= CPU_MAX) and p50 / p99 latency (ours <= theirs), medians of REPS.
 tput_row() {
     local label=$1 cpu_max=$2; shift 2
-    local o=() t=() r ov tv ratio st k name target cmp
-    for r in $(seq 1 "$REPS"); do
-        if (( r % 2 )); then
-            o+=("$(sample ours "$@")");  t+=("$(sample theirs "$@")")
-        else
-            t+=("$(sample theirs "$@")"); o+=("$(sample ours "$@")")
-        fi
-    done
+    local k ov tv name target cmp
+    interleaved sample "$@"
     for k in 1 2 3 4; do
         # shellcheck disable=SC2046
-        ov=$(bl_median $(field $k "${o[@]}")); tv=$(bl_median $(field $k "${t[@]}"))
-        ratio=$(bl_ratio "$ov" "$tv")
+        ov=$(bl_median $(field $k "${O[@]}")); tv=$(bl_median $(field $k "${T[@]}"))
         case $k in
             1) name=$label; target="ratio >= 1.00"; cmp="r < 1.0" ;;
             2) name="  cpu us/request"; target="ratio <= $cpu_max"; cmp="r > $cpu_max" ;;
             3) name="  p50 ms"; target="ratio <= 1.00"; cmp="r > 1.0" ;;
             4) name="  p99 ms"; target="ratio <= 1.00"; cmp="r > 1.0" ;;
         esac
-        st=OK
-        if [ "$ratio" = n/a ] || awk -v r="$ratio" "BEGIN{exit !($cmp)}"; then
-            st=MISS; MISSES=$((MISSES + 1))
-        fi
-        fmt_row "$name" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "$target" "$st"
+        judged_row "$name" "$ov" "$tv" "$(bl_ratio "$ov" "$tv")" "$cmp" "$target"
     done
-    [ "$VERBOSE" = 1 ] && echo "    samples ours: ${o[*]:-}  theirs: ${t[*]:-}"
+    [ "$VERBOSE" = 1 ] && echo "    samples ours: ${O[*]:-}  theirs: ${T[*]:-}"
 }
 
 if [ "$ROWS" = throughput ] || [ "$ROWS" = all ]; then
@@ -220,33 +233,23 @@ lat_sample() {
 # with the range of the per-repetition ratios.
 lat_row() {
     local label=$1; shift
-    local o=() t=() r k ov tv ratio st name lo hi
-    for r in $(seq 1 "$REPS"); do
-        if (( r % 2 )); then
-            o+=("$(lat_sample ours "$@")"); t+=("$(lat_sample theirs "$@")")
-        else
-            t+=("$(lat_sample theirs "$@")"); o+=("$(lat_sample ours "$@")")
-        fi
-    done
+    local r k ov tv name lo hi
+    interleaved lat_sample "$@"
     for k in 1 2 3; do
         # shellcheck disable=SC2046
-        ov=$(bl_median $(field $k "${o[@]}")); tv=$(bl_median $(field $k "${t[@]}"))
-        ratio=$(bl_ratio "$ov" "$tv")
+        ov=$(bl_median $(field $k "${O[@]}")); tv=$(bl_median $(field $k "${T[@]}"))
         read -r lo hi < <(for r in $(seq 0 $((REPS - 1))); do
-            bl_ratio "$(field $k "${o[$r]}")" "$(field $k "${t[$r]}")"; echo; done |
+            bl_ratio "$(field $k "${O[$r]}")" "$(field $k "${T[$r]}")"; echo; done |
             grep -v -e n/a -e '^$' | sort -g | awk 'NR==1{l=$1} {h=$1} END{print l, h}')
         case $k in
             1) name="$label p50 ms" ;;
             2) name="  p99 ms" ;;
             3) name="  p99.9 ms" ;;
         esac
-        st=OK
-        if [ "$ratio" = n/a ] || awk -v r="$ratio" 'BEGIN{exit !(r > 1.0)}'; then
-            st=MISS; MISSES=$((MISSES + 1))
-        fi
-        fmt_row "$name" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "ratio <= 1.00 (reps ${lo:-?}-${hi:-?})" "$st"
+        judged_row "$name" "$ov" "$tv" "$(bl_ratio "$ov" "$tv")" "r > 1.0" \
+            "ratio <= 1.00 (reps ${lo:-?}-${hi:-?})"
     done
-    [ "$VERBOSE" = 1 ] && echo "    samples ours: ${o[*]:-}  theirs: ${t[*]:-}"
+    [ "$VERBOSE" = 1 ] && echo "    samples ours: ${O[*]:-}  theirs: ${T[*]:-}"
 }
 
 if [ "$ROWS" = latency ] || [ "$ROWS" = all ]; then
