@@ -158,9 +158,11 @@ start_server {tags {observe}} {
     test "LATENCY GRAPH: Valkey 8's header and sparkline of an event's samples" {
         r latency reset
         r config set latency-monitor-threshold 1
-        r debug sleep 0.05
+        # far apart, so that a stall of the machine during the first does not reach the second
+        # (0.05 and 0.12 s once measured 121 and 120 ms)
+        r debug sleep 0.02
         after 1100  ;# one sample per second: the next spike is a second sample
-        r debug sleep 0.12
+        r debug sleep 0.25
         lassign [lmap s [r latency history command] {lindex $s 1}] lo hi
         assert {$lo < $hi}
         set g [r latency graph command]
