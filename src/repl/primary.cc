@@ -219,6 +219,18 @@ bool DisklessBacklogged() {
   return false;
 }
 
+// A replica being sent the diskless child's snapshot.
+bool InDisklessTransfer(Client* c) {
+  return Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless;
+}
+
+// The transfers' write steps run: a transfer ends there once the child is reaped and its pipe's
+// end read (whichever comes last wakes them) and all is sent.
+void WakeDisklessTransfers() {
+  for (Client* c : primary_.replicas)
+    if (InDisklessTransfer(c)) server::QueueWrite(c);
+}
+
 void DisklessPipeRead(int fd, void*, int) {
   if (DisklessBacklogged()) {  // let replicas drain first
     g.loop->DelFile(fd, net::kReadable);
@@ -227,24 +239,21 @@ void DisklessPipeRead(int fd, void*, int) {
   char buf[64 * 1024];
   ssize_t n = read(fd, buf, sizeof(buf));
   if (n > 0) {
-    for (Client* c : primary_.replicas) {
-      ReplicaLink* l = Link(c);
-      if (l->state != ReplicaLink::kSendRdb || !l->diskless) continue;
-      l->rdb_buf.append(buf, static_cast<size_t>(n));
-      server::QueueWrite(c);
-    }
+    for (Client* c : primary_.replicas)
+      if (InDisklessTransfer(c)) Link(c)->rdb_buf.append(buf, static_cast<size_t>(n));
+    WakeDisklessTransfers();
     return;
   }
   if (n < 0 && errno == EAGAIN) return;
-  // EOF (or error): the child is done writing. If it was reaped already, this ends the
-  // transfer of a replica that has sent everything: its write step says so (without this, a
-  // replica with nothing left to send waited for the next write to it, a PING, for its end).
+  // EOF (or error): the child is done writing. Woken here too: reaped before this, a child
+  // left a replica that had been sent everything waiting for the next write to it (a PING).
   g.loop->DelFile(fd, net::kReadable);
   close(fd);
   primary_.pipe = -1;
   primary_.pipe_eof = true;
-  for (Client* c : primary_.replicas)
-    if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless) server::QueueWrite(c);
+  LOG_NOTICE("Diskless rdb transfer, done reading from pipe, %zu replicas still up.",
+             primary_.replicas.size());
+  WakeDisklessTransfers();
 }
 
 void ReapDisklessChild() {
@@ -252,23 +261,21 @@ void ReapDisklessChild() {
   if (primary_.pipe != -1 && !DisklessBacklogged() &&
       !(g.loop->FileMask(primary_.pipe) & net::kReadable))
     g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
-  int status;
+  int status = 0;
   pid_t r = waitpid(primary_.child, &status, WNOHANG);
-  if (r != primary_.child) return;
-  bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (r == 0 || (r < 0 && errno == EINTR)) return;
+  // Reaped, or lost to an error (then failed: its readable pidfd would wake every loop pass).
+  bool ok = r == primary_.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   primary_.child = -1;
   server::UnwatchChild(&primary_.child_pidfd);
   server::SetResizeAllowed(true);
   if (!ok) {
     LOG_WARNING("Diskless replication child failed");
     for (Client* c : primary_.replicas)
-      if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless) server::CloseAsync(c);
+      if (InDisklessTransfer(c)) server::CloseAsync(c);
     return;
   }
-  LOG_NOTICE("Diskless rdb transfer, done reading from pipe, %zu replicas still up.",
-             primary_.replicas.size());
-  for (Client* c : primary_.replicas)
-    if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->diskless) server::QueueWrite(c);
+  WakeDisklessTransfers();
 }
 
 int GoodReplicas() {
