@@ -121,6 +121,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: paced-load --port P --rate R --seconds S [--clients C] ...\n");
     return 2;
   }
+  const int64_t total = static_cast<int64_t>(rate * seconds);
+  if (total < 1) {
+    std::fprintf(stderr, "paced-load: --rate x --seconds must make at least one request\n");
+    return 2;
+  }
   std::vector<Conn> conns(static_cast<size_t>(clients));
   std::vector<pollfd> pfds(conns.size());
   sockaddr_in sa{};
@@ -156,7 +161,6 @@ int main(int argc, char** argv) {
     pfds[c] = {fd, POLLIN, 0};
   }
   const std::string value(static_cast<size_t>(value_size), 'v');
-  const int64_t total = static_cast<int64_t>(rate * seconds);
   const double gap_ns = 1e9 / rate;
   std::vector<int64_t> lat;  // ns
   lat.reserve(static_cast<size_t>(total));
