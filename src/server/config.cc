@@ -381,6 +381,11 @@ bool ApplyHz(std::string*) {
   return true;
 }
 
+bool ApplyJemallocBgThread(std::string*) {
+  SetAllocatorBackgroundThread(cfg.jemalloc_bg_thread);
+  return true;
+}
+
 bool ApplyClusterAnnounce(std::string*) {
   Cluster().announce_changed();
   return true;
@@ -521,6 +526,8 @@ std::vector<Def>& Table() {
        ApplyMaxmemoryPolicy, "10"},
       {"lfu-decay-time", nullptr, kInt, 0, &cfg.lfu_decay_time, 0, INT_MAX, nullptr, {},
        ApplyMaxmemoryPolicy, "1"},
+      {"jemalloc-bg-thread", nullptr, kBool, 0, &cfg.jemalloc_bg_thread, 0, 0, nullptr, {},
+       ApplyJemallocBgThread, "yes"},
       BOOL("lazyfree-lazy-eviction", lazyfree_lazy_eviction, "yes", 0),
       BOOL("lazyfree-lazy-expire", lazyfree_lazy_expire, "yes", 0),
       BOOL("lazyfree-lazy-server-del", lazyfree_lazy_server_del, "yes", 0),

@@ -64,6 +64,9 @@ struct Config {
   bool replica_ignore_maxmemory = true;
   int64_t lfu_log_factor = 10;
   int64_t lfu_decay_time = 1;
+  // jemalloc purges freed pages on its own thread (else inside whichever allocation or free
+  // crosses its decay deadline: a loop pass of the node that spent 25 ms in madvise).
+  bool jemalloc_bg_thread = true;
   bool lazyfree_lazy_eviction = true;  // evictions propagate as UNLINK (else DEL)
   // Keys deleted because their time passed (lazy or active expiry, EXPIRE/SET EXAT in the
   // past), and by the server itself (SPOP of a whole set, RESTORE over a key with a past

@@ -127,6 +127,15 @@ uint64_t AllocatorAllocated() {
 #endif
 }
 
+void SetAllocatorBackgroundThread(bool on) {
+#ifdef USE_JEMALLOC
+  if (mallctl("background_thread", nullptr, nullptr, &on, sizeof(on)) != 0)
+    LOG_WARNING("Could not turn jemalloc's background thread %s", on ? "on" : "off");
+#else
+  (void)on;
+#endif
+}
+
 namespace {
 
 volatile sig_atomic_t g_signal = 0;
@@ -498,6 +507,8 @@ int Main(int argc, char** argv) {
   }
 
   InitDataState();
+  // After daemonizing (a fork keeps only the forking thread), as Valkey's InitServerLast.
+  SetAllocatorBackgroundThread(cfg.jemalloc_bg_thread);
   Repl().init();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;

@@ -177,5 +177,7 @@ void RefreshDerivedConfig();
 uint64_t UsedMemory();
 // The allocator's own figure (jemalloc stats.allocated after an epoch refresh): slow.
 uint64_t AllocatorAllocated();
+// jemalloc's background purging thread on or off (jemalloc-bg-thread); a no-op without jemalloc.
+void SetAllocatorBackgroundThread(bool on);
 
 }  // namespace server

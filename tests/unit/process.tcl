@@ -22,6 +22,36 @@ start_server {tags {process}} {
     }
 }
 
+# The names of a process's threads.
+proc thread_names {pid} {
+    set names {}
+    foreach f [glob -nocomplain /proc/$pid/task/*/comm] {
+        if {[catch {set fd [open $f]}]} continue  ;# a thread that just ended
+        lappend names [string trim [read $fd]]
+        close $fd
+    }
+    return $names
+}
+
+start_server {tags {process}} {
+    test "jemalloc-bg-thread: freed pages go back from jemalloc's own thread, on by default and switched by CONFIG SET" {
+        assert_equal {jemalloc-bg-thread yes} [r config get jemalloc-bg-thread]
+        assert {[lsearch [thread_names [srv pid]] jemalloc_bg_thd] >= 0}
+        r config set jemalloc-bg-thread no
+        wait_for_condition 100 20 {[lsearch [thread_names [srv pid]] jemalloc_bg_thd] < 0}
+        assert_equal {jemalloc-bg-thread no} [r config get jemalloc-bg-thread]
+        r config set jemalloc-bg-thread yes
+        wait_for_condition 100 20 {[lsearch [thread_names [srv pid]] jemalloc_bg_thd] >= 0}
+    }
+}
+
+start_server {tags {process} config {jemalloc-bg-thread no}} {
+    test "jemalloc-bg-thread no in the config file: no purging thread" {
+        assert_equal {jemalloc-bg-thread no} [r config get jemalloc-bg-thread]
+        assert {[lsearch [thread_names [srv pid]] jemalloc_bg_thd] < 0}
+    }
+}
+
 start_server {tags {process}} {
     test "daemonize yes writes the pidfile, detaches, and SHUTDOWN removes the pidfile" {
         set dir [srv 0 dir]
@@ -38,6 +68,8 @@ start_server {tags {process}} {
         assert {[file exists /proc/$pid]}
         assert_equal PONG [exec redis-cli -p $port ping]
         assert_equal $pid [info_field [exec redis-cli -p $port info server] process_id]
+        # jemalloc's purging thread is started in the daemon, after the fork that detached it.
+        assert {[lsearch [thread_names $pid] jemalloc_bg_thd] >= 0}
         catch {exec redis-cli -p $port shutdown nosave}
         wait_for_condition 100 20 {![file exists /proc/$pid]}
         assert {![file exists $pidfile]}
