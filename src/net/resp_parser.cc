@@ -15,6 +15,13 @@ void RequestParser::Reset() {
   cur_ = cmd_start_ = 0;
 }
 
+void RequestParser::TrimBetweenCommands(size_t keep_args) {
+  if (multibulk_left_ > 0) return;
+  if (args_.capacity() > keep_args) std::vector<std::string_view>().swap(args_);
+  if (offs_.capacity() > keep_args) std::vector<std::pair<size_t, size_t>>().swap(offs_);
+  if (inline_args_.capacity() > keep_args) std::vector<std::string>().swap(inline_args_);
+}
+
 size_t RequestParser::PartialArgsBytes() const {
   size_t n = 0;
   if (multibulk_left_ > 0)

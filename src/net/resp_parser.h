@@ -42,6 +42,9 @@ class RequestParser {
   // [LastStart(), *pos) are its raw bytes (the replication stream is proxied byte for byte).
   size_t LastStart() const { return last_start_; }
   void Reset();
+  // Between commands: gives back the room a command of many arguments left in the parser's
+  // arrays (args() is emptied), so one huge MSET does not keep megabytes per client.
+  void TrimBetweenCommands(size_t keep_args);
 
  private:
   Status ParseInline(const char* buf, size_t len, size_t* pos, const ParserLimits& lim);

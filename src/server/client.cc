@@ -505,6 +505,12 @@ void ProcessInput(Client* c) {
     c->conn.in_pos = 0;
   }
   if (c->conn.in.empty() && c->conn.in.capacity() > 64 * 1024) std::string().swap(c->conn.in);
+  // The room a command of many arguments left (its views, 16 bytes each, in three arrays) goes
+  // back; a blocked or held command still uses its argv.
+  constexpr size_t kKeepArgs = 1024;
+  if (c->argv.empty() && c->argv.capacity() > kKeepArgs)
+    std::vector<std::string_view>().swap(c->argv);
+  c->parser.TrimBetweenCommands(kKeepArgs);
 }
 
 bool ResumeSlicedInput() {

@@ -199,3 +199,24 @@ TEST_CASE(RespPartialArgsBytes) {
   CHECK(p.Parse(s.data(), s.size(), &pos, lim) == net::RequestParser::kCommand);
   CHECK_EQ(p.PartialArgsBytes(), 0u);
 }
+
+TEST_CASE(RespTrimBetweenCommandsKeepsAnUnfinishedCommand) {
+  net::RequestParser p;
+  net::ParserLimits lim;
+  std::string s = "*2001\r\n$4\r\nMSET\r\n";
+  for (int i = 0; i < 1000; i++) s += "$1\r\nk\r\n$1\r\nv\r\n";
+  size_t pos = 0;
+  CHECK(p.Parse(s.data(), s.size(), &pos, lim) == net::RequestParser::kCommand);
+  CHECK_EQ(p.args().size(), 2001u);
+  // Between commands the arrays' room goes back.
+  p.TrimBetweenCommands(1024);
+  CHECK(p.args().empty());
+  // Halfway through a command nothing moves: the rest parses as if no trim had come.
+  std::string t = "*3\r\n$3\r\nSET\r\n$1\r\nk";
+  size_t tpos = 0;
+  CHECK(p.Parse(t.data(), t.size(), &tpos, lim) == net::RequestParser::kNeedMore);
+  p.TrimBetweenCommands(0);
+  t += "\r\n$3\r\nval\r\n";
+  CHECK(p.Parse(t.data(), t.size(), &tpos, lim) == net::RequestParser::kCommand);
+  CHECK(p.args() == std::vector<std::string_view>({"SET", "k", "val"}));
+}
