@@ -9,6 +9,7 @@
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/lazyfree.h"
 #include "server/notify.h"
 #include "server/persistence.h"
 #include "server/transactions.h"
@@ -17,10 +18,16 @@ namespace cmd {
 namespace {
 using namespace server;
 
-void DelGeneric(Client* c) {
+// lazy: big values are freed on the lazy-free thread (UNLINK; DEL with lazyfree-lazy-user-del).
+void DelGeneric(Client* c, bool lazy) {
   int64_t n = 0;
   for (size_t i = 1; i < c->argv.size(); i++) {
-    if (LookupWrite(c, c->argv[i]) && c->db->Delete(c->argv[i])) {
+    if (!LookupWrite(c, c->argv[i])) continue;
+    if (db::Obj* o = c->db->Unlink(c->argv[i])) {
+      if (lazy)
+        FreeObjLazily(o);
+      else
+        db::FreeObj(o);
       Modified(c, c->argv[i]);
       Notify(kNotifyGeneric, "del", c->argv[i], c->dbid);
       n++;
@@ -28,8 +35,8 @@ void DelGeneric(Client* c) {
   }
   c->R().Int(n);
 }
-void DelCommand(Client* c) { DelGeneric(c); }
-void UnlinkCommand(Client* c) { DelGeneric(c); }
+void DelCommand(Client* c) { DelGeneric(c, cfg.lazyfree_lazy_user_del); }
+void UnlinkCommand(Client* c) { DelGeneric(c, true); }
 
 void ExistsCommand(Client* c) {
   int64_t n = 0;
@@ -219,33 +226,49 @@ void RandomKeyCommand(Client* c) {
 
 void DbSizeCommand(Client* c) { c->R().Int(static_cast<int64_t>(c->db->Size())); }
 
-bool ParseFlushMode(Client* c) {
+// FLUSHDB/FLUSHALL [SYNC|ASYNC]: false after a syntax error; *lazy: the keys are freed on the
+// lazy-free thread (ASYNC, or no argument with lazyfree-lazy-user-flush).
+bool ParseFlushMode(Client* c, bool* lazy) {
+  *lazy = cfg.lazyfree_lazy_user_flush;
   if (c->argv.size() > 2) {
     c->R().Error(kErrSyntax);
     return false;
   }
-  if (c->argv.size() == 2 && !base::EqualsNoCase(c->argv[1], "sync") &&
-      !base::EqualsNoCase(c->argv[1], "async")) {
-    c->R().Error(kErrSyntax);
-    return false;
+  if (c->argv.size() == 2) {
+    if (base::EqualsNoCase(c->argv[1], "sync")) {
+      *lazy = false;
+    } else if (base::EqualsNoCase(c->argv[1], "async")) {
+      *lazy = true;
+    } else {
+      c->R().Error(kErrSyntax);
+      return false;
+    }
   }
   return true;
 }
 
+void FlushOneDb(db::Db* d, bool lazy) {
+  if (!lazy) return d->Clear();
+  size_t keys = d->Size();
+  FreeTablesLazily(d->TakeAll(), keys);
+}
+
 void FlushDbCommand(Client* c) {
-  if (!ParseFlushMode(c)) return;
+  bool lazy;
+  if (!ParseFlushMode(c, &lazy)) return;
   DbModified(c->dbid);
   g.dirty += static_cast<int64_t>(c->db->Size()) + 1;
-  c->db->Clear();
+  FlushOneDb(c->db, lazy);
   c->R().Ok();
 }
 
 void FlushAllCommand(Client* c) {
-  if (!ParseFlushMode(c)) return;
+  bool lazy;
+  if (!ParseFlushMode(c, &lazy)) return;
   DbModified(-1);
   for (int i = 0; i < NumDbs(); i++) {
     g.dirty += static_cast<int64_t>(GetDb(i)->Size());
-    GetDb(i)->Clear();
+    FlushOneDb(GetDb(i), lazy);
   }
   AfterFlushAll();  // may save, which resets the change counter
   g.dirty++;

@@ -106,7 +106,7 @@ Obj* Db::Lookup(std::string_view key) {
     return GetEnv().from_primary ? o : nullptr;
   if (GetEnv().keep_expired) return nullptr;
   std::string k(key);
-  Delete(k);
+  DeleteExpired(k);
   if (GetEnv().on_expired) GetEnv().on_expired(id_, k);
   return nullptr;
 }
@@ -176,12 +176,26 @@ bool Db::Delete(std::string_view key) {
   return true;
 }
 
-void Db::Clear() {
-  for (auto& t : slots_) t.reset();
+void Db::DeleteExpired(std::string_view key) {
+  Obj* o = Unlink(key);
+  if (!o) return;
+  if (GetEnv().free_expired)
+    GetEnv().free_expired(o);
+  else
+    FreeObj(o);
+}
+
+void Db::Clear() { TakeAll(); }
+
+std::vector<std::unique_ptr<SlotTables>> Db::TakeAll() {
+  std::vector<std::unique_ptr<SlotTables>> out;
+  for (auto& t : slots_)
+    if (t) out.push_back(std::move(t));
   if (per_slot()) fenwick_.assign(kSlots + 1, 0), volatile_fenwick_.assign(kSlots + 1, 0);
   size_ = volatile_ = 0;
   expire_cursor_ = 0;
   avg_ttl = 0;
+  return out;
 }
 
 void Db::Swap(Db& other) {
@@ -322,7 +336,7 @@ size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* total_sampl
       });
     } while (sampled < 20 && expire_cursor_ != 0);
     for (auto& k : victims) {
-      Delete(k);
+      DeleteExpired(k);
       if (GetEnv().on_expired) GetEnv().on_expired(id_, k);
     }
     expired_total += victims.size();

@@ -97,6 +97,9 @@ struct Env {
   int lfu_decay_time = 1;
   // Called when a key is deleted because it expired (propagation, notifications, stats).
   void (*on_expired)(int dbid, std::string_view key) = nullptr;
+  // Frees an expired key's object (lazyfree-lazy-expire: big ones off the loop); nullptr:
+  // FreeObj.
+  void (*free_expired)(Obj* o) = nullptr;
   // Called when Add creates a key (the "new" keyspace notification).
   void (*on_new)(int dbid, std::string_view key) = nullptr;
   // A replica runs a write command of one of its own clients (replica-read-only no), not its
@@ -136,10 +139,14 @@ class Db {
   Obj* SetExpire(Obj* o, int64_t when);
   // Removes and frees; false if absent.
   bool Delete(std::string_view key);
+  // As Delete, for a key removed because it expired (freed by Env::free_expired).
+  void DeleteExpired(std::string_view key);
   // Removes and returns (caller owns); nullptr if absent.
   Obj* Unlink(std::string_view key);
   // Removes everything.
   void Clear();
+  // Removes everything and hands it over (to be freed elsewhere): the tables that held keys.
+  std::vector<std::unique_ptr<SlotTables>> TakeAll();
   void Swap(Db& other);
 
   Obj* RandomKey();  // may return an expired key; caller checks

@@ -343,8 +343,9 @@ bool ApplyAppendonly(std::string* err) {
   return true;
 }
 
-// The keyspace environment follows the policy (LFU counters) at once.
-bool ApplyMaxmemoryPolicy(std::string*) {
+// The keyspace environment follows the policy (LFU counters) and how expired keys are freed at
+// once.
+bool ApplyKeyspaceEnv(std::string*) {
   RefreshDerivedConfig();
   return true;
 }
@@ -517,19 +518,22 @@ std::vector<Def>& Table() {
       {"maxmemory-clients", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
        {SetMaxmemoryClients, GetMaxmemoryClients}, nullptr, "0"},
       {"maxmemory-policy", nullptr, kEnum, 0, &cfg.maxmemory_policy, 0, 0, kMaxmemoryPolicies,
-       {}, ApplyMaxmemoryPolicy, "noeviction"},
+       {}, ApplyKeyspaceEnv, "noeviction"},
       INT("maxmemory-samples", maxmemory_samples, 1, 64, "5", 0),
       INT("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, "10", 0),
       {"replica-ignore-maxmemory", "slave-ignore-maxmemory", kBool, 0,
        &cfg.replica_ignore_maxmemory, 0, 0, nullptr, {}, nullptr, "yes"},
       {"lfu-log-factor", nullptr, kInt, 0, &cfg.lfu_log_factor, 0, INT_MAX, nullptr, {},
-       ApplyMaxmemoryPolicy, "10"},
+       ApplyKeyspaceEnv, "10"},
       {"lfu-decay-time", nullptr, kInt, 0, &cfg.lfu_decay_time, 0, INT_MAX, nullptr, {},
-       ApplyMaxmemoryPolicy, "1"},
+       ApplyKeyspaceEnv, "1"},
       {"jemalloc-bg-thread", nullptr, kBool, 0, &cfg.jemalloc_bg_thread, 0, 0, nullptr, {},
        ApplyJemallocBgThread, "yes"},
+      BOOL("lazyfree-lazy-user-del", lazyfree_lazy_user_del, "yes", 0),
+      BOOL("lazyfree-lazy-user-flush", lazyfree_lazy_user_flush, "yes", 0),
       BOOL("lazyfree-lazy-eviction", lazyfree_lazy_eviction, "yes", 0),
-      BOOL("lazyfree-lazy-expire", lazyfree_lazy_expire, "yes", 0),
+      {"lazyfree-lazy-expire", nullptr, kBool, 0, &cfg.lazyfree_lazy_expire, 0, 0, nullptr, {},
+       ApplyKeyspaceEnv, "yes"},
       BOOL("lazyfree-lazy-server-del", lazyfree_lazy_server_del, "yes", 0),
       BOOL("cluster-enabled", cluster_enabled, "no", kImmutable),
       {"cluster-config-file",

@@ -67,10 +67,15 @@ struct Config {
   // jemalloc purges freed pages on its own thread (else inside whichever allocation or free
   // crosses its decay deadline: a loop pass of the node that spent 25 ms in madvise).
   bool jemalloc_bg_thread = true;
+  // DEL (as UNLINK always does) and FLUSHALL/FLUSHDB without SYNC free big values on the
+  // lazy-free thread.
+  bool lazyfree_lazy_user_del = true;
+  bool lazyfree_lazy_user_flush = true;
   bool lazyfree_lazy_eviction = true;  // evictions propagate as UNLINK (else DEL)
   // Keys deleted because their time passed (lazy or active expiry, EXPIRE/SET EXAT in the
   // past), and by the server itself (SPOP of a whole set, RESTORE over a key with a past
-  // TTL, slots dropped), propagate as UNLINK (else DEL). Freeing itself is synchronous.
+  // TTL, slots dropped), propagate as UNLINK (else DEL). Keys that expire are also freed on the
+  // lazy-free thread when big (lazyfree-lazy-expire); the others are freed in place.
   bool lazyfree_lazy_expire = true;
   bool lazyfree_lazy_server_del = true;
   bool cluster_enabled = false;

@@ -25,6 +25,7 @@
 #include "server/command.h"
 #include "server/config.h"
 #include "server/evict.h"
+#include "server/lazyfree.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
@@ -167,7 +168,8 @@ void SecMemory(std::string* s) {
 #else
   Line(s, "mem_allocator:libc");
 #endif
-  Line(s, "lazyfree_pending_objects:0");
+  Line(s, "lazyfree_pending_objects:%zu", LazyFreePending());
+  Line(s, "lazyfreed_objects:%llu", static_cast<ull>(LazyFreedObjects()));
 }
 
 void SecPersistence(std::string* s) {
@@ -379,6 +381,7 @@ void ResetStats() {
   g.stats = server::Stats{};
   g.stats.error_seq = seq;
   ResetPersistenceStats();
+  LazyFreeResetStats();
   slot_stats::ResetAll();  // CLUSTER SLOT-STATS counters too, as Valkey's RESETSTAT
   for (const CommandSpec* c : AllCommands()) {
     c->stats = server::CommandStats{};

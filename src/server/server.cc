@@ -41,6 +41,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/lazyfree.h"
 #include "server/notify.h"
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
@@ -62,6 +63,7 @@ void RefreshDerivedConfig() {
   env.lfu = MaxmemoryPolicyIsLfu();
   env.lfu_log_factor = static_cast<int>(cfg.lfu_log_factor);
   env.lfu_decay_time = static_cast<int>(cfg.lfu_decay_time);
+  env.free_expired = cfg.lazyfree_lazy_expire ? FreeObjLazily : nullptr;
 }
 
 void KeyModified(int dbid, std::string_view key) {
@@ -87,8 +89,9 @@ void SlotsModified(int dbid, const std::vector<int>& slots) {
 
 uint64_t UsedMemory() {
 #ifdef USE_JEMALLOC
-  // The node allocates from one thread: that thread's running totals are the process's, and
-  // reading them costs two loads (eviction measures before and after every deletion).
+  // The node allocates from one thread: that thread's running totals, less what the lazy-free
+  // thread freed of it, are the process's, and reading them costs a few loads (eviction
+  // measures before and after every deletion).
   static uint64_t* allocated = nullptr;
   static uint64_t* deallocated = nullptr;
   if (!allocated) {
@@ -104,7 +107,9 @@ uint64_t UsedMemory() {
       return mallctl("stats.allocated", &total, &sz, nullptr, 0) == 0 ? total : 0;
     }
   }
-  return *allocated > *deallocated ? *allocated - *deallocated : 0;
+  // What the lazy-free thread freed was allocated here.
+  int64_t used = static_cast<int64_t>(*allocated - *deallocated) - LazyFreeNetFreedBytes();
+  return used > 0 ? static_cast<uint64_t>(used) : 0;
 #elif defined(__SANITIZE_ADDRESS__)
   // ASan replaces malloc, and mallinfo2 then reports nothing: ask ASan's allocator.
   return __sanitizer_get_current_allocated_bytes();
@@ -204,7 +209,7 @@ void ExpireLocalReplicaKeys(int64_t deadline_us) {
       ++it;
       continue;
     }
-    d->Delete(key);
+    d->DeleteExpired(key);
     OnExpired(dbid, key);
   }
   local_expires_next_ = {};
