@@ -178,22 +178,23 @@ void CountKeysInSlot(Client* c) {
 }
 
 // CLUSTER FLUSHSLOT <slot> [ASYNC|SYNC] (Valkey 9's): the slot's keys leave at once; SYNC
-// (the default, as Valkey's with lazyfree-lazy-user-flush no) frees them before the reply,
-// ASYNC in slices after it (DropSlotsLater). It leaves as itself: replicas and the AOF drop the
-// slot in one command, as this node does after an atomic migration moved it away.
+// frees them before the reply, ASYNC on the lazy-free thread (DropSlotsLater); without either,
+// as lazyfree-lazy-user-flush says, as FLUSHALL. It leaves as itself: replicas and the AOF drop
+// the slot in one command, as this node does after an atomic migration moved it away.
 void FlushSlot(Client* c) {
   if (!Enabled(c)) return;
   auto& a = c->argv;
   int slot;
   if (!SlotArg(c, a[2], &slot)) return;
-  bool sync = true;
   if (a.size() > 4 || (a.size() == 4 && !base::EqualsNoCase(a[3], "sync") &&
                        !base::EqualsNoCase(a[3], "async")))
     return c->R().Error(server::kErrSyntax);
-  if (a.size() == 4) sync = base::EqualsNoCase(a[3], "sync");
+  bool sync = a.size() == 4 ? base::EqualsNoCase(a[3], "sync") : !cfg.lazyfree_lazy_user_flush;
   server::g.dirty += static_cast<int64_t>(server::GetDb(0)->CountInSlot(slot)) + 1;
-  DropSlotsLater({slot}, false);
-  if (sync) DropAllNow();
+  if (sync)
+    DropSlotsNow({slot});
+  else
+    DropSlotsLater({slot}, false);
   c->R().Ok();
 }
 

@@ -11,6 +11,7 @@
 #include "cluster/value_pieces.h"
 #include "db/db.h"
 #include "ds/hashtable.h"
+#include "server/lazyfree.h"
 #include "server/server.h"
 #include "server/write_out.h"
 
@@ -50,15 +51,24 @@ bool Shadowed(std::string_view key) { return server::GetDb(0)->Find(key) != null
 
 void DropSlotsLater(const std::vector<int>& slots, bool send_dels) {
   server::SlotsModified(0, slots);
+  std::vector<std::unique_ptr<db::SlotTables>> whole;
+  size_t keys = 0;
   for (int slot : slots) {
     std::unique_ptr<db::SlotTables> t = server::GetDb(0)->TakeSlot(slot);
-    if (t && t->keys.Size() > 0) dropping.push_back({std::move(t), send_dels});
+    if (!t || t->keys.Size() == 0) continue;
+    if (send_dels) {
+      dropping.push_back({std::move(t), true});
+    } else {
+      keys += t->keys.Size();
+      whole.push_back(std::move(t));
+    }
   }
+  server::FreeTablesLazily(std::move(whole), keys);
 }
 
-void DropAllNow() {
-  while (DropSomeKeys(INT64_MAX)) {
-  }
+void DropSlotsNow(const std::vector<int>& slots) {
+  server::SlotsModified(0, slots);
+  for (int slot : slots) server::GetDb(0)->TakeSlot(slot).reset();
 }
 
 bool FlushSlotByCommand(int known_replicas, int attached_capable, bool attached_incapable) {

@@ -14,15 +14,16 @@ size_t DeleteKeysInSlot(int slot);
 
 // A slot moved away whole, or flushed (CLUSTER FLUSHSLOT): its keys leave db 0 at once
 // (Db::TakeSlot, O(1)), WATCHes of them fail and tracking clients hear of them
-// (server::SlotsModified, once for them all); DropSomeKeys then frees them a slice at a time, so that neither this
-// node nor its replicas stall on a slot of a million keys or on one big value. With
-// `send_dels` each key's DEL goes to the replicas and the AOF as it is freed, a big value in
-// pieces (value_pieces.h: RemovePiece), for replicas that cannot take CLUSTER FLUSHSLOT; a key
-// written again meanwhile (the slot came back) is freed silently: the new key's own writes
-// went down. Without, the caller sent the one CLUSTER FLUSHSLOT and nothing more leaves.
+// (server::SlotsModified, once for them all). Without `send_dels` (the caller sent the one
+// CLUSTER FLUSHSLOT, nothing more leaves) the slots' tables go whole to the lazy-free thread:
+// the loop does nothing per key. With it, for replicas that cannot take CLUSTER FLUSHSLOT,
+// DropSomeKeys frees them a slice at a time and sends each key's DEL to the replicas and the
+// AOF as it goes, a big value in pieces (value_pieces.h: RemovePiece), so that neither this
+// node nor its replicas stall on a slot of a million keys or on one big value; a key written
+// again meanwhile (the slot came back) is freed silently: the new key's own writes went down.
 void DropSlotsLater(const std::vector<int>& slots, bool send_dels);
-// CLUSTER FLUSHSLOT SYNC: what is queued is freed before it returns.
-void DropAllNow();
+// CLUSTER FLUSHSLOT SYNC: the slots' keys are freed before it returns.
+void DropSlotsNow(const std::vector<int>& slots);
 // Whether a slot moved away leaves as one CLUSTER FLUSHSLOT rather than a DEL per key: only
 // if every replica of this node takes it (ours announce `capa slot-import`; a Valkey 8 or
 // Redis 7 replica would reject it and keep the keys) and none is away (it would read the

@@ -21,6 +21,13 @@ proc sfl_raw_replica {idx capa} {
     return $fd
 }
 
+# Objects node idx freed on its lazy-free thread, once nothing is pending there.
+proc sfl_freed {idx} {
+    ::cl::deadline_wait 5000 {[info_field [cn $idx info memory] lazyfree_pending_objects] == 0} \
+        "lazy-free jobs still pending on node $idx"
+    return [info_field [cn $idx info memory] lazyfreed_objects]
+}
+
 proc sfl_count {needle text} {
     return [regexp -all -- [string map {* \\* $ \\$} $needle] $text]
 }
@@ -52,8 +59,12 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         $t hello 3
         $t client tracking on
         $t get "{$tag}k2"
+        # Without SYNC or ASYNC, as lazyfree-lazy-user-flush (yes) says: the keys are freed on
+        # the lazy-free thread.
+        set freed [sfl_freed $A]
         assert_equal OK [cn $A cluster flushslot $slot]
         assert_equal 0 [cn $A cluster countkeysinslot $slot]
+        assert_equal [expr {$freed + 201}] [sfl_freed $A]
         assert_equal keep [cn $A get $other]
         $w multi
         $w set x{$tag} 1
@@ -64,11 +75,22 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         cn $A2 readonly
         assert_equal keep [cn $A2 get $other]
         cn $A2 readwrite
-        # ASYNC: gone at once all the same.
+        # SYNC, and no argument with lazyfree-lazy-user-flush no: freed here, before the reply.
+        cn $A config set lazyfree-lazy-user-flush no
+        set freed [sfl_freed $A]
+        foreach mode {SYNC {}} {
+            for {set i 0} {$i < 200} {incr i} { cn $A set "{$tag}k$i" $i }
+            assert_equal OK [cn $A cluster flushslot $slot {*}$mode]
+            assert_equal 0 [cn $A cluster countkeysinslot $slot]
+        }
+        assert_equal $freed [sfl_freed $A]
+        # ASYNC: gone at once all the same, freed on the thread.
         for {set i 0} {$i < 200} {incr i} { cn $A set "{$tag}k$i" $i }
         assert_equal OK [cn $A cluster flushslot $slot ASYNC]
         assert_equal 0 [cn $A cluster countkeysinslot $slot]
         assert_equal {} [cn $A get "{$tag}k7"]
+        assert_equal [expr {$freed + 200}] [sfl_freed $A]
+        cn $A config set lazyfree-lazy-user-flush yes
         ::cl::deadline_wait 5000 {[cn $A2 cluster countkeysinslot $slot] == 0} \
             "the replica kept the slot's keys"
         assert_equal [cn $A dbsize] [cn $A2 dbsize]
@@ -81,6 +103,8 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         cn $A rpush "{$tag}big" {*}[lrepeat 3000 x]
         cluster_wait_replicas_synced $A
         set fd [sfl_raw_replica $A 1]
+        set freed [sfl_freed $A]
+        set freed2 [sfl_freed $A2]
         assert_equal OK [cn $A cluster migrateslots slotsrange $slot $slot node $idB]
         sma_wait_state $A success
         set got [read_for $fd 1000]
@@ -91,6 +115,9 @@ start_cluster {primaries 2 replicas 1 create manual config {enable-debug-command
         ::cl::deadline_wait 10000 {[cn $A2 cluster countkeysinslot $slot] == 0} \
             "the source's replica kept the slot's keys"
         assert_equal 301 [cn $B cluster countkeysinslot $slot]
+        # The slot's table went whole to the lazy-free thread, here and on the replica.
+        assert_equal [expr {$freed + 301}] [sfl_freed $A]
+        assert_equal [expr {$freed2 + 301}] [sfl_freed $A2]
     }
 
     test "... and as a DEL per key while a replica that may not take it is attached" {
