@@ -69,6 +69,10 @@ constexpr size_t kReserveFrom = 4096;
 // Requests kept until answered, to be sent again after a lost connection: the walk waits past
 // this much (a target that reads fast and applies slowly would have it keep them all).
 constexpr size_t kMaxUnacked = 8 << 20;
+// What one Flush writes at most: on loopback a write(2) also runs the target's side of TCP, and
+// one flush of the 4 MB queue held the source's loop for 2.4 ms in the copy alone (perf); the
+// rest goes in the next passes (the socket stays writable).
+constexpr size_t kFlushMaxBytes = 256 * 1024;
 // A reconnection that has not connected within this long is tried again.
 constexpr int64_t kConnectAttemptMs = 1000;
 constexpr int64_t kReconnectEveryMs = 100;
@@ -397,7 +401,7 @@ void Answered(Job* j, uint64_t n) {
 // Writes what is queued; asks for writability while some is left.
 void Flush(Job* j) {
   if (j->conn.fd < 0 || j->connecting || !j->conn.Pending()) return;
-  net::IoResult r = j->conn.Write();
+  net::IoResult r = j->conn.Write(SIZE_MAX, kFlushMaxBytes);
   if (r.Failed()) return Fail(j, "Connection to the target node lost");
   // A queue never empty (the walk refills it) would grow `out` without end, written part
   // and all, each doubling a copy that stalls the loop: the unwritten part goes into blocks.
