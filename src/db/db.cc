@@ -133,7 +133,12 @@ Obj* Db::Replace(Obj* old, Obj* nw, bool keep_old) {
       if (old->has_expire()) RemoveExpireEntry(t, slot, old);
       if (nw->has_expire()) AddExpireEntry(t, slot, nw);
     }
-    if (!keep_old) FreeObj(old);
+    if (!keep_old) {
+      if (GetEnv().free_replaced)
+        GetEnv().free_replaced(old);
+      else
+        FreeObj(old);
+    }
   }
   return nw;
 }

@@ -100,6 +100,9 @@ struct Env {
   // Frees an expired key's object (lazyfree-lazy-expire: big ones off the loop); nullptr:
   // FreeObj.
   void (*free_expired)(Obj* o) = nullptr;
+  // Frees the value a write replaced (Db::Replace: SET over a sorted set, a STORE into an
+  // existing key; lazyfree-lazy-server-del: big ones off the loop); nullptr: FreeObj.
+  void (*free_replaced)(Obj* o) = nullptr;
   // Called when Add creates a key (the "new" keyspace notification).
   void (*on_new)(int dbid, std::string_view key) = nullptr;
   // A replica runs a write command of one of its own clients (replica-read-only no), not its
@@ -132,8 +135,8 @@ class Db {
 
   // Adds an object whose key is absent.
   void Add(Obj* o);
-  // Replaces `old` (same key) by `nw`, keeping the expires table in step; frees old
-  // unless keep_old. Returns nw.
+  // Replaces `old` (same key) by `nw`, keeping the expires table in step; frees old (by
+  // Env::free_replaced) unless keep_old. Returns nw.
   Obj* Replace(Obj* old, Obj* nw, bool keep_old = false);
   // Sets (or with -1 removes) the expire of a present object; returns its new address.
   Obj* SetExpire(Obj* o, int64_t when);

@@ -74,8 +74,9 @@ struct Config {
   bool lazyfree_lazy_eviction = true;  // evictions propagate as UNLINK (else DEL)
   // Keys deleted because their time passed (lazy or active expiry, EXPIRE/SET EXAT in the
   // past), and by the server itself (SPOP of a whole set, RESTORE over a key with a past
-  // TTL, slots dropped), propagate as UNLINK (else DEL). Keys that expire are also freed on the
-  // lazy-free thread when big (lazyfree-lazy-expire); the others are freed in place.
+  // TTL, slots dropped), propagate as UNLINK (else DEL). Big values are also freed on the
+  // lazy-free thread: keys that expire (lazyfree-lazy-expire) and values a write replaces
+  // (lazyfree-lazy-server-del: SET over a sorted set); the others are freed in place.
   bool lazyfree_lazy_expire = true;
   bool lazyfree_lazy_server_del = true;
   bool cluster_enabled = false;

@@ -134,6 +134,32 @@ start_server {tags {lazyfree} config {set-max-intset-entries 0 set-max-listpack-
         r config set lazyfree-lazy-expire yes
     }
 
+    test "A big value a write replaces is freed on the lazy-free thread (lazyfree-lazy-server-del)" {
+        assert_equal {lazyfree-lazy-server-del yes} [r config get lazyfree-lazy-server-del]
+        set freed [lf_freed]
+        lf_table_set r 100
+        assert_equal OK [r set r plain]
+        lf_settle
+        assert_equal [expr {$freed + 1}] [lf_freed]
+        # A STORE into an existing key replaces it the same way.
+        r del r
+        lf_table_set r 100
+        lf_table_set src 10
+        assert_equal 10 [r sunionstore r src]
+        lf_settle
+        assert_equal [expr {$freed + 2}] [lf_freed]
+        r config set lazyfree-lazy-server-del no
+        r set r plain
+        r del r
+        lf_table_set r 100
+        assert_equal OK [r set r plain]
+        lf_settle
+        assert_equal [expr {$freed + 2}] [lf_freed]
+        r config set lazyfree-lazy-server-del yes
+        assert_equal plain [r get r]
+        r del r src
+    }
+
     test "CONFIG RESETSTAT zeroes lazyfreed_objects; INFO memory shows both fields" {
         assert_morethan [lf_freed] 0
         r config resetstat
