@@ -247,18 +247,12 @@ bool ParseFlushMode(Client* c, bool* lazy) {
   return true;
 }
 
-void FlushOneDb(db::Db* d, bool lazy) {
-  if (!lazy) return d->Clear();
-  size_t keys = d->Size();
-  FreeTablesLazily(d->TakeAll(), keys);
-}
-
 void FlushDbCommand(Client* c) {
   bool lazy;
   if (!ParseFlushMode(c, &lazy)) return;
   DbModified(c->dbid);
   g.dirty += static_cast<int64_t>(c->db->Size()) + 1;
-  FlushOneDb(c->db, lazy);
+  EmptyDb(c->db, lazy);
   c->R().Ok();
 }
 
@@ -268,7 +262,7 @@ void FlushAllCommand(Client* c) {
   DbModified(-1);
   for (int i = 0; i < NumDbs(); i++) {
     g.dirty += static_cast<int64_t>(GetDb(i)->Size());
-    FlushOneDb(GetDb(i), lazy);
+    EmptyDb(GetDb(i), lazy);
   }
   AfterFlushAll();  // may save, which resets the change counter
   g.dirty++;

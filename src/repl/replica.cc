@@ -21,6 +21,7 @@
 #include "server/aof.h"
 #include "server/blocking.h"
 #include "server/config.h"
+#include "server/lazyfree.h"
 #include "server/persistence.h"
 #include "server/server.h"
 #include "server/transactions.h"
@@ -272,8 +273,11 @@ bool LoadPayload(const char* data, size_t n) {
         r.error.c_str(), static_cast<unsigned long long>(r.error_offset));
     return false;
   }
-  for (int i = 0; i < server::NumDbs(); i++) g.dbs[i]->Swap(*staging[i]);
-  staging.clear();  // frees the previous data
+  for (int i = 0; i < server::NumDbs(); i++) {
+    g.dbs[i]->Swap(*staging[i]);
+    server::EmptyDb(staging[i].get(), server::cfg.replica_lazy_flush);  // the previous data
+  }
+  staging.clear();
   AfterFullSync();
   return true;
 }

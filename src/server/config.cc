@@ -523,6 +523,8 @@ std::vector<Def>& Table() {
       INT("maxmemory-eviction-tenacity", maxmemory_eviction_tenacity, 0, 100, "10", 0),
       {"replica-ignore-maxmemory", "slave-ignore-maxmemory", kBool, 0,
        &cfg.replica_ignore_maxmemory, 0, 0, nullptr, {}, nullptr, "yes"},
+      {"replica-lazy-flush", "slave-lazy-flush", kBool, 0, &cfg.replica_lazy_flush, 0, 0,
+       nullptr, {}, nullptr, "yes"},
       {"lfu-log-factor", nullptr, kInt, 0, &cfg.lfu_log_factor, 0, INT_MAX, nullptr, {},
        ApplyKeyspaceEnv, "10"},
       {"lfu-decay-time", nullptr, kInt, 0, &cfg.lfu_decay_time, 0, INT_MAX, nullptr, {},

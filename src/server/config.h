@@ -71,6 +71,8 @@ struct Config {
   // lazy-free thread.
   bool lazyfree_lazy_user_del = true;
   bool lazyfree_lazy_user_flush = true;
+  // A replica frees the data a full sync replaced on the lazy-free thread.
+  bool replica_lazy_flush = true;
   bool lazyfree_lazy_eviction = true;  // evictions propagate as UNLINK (else DEL)
   // Keys deleted because their time passed (lazy or active expiry, EXPIRE/SET EXAT in the
   // past), and by the server itself (SPOP of a whole set, RESTORE over a key with a past

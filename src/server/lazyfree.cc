@@ -125,6 +125,12 @@ void FreeTablesLazily(std::vector<std::unique_ptr<db::SlotTables>> tables, size_
   Push(Job{Tables{std::move(tables), keys}}, keys);
 }
 
+void EmptyDb(db::Db* d, bool lazy) {
+  if (!lazy) return d->Clear();
+  size_t keys = d->Size();
+  FreeTablesLazily(d->TakeAll(), keys);
+}
+
 size_t LazyFreePending() { return L().pending.load(); }
 uint64_t LazyFreedObjects() { return L().freed.load(); }
 void LazyFreeResetStats() { L().freed.store(0); }

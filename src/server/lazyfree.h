@@ -27,6 +27,8 @@ size_t FreeEffort(const db::Obj* o);
 void FreeObjLazily(db::Obj* o);
 // Frees a db's tables (Db::TakeAll) on the lazy-free thread; `keys` of them count as pending.
 void FreeTablesLazily(std::vector<std::unique_ptr<db::SlotTables>> tables, size_t keys);
+// Empties d: its keys freed on the lazy-free thread when `lazy`, else here.
+void EmptyDb(db::Db* d, bool lazy);
 
 // INFO: objects (keys, for tables) queued and not freed yet; freed so far (CONFIG RESETSTAT
 // zeroes it).

@@ -27,6 +27,7 @@
 #include "persist/snapshot.h"
 #include "server/cluster_hooks.h"
 #include "server/config.h"
+#include "server/lazyfree.h"
 #include "server/server.h"
 
 namespace server {
@@ -388,7 +389,11 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
         static_cast<unsigned long long>(res.functions_skipped));
 
   if (mode == LoadMode::kReplace) {
-    for (int i = 0; i < NumDbs(); i++) GetDb(i)->Swap(*staging[i]);
+    for (int i = 0; i < NumDbs(); i++) {
+      GetDb(i)->Swap(*staging[i]);
+      // A replica's previous data, after a full sync: replica-lazy-flush, as Valkey.
+      EmptyDb(staging[i].get(), from_replication && cfg.replica_lazy_flush);
+    }
   } else {
     if (mode == LoadMode::kAdd) {
       for (int i = 0; i < NumDbs(); i++) {

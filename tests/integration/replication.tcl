@@ -1077,3 +1077,47 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
         }
     }
 }
+
+# ---------------------------------------------------------------- replica-lazy-flush
+
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        start_server {} {
+            set A -2
+            set B -1
+            set R 0
+            proc rlf_freed {} {
+                wait_for_condition 200 10 {[s lazyfree_pending_objects] == 0} else {
+                    fail "lazy-free jobs still pending on the replica"
+                }
+                return [s lazyfreed_objects]
+            }
+            test "replica-lazy-flush: the data a full sync replaces is freed on the lazy-free thread, from disk or memory" {
+                r -2 debug populate 500 a
+                r -1 debug populate 10 b
+                assert_equal {replica-lazy-flush yes} [r config get replica-lazy-flush]
+                foreach load {disabled swapdb} {
+                    r replicaof no one
+                    r flushall sync
+                    r config set repl-diskless-load $load
+                    r replicaof 127.0.0.1 [srv -2 port]
+                    repl_wait_synced $A $R
+                    assert_equal 500 [r dbsize]
+                    set freed [rlf_freed]
+                    r replicaof 127.0.0.1 [srv -1 port]
+                    repl_wait_synced $B $R
+                    assert_equal 10 [r dbsize]
+                    assert_equal [expr {$freed + 500}] [rlf_freed]
+                    # With no, freed in place.
+                    r config set replica-lazy-flush no
+                    r replicaof 127.0.0.1 [srv -2 port]
+                    repl_wait_synced $A $R
+                    assert_equal 500 [r dbsize]
+                    assert_equal [expr {$freed + 500}] [rlf_freed]
+                    r config set replica-lazy-flush yes
+                }
+                r replicaof no one
+            }
+        }
+    }
+}
