@@ -64,7 +64,7 @@ void RenameGeneric(Client* c, bool nx) {
   if (src == dst) return nx ? c->R().Int(0) : c->R().Ok();
   db::Obj* existing = LookupWrite(c, dst);
   if (existing && nx) return c->R().Int(0);
-  if (existing) c->db->Delete(dst);
+  if (existing) c->db->DeleteByServer(dst);
   db::Obj* taken = c->db->Unlink(src);
   c->db->Add(db::Rekey(taken, dst, taken->expire(), true));
   Modified(c, src);
@@ -139,7 +139,7 @@ void CopyCommand(Client* c) {
   db::Obj* existing = to->Lookup(dst);
   if (existing && !replace) return c->R().Int(0);
   db::Obj* copy = db::Rekey(o, dst, o->expire(), false);
-  if (existing) to->Delete(dst);  // replaced as a new key ("new" event), as in Valkey
+  if (existing) to->DeleteByServer(dst);  // replaced as a new key ("new" event), as in Valkey
   to->Add(copy);
   g.dirty++;
   KeyModified(dst_db, dst);
@@ -327,7 +327,7 @@ void ExpireGeneric(Client* c, int64_t unit, bool absolute) {
     return c->R().Int(0);
   std::string k(a[1]);
   if (when <= db::GetEnv().now_ms && !db::GetEnv().replica) {
-    c->db->Delete(k);
+    c->db->DeleteExpired(k);
     Modified(c, k);
     Notify(kNotifyGeneric, "del", k, c->dbid);
     PropagateAs(c, {server::cfg.lazyfree_lazy_expire ? "UNLINK" : "DEL", k});
@@ -423,7 +423,7 @@ void RestoreCommand(Client* c) {
   if (when >= 0 && when <= db::GetEnv().now_ms && !db::GetEnv().replica) {
     // Already expired: the key ends up absent.
     if (existing) {
-      c->db->Delete(key);
+      c->db->DeleteByServer(key);
       Modified(c, key);
       Notify(kNotifyGeneric, "del", key, c->dbid);
       PropagateAs(c, {server::cfg.lazyfree_lazy_server_del ? "UNLINK" : "DEL", key});
@@ -435,7 +435,7 @@ void RestoreCommand(Client* c) {
     o->set_lru((db::LruClock() - static_cast<uint32_t>(std::min<int64_t>(idle, db::kLruMax))) &
                db::kLruMax);
   if (freq >= 0 && db::GetEnv().lfu) db::SetLfuCounter(o, static_cast<uint8_t>(freq));
-  if (existing) c->db->Delete(key);  // replaced as a new key ("new" event), as in Valkey
+  if (existing) c->db->DeleteByServer(key);  // replaced as a new key ("new" event), as in Valkey
   c->db->Add(o);
   Modified(c, key);
   Notify(kNotifyGeneric, "restore", key, c->dbid);

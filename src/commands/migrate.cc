@@ -255,7 +255,7 @@ void DeleteMoved(Client* c, const std::vector<std::string>& keys, const Exchange
   std::vector<std::string> del{"DEL"};
   for (size_t j : ex.restored) {
     const std::string& k = keys[j];
-    if (c->db->Delete(k)) {
+    if (c->db->DeleteByServer(k)) {
       Modified(c, k);
       Notify(kNotifyGeneric, "del", k, c->dbid);
     }

@@ -134,8 +134,8 @@ Obj* Db::Replace(Obj* old, Obj* nw, bool keep_old) {
       if (nw->has_expire()) AddExpireEntry(t, slot, nw);
     }
     if (!keep_old) {
-      if (GetEnv().free_replaced)
-        GetEnv().free_replaced(old);
+      if (GetEnv().free_server_del)
+        GetEnv().free_server_del(old);
       else
         FreeObj(old);
     }
@@ -178,6 +178,16 @@ bool Db::Delete(std::string_view key) {
   Obj* o = Unlink(key);
   if (!o) return false;
   FreeObj(o);
+  return true;
+}
+
+bool Db::DeleteByServer(std::string_view key) {
+  Obj* o = Unlink(key);
+  if (!o) return false;
+  if (GetEnv().free_server_del)
+    GetEnv().free_server_del(o);
+  else
+    FreeObj(o);
   return true;
 }
 

@@ -100,9 +100,10 @@ struct Env {
   // Frees an expired key's object (lazyfree-lazy-expire: big ones off the loop); nullptr:
   // FreeObj.
   void (*free_expired)(Obj* o) = nullptr;
-  // Frees the value a write replaced (Db::Replace: SET over a sorted set, a STORE into an
-  // existing key; lazyfree-lazy-server-del: big ones off the loop); nullptr: FreeObj.
-  void (*free_replaced)(Obj* o) = nullptr;
+  // Frees a value the server itself deletes or replaces (Db::Replace: SET over a sorted set, a
+  // STORE into an existing key; Db::DeleteByServer: RENAME or RESTORE over one, MIGRATE's moved
+  // keys; lazyfree-lazy-server-del: big ones off the loop); nullptr: FreeObj.
+  void (*free_server_del)(Obj* o) = nullptr;
   // Called when Add creates a key (the "new" keyspace notification).
   void (*on_new)(int dbid, std::string_view key) = nullptr;
   // A replica runs a write command of one of its own clients (replica-read-only no), not its
@@ -136,7 +137,7 @@ class Db {
   // Adds an object whose key is absent.
   void Add(Obj* o);
   // Replaces `old` (same key) by `nw`, keeping the expires table in step; frees old (by
-  // Env::free_replaced) unless keep_old. Returns nw.
+  // Env::free_server_del) unless keep_old. Returns nw.
   Obj* Replace(Obj* old, Obj* nw, bool keep_old = false);
   // Sets (or with -1 removes) the expire of a present object; returns its new address.
   Obj* SetExpire(Obj* o, int64_t when);
@@ -144,6 +145,8 @@ class Db {
   bool Delete(std::string_view key);
   // As Delete, for a key removed because it expired (freed by Env::free_expired).
   void DeleteExpired(std::string_view key);
+  // As Delete, for a key the server removes itself (freed by Env::free_server_del).
+  bool DeleteByServer(std::string_view key);
   // Removes and returns (caller owns); nullptr if absent.
   Obj* Unlink(std::string_view key);
   // Removes everything.

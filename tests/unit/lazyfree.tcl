@@ -160,6 +160,31 @@ start_server {tags {lazyfree} config {set-max-intset-entries 0 set-max-listpack-
         r del r src
     }
 
+    test "RENAME, COPY REPLACE and RESTORE REPLACE over a big value, and EXPIRE in the past of one, free it on the thread" {
+        set freed [lf_freed]
+        lf_table_set dst 100
+        r set src v
+        assert_equal OK [r rename src dst]
+        lf_settle
+        assert_equal [incr freed] [lf_freed]
+        lf_table_set dst2 100
+        assert_equal 1 [r copy dst dst2 replace]
+        lf_settle
+        assert_equal [incr freed] [lf_freed]
+        set payload [r dump dst]
+        r del dst2
+        lf_table_set dst2 100
+        assert_equal OK [r restore dst2 0 $payload replace]
+        lf_settle
+        assert_equal [incr freed] [lf_freed]
+        lf_table_set e 100
+        assert_equal 1 [r expire e -1]
+        assert_equal 0 [r exists e]
+        lf_settle
+        assert_equal [incr freed] [lf_freed]
+        r del dst dst2
+    }
+
     test "CONFIG RESETSTAT zeroes lazyfreed_objects; INFO memory shows both fields" {
         assert_morethan [lf_freed] 0
         r config resetstat
