@@ -23,6 +23,7 @@
 #include "server/client.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/lazyfree.h"
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
@@ -186,15 +187,15 @@ void FlushSlot(Client* c) {
   auto& a = c->argv;
   int slot;
   if (!SlotArg(c, a[2], &slot)) return;
-  if (a.size() > 4 || (a.size() == 4 && !base::EqualsNoCase(a[3], "sync") &&
-                       !base::EqualsNoCase(a[3], "async")))
+  bool lazy;
+  if (a.size() > 4 || !server::FlushModeLazy(a.size() == 4 ? &a[3] : nullptr,
+                                                cfg.lazyfree_lazy_user_flush, &lazy))
     return c->R().Error(server::kErrSyntax);
-  bool sync = a.size() == 4 ? base::EqualsNoCase(a[3], "sync") : !cfg.lazyfree_lazy_user_flush;
   server::g.dirty += static_cast<int64_t>(server::GetDb(0)->CountInSlot(slot)) + 1;
-  if (sync)
-    DropSlotsNow({slot});
-  else
+  if (lazy)
     DropSlotsLater({slot}, false);
+  else
+    DropSlotsNow({slot});
   c->R().Ok();
 }
 

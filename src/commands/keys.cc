@@ -24,10 +24,7 @@ void DelGeneric(Client* c, bool lazy) {
   for (size_t i = 1; i < c->argv.size(); i++) {
     if (!LookupWrite(c, c->argv[i])) continue;
     if (db::Obj* o = c->db->Unlink(c->argv[i])) {
-      if (lazy)
-        FreeObjLazily(o);
-      else
-        db::FreeObj(o);
+      (lazy ? FreeObjLazily : db::FreeObj)(o);
       Modified(c, c->argv[i]);
       Notify(kNotifyGeneric, "del", c->argv[i], c->dbid);
       n++;
@@ -229,20 +226,10 @@ void DbSizeCommand(Client* c) { c->R().Int(static_cast<int64_t>(c->db->Size()));
 // FLUSHDB/FLUSHALL [SYNC|ASYNC]: false after a syntax error; *lazy: the keys are freed on the
 // lazy-free thread (ASYNC, or no argument with lazyfree-lazy-user-flush).
 bool ParseFlushMode(Client* c, bool* lazy) {
-  *lazy = cfg.lazyfree_lazy_user_flush;
-  if (c->argv.size() > 2) {
+  if (c->argv.size() > 2 || !FlushModeLazy(c->argv.size() == 2 ? &c->argv[1] : nullptr,
+                                              cfg.lazyfree_lazy_user_flush, lazy)) {
     c->R().Error(kErrSyntax);
     return false;
-  }
-  if (c->argv.size() == 2) {
-    if (base::EqualsNoCase(c->argv[1], "sync")) {
-      *lazy = false;
-    } else if (base::EqualsNoCase(c->argv[1], "async")) {
-      *lazy = true;
-    } else {
-      c->R().Error(kErrSyntax);
-      return false;
-    }
   }
   return true;
 }

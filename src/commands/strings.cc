@@ -35,8 +35,7 @@ void ReplyString(Client* c, const db::Obj* o) {
 bool DeleteIfPastExpire(Client* c, std::string_view key, int64_t when) {
   if (when < 0 || when > db::GetEnv().now_ms || db::GetEnv().replica) return false;
   std::string k(key);
-  if (c->db->Find(k)) {
-    c->db->DeleteExpired(k);
+  if (c->db->DeleteExpired(k)) {
     Modified(c, k);
     PropagateAs(c, {server::cfg.lazyfree_lazy_expire ? "UNLINK" : "DEL", k});
     Notify(kNotifyGeneric, "del", k, c->dbid);

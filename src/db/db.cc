@@ -133,12 +133,7 @@ Obj* Db::Replace(Obj* old, Obj* nw, bool keep_old) {
       if (old->has_expire()) RemoveExpireEntry(t, slot, old);
       if (nw->has_expire()) AddExpireEntry(t, slot, nw);
     }
-    if (!keep_old) {
-      if (GetEnv().free_server_del)
-        GetEnv().free_server_del(old);
-      else
-        FreeObj(old);
-    }
+    if (!keep_old) GetEnv().free_server_del(old);
   }
   return nw;
 }
@@ -181,23 +176,11 @@ bool Db::Delete(std::string_view key) {
   return true;
 }
 
-bool Db::DeleteByServer(std::string_view key) {
+bool Db::DeleteFreeingBy(std::string_view key, void (*free_fn)(Obj*)) {
   Obj* o = Unlink(key);
   if (!o) return false;
-  if (GetEnv().free_server_del)
-    GetEnv().free_server_del(o);
-  else
-    FreeObj(o);
+  free_fn(o);
   return true;
-}
-
-void Db::DeleteExpired(std::string_view key) {
-  Obj* o = Unlink(key);
-  if (!o) return;
-  if (GetEnv().free_expired)
-    GetEnv().free_expired(o);
-  else
-    FreeObj(o);
 }
 
 void Db::Clear() { TakeAll(); }

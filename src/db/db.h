@@ -97,13 +97,12 @@ struct Env {
   int lfu_decay_time = 1;
   // Called when a key is deleted because it expired (propagation, notifications, stats).
   void (*on_expired)(int dbid, std::string_view key) = nullptr;
-  // Frees an expired key's object (lazyfree-lazy-expire: big ones off the loop); nullptr:
-  // FreeObj.
-  void (*free_expired)(Obj* o) = nullptr;
+  // Frees an expired key's object (lazyfree-lazy-expire: big ones off the loop).
+  void (*free_expired)(Obj* o) = FreeObj;
   // Frees a value the server itself deletes or replaces (Db::Replace: SET over a sorted set, a
   // STORE into an existing key; Db::DeleteByServer: RENAME or RESTORE over one, MIGRATE's moved
-  // keys; lazyfree-lazy-server-del: big ones off the loop); nullptr: FreeObj.
-  void (*free_server_del)(Obj* o) = nullptr;
+  // keys; lazyfree-lazy-server-del: big ones off the loop).
+  void (*free_server_del)(Obj* o) = FreeObj;
   // Called when Add creates a key (the "new" keyspace notification).
   void (*on_new)(int dbid, std::string_view key) = nullptr;
   // A replica runs a write command of one of its own clients (replica-read-only no), not its
@@ -143,10 +142,12 @@ class Db {
   Obj* SetExpire(Obj* o, int64_t when);
   // Removes and frees; false if absent.
   bool Delete(std::string_view key);
-  // As Delete, for a key removed because it expired (freed by Env::free_expired).
-  void DeleteExpired(std::string_view key);
-  // As Delete, for a key the server removes itself (freed by Env::free_server_del).
-  bool DeleteByServer(std::string_view key);
+  // As Delete, for a key removed because it expired (freed by Env::free_expired), and for one
+  // the server removes itself (freed by Env::free_server_del).
+  bool DeleteExpired(std::string_view key) { return DeleteFreeingBy(key, GetEnv().free_expired); }
+  bool DeleteByServer(std::string_view key) {
+    return DeleteFreeingBy(key, GetEnv().free_server_del);
+  }
   // Removes and returns (caller owns); nullptr if absent.
   Obj* Unlink(std::string_view key);
   // Removes everything.
@@ -213,6 +214,7 @@ class Db {
   // Active expiry's walk over the expires, slot after slot (cursor as Scan's).
   uint64_t ScanExpires(uint64_t cursor, const std::function<void(ExpNode*)>& fn);
   void RemoveExpireEntry(SlotTables* t, int slot, Obj* o);
+  bool DeleteFreeingBy(std::string_view key, void (*free_fn)(Obj*));
   void AddExpireEntry(SlotTables* t, int slot, Obj* o);
   void UpdateExpireEntry(SlotTables* t, Obj* old, Obj* nw);
   void NoteLocalExpire(const Obj* o);

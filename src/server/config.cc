@@ -343,8 +343,8 @@ bool ApplyAppendonly(std::string* err) {
   return true;
 }
 
-// The keyspace environment follows the policy (LFU counters) and how expired keys are freed at
-// once.
+// The keyspace environment follows the policy (LFU counters) and the lazyfree-lazy-expire and
+// -server-del choices (how the keys they cover are freed) at once.
 bool ApplyKeyspaceEnv(std::string*) {
   RefreshDerivedConfig();
   return true;

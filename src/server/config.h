@@ -77,8 +77,9 @@ struct Config {
   // Keys deleted because their time passed (lazy or active expiry, EXPIRE/SET EXAT in the
   // past), and by the server itself (SPOP of a whole set, RESTORE over a key with a past
   // TTL, slots dropped), propagate as UNLINK (else DEL). Big values are also freed on the
-  // lazy-free thread: keys that expire (lazyfree-lazy-expire) and values a write replaces
-  // (lazyfree-lazy-server-del: SET over a sorted set); the others are freed in place.
+  // lazy-free thread: keys that expire (lazyfree-lazy-expire) and values the server deletes or
+  // replaces (lazyfree-lazy-server-del: SET, RENAME, COPY or RESTORE over a key, MIGRATE's
+  // moved keys); the others are freed in place.
   bool lazyfree_lazy_expire = true;
   bool lazyfree_lazy_server_del = true;
   bool cluster_enabled = false;

@@ -11,6 +11,7 @@
 #include <jemalloc/jemalloc.h>
 #endif
 
+#include "base/util.h"
 #include "db/hash.h"
 #include "db/set.h"
 #include "db/stream.h"
@@ -129,6 +130,16 @@ void EmptyDb(db::Db* d, bool lazy) {
   if (!lazy) return d->Clear();
   size_t keys = d->Size();
   FreeTablesLazily(d->TakeAll(), keys);
+}
+
+bool FlushModeLazy(const std::string_view* arg, bool dflt, bool* lazy) {
+  if (!arg) {
+    *lazy = dflt;
+    return true;
+  }
+  if (!base::EqualsNoCase(*arg, "sync") && !base::EqualsNoCase(*arg, "async")) return false;
+  *lazy = base::EqualsNoCase(*arg, "async");
+  return true;
 }
 
 size_t LazyFreePending() { return L().pending.load(); }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "db/db.h"
@@ -29,6 +30,10 @@ void FreeObjLazily(db::Obj* o);
 void FreeTablesLazily(std::vector<std::unique_ptr<db::SlotTables>> tables, size_t keys);
 // Empties d: its keys freed on the lazy-free thread when `lazy`, else here.
 void EmptyDb(db::Db* d, bool lazy);
+// FLUSHALL's, FLUSHDB's and CLUSTER FLUSHSLOT's mode: `arg` SYNC (freed in place) or ASYNC (on
+// the lazy-free thread), any case; without one (nullptr), `dflt` (lazyfree-lazy-user-flush).
+// False for any other argument.
+bool FlushModeLazy(const std::string_view* arg, bool dflt, bool* lazy);
 
 // INFO: objects (keys, for tables) queued and not freed yet; freed so far (CONFIG RESETSTAT
 // zeroes it).

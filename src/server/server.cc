@@ -63,8 +63,8 @@ void RefreshDerivedConfig() {
   env.lfu = MaxmemoryPolicyIsLfu();
   env.lfu_log_factor = static_cast<int>(cfg.lfu_log_factor);
   env.lfu_decay_time = static_cast<int>(cfg.lfu_decay_time);
-  env.free_expired = cfg.lazyfree_lazy_expire ? FreeObjLazily : nullptr;
-  env.free_server_del = cfg.lazyfree_lazy_server_del ? FreeObjLazily : nullptr;
+  env.free_expired = cfg.lazyfree_lazy_expire ? FreeObjLazily : db::FreeObj;
+  env.free_server_del = cfg.lazyfree_lazy_server_del ? FreeObjLazily : db::FreeObj;
 }
 
 void KeyModified(int dbid, std::string_view key) {

@@ -77,3 +77,20 @@ TEST_CASE(LazyFreeObjectsAndDbs) {
   CHECK_EQ(d.Size(), 0u);
   CHECK_EQ(server::LazyFreedObjects(), freed + 2 + 3001);
 }
+
+TEST_CASE(LazyFreeFlushModeRows) {
+  struct Row {
+    const char* arg;  // nullptr: none given
+    bool dflt, ok, lazy;
+  } rows[] = {
+      {nullptr, true, true, true},  {nullptr, false, true, false}, {"SYNC", true, true, false},
+      {"sync", false, true, false}, {"ASYNC", false, true, true},  {"aSyNc", true, true, true},
+      {"LATER", true, false, false}, {"", true, false, false},
+  };
+  for (const Row& r : rows) {
+    std::string_view arg = r.arg ? r.arg : "";
+    bool lazy = !r.lazy;
+    CHECK_EQ(server::FlushModeLazy(r.arg ? &arg : nullptr, r.dflt, &lazy), r.ok);
+    if (r.ok) CHECK_EQ(lazy, r.lazy);
+  }
+}
