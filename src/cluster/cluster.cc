@@ -378,6 +378,7 @@ void Install() {
   h.aof_rewrite_starting = [] { AbortRunningImports("an AOF rewrite started"); };
   h.aof_loaded = DropUnfinishedImports;
   h.imports_running = ImportsRunning;
+  h.debug = DebugCommand;
   h.announce_changed = [] {
     if (!GetState().myself) return;  // not in cluster mode, or not started yet
     SetMyAddressFromConfig();

@@ -585,6 +585,34 @@ void Asking(Client* c) {
 
 }  // namespace
 
+bool DebugCommand(Client* c) {
+  const auto& a = c->argv;
+  if (a.size() != 5 || !base::EqualsNoCase(a[1], "clusterlink") ||
+      !base::EqualsNoCase(a[2], "kill"))
+    return false;
+  if (!GetState().myself) {
+    c->R().Error("Debug option only available for cluster mode enabled setup!");
+    return true;
+  }
+  Node* n = NodeArg(c, a[4]);
+  if (!n) return true;
+  if (n == GetState().myself) {
+    c->R().Error("Cannot free cluster link(s) to myself");
+    return true;
+  }
+  bool to = base::EqualsNoCase(a[3], "to"), from = base::EqualsNoCase(a[3], "from");
+  if (base::EqualsNoCase(a[3], "all")) to = from = true;
+  if (!to && !from) {
+    c->R().Error("Unknown direction " + std::string(a[3]));
+    return true;
+  }
+  Bus& bus = NodeBus();
+  if (to && n->link) bus.FreeLink(n->link);
+  if (from && n->inbound_link) bus.FreeLink(n->inbound_link);
+  c->R().Ok();
+  return true;
+}
+
 void RegisterCommands(std::vector<CommandSpec>* t) {
   using namespace server;
   const char* g = "cluster";

@@ -22,6 +22,7 @@
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
 #include "server/aof.h"
+#include "server/cluster_hooks.h"
 #include "server/command_docs.h"
 #include "server/config.h"
 #include "server/dispatch.h"
@@ -607,7 +608,10 @@ void DebugCommand(Client* c) {
          "HTSTATS <dbid> [full]",
          "    Figures of the database's key and expire hash tables; full adds chain lengths.",
          "HTSTATS-KEY <key> [full]",
-         "    The same for the hash table of a hash, set or sorted set value."});
+         "    The same for the hash table of a hash, set or sorted set value.",
+         "CLUSTERLINK KILL <to|from|all> <node-id>",
+         "    Close this node's cluster bus link to (to), from (from) or both ways with",
+         "    <node-id>; the bus connects again at its next cron."});
   }
   if (sub == "reload") return DebugReloadCommand(c);
   if (sub == "htstats" && a.size() >= 3) return DebugHtStats(c);
@@ -830,6 +834,7 @@ void DebugCommand(Client* c) {
     PrintQuicklist(*static_cast<const ds::Quicklist*>(o->ptr()), full);
     return r.Simple("Quicklist structure printed on stdout");
   }
+  if (Cluster().debug(c)) return;
   DebugSyntaxError(c);
 }
 

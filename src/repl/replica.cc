@@ -544,6 +544,10 @@ bool PrimaryLinkUp() { return g_side.state == kConnected; }
 int64_t PrimaryLastContactMs() {
   return PrimaryLinkUp() ? g_side.last_io_ms : g_side.last_in_step_ms;
 }
+bool AsyncLoading() {
+  return g_side.state == kTransfer && g_side.payload_start > 0 && !g_side.to_disk &&
+         server::cfg.repl_diskless_load == 2;
+}
 bool RefuseWrites() { return IsReplica() && server::cfg.replica_read_only; }
 bool StaleDataRefused() {
   return IsReplica() && !PrimaryLinkUp() && !server::cfg.replica_serve_stale_data;

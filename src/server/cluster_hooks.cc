@@ -5,23 +5,26 @@ namespace server {
 
 ClusterHooks& Cluster() {
   static ClusterHooks h = {
-      [](Client*, const CommandSpec*, db::RoutedKeys*, std::string*) { return true; },
-      [](std::string_view, std::string_view, bool) {},
-      [](std::vector<CommandSpec>*) {},
-      [](std::string*) { return true; },
-      [] {},  // data_loaded
-      [] {},  // before_sleep
-      [] {},  // after_replies
-      [] {},  // cron
-      [] {},  // shutdown
-      [] {},  // in_child
-      [] {},  // before_snapshot
-      [] {},  // announce_changed
-      [](Client*) {},  // client_freed
-      [] {},           // full_sync_starting
-      [] {},           // aof_rewrite_starting
-      [] {},           // aof_loaded
-      [] { return false; },  // imports_running
+      .route = [](Client*, const CommandSpec*, db::RoutedKeys*, std::string*) { return true; },
+      .publish = [](std::string_view, std::string_view, bool) {},
+      .register_commands = [](std::vector<CommandSpec>*) {},
+      .init = [](std::string*) { return true; },
+      .data_loaded = [] {},
+      .before_sleep = [] {},
+      .after_replies = [] {},
+      .cron = [] {},
+      .shutdown = [] {},
+      .in_child = [] {},
+      .before_snapshot = [] {},
+      .announce_changed = [] {},
+      .client_freed = [](Client*) {},
+      .full_sync_starting = [] {},
+      .aof_rewrite_starting = [] {},
+      .aof_loaded = [] {},
+      .imports_running = [] { return false; },
+      .write_out = nullptr,
+      .write_held = nullptr,
+      .debug = [](Client*) { return false; },
   };
   return h;
 }

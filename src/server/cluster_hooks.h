@@ -63,6 +63,8 @@ struct ClusterHooks {
   // a write to a big value being sent in pieces that its part on the target could not follow.
   void (*write_out)(int dbid, const std::vector<std::string_view>& argv);
   bool (*write_held)(const Client* c, const CommandSpec* cmd);
+  // DEBUG subcommands cluster mode owns (CLUSTERLINK KILL): true when it replied.
+  bool (*debug)(Client* c);
 };
 
 ClusterHooks& Cluster();

@@ -28,6 +28,7 @@
 #include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/lazyfree.h"
+#include "server/repl_hooks.h"
 #include "server/server.h"
 
 namespace server {
@@ -649,7 +650,7 @@ void AppendPersistenceInfo(std::string* s) {
   int64_t now_ms = base::MsTime();
   *s += "# Persistence\r\n";
   num("loading", st.loading ? 1 : 0);
-  num("async_loading", 0);
+  num("async_loading", Repl().async_loading() ? 1 : 0);
   num("current_cow_peak", static_cast<long long>(st.cow_peak));
   num("current_cow_size", static_cast<long long>(st.cow_size));
   num("current_cow_size_age", st.cow_updated_ms ? (now_ms - st.cow_updated_ms) / 1000 : 0);

@@ -47,6 +47,8 @@ struct ReplHooks {
   void (*become_primary)();
   // Replica: the last bytes from the primary, or when the link went down (0: never up).
   int64_t (*primary_last_contact_ms)();
+  // A full sync arrives into staging databases while the old data is served (INFO).
+  bool (*async_loading)();
   void (*new_replication_id)();  // DEBUG CHANGE-REPL-ID
   void (*register_commands)(std::vector<CommandSpec>* t);
   void (*init)();  // once the config is loaded, before data is loaded

@@ -7,8 +7,9 @@
 # databases. Also with Debian's redis-server 7.0 as the primary.
 # Valkey 8.0.1 passes all but the swapdb cases: it parses a swapdb snapshot straight from the
 # socket while it loads (replies -LOADING, INFO shows no master_sync_read_bytes), where ours
-# receives it whole first and serves the old data meanwhile; after the break, Valkey 8 also
-# serves the old data untouched.
+# receives it whole first and serves the old data meanwhile; both show async_loading:1 until
+# the snapshot is in or the transfer breaks, and after the break Valkey 8 also serves the old
+# data untouched.
 
 set ::sa_redis_bin /usr/bin/redis-server
 
@@ -88,6 +89,10 @@ foreach mode {disabled on-empty-db swapdb} {
                 r replicaof 127.0.0.1 [srv -1 port]
                 sa_wait_payload
                 sa_assert_old_data $digest "while receiving the snapshot"
+                # swapdb serves the old data while the new arrives: INFO says so (Valkey 8's
+                # async_loading), the other modes never do.
+                assert_equal [expr {$mode eq "swapdb"}] [sa_info 0 async_loading]
+                assert_equal 0 [sa_info 0 loading]
                 assert_morethan [r -1 client kill type replica] 0
                 # The replica reconnects at once and a new (slow) transfer starts: until it ends,
                 # the old data is what it serves.
@@ -102,6 +107,7 @@ foreach mode {disabled on-empty-db swapdb} {
                 assert_equal 3000 [r dbsize]
                 assert_equal 0 [r exists old:str]
                 assert_equal {} [glob -nocomplain -directory [srv 0 dir] temp-*.rdb]
+                assert_equal 0 [sa_info 0 async_loading]
             }
         }
     }
@@ -117,6 +123,7 @@ foreach mode {disabled on-empty-db swapdb} {
                 wait_for_condition 200 25 {
                     [sa_info 0 master_link_status] eq "down" && [sa_info 0 master_sync_in_progress] == 0
                 }
+                assert_equal 0 [sa_info 0 async_loading]
                 sa_assert_old_data $digest "by the broken transfer"
                 # Still served a while later, as the replica retries the dead primary.
                 after 1200

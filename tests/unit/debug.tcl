@@ -31,7 +31,7 @@ start_server {tags {debug}} {
             DROP-CLUSTER-PACKET-FILTER CLOSE-CLUSTER-LINK-ON-PACKET-DROP SLOT-MIGRATION-HANDOVER-DELAY CONFIG-FSYNC-DELAY SLOT-MIGRATION-WALK-LIMIT SLOT-MIGRATION-LINK POPULATE PROTOCOL RELOAD
             SET-ACTIVE-EXPIRE QUICKLIST-PACKED-THRESHOLD SET-SKIP-CHECKSUM-VALIDATION SLEEP
             STRINGMATCH-TEST LISTPACK QUICKLIST PAUSE-CRON REPLYBUFFER REPLYBUFFER DICT-RESIZING
-            HTSTATS HTSTATS-KEY HELP} 0 end] $names
+            HTSTATS HTSTATS-KEY CLUSTERLINK HELP} 0 end] $names
     } {beyond-valkey}
 
     test "DEBUG POPULATE: key:<n> holding value:<n>, no change counted" {
@@ -151,6 +151,13 @@ start_server {tags {debug}} {
         assert_equal OK [r debug close-cluster-link-on-packet-drop 1]
         assert_equal OK [r debug close-cluster-link-on-packet-drop x]
         assert_error [dbg_syntax close-cluster-link-on-packet-drop] {r debug close-cluster-link-on-packet-drop}
+    }
+
+    test "DEBUG CLUSTERLINK KILL on a standalone node: Valkey 8's error" {
+        assert_error "ERR Debug option only available for cluster mode enabled setup!" \
+            {r debug clusterlink kill to 0123456789012345678901234567890123456789}
+        assert_error [dbg_syntax clusterlink] {r debug clusterlink kill to}
+        assert_error [dbg_syntax clusterlink] {r debug clusterlink stop to x}
     }
 
     test "DEBUG SLOT-MIGRATION-HANDOVER-DELAY and SLOT-MIGRATION-WALK-LIMIT replies" {
