@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <climits>
 #include <cstdio>
 #include <fstream>
@@ -318,6 +319,27 @@ bool ValidClientIpv4(const std::string& v, std::string* err) {
 bool ValidClientIpv6(const std::string& v, std::string* err) {
   return ValidIpOf(AF_INET6, "Invalid IPv6 address", v, err);
 }
+// Announced names travel in ping extensions and nodes.conf: Valkey 8's isValidAnnouncedHostname
+// (under 256 characters of [A-Za-z0-9.-]) and isValidAnnouncedNodename (no character of its
+// aux-field invalid set).
+bool ValidAnnouncedHostname(const std::string& v, std::string* err) {
+  if (v.size() >= 256) {
+    *err = "Hostnames must be less than 256 characters";
+    return false;
+  }
+  for (char ch : v) {
+    if (!isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') {
+      *err = "Hostnames may only contain alphanumeric characters, hyphens or dots";
+      return false;
+    }
+  }
+  return true;
+}
+bool ValidAnnouncedNodename(const std::string& v, std::string* err) {
+  if (v.find_first_of("!#$%&()*+;<>?@[]^{|}~") == std::string::npos) return true;
+  *err = "Announced human node name contained invalid character";
+  return false;
+}
 bool ValidDbFilename(const std::string& v, std::string* err) {
   return ValidBaseName("dbfilename", v, "filename", err);
 }
@@ -404,7 +426,7 @@ bool ApplyClusterAnnounce(std::string*) {
 // The announced address, ports and names of a cluster node.
 #define ANNOUNCE_STR(n, field) \
   { n, nullptr, kStr, 0, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {}, ApplyClusterAnnounce, "" }
-#define ANNOUNCE_IP(n, field, valid)                                                         \
+#define ANNOUNCE_CHECKED(n, field, valid)                                                         \
   {                                                                                          \
     n, nullptr, kStr, 0, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {},           \
         ApplyClusterAnnounce, "", valid                                                      \
@@ -555,10 +577,14 @@ std::vector<Def>& Table() {
       INT("cluster-node-timeout", cluster_node_timeout, 0, INT64_MAX, "15000", 0),
       INT("cluster-ping-interval", cluster_ping_interval, 0, INT64_MAX, "0", kHidden),
       ANNOUNCE_STR("cluster-announce-ip", cluster_announce_ip),
-      ANNOUNCE_STR("cluster-announce-hostname", cluster_announce_hostname),
-      ANNOUNCE_STR("cluster-announce-human-nodename", cluster_announce_human_nodename),
-      ANNOUNCE_IP("cluster-announce-client-ipv4", cluster_announce_client_ipv4, ValidClientIpv4),
-      ANNOUNCE_IP("cluster-announce-client-ipv6", cluster_announce_client_ipv6, ValidClientIpv6),
+      ANNOUNCE_CHECKED("cluster-announce-hostname", cluster_announce_hostname,
+                       ValidAnnouncedHostname),
+      ANNOUNCE_CHECKED("cluster-announce-human-nodename", cluster_announce_human_nodename,
+                       ValidAnnouncedNodename),
+      ANNOUNCE_CHECKED("cluster-announce-client-ipv4", cluster_announce_client_ipv4,
+                       ValidClientIpv4),
+      ANNOUNCE_CHECKED("cluster-announce-client-ipv6", cluster_announce_client_ipv6,
+                       ValidClientIpv6),
       ANNOUNCE_PORT("cluster-announce-port", cluster_announce_port),
       ANNOUNCE_PORT("cluster-announce-bus-port", cluster_announce_bus_port),
       ANNOUNCE_PORT("cluster-announce-tls-port", cluster_announce_tls_port),

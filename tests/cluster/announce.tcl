@@ -53,6 +53,29 @@ start_cluster {primaries 3 replicas 0 config {bind {127.0.0.1 ::1}}} {
         }
     }
 
+    test "CONFIG SET cluster-announce-hostname / -human-nodename refuse what Valkey 8 refuses" {
+        foreach {name value err} [list \
+            cluster-announce-hostname [string repeat x 256] "Hostnames must be less than 256 characters" \
+            cluster-announce-hostname "?.com" "Hostnames may only contain alphanumeric characters, hyphens or dots" \
+            cluster-announce-hostname "a_b" "Hostnames may only contain alphanumeric characters, hyphens or dots" \
+            cluster-announce-human-nodename "n{1}" "Announced human node name contained invalid character" \
+            cluster-announce-human-nodename "a@b" "Announced human node name contained invalid character" \
+        ] {
+            assert_equal "-ERR CONFIG SET failed (possibly related to argument '$name') - $err" \
+                [an_raw 127.0.0.1 $p0 config set $name $value] "$name $value"
+            assert_equal {} [lindex [cn 0 config get $name] 1]
+        }
+        # Not a valid hostname, but within the allowed characters (Valkey 8 takes it too).
+        set h "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-."
+        foreach {name value} [list cluster-announce-hostname [string repeat x 255] \
+                                  cluster-announce-hostname $h \
+                                  cluster-announce-human-nodename "node-1.a_b,c:d" \
+                                  cluster-announce-hostname {} cluster-announce-human-nodename {}] {
+            assert_equal OK [cn 0 config set $name $value]
+            assert_equal $value [lindex [cn 0 config get $name] 1]
+        }
+    }
+
     test "MOVED and CLUSTER SLOTS give each client the announced address of its own family" {
         cn 1 config set cluster-announce-client-ipv4 10.0.0.1
         cn 1 config set cluster-announce-client-ipv6 fd00::1
