@@ -60,6 +60,9 @@ bool Satisfied(const BlockState& st) {
 void Completed(Client* c) {
   if (slot_stats::On()) slot_stats::BlockEnded(c);
   c->cmd->stats.calls++;
+  c->cmd->stats.usec += c->blocked_runs_us;
+  c->cmd->stats.Record(static_cast<uint64_t>(c->blocked_runs_us));
+  c->blocked_runs_us = 0;
   g.stats.total_commands_processed++;
   c->commands_processed++;
   c->argv_len_sum = 0;

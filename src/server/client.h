@@ -94,6 +94,9 @@ struct Client {
   uint64_t slot_stats_in = 0;
   size_t slot_stats_out_mark = 0;
   int64_t slot_stats_cpu_us = 0;
+  // The runs of its current command that ended blocked: INFO commandstats charges them with
+  // the run that completes it (or with its timeout), as Valkey 8 does.
+  int64_t blocked_runs_us = 0;
 
   // input
   net::RequestParser parser;

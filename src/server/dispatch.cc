@@ -158,11 +158,17 @@ void Call(Client* c, const CommandSpec* cmd) {
   // SLOWLOG and MONITOR: a command that blocked shows on MONITOR now, in SLOWLOG when it runs
   // again; a re-run does not show on MONITOR twice.
   CommandObserved(c, cmd, dur, !(c->flags & kReprocessing), !(c->flags & kBlocked));
-  // A command that blocked counts when it completes (served, timed out or unblocked).
-  if (!(c->flags & kBlocked)) {
+  // A command that blocked counts when it completes (served, timed out or unblocked), with the
+  // time of all its runs.
+  if (!(c->flags & kReprocessing) && !nested) c->blocked_runs_us = 0;
+  if (c->flags & kBlocked) {
+    if (!nested) c->blocked_runs_us += dur;
+  } else {
+    int64_t total = dur + (nested ? 0 : c->blocked_runs_us);
+    if (!nested) c->blocked_runs_us = 0;
     cmd->stats.calls++;
-    cmd->stats.usec += dur;
-    cmd->stats.Record(static_cast<uint64_t>(dur));
+    cmd->stats.usec += total;
+    cmd->stats.Record(static_cast<uint64_t>(total));
     if (g.stats.error_seq != errors_before) cmd->stats.failed++;
     g.stats.total_commands_processed++;
     c->commands_processed++;

@@ -343,6 +343,33 @@ start_server {tags {info}} {
         assert_equal 4 [s total_error_replies]
     }
 
+    # usec of cmdstat_<name>
+    proc ic_cmd_usec {name} {
+        regexp {usec=([0-9]+),} [info_field [r info commandstats] cmdstat_$name] -> us
+        return $us
+    }
+
+    test "INFO commandstats: a command that blocked is charged the time of its blocking run too" {
+        # A BLPOP on 100,000 keys spends milliseconds registering them before it blocks; that
+        # run counts with the timeout, or with the run that serves it (as Valkey 8 counts it).
+        set keys {}
+        for {set i 0} {$i < 100000} {incr i} { lappend keys "ic:bl:$i" }
+        r config resetstat
+        assert_equal {} [r blpop {*}$keys 0.05]
+        assert_match {calls=1,*} [info_field [r info commandstats] cmdstat_blpop]
+        assert_morethan [ic_cmd_usec blpop] 1000
+        r config resetstat
+        set rd [valkey_client]
+        $rd deferred 1
+        $rd blpop {*}$keys 0
+        wait_for_condition 200 10 {[s blocked_clients] == 1} else { fail "BLPOP did not block" }
+        r rpush ic:bl:99999 v
+        assert_equal {ic:bl:99999 v} [$rd read]
+        $rd close
+        assert_match {calls=1,*} [info_field [r info commandstats] cmdstat_blpop]
+        assert_morethan [ic_cmd_usec blpop] 1000
+    }
+
     test "CONFIG RESETSTAT" {
         r set x y
         catch {r foo}
