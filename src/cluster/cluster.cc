@@ -379,6 +379,9 @@ void Install() {
   h.aof_loaded = DropUnfinishedImports;
   h.imports_running = ImportsRunning;
   h.debug = DebugCommand;
+  h.while_loading = [] {
+    if (GetState().myself) NodeBus().FlushOutput();
+  };
   h.announce_changed = [] {
     if (!GetState().myself) return;  // not in cluster mode, or not started yet
     SetMyAddressFromConfig();

@@ -27,6 +27,7 @@
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/info.h"
+#include "server/loading.h"
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
 
@@ -613,6 +614,10 @@ void DebugCommand(Client* c) {
          "    Close this node's cluster bus link to (to), from (from) or both ways with",
          "    <node-id>; the bus connects again at its next cron."});
   }
+  // A reload from inside a load (DEBUG is flagged loading) would save and replace what is
+  // half loaded.
+  if ((sub == "reload" || sub == "loadaof") && (Loading() || AsyncLoading()))
+    return r.Error(kErrLoading);
   if (sub == "reload") return DebugReloadCommand(c);
   if (sub == "htstats" && a.size() >= 3) return DebugHtStats(c);
   if (sub == "htstats-key" && a.size() >= 3) return DebugHtStatsKey(c);
@@ -920,6 +925,12 @@ void ShutdownCommand(Client* c) {
     return c->R().Error(kErrSyntax);
   if (abort) return c->R().Error("No shutdown in progress.");
   (void)now;
+  // During a load the databases hold none of it yet: saving them would replace the file being
+  // loaded with nothing (Valkey 8 forces NOSAVE too).
+  if (Loading()) {
+    nosave = true;
+    save = false;
+  }
   LOG_NOTICE("User requested shutdown... (user request from '%s')", ClientInfoForLog(c).c_str());
   AofShutdown();
   if (!ShutdownSave(save, nosave, force))

@@ -163,6 +163,22 @@ int EventLoop::Wait(::epoll_event* events, int max, int timeout_ms) {
   return n;
 }
 
+int EventLoop::ProcessFileEventsNow() {
+  struct epoll_event events[128];
+  int n = epoll_wait(epfd_, events, 128, 0);
+  for (int i = 0; i < n; i++) Dispatch(events[i].data.fd, events[i].events);
+  return n > 0 ? n : 0;
+}
+
+void EventLoop::Dispatch(int fd, uint32_t ev) {
+  if (fd >= static_cast<int>(files_.size())) return;
+  File& f = files_[fd];
+  if ((f.mask & kReadable) && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) f.rproc(fd, f.rdata, kReadable);
+  // The read handler may have closed and even reused fd: re-read the slot.
+  File& g = files_[fd];
+  if ((g.mask & kWritable) && (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))) g.wproc(fd, g.wdata, kWritable);
+}
+
 void EventLoop::Run() {
   stop_ = false;
   std::vector<struct epoll_event> events(1024);
@@ -182,19 +198,7 @@ void EventLoop::Run() {
     max_wait_ms_ = -1;
     int n = Wait(events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
     if (after_sleep_) after_sleep_();
-    for (int i = 0; i < n; i++) {
-      int fd = events[i].data.fd;
-      uint32_t ev = events[i].events;
-      if (fd >= static_cast<int>(files_.size())) continue;
-      File& f = files_[fd];
-      if ((f.mask & kReadable) && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP)))
-        f.rproc(fd, f.rdata, kReadable);
-      // The read handler may have closed and even reused fd: re-read the slot.
-      File& g = files_[fd];
-      if ((g.mask & kWritable) && (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
-        g.wproc(fd, g.wdata, kWritable);
-      }
-    }
+    for (int i = 0; i < n; i++) Dispatch(events[i].data.fd, events[i].events);
     if (n == -1 && errno != EINTR) break;
     int64_t now_us = base::MonotonicUs();
     EndWindowIfDue(now_us);  // also while polling is off, so a later CONFIG SET starts clean

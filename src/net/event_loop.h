@@ -38,6 +38,9 @@ class EventLoop {
   void SetAfterSleep(std::function<void()> fn) { after_sleep_ = std::move(fn); }
   void Run();
   void Stop() { stop_ = true; }
+  // Handles the file events ready now, without waiting, timers or the sleep hooks (a load
+  // serving clients and the cluster bus between its keys). Returns how many there were.
+  int ProcessFileEventsNow();
   // Under load (see kHotBatch), poll up to us microseconds for more events before blocking,
   // while the spin governor allows it (0: never poll).
   void SetSpinUs(int64_t us) { spin_us_ = us; }
@@ -61,6 +64,7 @@ class EventLoop {
     std::function<void()> fn;
   };
   void RunDueTimers(int64_t now_ms);
+  void Dispatch(int fd, uint32_t ev);
   int epfd_ = -1;
   std::vector<File> files_;
   std::vector<Timer> timers_;

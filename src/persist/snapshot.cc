@@ -387,6 +387,7 @@ LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
         }
         expire = idle = -1;
         freq = -1;
+        if (opts.after_key) opts.after_key(static_cast<uint64_t>(r.pos() - p));
         continue;
       }
     }

@@ -122,6 +122,9 @@ struct LoadOptions {
   int num_dbs = 16;
   bool from_replication = false;  // a replica loading its primary's snapshot: reads the
                                   // replication-only aux fields (ignored from disk)
+  // Called after each key read (kept or expired) with the bytes parsed so far: the node
+  // serves clients and the cluster bus meanwhile (server/loading.h).
+  std::function<void(uint64_t parsed)> after_key;
 };
 
 struct LoadResult {

@@ -126,6 +126,7 @@ void Install() {
   h.become_primary = BecomePrimary;
   h.primary_last_contact_ms = PrimaryLastContactMs;
   h.async_loading = AsyncLoading;
+  h.while_loading = KeepAliveWhileLoading;
   h.new_replication_id = [] {
     GetState().replid = RandomId();
     GetState().replid2 = std::string(40, '0');

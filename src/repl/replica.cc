@@ -22,6 +22,7 @@
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/lazyfree.h"
+#include "server/loading.h"
 #include "server/persistence.h"
 #include "server/server.h"
 #include "server/transactions.h"
@@ -62,6 +63,7 @@ struct Side {
   // is up); 0 if never since start. A replica that never synced must not win an election.
   int64_t last_in_step_ms = 0;
   int64_t last_ack_ms = 0;
+  int64_t last_keepalive_ms = 0;  // the newline sent while loading
   Client* primary = nullptr;
   // The snapshot goes to a temp file that becomes dbfilename (else it is parsed from memory),
   // decided when its "$" line arrives (LoadsToDisk).
@@ -240,6 +242,13 @@ bool LoadsToDisk() {
   }
 }
 
+// The snapshot loads while the node serves events (server/loading.h); the link is not read
+// meanwhile (the loader parses `in`, which a read would move; what follows the snapshot waits in
+// the socket). StartStreaming or Drop then takes the descriptor over.
+void PauseLinkReads() {
+  if (g_side.conn.fd >= 0) g.loop->DelFile(g_side.conn.fd, net::kReadable);
+}
+
 // In-memory load (repl-diskless-load swapdb, or on-empty-db into an empty node): staging
 // databases swapped in, so a failed load leaves the current data as it was.
 bool LoadPayload(const char* data, size_t n) {
@@ -255,14 +264,19 @@ bool LoadPayload(const char* data, size_t n) {
   opts.num_dbs = server::NumDbs();
   opts.from_replication = true;
   if (server::g.skip_checksum_validation) opts.verify_checksum = false;
+  opts.after_key = server::LoadProgress();
   auto saved_new = db::GetEnv().on_new;
   db::GetEnv().on_new = nullptr;
   // The snapshot may carry the primary's hash seed; the old data keeps the old one if the
   // load fails.
   uint8_t old_seed[16];
   memcpy(old_seed, ds::HashSeed(), 16);
-  persist::LoadResult r =
-      persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(data), n, opts, ptrs);
+  persist::LoadResult r;
+  {
+    // swapdb serves the old data meanwhile; on-empty-db has none to serve.
+    server::LoadingScope loading(server::cfg.repl_diskless_load == 2);
+    r = persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(data), n, opts, ptrs);
+  }
   db::GetEnv().on_new = saved_new;
   if (!r.ok) {
     staging.clear();  // built with the new seed: free before restoring the old one
@@ -365,6 +379,7 @@ void ProcessTransferToDisk(size_t start) {
   if (!complete) return;
   g_side.payload_start = 0;
   in.clear();
+  PauseLinkReads();
   if (!LoadTempFile()) return Drop(nullptr);
   StartStreaming(std::move(rest));
 }
@@ -436,6 +451,7 @@ void ProcessTransfer() {
     payload_len = pos - start;
     rest = in.substr(pos + 40);
   }
+  PauseLinkReads();
   bool ok = LoadPayload(in.data() + start, payload_len);
   g_side.payload_start = 0;
   g_side.searched = 0;
@@ -543,6 +559,14 @@ void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
 int64_t PrimaryLastContactMs() {
   return PrimaryLinkUp() ? g_side.last_io_ms : g_side.last_in_step_ms;
+}
+void KeepAliveWhileLoading() {
+  if (g_side.state != kTransfer || g_side.conn.fd < 0) return;
+  int64_t now = base::MsTime();
+  if (now - g_side.last_keepalive_ms < 1000) return;
+  g_side.last_keepalive_ms = now;
+  ssize_t w = write(g_side.conn.fd, "\n", 1);
+  (void)w;  // a broken link shows when streaming starts
 }
 bool AsyncLoading() {
   return g_side.state == kTransfer && g_side.payload_start > 0 && !g_side.to_disk &&

@@ -29,6 +29,7 @@
 #include "server/blocking.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/loading.h"
 #include "server/dispatch.h"
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
@@ -936,8 +937,10 @@ bool AofTurnOn(std::string* err) {
   aof_.status = Status::kWaitRewrite;
   aof_.select_db = -1;
   aof_.buf.clear();
-  if (ChildRunning() || BgsaveInProgress() || OtherChildActive() || Cluster().imports_running()) {
-    // The file starts when the running child (or slot import) is done.
+  if (ChildRunning() || BgsaveInProgress() || OtherChildActive() || Cluster().imports_running() ||
+      Loading() || AsyncLoading()) {
+    // The file starts when the running child (or slot import, or load: CONFIG SET runs while
+    // loading) is done.
     LOG_NOTICE(
         "AOF was enabled but there is already another background operation. An AOF background "
         "was scheduled to start when possible.");

@@ -45,6 +45,8 @@ constexpr size_t kSlicedInputMax = 1 << 20;
 
 void ReadHandler(int fd, void* data, int mask);
 void WriteHandler(int fd, void* data, int mask);
+void WriteRepliesAndClose(bool spare_protected);
+void Destroy(Client* c);
 
 constexpr const char* kRedacted = "*redacted*";
 
@@ -155,7 +157,9 @@ void AcceptHandler(int lfd, void* data, int) {
 
 void ReadHandler(int, void* data, int) {
   Client* c = static_cast<Client*>(data);
-  if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
+  // A load serving events from inside this client's command (DEBUG RELOAD): its arguments
+  // point into its input, which a read would move; the rest waits for the command's end.
+  if (c->flags & (kCloseAsap | kCloseAfterReply | kProtected)) return;
   if ((c->flags & kInputResume) && c->conn.in.size() - c->conn.in_pos >= kSlicedInputMax) return;
   size_t want = kReadChunk;
   // A big bulk argument in progress: read it in larger pieces straight into the buffer.
@@ -227,6 +231,33 @@ void WriteHandler(int, void* data, int) {
   Client* c = static_cast<Client*>(data);
   if (c->flags & kCloseAsap) return;
   if (WriteSome(c)) AfterWrite(c);
+}
+
+// Writes the pending replies and frees the clients queued for closing; `spare_protected`: not
+// those of a running command (a load serving events from inside it).
+void WriteRepliesAndClose(bool spare_protected) {
+  std::vector<Client*> pending, spared;
+  pending.swap(g.pending_writes);
+  for (Client* c : pending) {
+    if (spare_protected && (c->flags & kProtected)) {
+      spared.push_back(c);
+      continue;
+    }
+    c->flags &= ~kPendingWrite;
+    if (c->flags & kCloseAsap) continue;
+    if (WriteSome(c)) AfterWrite(c);
+  }
+  g.pending_writes.insert(g.pending_writes.end(), spared.begin(), spared.end());
+  spared.clear();
+  while (!g.close_queue.empty()) {
+    Client* c = g.close_queue.back();
+    g.close_queue.pop_back();
+    if (spare_protected && (c->flags & kProtected))
+      spared.push_back(c);
+    else
+      Destroy(c);
+  }
+  g.close_queue = std::move(spared);
 }
 
 }  // namespace
@@ -548,18 +579,12 @@ void HandleClientsBeforeSleep() {
   int64_t aof_start = base::FastUs();
   AofFlushBeforeReplies();
   g.stats.el_aof_sum += static_cast<uint64_t>(std::max<int64_t>(0, base::FastUs() - aof_start));
-  std::vector<Client*> pending;
-  pending.swap(g.pending_writes);
-  for (Client* c : pending) {
-    c->flags &= ~kPendingWrite;
-    if (c->flags & kCloseAsap) continue;
-    if (WriteSome(c)) AfterWrite(c);
-  }
-  while (!g.close_queue.empty()) {
-    Client* c = g.close_queue.back();
-    g.close_queue.pop_back();
-    Destroy(c);
-  }
+  WriteRepliesAndClose(false);
+}
+
+void HandleClientsWhileLoading() {
+  AofFlushBeforeReplies();
+  WriteRepliesAndClose(true);
 }
 
 size_t ClientMemory(const Client* c) {

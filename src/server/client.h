@@ -158,6 +158,9 @@ bool ProcessUnblockedClients();
 bool ResumeSlicedInput();
 // Writes pending replies (called before the loop sleeps), closes queued clients.
 void HandleClientsBeforeSleep();
+// The same between the keys of a load (ServeWhileLoading), sparing the client whose command
+// runs the load (kProtected: it is on the stack).
+void HandleClientsWhileLoading();
 void ProcessInput(Client* c);
 // Formats "id=... addr=..." as CLIENT LIST / CLIENT INFO print it. hide_user_data prints
 // name= and user= as *redacted* (Valkey's form for the log).

@@ -25,6 +25,7 @@ ClusterHooks& Cluster() {
       .write_out = nullptr,
       .write_held = nullptr,
       .debug = [](Client*) { return false; },
+      .while_loading = [] {},
   };
   return h;
 }

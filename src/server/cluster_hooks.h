@@ -65,6 +65,8 @@ struct ClusterHooks {
   bool (*write_held)(const Client* c, const CommandSpec* cmd);
   // DEBUG subcommands cluster mode owns (CLUSTERLINK KILL): true when it replied.
   bool (*debug)(Client* c);
+  // Between the keys of a load (ServeWhileLoading): the bus sends what it queued.
+  void (*while_loading)();
 };
 
 ClusterHooks& Cluster();

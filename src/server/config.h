@@ -149,6 +149,8 @@ struct Config {
   bool stop_writes_on_bgsave_error = true;
   bool rdb_save_incremental_fsync = true;
   int64_t rdb_key_save_delay = 0;  // microseconds slept per key saved (tests)
+  int64_t key_load_delay = 0;      // microseconds slept per key loaded (tests)
+  int64_t loading_process_events_interval_bytes = 2 * 1024 * 1024;
 };
 extern Config cfg;
 

@@ -11,6 +11,7 @@
 #include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/evict.h"
+#include "server/loading.h"
 #include "server/observe.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
@@ -320,6 +321,11 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
     if (write && !Repl().is_replica() && Repl().not_enough_replicas())
       return reject("-NOREPLICAS Not enough good replicas to write.");
   }
+  // A load in progress (loading.h), last as in Valkey 8's processCommand: only commands flagged
+  // loading run meanwhile; beside served data (swapdb), all but those flagged no-async-loading.
+  if (Loading() && !(cmd->flags & kCmdLoading)) return reject(kErrLoading);
+  if ((AsyncLoading() || Repl().async_loading()) && (cmd->flags & kCmdNoAsyncLoading))
+    return reject(kErrLoading);
   return true;
 }
 

@@ -28,6 +28,7 @@
 #include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/lazyfree.h"
+#include "server/loading.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -366,9 +367,12 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
   opts.now_ms = base::MsTime();
   opts.num_dbs = NumDbs();
   opts.from_replication = from_replication;
-  st.loading = true;
-  persist::LoadResult res = persist::LoadSnapshot(p, n, opts, ptrs);
-  st.loading = false;
+  opts.after_key = LoadProgress();
+  persist::LoadResult res;
+  {
+    LoadingScope loading(false);
+    res = persist::LoadSnapshot(p, n, opts, ptrs);
+  }
 
   if (!res.producer.empty()) LOG_NOTICE("Loading RDB produced by %s", res.producer.c_str());
   if (res.ctime >= 0) {
@@ -649,8 +653,8 @@ void AppendPersistenceInfo(std::string* s) {
   bool child = st.child_pid != -1;
   int64_t now_ms = base::MsTime();
   *s += "# Persistence\r\n";
-  num("loading", st.loading ? 1 : 0);
-  num("async_loading", Repl().async_loading() ? 1 : 0);
+  num("loading", Loading() ? 1 : 0);
+  num("async_loading", AsyncLoading() || Repl().async_loading() ? 1 : 0);
   num("current_cow_peak", static_cast<long long>(st.cow_peak));
   num("current_cow_size", static_cast<long long>(st.cow_size));
   num("current_cow_size_age", st.cow_updated_ms ? (now_ms - st.cow_updated_ms) / 1000 : 0);

@@ -27,7 +27,6 @@ struct PersistenceState {
   uint64_t cow_size = 0, cow_peak = 0;  // current child's copy-on-write bytes
   int64_t cow_updated_ms = 0;
   uint64_t last_cow_size = 0;
-  bool loading = false;
   uint64_t last_load_keys_loaded = 0, last_load_keys_expired = 0;
 };
 const PersistenceState& Persistence();

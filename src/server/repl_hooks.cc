@@ -29,6 +29,7 @@ ReplHooks& Repl() {
       .become_primary = [] {},
       .primary_last_contact_ms = []() -> int64_t { return 0; },
       .async_loading = [] { return false; },
+      .while_loading = [] {},
       .new_replication_id = [] {},
       .register_commands = [](std::vector<CommandSpec>*) {},
       .init = [] {},

@@ -42,6 +42,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/lazyfree.h"
+#include "server/loading.h"
 #include "server/notify.h"
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
@@ -355,6 +356,30 @@ void BeforeSleep() {
   if (!g.resume_input.empty()) g.loop->SetMaxWaitMs(0);  // the next slice of their input
   EndLoopPass(start_us, replies_us);
 }
+
+}  // namespace
+
+std::function<void(uint64_t)> LoadProgress() {
+  return LoadProgressHook(&cfg.key_load_delay, &cfg.loading_process_events_interval_bytes,
+                          ServeWhileLoading);
+}
+
+void ServeWhileLoading() {
+  static bool serving = false;
+  if (serving || !g.loop) return;  // no loop: the fuzz driver's load
+  serving = true;
+  StampWakeUp();
+  for (int round = 0; round < 4; round++) {
+    int n = g.loop->ProcessFileEventsNow();
+    HandleClientsWhileLoading();
+    Cluster().while_loading();
+    if (n == 0) break;
+  }
+  Repl().while_loading();
+  serving = false;
+}
+
+namespace {
 
 void PrintBanner() {
   const char* mode = cfg.cluster_enabled ? "cluster" : "standalone";

@@ -173,6 +173,14 @@ void SlotsModified(int dbid, const std::vector<int>& slots);
 void InitDataState();
 // Re-derives settings that depend on several directives (after load and CONFIG SET).
 void RefreshDerivedConfig();
+// The after_key hook of a load (loading.h) with this node's key-load-delay and
+// loading-process-events-interval-bytes, serving as ServeWhileLoading.
+std::function<void(uint64_t parsed)> LoadProgress();
+// Between the keys of a load, as Valkey 8's processEventsWhileBlocked: up to 4 rounds of the
+// file events ready now, with the replies and closes they caused and the cluster bus's
+// queued messages, then the replica's keepalive to its primary. No timer runs: the cron's work
+// (expiry, failover, timeouts) waits for the load's end.
+void ServeWhileLoading();
 // Memory in use (allocator's view).
 uint64_t UsedMemory();
 // The allocator's own figure (jemalloc stats.allocated after an epoch refresh): slow.

@@ -7,6 +7,9 @@
 # - The same replica restarted from its own dump.rdb: the snapshot recorded its primary's
 #   replication ID and offset, so it is still listed and "online" with that offset, and it
 #   continues the primary's stream by PSYNC once it is let in.
+# - A replica loading a full sync slowly (key-load-delay) serves events between keys, as
+#   Valkey 8 does: -LOADING to clients, INFO loading:1, PONGs on the bus (offset 0), so it is
+#   out of CLUSTER SLOTS and never flagged failing however long the load.
 
 proc rv_slots_nodes {idx} {
     # The node IDs serving slots 0-8191 in CLUSTER SLOTS of node idx.
@@ -109,5 +112,42 @@ start_cluster {primaries 0 nodes 3 create none} {
         cn 0 set $k 1
         ::cl::deadline_wait 10000 {[cn 1 readonly] eq "OK" && [cn 1 get $k] eq "1"} \
             "the stream reaches node 1"
+    }
+
+    test "A replica loading a full sync answers -LOADING, is out of CLUSTER SLOTS and never failing" {
+        # 5000 keys at 2 ms each: 10 s of loading, over 3 node timeouts.
+        cn 1 config set key-load-delay 2000
+        cn 1 config set loading-process-events-interval-bytes 1024
+        cn 0 config set repl-backlog-size 16384
+        set tag t0
+        for {set j 1} {[cn 0 cluster keyslot "{$tag}"] > 8191} {incr j} { set tag t$j }
+        # The link cut, then more writes than the backlog holds: the replica must sync in full.
+        set c [cluster_client 0]
+        $c multi
+        $c client kill type replica
+        for {set j 0} {$j < 100} {incr j} { $c set "{$tag}$j" [string repeat A 1024] }
+        $c exec
+        ::cl::deadline_wait 10000 {[info_field [cn 1 info persistence] loading] == 1} \
+            "node 1 loading its full sync"
+        assert_error "LOADING Valkey is loading the dataset in memory" {cn 1 ping}
+        assert_error "LOADING Valkey is loading the dataset in memory" {cn 1 dbsize}
+        foreach i {0 2} {
+            ::cl::deadline_wait 5000 {[rv_slots_nodes $i] eq [list $p]} \
+                "node $i hides the loading replica from CLUSTER SLOTS"
+        }
+        # Past the node timeout: its PONGs kept it alive everywhere.
+        after [expr {2 * $::cl::node_timeout}]
+        assert_equal 1 [info_field [cn 1 info persistence] loading] "the load ended before the checks"
+        foreach i {0 2} {
+            assert_equal {slave} [dict get [cluster_nodes_line $i 1] flags] "node $i's view of node 1"
+        }
+        cn 1 config set key-load-delay 0
+        ::cl::deadline_wait 20000 {[info_field [cn 1 info persistence] loading] == 0} "load ends"
+        foreach i {0 2} {
+            ::cl::deadline_wait 10000 {[rv_slots_nodes $i] eq [list $p $rep]} \
+                "node $i lists the synced replica"
+        }
+        assert_equal [cn 0 dbsize] [cn 1 dbsize]
+        assert_equal [cn 0 get "{$tag}99"] [cn 1 readonly; cn 1 get "{$tag}99"]
     }
 }

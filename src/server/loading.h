@@ -1,0 +1,40 @@
+// A load of the dataset in progress (the snapshot at start, DEBUG RELOAD, a replica's full
+// sync) and what the node does meanwhile, as Valkey 8 does between the keys it loads: every
+// loading-process-events-interval-bytes it serves the events ready (ServeWhileLoading in
+// server.h: clients get -LOADING unless their command is flagged loading, the cluster bus is
+// answered so that a long load does not make the node look dead, a replica tells its primary
+// it is alive), and key-load-delay slows each key down (tests).
+#pragma once
+#include <cstdint>
+#include <functional>
+
+namespace server {
+
+inline constexpr const char* kErrLoading = "-LOADING Valkey is loading the dataset in memory";
+
+// Marks a load for its lifetime (nested ones keep the outer kind). async: the old data is
+// served meanwhile (repl-diskless-load swapdb), and only commands flagged no-async-loading
+// wait.
+class LoadingScope {
+ public:
+  explicit LoadingScope(bool async);
+  ~LoadingScope();
+  LoadingScope(const LoadingScope&) = delete;
+  LoadingScope& operator=(const LoadingScope&) = delete;
+
+ private:
+  int prev_;
+};
+
+bool Loading();       // a load whose data is not served yet runs
+bool AsyncLoading();  // a load beside the served data runs
+
+// The after_key hook of a load (persist::LoadOptions): per key, *key_delay_us of sleep (a
+// negative -n: 1 us once in n keys on average, as Valkey's debugDelay); each time the parsed
+// bytes pass a multiple of *interval, serve(). Both are read at each key: CONFIG SET may change
+// them meanwhile.
+std::function<void(uint64_t parsed)> LoadProgressHook(const int64_t* key_delay_us,
+                                                      const int64_t* interval,
+                                                      std::function<void()> serve);
+
+}  // namespace server

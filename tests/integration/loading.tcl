@@ -1,0 +1,93 @@
+# While a node loads its data (the snapshot at start, DEBUG RELOAD) it serves events between
+# keys, as Valkey 8 does: clients get -LOADING unless their command is flagged loading (INFO,
+# CONFIG...), INFO shows loading:1, and nothing it runs meanwhile may cost the data being
+# loaded: SHUTDOWN does not save over the file, DEBUG RELOAD is refused, an AOF switched on
+# waits for the load's end. key-load-delay (microseconds per key) makes the load last;
+# loading-process-events-interval-bytes 1024 serves events often.
+
+# A client of the innermost server once it accepts connections (it loads meanwhile).
+proc ld_client {} {
+    set c {}
+    wait_for_condition 200 10 {![catch {valkey_client} c]} else {
+        fail "the server never accepted a connection"
+    }
+    $c timeout 10000
+    return $c
+}
+
+proc ld_loading {c} { return [info_field [$c info persistence] loading] }
+
+proc ld_wait_loaded {c} {
+    wait_for_condition 1000 20 {[ld_loading $c] == 0} else { fail "the load never ended" }
+}
+
+set ::ld_err "LOADING Valkey is loading the dataset in memory"
+
+start_server {tags {loading} overrides {enable-debug-command yes key-load-delay 500
+        loading-process-events-interval-bytes 1024 save {}}} {
+    # 4000 keys at 500 us each: 2 s of loading.
+    r debug populate 4000 k 100
+    r save
+    set ::ld_digest [r debug digest]
+
+    test "Loading the snapshot at start: -LOADING, INFO loading:1, then the data" {
+        restart_server 0
+        set c [ld_client]
+        assert_equal 1 [ld_loading $c]
+        assert_error $::ld_err {$c get k:1}
+        assert_error $::ld_err {$c ping}
+        assert_error $::ld_err {$c dbsize}
+        # commands flagged loading run
+        assert_equal {key-load-delay 500} [$c config get key-load-delay]
+        assert_equal 0 [info_field [$c info persistence] async_loading]
+        ld_wait_loaded $c
+        assert_equal 4000 [$c dbsize]
+        assert_equal $::ld_digest [$c debug digest]
+        $c close
+    }
+
+    test "SHUTDOWN while loading does not save the half-loaded data over the snapshot" {
+        restart_server 0
+        set c [ld_client]
+        assert_equal 1 [ld_loading $c]
+        catch {$c shutdown}
+        wait_for_condition 200 20 {![server_alive]} else { fail "SHUTDOWN did not stop the node" }
+        restart_server 1
+        assert_equal 4000 [r dbsize]
+        assert_equal $::ld_digest [r debug digest]
+    }
+
+    test "DEBUG RELOAD while loading is refused; the reload's own client is answered at its end" {
+        set a [valkey_client]
+        $a deferred 1
+        $a debug reload
+        set b [valkey_client]
+        wait_for_condition 200 10 {[ld_loading $b] == 1} else { fail "DEBUG RELOAD never loaded" }
+        assert_error $::ld_err {$b debug reload}
+        assert_error $::ld_err {$b get k:1}
+        assert_equal OK [$a read]
+        assert_equal 0 [ld_loading $b]
+        assert_equal $::ld_digest [$b debug digest]
+        $a close
+        $b close
+    }
+
+    test "An AOF switched on while loading starts after the load, with every loaded key" {
+        restart_server 0
+        set c [ld_client]
+        assert_equal 1 [ld_loading $c]
+        assert_equal OK [$c config set appendonly yes]
+        assert_equal 1 [info_field [$c info persistence] aof_rewrite_scheduled]
+        ld_wait_loaded $c
+        wait_for_condition 500 20 {
+            [info_field [$c info persistence] aof_rewrite_scheduled] == 0 &&
+            [info_field [$c info persistence] aof_rewrite_in_progress] == 0
+        } else { fail "the AOF never started" }
+        $c config set key-load-delay 0
+        $c debug loadaof
+        assert_equal 4000 [$c dbsize]
+        assert_equal $::ld_digest [$c debug digest]
+        $c config set appendonly no
+        $c close
+    }
+}
