@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
@@ -15,6 +17,7 @@
 #include "repl/saved_history.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/loading.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -72,7 +75,11 @@ void Init() {
                                          if (!ParseSeedHex(v, seed)) return false;
                                          // The operator's hash-seed wins over a
                                          // snapshot's, a primary's included.
-                                         if (server::cfg.hash_seed.empty()) ds::SetHashSeed(seed);
+                                         if (!server::cfg.hash_seed.empty()) return true;
+                                         if (memcmp(seed, ds::HashSeed(), 16) != 0) {
+                                           ds::SetHashSeed(seed);
+                                           server::LoadingServesNoData();
+                                         }
                                          return true;
                                        }});
   // Which db the stream continues in after a snapshot (matters for chained replicas, whose

@@ -64,6 +64,9 @@ struct Side {
   int64_t last_in_step_ms = 0;
   int64_t last_ack_ms = 0;
   int64_t last_keepalive_ms = 0;  // the newline sent while loading
+  // Counts Drop()s: a snapshot load serves the bus (server/loading.h), whose role changes may
+  // drop the link under it; the load then leaves the link as it finds it.
+  uint64_t link_gen = 0;
   Client* primary = nullptr;
   // The snapshot goes to a temp file that becomes dbfilename (else it is parsed from memory),
   // decided when its "$" line arrives (LoadsToDisk).
@@ -93,6 +96,7 @@ void CloseTempFile(bool remove) {
 
 void Drop(const char* why) {
   if (why) LOG_WARNING("Primary link: %s", why);
+  g_side.link_gen++;
   CloseTempFile(true);
   g_side.searched = 0;
   g_side.payload_start = 0;
@@ -249,9 +253,12 @@ void PauseLinkReads() {
   if (g_side.conn.fd >= 0) g.loop->DelFile(g_side.conn.fd, net::kReadable);
 }
 
+enum class LoadOutcome { kLoaded, kFailed, kAbandoned /* the link was dropped meanwhile */ };
+
 // In-memory load (repl-diskless-load swapdb, or on-empty-db into an empty node): staging
-// databases swapped in, so a failed load leaves the current data as it was.
-bool LoadPayload(const char* data, size_t n) {
+// databases swapped in, so a failed or abandoned load leaves the current data as it was.
+LoadOutcome LoadPayload(const char* data, size_t n) {
+  uint64_t gen = g_side.link_gen;
   std::vector<std::unique_ptr<db::Db>> staging;
   std::vector<db::Db*> ptrs;
   for (int i = 0; i < server::NumDbs(); i++) {
@@ -278,14 +285,19 @@ bool LoadPayload(const char* data, size_t n) {
     r = persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(data), n, opts, ptrs);
   }
   db::GetEnv().on_new = saved_new;
-  if (!r.ok) {
+  bool abandoned = g_side.link_gen != gen;
+  if (!r.ok || abandoned) {
     staging.clear();  // built with the new seed: free before restoring the old one
     ds::SetHashSeed(old_seed);
+    if (abandoned) {
+      LOG_WARNING("The primary link changed while its snapshot loaded: keeping the old data.");
+      return LoadOutcome::kAbandoned;
+    }
     LOG_WARNING(
         "Failed trying to load the PRIMARY synchronization DB: %s (offset %llu). "
         "Keeping the old data; retrying.",
         r.error.c_str(), static_cast<unsigned long long>(r.error_offset));
-    return false;
+    return LoadOutcome::kFailed;
   }
   for (int i = 0; i < server::NumDbs(); i++) {
     g.dbs[i]->Swap(*staging[i]);
@@ -293,17 +305,18 @@ bool LoadPayload(const char* data, size_t n) {
   }
   staging.clear();
   AfterFullSync();
-  return true;
+  return LoadOutcome::kLoaded;
 }
 
 // Disk load (LoadsToDisk): the received file becomes dbfilename and is loaded.
-bool LoadTempFile() {
+LoadOutcome LoadTempFile() {
+  uint64_t gen = g_side.link_gen;
   std::string path = g_side.tmp_path;
   if (fsync(g_side.tmp_fd) != 0 || close(g_side.tmp_fd) != 0) {
     g_side.tmp_fd = -1;
     LOG_WARNING("Failed trying to sync the temp DB to disk in PRIMARY <-> REPLICA synchronization");
     CloseTempFile(true);
-    return false;
+    return LoadOutcome::kFailed;
   }
   g_side.tmp_fd = -1;
   if (rename(path.c_str(), server::cfg.dbfilename.c_str()) != 0) {
@@ -312,7 +325,7 @@ bool LoadTempFile() {
         "synchronization: %s",
         server::cfg.dbfilename.c_str(), strerror(errno));
     CloseTempFile(true);
-    return false;
+    return LoadOutcome::kFailed;
   }
   g_side.tmp_path.clear();
   CloseTempFile(false);
@@ -323,10 +336,13 @@ bool LoadTempFile() {
     LOG_WARNING(
         "Failed trying to load the PRIMARY synchronization DB from disk. Keeping the "
         "old data; retrying.");
-    return false;
+    return LoadOutcome::kFailed;
   }
+  // Dropped meanwhile (a role change from the bus): the data is this snapshot's, but the link
+  // it belongs to is gone; the next sync replaces it.
+  if (g_side.link_gen != gen) return LoadOutcome::kAbandoned;
   AfterFullSync();
-  return true;
+  return LoadOutcome::kLoaded;
 }
 
 // Disk load (LoadsToDisk): moves received payload bytes (from `in` at `start`) into the
@@ -380,7 +396,9 @@ void ProcessTransferToDisk(size_t start) {
   g_side.payload_start = 0;
   in.clear();
   PauseLinkReads();
-  if (!LoadTempFile()) return Drop(nullptr);
+  LoadOutcome r = LoadTempFile();
+  if (r == LoadOutcome::kAbandoned) return;
+  if (r == LoadOutcome::kFailed) return Drop(nullptr);
   StartStreaming(std::move(rest));
 }
 
@@ -451,12 +469,16 @@ void ProcessTransfer() {
     payload_len = pos - start;
     rest = in.substr(pos + 40);
   }
-  PauseLinkReads();
-  bool ok = LoadPayload(in.data() + start, payload_len);
+  // The loader parses a buffer of its own: a Drop meanwhile clears `in`.
+  std::string payload = std::move(in);
+  in.clear();
   g_side.payload_start = 0;
   g_side.searched = 0;
-  in.clear();
-  if (!ok) return Drop(nullptr);
+  PauseLinkReads();
+  LoadOutcome r = LoadPayload(payload.data() + start, payload_len);
+  std::string().swap(payload);
+  if (r == LoadOutcome::kAbandoned) return;
+  if (r == LoadOutcome::kFailed) return Drop(nullptr);
   StartStreaming(std::move(rest));
 }
 

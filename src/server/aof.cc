@@ -603,10 +603,18 @@ FileLoad LoadOne(const persist::AofFile& f, bool last, Client* fake) {
   persist::AofReader r(p, n, start);
   size_t valid = start, valid_before_multi = start;
   std::string err;
+  auto progress = LoadProgress();
+  uint64_t commands = 0;
   while (true) {
     persist::AofReader::Status s = r.Next();
     if (s == persist::AofReader::kCommand) {
       bool was_multi = fake->InMulti();
+      // Every 1024 commands outside a transaction the node serves meanwhile (loading.h), as
+      // Valkey 8's AOF load does; key-load-delay per command.
+      if (++commands % 1024 == 0 && !was_multi)
+        ServeWhileLoading();
+      else if (cfg.key_load_delay)
+        progress(0);
       if (!Execute(fake, r.argv(), f.name, &err)) {
         LOG_WARNING("%s", err.c_str());
         result = FileLoad::kFailed;
@@ -827,6 +835,7 @@ bool AofLoadAtStartup() {
   fake.id = UINT64_MAX;  // CLIENT_ID_AOF
   SelectDb(&fake, 0);
   aof_.loading = true;
+  LoadingScope loading(false);
   std::vector<persist::AofFile> files;
   if (m.has_base) files.push_back(m.base);
   for (auto& f : m.incr) files.push_back(f);

@@ -18,6 +18,9 @@ LoadingScope::~LoadingScope() { g_kind = prev_; }
 
 bool Loading() { return g_kind == kBlocking; }
 bool AsyncLoading() { return g_kind == kAsync; }
+void LoadingServesNoData() {
+  if (g_kind == kAsync) g_kind = kBlocking;
+}
 
 std::function<void(uint64_t)> LoadProgressHook(const int64_t* key_delay_us,
                                                const int64_t* interval,

@@ -28,6 +28,9 @@ class LoadingScope {
 
 bool Loading();       // a load whose data is not served yet runs
 bool AsyncLoading();  // a load beside the served data runs
+// The snapshot being loaded brought another hash seed: every table now hashes with it, so the
+// old data can no longer be looked up; an async load serves no data from here on.
+void LoadingServesNoData();
 
 // The after_key hook of a load (persist::LoadOptions): per key, *key_delay_us of sleep (a
 // negative -n: 1 us once in n keys on average, as Valkey's debugDelay); each time the parsed

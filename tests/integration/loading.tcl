@@ -91,3 +91,95 @@ start_server {tags {loading} overrides {enable-debug-command yes key-load-delay 
         $c close
     }
 }
+
+# A replica with repl-diskless-load swapdb loads its full sync beside its data and serves that
+# data meanwhile (Valkey 8's async loading): reads answer from the old data, INFO shows
+# async_loading:1 and loading:0, commands flagged no-async-loading (SAVE, REPLICAOF...) wait
+# with -LOADING. Our nodes take their primary's hash seed with a full sync (so SCAN cursors
+# hold across the shard): when it differs from the one the old data was hashed with (a first
+# sync from that primary), the old data cannot be looked up during the load, and the load
+# serves none (loading:1, -LOADING) rather than wrong answers.
+proc ld_swapdb_replica {} {
+    r replicaof 127.0.0.1 [srv -1 port]
+    wait_for_condition 500 10 {[info_field [r info persistence] async_loading] == 1} else {
+        fail "the replica never loaded beside its data"
+    }
+}
+
+proc ld_swapdb_loaded {} {
+    r config set key-load-delay 0
+    wait_for_condition 500 20 {[info_field [r info persistence] async_loading] == 0 &&
+        [info_field [r info persistence] loading] == 0 &&
+        [info_field [r info replication] master_link_status] eq "up"} else {
+        fail "the load never ended"
+    }
+    assert_equal 3000 [r dbsize]
+    assert_equal [r -1 debug digest] [r debug digest]
+}
+
+set ::ld_primary {repl-diskless-sync yes repl-diskless-sync-delay 0 enable-debug-command yes}
+set ::ld_replica {repl-diskless-load swapdb loading-process-events-interval-bytes 1024
+    enable-debug-command yes}
+
+start_server [list tags {loading repl} overrides $::ld_primary] {
+    start_server [list tags {loading repl} overrides $::ld_replica] {
+        test "swapdb: the old data is served while a full sync of the same primary loads" {
+            # A first sync (of nothing) gives the replica its primary's hash seed.
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 500 10 {[info_field [r info replication] master_link_status] eq "up"} else {
+                fail "no first sync"
+            }
+            r replicaof no one
+            r set old:str keep
+            r -1 debug populate 3000 new 100
+            r -1 debug change-repl-id   ;# the next sync is a full one
+            r config set key-load-delay 1000
+            ld_swapdb_replica
+            assert_equal 0 [info_field [r info persistence] loading]
+            assert_equal keep [r get old:str]
+            assert_equal 1 [r dbsize]
+            assert_error $::ld_err {r save}
+            assert_error $::ld_err {r replicaof no one}
+            ld_swapdb_loaded
+        }
+    }
+}
+
+start_server [list tags {loading repl} overrides $::ld_primary] {
+    start_server [list tags {loading repl} overrides $::ld_replica] {
+        test "swapdb: a first sync from a primary of another hash seed serves nothing while it loads" {
+            r set old:str keep
+            r -1 debug populate 3000 new 100
+            r config set key-load-delay 1000
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 500 10 {[info_field [r info persistence] loading] == 1} else {
+                fail "the load never started"
+            }
+            assert_equal 0 [info_field [r info persistence] async_loading]
+            assert_error $::ld_err {r get old:str}
+            ld_swapdb_loaded
+        }
+    }
+}
+
+# The AOF's commands load the same way: served every 1024 commands (outside a transaction),
+# key-load-delay per command.
+start_server {tags {loading aof} overrides {enable-debug-command yes appendonly yes
+        aof-use-rdb-preamble no key-load-delay 500 save {}}} {
+    test "Loading the AOF at start: -LOADING, INFO loading:1, then the data" {
+        r debug populate 4000 k 100
+        r bgrewriteaof
+        wait_for_condition 500 20 {[info_field [r info persistence] aof_rewrite_in_progress] == 0} else {
+            fail "the AOF rewrite never ended"
+        }
+        set digest [r debug digest]
+        restart_server 0
+        set c [ld_client]
+        wait_for_condition 200 10 {[ld_loading $c] == 1} else { fail "no AOF load seen" }
+        assert_error $::ld_err {$c get k:1}
+        ld_wait_loaded $c
+        assert_equal 4000 [$c dbsize]
+        assert_equal $digest [$c debug digest]
+        $c close
+    }
+}
