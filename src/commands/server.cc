@@ -616,8 +616,8 @@ void DebugCommand(Client* c) {
   }
   // A reload from inside a load (DEBUG is flagged loading) would save and replace what is
   // half loaded.
-  if ((sub == "reload" || sub == "loadaof") && (Loading() || AsyncLoading()))
-    return r.Error(kErrLoading);
+  bool in_load = Loading() || AsyncLoading();
+  if (sub == "reload" && in_load) return r.Error(kErrLoading);
   if (sub == "reload") return DebugReloadCommand(c);
   if (sub == "htstats" && a.size() >= 3) return DebugHtStats(c);
   if (sub == "htstats-key" && a.size() >= 3) return DebugHtStatsKey(c);
@@ -626,10 +626,11 @@ void DebugCommand(Client* c) {
     // stopped being propagated), it would load the file that holds it again, without end, until
     // the stack overflowed (Valkey 8 and Redis 7.0 do). At that point of the replay the data set
     // is already what the file held before it, so refusing it loses nothing.
-    if (AofLoading()) {
+    if (AofLoading() && c->conn.fd < 0) {  // the AOF loader replaying it
       LOG_WARNING("DEBUG LOADAOF found in the AOF being loaded: refused, the load goes on");
       return r.Error("DEBUG LOADAOF is not allowed while the AOF is loading");
     }
+    if (in_load) return r.Error(kErrLoading);
     if (!AofDebugReload()) return r.Error("Error trying to load the AOF files, check server logs.");
     g.dirty = 0;
     LOG_NOTICE("Append Only File loaded by DEBUG LOADAOF");
