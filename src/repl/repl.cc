@@ -124,6 +124,9 @@ void Install() {
   h.replica_write_ready = ReplicaWriteReady;
   h.replica_has_pending = ReplicaHasPending;
   h.client_freed = ClientFreed;
+  h.replica_newline = [](server::Client* c) {
+    if (c->repl) c->repl->ack_time_ms = base::MsTime();
+  };
   h.primary_stream_applied = PrimaryStreamApplied;
   h.cron = Cron;
   h.before_sleep = BeforeSleep;

@@ -489,7 +489,10 @@ void ProcessInput(Client* c) {
     lim.trusted = c->flags & kPrimary;
     auto st = c->parser.Parse(c->conn.in.data(), c->conn.in.size(), &c->conn.in_pos, lim);
     if (st == net::RequestParser::kNeedMore) break;
-    if (st == net::RequestParser::kEmpty) continue;
+    if (st == net::RequestParser::kEmpty) {
+      if (c->flags & kReplica) Repl().replica_newline(c);
+      continue;
+    }
     if (st == net::RequestParser::kError) {
       std::string err = c->parser.error();
       c->R().Error(err);

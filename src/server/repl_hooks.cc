@@ -20,6 +20,7 @@ ReplHooks& Repl() {
       .replica_write_ready = [](Client*) { return true; },
       .replica_has_pending = [](Client*) { return false; },
       .client_freed = [](Client*) {},
+      .replica_newline = [](Client*) {},
       .primary_stream_applied = [](Client*, std::string_view) {},
       .cron = [] {},
       .before_sleep = [] {},

@@ -36,6 +36,9 @@ struct ReplHooks {
   bool (*replica_write_ready)(Client* c);  // false: hold the output (snapshot not sent yet)
   bool (*replica_has_pending)(Client* c);  // snapshot bytes still to send
   void (*client_freed)(Client* c);
+  // A replica sent an empty line: it is alive (one loading a long snapshot says so), which
+  // counts as an acknowledgement for repl-timeout, as in Valkey 8.
+  void (*replica_newline)(Client* c);
   void (*primary_stream_applied)(Client* c, std::string_view raw);
   // The server loop, INFO, config and start-up.
   void (*cron)();

@@ -183,3 +183,28 @@ start_server {tags {loading aof} overrides {enable-debug-command yes appendonly 
         $c close
     }
 }
+
+# A replica loading a long snapshot sends its primary a newline every second (as Valkey 8's
+# replicas do), and a primary counts a replica's newline as an acknowledgement: the load may
+# last longer than repl-timeout without the primary dropping the replica.
+start_server [list tags {loading repl} overrides [concat $::ld_primary {repl-timeout 2}]] {
+    start_server [list tags {loading repl} overrides {key-load-delay 1000
+            loading-process-events-interval-bytes 1024 enable-debug-command yes}] {
+        test "A load longer than repl-timeout: the replica stays attached, one full sync" {
+            r -1 debug populate 6000 new 100   ;# 6 s of loading, three repl-timeouts
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 500 10 {[info_field [r info persistence] loading] == 1} else {
+                fail "the load never started"
+            }
+            wait_for_condition 1000 20 {[info_field [r info persistence] loading] == 0} else {
+                fail "the load never ended"
+            }
+            wait_for_condition 200 20 {[info_field [r info replication] master_link_status] eq "up"} else {
+                fail "the link never came up"
+            }
+            assert_equal 1 [info_field [r -1 info stats] sync_full]
+            assert_no_match "*timedout replica*" [::srv::file_tail [srv -1 log] 200]
+            assert_equal 6000 [r dbsize]
+        }
+    }
+}
