@@ -880,6 +880,9 @@ struct Bus::Core {
     int fd = l->conn.fd;
     if (!l->conn.Pending()) {
       if (loop.FileMask(fd) & net::kWritable) loop.DelFile(fd, net::kWritable);
+      // A burst (PUBLISH of big messages) leaves no big buffer behind: mem_cluster_links
+      // returns to what the links hold at rest, as Valkey 8's freed send blocks do.
+      if (l->conn.out.capacity() > 64 * 1024) std::string().swap(l->conn.out);
       return;
     }
     if (l->conn.out_sent > 64 * 1024) l->conn.CompactOut();  // a long queue drops what was sent

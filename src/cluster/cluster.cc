@@ -382,6 +382,14 @@ void Install() {
   h.while_loading = [] {
     if (GetState().myself) NodeBus().FlushOutput();
   };
+  h.links_memory = []() -> uint64_t {
+    uint64_t sum = 0;
+    if (GetState().myself)
+      NodeBus().ForEachLink([&](const Link& l) {
+        sum += sizeof(Link) + l.conn.out.capacity() + l.conn.in.capacity();
+      });
+    return sum;
+  };
   h.announce_changed = [] {
     if (!GetState().myself) return;  // not in cluster mode, or not started yet
     SetMyAddressFromConfig();

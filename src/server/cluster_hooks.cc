@@ -26,6 +26,7 @@ ClusterHooks& Cluster() {
       .write_held = nullptr,
       .debug = [](Client*) { return false; },
       .while_loading = [] {},
+      .links_memory = []() -> uint64_t { return 0; },
   };
   return h;
 }

@@ -67,6 +67,8 @@ struct ClusterHooks {
   bool (*debug)(Client* c);
   // Between the keys of a load (ServeWhileLoading): the bus sends what it queued.
   void (*while_loading)();
+  // INFO mem_cluster_links: what the bus links hold (the links and their buffers).
+  uint64_t (*links_memory)();
 };
 
 ClusterHooks& Cluster();

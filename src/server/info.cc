@@ -23,6 +23,7 @@
 #include "server/blocking.h"
 #include "server/client.h"
 #include "server/command.h"
+#include "server/cluster_hooks.h"
 #include "server/config.h"
 #include "server/evict.h"
 #include "server/lazyfree.h"
@@ -161,6 +162,7 @@ void SecMemory(std::string* s) {
   Line(s, "mem_fragmentation_ratio:%.2f", used ? static_cast<double>(rss) / used : 0.0);
   Line(s, "mem_not_counted_for_evict:%llu", static_cast<ull>(MemoryNotCountedForEvict()));
   Line(s, "mem_clients_normal:%llu", static_cast<ull>(clients_mem));
+  Line(s, "mem_cluster_links:%llu", static_cast<ull>(Cluster().links_memory()));
 #ifdef USE_JEMALLOC
   // As Valkey prints it: jemalloc-<major>.<minor>.<bugfix> of the library built against.
   Line(s, "mem_allocator:jemalloc-%d.%d.%d", JEMALLOC_VERSION_MAJOR, JEMALLOC_VERSION_MINOR,

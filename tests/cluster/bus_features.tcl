@@ -179,4 +179,19 @@ start_cluster {primaries 3 replicas 1 nodes 6 create manual} {
         # the link is made again and the stopped node catches up
         cluster_wait_ok
     }
+
+    test "INFO mem_cluster_links counts the links' buffers: up with a burst of PUBLISH, back down once sent" {
+        set mem [info_field [cn 0 info memory] mem_cluster_links]
+        assert_morethan $mem 0
+        # Ten 100 KB messages to five peers, queued inside one EXEC: 5 MB in the links' buffers.
+        set c [cluster_client 0]
+        $c multi
+        for {set i 0} {$i < 10} {incr i} { $c publish bf:ch [string repeat x 100000] }
+        $c info memory
+        set res [$c exec]
+        set during [info_field [lindex $res end] mem_cluster_links]
+        assert_morethan [expr {$during - $mem}] 1000000
+        ::cl::deadline_wait 10000 {[info_field [cn 0 info memory] mem_cluster_links] <= $mem + 65536} \
+            {mem_cluster_links [info_field [cn 0 info memory] mem_cluster_links], before $mem}
+    }
 }
