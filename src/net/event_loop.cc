@@ -173,10 +173,12 @@ int EventLoop::ProcessFileEventsNow() {
 void EventLoop::Dispatch(int fd, uint32_t ev) {
   if (fd >= static_cast<int>(files_.size())) return;
   File& f = files_[fd];
-  if ((f.mask & kReadable) && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) f.rproc(fd, f.rdata, kReadable);
+  if ((f.mask & kReadable) && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+    f.rproc(fd, f.rdata, kReadable);
   // The read handler may have closed and even reused fd: re-read the slot.
   File& g = files_[fd];
-  if ((g.mask & kWritable) && (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP))) g.wproc(fd, g.wdata, kWritable);
+  if ((g.mask & kWritable) && (ev & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+    g.wproc(fd, g.wdata, kWritable);
 }
 
 void EventLoop::Run() {

@@ -426,10 +426,10 @@ bool ApplyClusterAnnounce(std::string*) {
 // The announced address, ports and names of a cluster node.
 #define ANNOUNCE_STR(n, field) \
   { n, nullptr, kStr, 0, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {}, ApplyClusterAnnounce, "" }
-#define ANNOUNCE_CHECKED(n, field, valid)                                                         \
-  {                                                                                          \
-    n, nullptr, kStr, 0, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {},           \
-        ApplyClusterAnnounce, "", valid                                                      \
+#define ANNOUNCE_CHECKED(n, field, valid)                                          \
+  {                                                                                \
+    n, nullptr, kStr, 0, static_cast<std::string*>(&cfg.field), 0, 0, nullptr, {}, \
+        ApplyClusterAnnounce, "", valid                                            \
   }
 #define ANNOUNCE_PORT(n, field) \
   { n, nullptr, kInt, 0, static_cast<int64_t*>(&cfg.field), 0, 65535, nullptr, {}, ApplyClusterAnnounce, "0" }

@@ -22,8 +22,7 @@ void LoadingServesNoData() {
   if (g_kind == kAsync) g_kind = kBlocking;
 }
 
-std::function<void(uint64_t)> LoadProgressHook(const int64_t* key_delay_us,
-                                               const int64_t* interval,
+std::function<void(uint64_t)> LoadProgressHook(const int64_t* key_delay_us, const int64_t* interval,
                                                std::function<void()> serve) {
   uint64_t served = 0;  // the parsed bytes at the last serve()
   return [=](uint64_t parsed) mutable {
