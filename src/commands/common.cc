@@ -8,11 +8,11 @@
 
 namespace cmd {
 
-db::Obj* LookupRead(Client* c, std::string_view key) {
+db::Obj* LookupRead(Client* c, std::string_view key, bool touch) {
   db::Obj* o = c->db->Lookup(key);
   if (o) {
     server::g.stats.keyspace_hits++;
-    db::TouchAccess(o);
+    if (touch && !(c->flags & server::kNoTouch)) db::TouchAccess(o);
   } else {
     server::g.stats.keyspace_misses++;
     server::Notify(server::kNotifyKeyMiss, "keymiss", key, c->dbid);

@@ -12,7 +12,10 @@ namespace cmd {
 using server::Client;
 
 // Read lookup: expiry honoured, keyspace hits/misses counted, LRU touched.
-db::Obj* LookupRead(Client* c, std::string_view key);
+// A read lookup: counts a keyspace hit or miss (a miss also fires `keymiss`) and marks the key
+// accessed, unless touch is false (TTL, TYPE, EXISTS, as Valkey 8's LOOKUP_NOTOUCH) or the
+// client is in CLIENT NO-TOUCH mode (its TOUCH still touches).
+db::Obj* LookupRead(Client* c, std::string_view key, bool touch = true);
 // Write lookup: expiry honoured, no stats.
 db::Obj* LookupWrite(Client* c, std::string_view key);
 // Replies WRONGTYPE and returns false when o is not of type t (nullptr passes).

@@ -369,7 +369,11 @@ void ClientCapa(Client* c) {
 }
 
 void ClientNoTouch(Client* c) {
-  if (!base::EqualsNoCase(c->argv[2], "on") && !base::EqualsNoCase(c->argv[2], "off"))
+  if (base::EqualsNoCase(c->argv[2], "on"))
+    c->flags |= kNoTouch;
+  else if (base::EqualsNoCase(c->argv[2], "off"))
+    c->flags &= ~kNoTouch;
+  else
     return c->R().Error(kErrSyntax);
   c->R().Ok();
 }

@@ -38,19 +38,23 @@ void UnlinkCommand(Client* c) { DelGeneric(c, true); }
 void ExistsCommand(Client* c) {
   int64_t n = 0;
   for (size_t i = 1; i < c->argv.size(); i++)
-    if (LookupRead(c, c->argv[i])) n++;
+    if (LookupRead(c, c->argv[i], false)) n++;
   c->R().Int(n);
 }
 
 void TouchCommand(Client* c) {
   int64_t n = 0;
-  for (size_t i = 1; i < c->argv.size(); i++)
-    if (LookupRead(c, c->argv[i])) n++;
+  for (size_t i = 1; i < c->argv.size(); i++) {
+    db::Obj* o = LookupRead(c, c->argv[i]);
+    if (!o) continue;
+    db::TouchAccess(o);  // also in CLIENT NO-TOUCH mode: touching is what it asks
+    n++;
+  }
   c->R().Int(n);
 }
 
 void TypeCommand(Client* c) {
-  db::Obj* o = LookupRead(c, c->argv[1]);
+  db::Obj* o = LookupRead(c, c->argv[1], false);
   c->R().Simple(o ? db::TypeName(o->type()) : "none");
 }
 
@@ -333,7 +337,7 @@ void PExpireAtCommand(Client* c) { ExpireGeneric(c, 1, true); }
 
 // TTL family: mode 0 TTL, 1 PTTL, 2 EXPIRETIME, 3 PEXPIRETIME.
 void TtlGeneric(Client* c, int mode) {
-  db::Obj* o = LookupRead(c, c->argv[1]);
+  db::Obj* o = LookupRead(c, c->argv[1], false);
   if (!o) return c->R().Int(-2);
   int64_t when = o->expire();
   if (when < 0) return c->R().Int(-1);

@@ -492,7 +492,10 @@ void HandleHandshakeLine(const std::string& line) {
     return;
   }
   if (what == "AUTH") {
-    if (line[0] == '-') return Drop(("unable to AUTH to PRIMARY: " + line).c_str());
+    if (line[0] == '-') {
+      LOG_WARNING("Unable to AUTH to PRIMARY: %s", line.c_str());  // Valkey 8's line
+      return Drop(nullptr);
+    }
     return;
   }
   if (what == "REPLCONF") {

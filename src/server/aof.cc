@@ -973,6 +973,8 @@ void AofTurnOff() {
     close(aof_.fd);
   }
   aof_.fd = -1;
+  if (ChildRunning())
+    LOG_NOTICE("Killing running AOF rewrite child: %ld", static_cast<long>(aof_.child));
   KillChild();
   aof_.status = Status::kOff;
   aof_.buf.clear();

@@ -612,14 +612,17 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   if (c->tracking) flags += "t";
   if (c->tracking && c->tracking->broken_redirect) flags += "R";
   if (c->tracking && c->tracking->bcast) flags += "B";
+  if (c->flags & kNoTouch) flags += "T";
   if (flags.empty()) flags = "N";
   std::string events = "r";
   if (g.loop && (g.loop->FileMask(c->conn.fd) & net::kWritable)) events += "w";
   // argv-mem: the command being executed or held, or the arguments of an unfinished one.
   size_t argv_mem = c->argv_len_sum + c->parser.PartialArgsBytes();
-  // oll: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer is
-  // full); ours are the sealed blocks of a backlog (BufferedConn::Seal).
+  // oll and omem: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer
+  // is full) and their memory; ours are the sealed blocks of a backlog (BufferedConn::Seal),
+  // beyond the reply buffer `out` (an idle client shows 0, as in Valkey).
   const size_t oll = c->conn.sealed.size();
+  const size_t omem = c->conn.OutputAllocated() - c->conn.out.capacity();
   auto fmt = [&](char* buf, size_t size) {
     return snprintf(
         buf, size,
@@ -635,7 +638,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
         c->pubsub ? c->pubsub->shard_channels.size() : 0,
         (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
         c->conn.in.size() - c->conn.in_pos, c->conn.in.capacity() - c->conn.in.size(), argv_mem, c->multi_argv_mem,
-        c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, c->conn.OutputAllocated(),
+        c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, omem,
         ClientMemory(c), events.c_str(),
         c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL",
         hide_user_data ? kRedacted : (c->user ? c->user->name.c_str() : "default"),

@@ -57,6 +57,7 @@ enum ClientFlag : uint64_t {
   // never stall this node's other clients.
   kInputSliced = 1 << 22,
   kInputResume = 1 << 23,  // in g.resume_input: buffered input waits for the next pass
+  kNoTouch = 1 << 24,      // CLIENT NO-TOUCH on: its reads leave keys' access times alone
 };
 
 struct Client {

@@ -263,6 +263,8 @@ start_server {tags {connection}} {
             lib-name lib-ver tot-net-in tot-net-out tot-cmds}
         assert_equal [join $valkey8 " "] [join $names " "]
         assert_match {id=* addr=127.0.0.1:* laddr=127.0.0.1:* fd=* name=* age=* idle=* flags=N db=0 *cmd=client|list user=default *resp=2*} $line
+        # An idle client holds no output beyond its reply buffer (Valkey's own test matches this).
+        assert_match {* obl=0 oll=0 omem=0 *} $line
         assert_equal "\n" [string index [r client list] end]
     }
 

@@ -599,6 +599,40 @@ start_server {tags {keys}} {
         assert_range [r object idletime k] 0 1
     }
 
+    keys_test "TTL, PTTL, EXPIRETIME, TYPE and EXISTS leave the access time alone; TOUCH and GET do not" {
+        r flushall
+        r set k v
+        wait_for_condition 60 100 {[r object idletime k] >= 2}
+        r ttl k
+        r pttl k
+        r expiretime k
+        r type k
+        r exists k
+        assert_morethan [r object idletime k] 1
+        r touch k
+        assert_range [r object idletime k] 0 1
+    }
+
+    keys_test "CLIENT NO-TOUCH on: reads leave the access time alone, TOUCH still touches; flag T" {
+        r flushall
+        r set k v
+        set c [valkey_client]
+        assert_equal OK [$c client no-touch on]
+        assert_match {*flags=T *} [$c client info]
+        wait_for_condition 60 100 {[r object idletime k] >= 2}
+        assert_equal v [$c get k]
+        assert_morethan [r object idletime k] 1
+        assert_equal 1 [$c touch k]
+        assert_range [r object idletime k] 0 1
+        wait_for_condition 60 100 {[r object idletime k] >= 2}
+        assert_equal OK [$c client no-touch off]
+        assert_match {*flags=N *} [$c client info]
+        assert_equal v [$c get k]
+        assert_range [r object idletime k] 0 1
+        assert_error "ERR syntax error" {$c client no-touch maybe}
+        $c close
+    }
+
     keys_test "OBJECT FREQ needs an LFU policy" {
         r flushall
         r set k v
