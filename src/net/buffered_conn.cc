@@ -1,6 +1,8 @@
 // Reads and writes of a buffered non-blocking socket (see buffered_conn.h).
 #include "net/buffered_conn.h"
 
+#include <malloc.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -48,6 +50,16 @@ IoResult BufferedConn::Read(size_t max) {
     r.err = errno;
     return r;
   }
+}
+
+size_t BufferedConn::OutputHeapBytes() const {
+  // A string's buffer is on the heap past its inline capacity (15 in libstdc++).
+  auto heap = [](const std::string& s) {
+    return s.capacity() > 15 ? malloc_usable_size(const_cast<char*>(s.data())) : 0;
+  };
+  size_t n = heap(out);
+  for (const std::string& b : sealed) n += heap(b);
+  return n;
 }
 
 void BufferedConn::Seal() {

@@ -59,6 +59,9 @@ struct BufferedConn {
   size_t OutputAllocated() const {  // out's capacity plus the sealed blocks
     return out.capacity() + sealed.size() * (kSealBlock + 1);
   }
+  // What the output takes from the allocator (its size classes round a buffer up: 7.5 MB of
+  // capacity is an 8 MB allocation): the figure eviction must leave out for a replica.
+  size_t OutputHeapBytes() const;
   // Drops the consumed part of `in` / the written part of `out` (owners that keep offsets
   // into `out` call the latter only when theirs allow it).
   void CompactIn();

@@ -181,8 +181,10 @@ bool MaxmemoryPolicyIsLfu() { return Policy() == kVolatileLfu || Policy() == kAl
 
 uint64_t MemoryNotCountedForEvict() {
   uint64_t n = 0;
+  // Replicas' output, as Valkey 8's freeMemoryGetNotCountedMemory: what a slow replica is owed
+  // must not evict data (its size as allocated: capacity alone missed jemalloc's rounding).
   for (Client* c : g.clients)
-    if (c->flags & kReplica) n += c->conn.out.capacity();
+    if (c->flags & kReplica) n += c->conn.OutputHeapBytes();
   return n;
 }
 

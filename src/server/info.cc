@@ -132,9 +132,14 @@ void SecMemory(std::string* s) {
   uint64_t used = UsedMemory();
   if (used > g.stat_peak_memory) g.stat_peak_memory = used;
   uint64_t rss = RssBytes();
-  uint64_t clients_mem = 0;
-  for (Client* c : g.clients)
-    clients_mem += c->conn.in.capacity() + c->conn.OutputAllocated() + sizeof(Client);
+  // Replicas apart (mem_clients_slaves: their output, as Valkey's), the other clients whole.
+  uint64_t clients_mem = 0, replicas_mem = 0;
+  for (Client* c : g.clients) {
+    if (c->flags & kReplica)
+      replicas_mem += c->conn.OutputHeapBytes();
+    else
+      clients_mem += c->conn.in.capacity() + c->conn.OutputAllocated() + sizeof(Client);
+  }
   Line(s, "# Memory");
   Line(s, "used_memory:%llu", static_cast<ull>(used));
   Line(s, "used_memory_human:%s", base::BytesToHuman(used).c_str());
@@ -144,10 +149,10 @@ void SecMemory(std::string* s) {
   Line(s, "used_memory_peak_human:%s", base::BytesToHuman(g.stat_peak_memory).c_str());
   Line(s, "used_memory_peak_perc:%.2f%%",
        g.stat_peak_memory ? used * 100.0 / g.stat_peak_memory : 0.0);
-  Line(s, "used_memory_overhead:%llu", static_cast<ull>(clients_mem));
+  Line(s, "used_memory_overhead:%llu", static_cast<ull>(clients_mem + replicas_mem));
   Line(s, "used_memory_startup:0");
   Line(s, "used_memory_dataset:%llu",
-       static_cast<ull>(used > clients_mem ? used - clients_mem : 0));
+       static_cast<ull>(used > clients_mem + replicas_mem ? used - clients_mem - replicas_mem : 0));
   Line(s, "allocator_allocated:%llu", static_cast<ull>(AllocatorAllocated()));
   Line(s, "total_system_memory:%llu",
        static_cast<ull>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
@@ -161,6 +166,7 @@ void SecMemory(std::string* s) {
   Line(s, "maxmemory_policy:%s", ConfigValue("maxmemory-policy").c_str());
   Line(s, "mem_fragmentation_ratio:%.2f", used ? static_cast<double>(rss) / used : 0.0);
   Line(s, "mem_not_counted_for_evict:%llu", static_cast<ull>(MemoryNotCountedForEvict()));
+  Line(s, "mem_clients_slaves:%llu", static_cast<ull>(replicas_mem));
   Line(s, "mem_clients_normal:%llu", static_cast<ull>(clients_mem));
   Line(s, "mem_cluster_links:%llu", static_cast<ull>(Cluster().links_memory()));
 #ifdef USE_JEMALLOC

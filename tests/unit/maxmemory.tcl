@@ -313,6 +313,42 @@ start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+# What a stopped replica is owed is not data: INFO mem_clients_slaves shows it (as Valkey 8),
+# mem_not_counted_for_evict leaves it out at its allocated size, and no key is evicted for it.
+start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "A stopped replica's output: mem_clients_slaves, not counted for eviction" {
+            for {set j 0} {$j < 100} {incr j} { r -1 setrange key:$j 100000 x }
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {[status r master_link_status] eq "up"} else { fail "no link" }
+            r -1 config set client-output-buffer-limit "replica 0 0 0"
+            r -1 config set maxmemory-policy allkeys-random
+            set used [s -1 used_memory]
+            set limit [expr {$used - [s -1 mem_not_counted_for_evict] + 262144}]
+            r -1 config set maxmemory $limit
+            set pid [srv 0 pid]
+            exec kill -STOP $pid
+            try {
+                set c [valkey_client -1]
+                # 20 MB of writes that do not grow the data: more than the kernel buffers take
+                for {set k 0} {$k < 20000} {incr k} { $c setrange key:0 0 [string repeat A 1000] }
+                $c close
+                set owed [s -1 mem_clients_slaves]
+                assert_morethan $owed 2000000
+                assert_equal $owed [s -1 mem_not_counted_for_evict]
+                assert_equal 100 [r -1 dbsize]
+                assert_equal 0 [s -1 evicted_keys]
+            } finally {
+                exec kill -CONT $pid
+            }
+            r -1 config set maxmemory 0
+            wait_for_condition 100 50 {[s -1 mem_clients_slaves] < 1000000} else {
+                fail "the replica's output never drained"
+            }
+        }
+    }
+}
+
 start_server {tags {maxmemory} overrides {maxmemory 100mb maxmemory-policy allkeys-lfu}} {
     test "maxmemory in the config file is enforced from the start" {
         assert_equal {maxmemory 104857600} [r config get maxmemory]
