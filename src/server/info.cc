@@ -102,7 +102,9 @@ void SecClients(std::string* s) {
   Line(s, "maxclients:%lld", static_cast<ll>(cfg.maxclients));
   Line(s, "client_recent_max_input_buffer:%zu", max_in);
   Line(s, "client_recent_max_output_buffer:%zu", max_out);
-  Line(s, "blocked_clients:%zu", BlockedClientCount());
+  // Clients held by a pause (CLIENT PAUSE, a failover's, an atomic migration's handover) count
+  // as blocked, as Valkey 8's postponed clients do.
+  Line(s, "blocked_clients:%zu", BlockedClientCount() + g.paused_clients.size());
   Line(s, "tracking_clients:%zu", GetTrackingStats().clients);
   Line(s, "pubsub_clients:%zu", PubsubNumClients());
   Line(s, "watching_clients:%zu",

@@ -477,8 +477,11 @@ start_server {tags {connection}} {
         set rd [valkey_client]
         assert_equal 1 [$rd get pk]
         assert_error "I/O error: timeout*" {$w read 200}
+        # the held client counts as blocked, as in Valkey 8
+        assert_equal 1 [info_field [r info clients] blocked_clients]
         assert_equal OK [r client unpause]
         assert_equal 2 [$w read]
+        assert_equal 0 [info_field [r info clients] blocked_clients]
         $w close
         $rd close
     }
