@@ -50,8 +50,9 @@ LatencySeries* FindSeries(std::string_view event) {
   return nullptr;
 }
 
-// Which arguments are secrets: AUTH's, HELLO's AUTH pair, MIGRATE's AUTH/AUTH2, and the
-// values of CONFIG SET for the passwords (Valkey redacts the same).
+// Which arguments are secrets: AUTH's, HELLO's AUTH pair, MIGRATE's AUTH/AUTH2, ACL SETUSER's,
+// DELUSER's and GETUSER's (user names and rules), and the values of CONFIG SET for Valkey's
+// sensitive configs (Valkey redacts the same, a failing command's too).
 bool Secret(const CommandSpec* cmd, const std::vector<std::string_view>& argv, size_t j) {
   std::string_view top = cmd->parent ? cmd->parent->name : cmd->name;
   if (top == "auth") return j >= 1;
@@ -66,10 +67,17 @@ bool Secret(const CommandSpec* cmd, const std::vector<std::string_view>& argv, s
     if (j >= 2 && base::EqualsNoCase(argv[j - 2], "auth2")) return true;
     return false;
   }
-  if (cmd->parent && top == "config" && std::string_view(cmd->name) == "set" && j >= 3 &&
-      (j - 2) % 2 == 1) {
+  std::string_view sub = cmd->parent ? std::string_view(cmd->name) : std::string_view();
+  if (top == "acl") {
+    if (sub == "setuser" || sub == "deluser") return j >= 2;
+    if (sub == "getuser") return j == 2;
+    return false;
+  }
+  if (top == "config" && sub == "set" && j >= 3 && (j - 2) % 2 == 1) {
     std::string name = base::ToLower(argv[j - 1]);
-    return name == "requirepass" || name == "primaryauth" || name == "masterauth";
+    return name == "requirepass" || name == "primaryauth" || name == "masterauth" ||
+           name == "primaryuser" || name == "masteruser" || name == "tls-key-file-pass" ||
+           name == "tls-client-key-file-pass";
   }
   return false;
 }

@@ -47,6 +47,27 @@ start_server {tags {observe}} {
         assert_equal {auth (redacted) (redacted)} [lindex $e 1 3]
     }
 
+    test "SLOWLOG hides ACL user names and rules, and every sensitive CONFIG SET value, failed calls too" {
+        r slowlog reset
+        catch {r acl setuser "slow user" +get +set}
+        r acl setuser slowuser on >secret +get
+        r acl getuser slowuser
+        r acl deluser slowuser nouser
+        foreach c {primaryuser masteruser primaryauth masterauth tls-key-file-pass tls-client-key-file-pass} {
+            catch {r config set $c ""}
+        }
+        r config set maxmemory-policy noeviction
+        set got {}
+        foreach e [r slowlog get 20] { lappend got [lindex $e 3] }
+        assert_equal [list {config set maxmemory-policy noeviction} \
+            {config set tls-client-key-file-pass (redacted)} {config set tls-key-file-pass (redacted)} \
+            {config set masterauth (redacted)} {config set primaryauth (redacted)} \
+            {config set masteruser (redacted)} {config set primaryuser (redacted)} \
+            {acl deluser (redacted) (redacted)} {acl getuser (redacted)} \
+            {acl setuser (redacted) (redacted) (redacted) (redacted)} \
+            {acl setuser (redacted) (redacted) (redacted)} {slowlog reset}] $got
+    }
+
     test "SLOWLOG: LEN, RESET, GET counts, the threshold and the max length" {
         r slowlog reset
         assert_equal 1 [r slowlog len]  ;# the RESET itself, with a threshold of 0
