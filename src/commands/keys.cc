@@ -204,9 +204,14 @@ void ScanCommand(Client* c) {
   int64_t n = 0;
   for (auto& k : keys) {
     if (use_pattern && !base::GlobMatch(pattern, k)) continue;
+    // The type filter looks at the key as stored, so an expired key of another type is left
+    // alone (Valkey 8 filters in its scan callback, before expiry).
+    if (!type.empty()) {
+      db::Obj* stored = c->db->Find(k);
+      if (!stored || type != db::TypeName(stored->type())) continue;
+    }
     db::Obj* o = c->db->Lookup(k);  // expired keys are dropped (and deleted) here
     if (!o) continue;
-    if (!type.empty() && type != db::TypeName(o->type())) continue;
     r.Bulk(k);
     n++;
   }
