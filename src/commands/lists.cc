@@ -293,7 +293,7 @@ void MoveOne(Client* c, db::Obj* src, std::string_view srckey, std::string_view 
   Notify(kNotifyList, from_head ? "lpop" : "rpop", sk, c->dbid);
   Notify(kNotifyList, to_head ? "lpush" : "rpush", dk, c->dbid);
   Modified(c, sk);
-  Modified(c, dk);
+  Modified(c, dk, 0);  // one change for the move, as Valkey 8 counts it
   if (db::ListLen(src) == 0) DeleteIfEmpty(c, sk, 0);
   KeyReady(c->dbid, dk);
   c->R().Bulk(v);

@@ -130,7 +130,9 @@ bool ListIndex(Obj* o, long index, std::string* out) {
 
 bool ListSet(Obj* o, long index, std::string_view s) {
   bool ok = false;
-  GrowCheck(o, s.size(), 0);
+  // Judged as if the value were appended, as Valkey 8's LSET does (listTypeTryConversionAppend):
+  // a listpack at its entry limit becomes a quicklist even though the count stays.
+  GrowCheck(o, s.size(), 1);
   WithQuicklist(o, [&](ds::Quicklist* ql) { ok = ql->Set(index, s); });
   return ok;
 }

@@ -341,6 +341,18 @@ start_server {tags {encodings}} {
         r linsert l2 before 2 X
         assert_equal quicklist [r object encoding l2]
         assert_equal {1 X 2 3} [r lrange l2 0 -1]
+        # LSET is judged as an append of its value (Valkey 8): a listpack at the limit converts,
+        # even when the index is out of range
+        r rpush l3 1 2 3
+        r lset l3 0 X
+        assert_equal quicklist [r object encoding l3]
+        r rpush l4 1 2 3
+        assert_error "ERR index out of range" {r lset l4 5 X}
+        assert_equal quicklist [r object encoding l4]
+        # one change for a move (Valkey counts LMOVE once)
+        set d [s rdb_changes_since_last_save]
+        r lmove src dst left left
+        assert_equal [expr {$d + 1}] [s rdb_changes_since_last_save]
     }
 
     test "Encodings after DEBUG RELOAD" {
