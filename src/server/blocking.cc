@@ -57,9 +57,10 @@ bool Satisfied(const BlockState& st) {
 // A block that ends without running its command again (timeout, CLIENT UNBLOCK, WAIT
 // satisfied, forced unblock) completes the command here: it counts once, as Call counts a
 // command that did not block, and its arguments leave argv-mem.
-void Completed(Client* c) {
+void Completed(Client* c, bool failed = false) {
   if (slot_stats::On()) slot_stats::BlockEnded(c);
   c->cmd->stats.calls++;
+  if (failed) c->cmd->stats.failed++;  // ended with an error reply (UNBLOCKED)
   c->cmd->stats.usec += c->blocked_runs_us;
   c->cmd->stats.Record(static_cast<uint64_t>(c->blocked_runs_us));
   c->blocked_runs_us = 0;
@@ -234,7 +235,7 @@ void DisconnectAllBlockedClients() {
         "-UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
         "replica?)");
     c->flags |= kCloseAfterReply;
-    Completed(c);
+    Completed(c, true);
     QueueWriteAndResume(c);
   }
 }
@@ -369,7 +370,7 @@ bool UnblockByRequest(Client* c, bool with_error) {
     ReplyTimeout(c, st);
   if (st.abandoned) st.abandoned(c->held_argv);
   c->held_argv.clear();
-  Completed(c);
+  Completed(c, with_error);
   QueueWriteAndResume(c);
   return true;
 }
@@ -384,7 +385,7 @@ void UnblockWithError(Client* c, std::string_view err) {
   Unblock(c);
   c->held_argv.clear();
   c->R().Error(err);
-  Completed(c);
+  Completed(c, true);
   QueueWriteAndResume(c);
 }
 

@@ -35,6 +35,9 @@ struct PropagationOverride {
   bool prevent = false;     // nothing leaves although data changed (PropagateAsMany of none)
 };
 PropagationOverride override_;
+// Error replies already charged to a command's failed_calls: EXEC's own count leaves out those
+// of the commands it ran (Valkey 8 charges each error to the command that replied it).
+uint64_t errors_charged_ = 0;
 
 std::string UnknownCommandText(const Client* c) {
   std::string args;
@@ -119,7 +122,7 @@ void Call(Client* c, const CommandSpec* cmd) {
     c->flags |= kReplySkip;
   }
   int64_t dirty_before = g.dirty;
-  uint64_t errors_before = g.stats.error_seq;
+  uint64_t errors_before = g.stats.error_seq, charged_before = errors_charged_;
   override_.has_override = false;
   override_.force_prop = false;
   override_.prevent = false;
@@ -170,7 +173,9 @@ void Call(Client* c, const CommandSpec* cmd) {
     cmd->stats.calls++;
     cmd->stats.usec += total;
     cmd->stats.Record(static_cast<uint64_t>(total));
-    if (g.stats.error_seq != errors_before) cmd->stats.failed++;
+    uint64_t own_errors = (g.stats.error_seq - errors_before) - (errors_charged_ - charged_before);
+    if (own_errors) cmd->stats.failed++;
+    errors_charged_ += own_errors;
     g.stats.total_commands_processed++;
     c->commands_processed++;
   }

@@ -370,6 +370,29 @@ start_server {tags {info}} {
         assert_morethan [ic_cmd_usec blpop] 1000
     }
 
+    test "INFO commandstats: an error inside EXEC fails its command, not EXEC; an UNBLOCKED BLPOP failed" {
+        r config resetstat
+        r multi
+        r set a b
+        r auth a
+        catch {r exec} e
+        assert_match {ERR AUTH*} $e
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=0} [info_field [r info commandstats] cmdstat_set]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=1} [info_field [r info commandstats] cmdstat_auth]
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=0} [info_field [r info commandstats] cmdstat_exec]
+        catch {r exec}
+        assert_match {calls=2,*,rejected_calls=0,failed_calls=1} [info_field [r info commandstats] cmdstat_exec]
+        set rd [valkey_client]
+        set id [$rd client id]
+        $rd deferred 1
+        $rd blpop ic:none 0
+        wait_for_condition 200 10 {[s blocked_clients] == 1} else { fail "BLPOP did not block" }
+        assert_equal 1 [r client unblock $id error]
+        assert_error "UNBLOCKED*" {$rd read}
+        $rd close
+        assert_match {calls=1,*,rejected_calls=0,failed_calls=1} [info_field [r info commandstats] cmdstat_blpop]
+    }
+
     test "CONFIG RESETSTAT" {
         r set x y
         catch {r foo}
