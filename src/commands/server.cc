@@ -924,7 +924,7 @@ void ShutdownCommand(Client* c) {
   }
   if ((nosave && save) || (abort && (nosave || save || now || force)))
     return c->R().Error(kErrSyntax);
-  if (abort) return c->R().Error("No shutdown in progress.");
+  if (abort) return AbortPendingShutdown() ? c->R().Ok() : c->R().Error("No shutdown in progress.");
   (void)now;
   // During a load the databases hold none of it yet: saving them would replace the file being
   // loaded with nothing (Valkey 8 forces NOSAVE too).

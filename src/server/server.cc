@@ -359,6 +359,14 @@ void BeforeSleep() {
 
 }  // namespace
 
+bool AbortPendingShutdown() {
+  if (!g_signal && !g.shutdown_asap) return false;
+  g_signal = 0;
+  g.shutdown_asap = false;
+  LOG_NOTICE("Shutdown manually aborted.");
+  return true;
+}
+
 std::function<void(uint64_t)> LoadProgress() {
   return LoadProgressHook(&cfg.key_load_delay, &cfg.loading_process_events_interval_bytes,
                           ServeWhileLoading);

@@ -173,6 +173,9 @@ void SlotsModified(int dbid, const std::vector<int>& slots);
 void InitDataState();
 // Re-derives settings that depend on several directives (after load and CONFIG SET).
 void RefreshDerivedConfig();
+// SHUTDOWN ABORT: cancels a shutdown a signal asked for that has not run yet (the cron runs
+// it). False when none is pending.
+bool AbortPendingShutdown();
 // The after_key hook of a load (loading.h) with this node's key-load-delay and
 // loading-process-events-interval-bytes, serving as ServeWhileLoading.
 std::function<void(uint64_t parsed)> LoadProgress();
