@@ -534,6 +534,22 @@ start_server {tags {persistence}} {
     }
 }
 
+start_server {tags {persistence} overrides {enable-debug-command yes}} {
+    test "SHUTDOWN ABORT cancels a SIGTERM the cron has not run yet; without one it is an error" {
+        assert_error "ERR No shutdown in progress." {r shutdown abort}
+        r debug pause-cron 1
+        set pid [srv pid]
+        exec kill -TERM $pid
+        after 50
+        assert_equal OK [r shutdown abort]
+        assert {[log_contains "*Shutdown manually aborted.*"]}
+        r debug pause-cron 0
+        after 300
+        assert_equal PONG [r ping]
+        assert_error "ERR No shutdown in progress." {r shutdown abort}
+    }
+}
+
 # ---------------------------------------------------------------- interop with redis 7.0
 
 # The peer is installed by `make test`; without it this file fails (it never skips).
@@ -621,20 +637,4 @@ try {
     }
 } finally {
     set ::cfg(server) $::pers_tested_server
-}
-
-start_server {tags {persistence} overrides {enable-debug-command yes}} {
-    test "SHUTDOWN ABORT cancels a SIGTERM the cron has not run yet; without one it is an error" {
-        assert_error "ERR No shutdown in progress." {r shutdown abort}
-        r debug pause-cron 1
-        set pid [srv pid]
-        exec kill -TERM $pid
-        after 50
-        assert_equal OK [r shutdown abort]
-        assert {[log_contains "*Shutdown manually aborted.*"]}
-        r debug pause-cron 0
-        after 300
-        assert_equal PONG [r ping]
-        assert_error "ERR No shutdown in progress." {r shutdown abort}
-    }
 }
