@@ -30,7 +30,9 @@ void SAddCommand(Client* c) {
     o = db::NewSet(a[1], a[2], a.size() - 2);
     c->db->Add(o);
   } else {
-    db::SetReserve(o, db::SetLen(o) + a.size() - 2);
+    // The number of members given is the hint, as Valkey 8's SADD (a set of 1 given 512
+    // members, one a duplicate, stays an intset of 512).
+    db::SetReserve(o, a.size() - 2);
   }
   int64_t added = 0;
   for (size_t i = 2; i < a.size(); i++) added += db::SetAdd(o, a[i]);

@@ -242,11 +242,10 @@ std::string SetPop(Obj* o) {
 }
 
 void SetReserve(Obj* o, size_t expected) {
+  // Valkey 8's setTypeMaybeConvert: only the hint decides, whatever the set already holds.
   const SetLimits& lim = GetSetLimits();
-  if (o->enc() == kEncListpack && expected > lim.max_listpack_entries)
-    ToHashtable(o, expected);
-  else if (o->enc() == kEncIntset && expected > lim.max_intset_entries &&
-           expected > lim.max_listpack_entries)
+  if ((o->enc() == kEncListpack && expected > lim.max_listpack_entries) ||
+      (o->enc() == kEncIntset && expected > lim.max_intset_entries))
     ToHashtable(o, expected);
 }
 

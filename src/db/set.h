@@ -40,7 +40,8 @@ uint64_t SetScan(Obj* o, uint64_t cursor, const std::function<void(std::string_v
 std::string SetRandom(Obj* o);
 // Removes and returns a random member.
 std::string SetPop(Obj* o);
-// Converts to the hashtable encoding when `expected` members will not fit a compact one.
+// Converts to the hashtable encoding when a hint of `expected` members passes the compact
+// encoding's limit (members the set already holds are not added to it, as in Valkey 8).
 void SetReserve(Obj* o, size_t expected);
 // The same, and the table sized for `n` members at once.
 void SetReserveMembers(Obj* o, size_t n);

@@ -176,6 +176,25 @@ start_server {tags {encodings}} {
         assert_equal hashtable [r object encoding t]
     }
 
+    enc_test "Set: one SADD of many members judges by their number, not the set's size plus them" {
+        # Valkey 8: a set of 1 given 512 integers (one a duplicate) is an intset of 512; a
+        # listpack of 1 given 128 strings (one a duplicate) a listpack of 128.
+        r flushall
+        r sadd si 1
+        set args {}
+        for {set i 0} {$i < 512} {incr i} { lappend args $i }
+        assert_equal 511 [r sadd si {*}$args]
+        assert_equal intset [r object encoding si]
+        assert_equal 1 [r sadd si 512]
+        assert_equal hashtable [r object encoding si]
+        r sadd sl a
+        set args {a}
+        for {set i 1} {$i < 128} {incr i} { lappend args m$i }
+        assert_equal 127 [r sadd sl {*}$args]
+        assert_equal listpack [r object encoding sl]
+        assert_equal 128 [r scard sl]
+    }
+
     enc_test "Set: SMOVE creates the destination in the member's encoding and converts a small one" {
         r flushall
         for {set i 0} {$i < 300} {incr i} { r sadd src m$i }
