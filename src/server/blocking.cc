@@ -62,7 +62,7 @@ void Completed(Client* c, bool failed = false) {
   c->cmd->stats.calls++;
   if (failed) c->cmd->stats.failed++;  // ended with an error reply (UNBLOCKED)
   c->cmd->stats.usec += c->blocked_runs_us;
-  c->cmd->stats.Record(static_cast<uint64_t>(c->blocked_runs_us));
+  if (cfg.latency_tracking) c->cmd->stats.Record(static_cast<uint64_t>(c->blocked_runs_us));
   c->blocked_runs_us = 0;
   g.stats.total_commands_processed++;
   c->commands_processed++;

@@ -219,6 +219,7 @@ void AclCategories(const CommandSpec* cmd, std::vector<std::string>* out) {
 }
 
 void CommandStats::Record(uint64_t us) {
+  recorded++;
   if (us == 0) us = 1;
   int lg = 63 - __builtin_clzll(us);
   // Position within [2^lg, 2^(lg+1)) in quarters.

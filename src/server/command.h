@@ -33,11 +33,12 @@ enum CmdFlag : uint32_t {
   kCmdMovableKeys = 1 << 17,
   kCmdSentinel = 1 << 18,
   kCmdAsking = 1 << 19,
-  kCmdNoAsyncLoading = 1 << 20,  // shown only (this node has no asynchronous loading)
+  kCmdNoAsyncLoading = 1 << 20,  // refused (-LOADING) while a swapdb replica loads beside its data
 };
 
 struct CommandStats {
   uint64_t calls = 0, usec = 0, rejected = 0, failed = 0;
+  uint64_t recorded = 0;  // latencies in the histogram (none while latency-tracking is off)
   // Latency histogram: 4 buckets per power of two of microseconds (INFO latencystats).
   static constexpr int kBuckets = 4 * 40;
   uint32_t latency[kBuckets] = {};

@@ -116,6 +116,37 @@ bool SetMaxmemoryClients(const std::vector<std::string>& a, std::string* err) {
   cfg.maxmemory_clients = *m;
   return true;
 }
+std::vector<std::string> Words(const std::vector<std::string>& args);  // below
+
+
+// latency-tracking-info-percentiles: numbers in [0, 100] ("" for none), shown as Valkey 8
+// prints them (%f with the trailing zeros and dot trimmed).
+bool SetLatencyPercentiles(const std::vector<std::string>& a, std::string* err) {
+  std::vector<double> ps;
+  for (const std::string& w : Words(a)) {
+    double p;
+    if (!base::ParseDouble(w, &p)) {
+      *err = "Invalid latency-tracking-info-percentiles parameters";
+      return false;
+    }
+    if (p > 100.0 || p < 0.0) {
+      *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+      return false;
+    }
+    ps.push_back(p);
+  }
+  cfg.latency_tracking_info_percentiles = std::move(ps);
+  return true;
+}
+std::string GetLatencyPercentiles() {
+  std::string out;
+  for (double p : cfg.latency_tracking_info_percentiles) {
+    if (!out.empty()) out += ' ';
+    out += FormatPercentile(p);
+  }
+  return out;
+}
+
 std::string GetMaxmemoryClients() {
   return cfg.maxmemory_clients < 0 ? std::to_string(-cfg.maxmemory_clients) + "%"
                                    : std::to_string(cfg.maxmemory_clients);
@@ -554,6 +585,9 @@ std::vector<Def>& Table() {
       {"jemalloc-bg-thread", nullptr, kBool, 0, &cfg.jemalloc_bg_thread, 0, 0, nullptr, {},
        ApplyJemallocBgThread, "yes"},
       BOOL("lazyfree-lazy-user-del", lazyfree_lazy_user_del, "yes", 0),
+      BOOL("latency-tracking", latency_tracking, "yes", 0),
+      {"latency-tracking-info-percentiles", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
+       {SetLatencyPercentiles, GetLatencyPercentiles}, nullptr, "50 99 99.9"},
       BOOL("lazyfree-lazy-user-flush", lazyfree_lazy_user_flush, "yes", 0),
       BOOL("lazyfree-lazy-eviction", lazyfree_lazy_eviction, "yes", 0),
       {"lazyfree-lazy-expire", nullptr, kBool, 0, &cfg.lazyfree_lazy_expire, 0, 0, nullptr, {},
@@ -1230,6 +1264,17 @@ bool LoadLines(const std::vector<std::string>& lines, int depth) {
 }
 
 }  // namespace
+
+std::string FormatPercentile(double p) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%f", p);
+  std::string s(buf);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
 
 std::map<std::string, std::string>& BuiltinDefaults() {
   static std::map<std::string, std::string> m;

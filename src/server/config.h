@@ -70,6 +70,8 @@ struct Config {
   // DEL (as UNLINK always does) and FLUSHALL/FLUSHDB without SYNC free big values on the
   // lazy-free thread.
   bool lazyfree_lazy_user_del = true;
+  bool latency_tracking = true;  // per-command latency histograms (INFO latencystats)
+  std::vector<double> latency_tracking_info_percentiles{50, 99, 99.9};
   bool lazyfree_lazy_user_flush = true;
   // A replica frees the data a full sync replaced on the lazy-free thread.
   bool replica_lazy_flush = true;
@@ -161,6 +163,9 @@ bool LoadConfig(const std::string& path, const std::vector<std::string>& cli_arg
 // The same for lines already read (config file lines, then "--name value" lines): the part of
 // LoadConfig that the config fuzz target drives.
 bool LoadConfigLines(const std::vector<std::string>& lines);
+// A percentile as Valkey 8 prints it in CONFIG GET and INFO latencystats: %f, trailing zeros
+// and dot trimmed ("99.9", "50", "0").
+std::string FormatPercentile(double p);
 // Where the fatal messages of the two functions above go (nullptr: stderr).
 void SetConfigErrorStream(FILE* f);
 // Logs one warning per directive that was set but is not implemented yet.

@@ -172,7 +172,7 @@ void Call(Client* c, const CommandSpec* cmd) {
     if (!nested) c->blocked_runs_us = 0;
     cmd->stats.calls++;
     cmd->stats.usec += total;
-    cmd->stats.Record(static_cast<uint64_t>(total));
+    if (cfg.latency_tracking) cmd->stats.Record(static_cast<uint64_t>(total));
     uint64_t own_errors = (g.stats.error_seq - errors_before) - (errors_charged_ - charged_before);
     if (own_errors) cmd->stats.failed++;
     errors_charged_ += own_errors;

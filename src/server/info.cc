@@ -291,9 +291,17 @@ void SecCommandStats(std::string* s) {
 }
 
 void OneLatency(std::string* s, const CommandSpec* c) {
-  if (c->stats.calls)
-    Line(s, "latency_percentiles_usec_%s:p50=%.3f,p99=%.3f,p99.9=%.3f", c->fullname.c_str(),
-         c->stats.Percentile(50), c->stats.Percentile(99), c->stats.Percentile(99.9));
+  if (c->stats.recorded) {
+    std::string line = "latency_percentiles_usec_" + c->fullname + ":";
+    bool first = true;
+    for (double p : cfg.latency_tracking_info_percentiles) {
+      char v[64];
+      snprintf(v, sizeof(v), "=%.3f", c->stats.Percentile(p));
+      line += (first ? "p" : ",p") + FormatPercentile(p) + v;
+      first = false;
+    }
+    *s += line + "\r\n";
+  }
   for (auto& sub : c->subcommands) OneLatency(s, &sub);
 }
 

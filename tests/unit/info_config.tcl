@@ -393,6 +393,36 @@ start_server {tags {info}} {
         assert_match {calls=1,*,rejected_calls=0,failed_calls=1} [info_field [r info commandstats] cmdstat_blpop]
     }
 
+    # latency_percentiles_usec_<cmd> of INFO latencystats, or "" when the command has none
+    proc ic_latency {cmd} { return [info_field [r info latencystats] latency_percentiles_usec_$cmd] }
+
+    test "INFO latencystats: latency-tracking on and off, and the percentiles shown" {
+        r config resetstat
+        r config set latency-tracking no
+        r set a b
+        assert_equal {} [ic_latency set]
+        r config set latency-tracking yes
+        r set a b
+        assert_match {p50=*,p99=*,p99.9=*} [ic_latency set]
+        assert_equal {latency-tracking-info-percentiles {50 99 99.9}} [r config get latency-tracking-info-percentiles]
+        r config set latency-tracking-info-percentiles "0.0 50.0 100.0"
+        assert_equal {latency-tracking-info-percentiles {0 50 100}} [r config get latency-tracking-info-percentiles]
+        assert_match {p0=*.???,p50=*.???,p100=*.???} [ic_latency set]
+        foreach {bad err} {
+            "10.0 50.0 a" "Invalid latency-tracking-info-percentiles parameters"
+            "10.0 50.0 101.0" "latency-tracking-info-percentiles parameters should sit between \[0.0,100.0\]"
+        } {
+            catch {r config set latency-tracking-info-percentiles $bad} e
+            assert_equal "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - $err" $e
+            assert_equal {latency-tracking-info-percentiles {0 50 100}} [r config get latency-tracking-info-percentiles]
+        }
+        r config set latency-tracking-info-percentiles ""
+        assert_equal {latency-tracking-info-percentiles {}} [r config get latency-tracking-info-percentiles]
+        r config set latency-tracking-info-percentiles "50 99 99.9"
+        r config resetstat
+        assert_equal {} [ic_latency set]
+    }
+
     test "CONFIG RESETSTAT" {
         r set x y
         catch {r foo}
