@@ -597,7 +597,9 @@ void ZMPopGeneric(Client* c, size_t first, bool block, int64_t deadline) {
       r.Bulk(p.first);
       r.Double(p.second);
     }
-    PropagateAs(c, {max ? "ZPOPMAX" : "ZPOPMIN", std::string(k), base::Int64ToString(count)});
+    // With the count popped, as Valkey 8 propagates it (not the count asked).
+    PropagateAs(c, {max ? "ZPOPMAX" : "ZPOPMIN", std::string(k),
+                    base::Int64ToString(static_cast<int64_t>(out.size()))});
     return;
   }
   if (block) return BlockForKeys(c, keys, deadline, db::kZSet, true);

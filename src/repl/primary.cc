@@ -624,6 +624,8 @@ void WaitCommand(Client* c) {
   if (!server::ArgInt(c, c->argv[1], &num)) return;
   if (!server::ArgInt(c, c->argv[2], &timeout, "timeout is not an integer or out of range")) return;
   if (timeout < 0) return c->R().Error("timeout is negative");
+  // A deadline past what a millisecond clock can hold (Valkey 8's getTimeoutFromObjectOrReply).
+  if (timeout > INT64_MAX - base::MsTime()) return c->R().Error("timeout is out of range");
   int64_t target = c->woff;
   int64_t acked = AckedAtLeast(target);
   if (acked >= num || g.in_exec || c->InMulti()) return c->R().Int(acked);
@@ -641,6 +643,8 @@ void WaitaofCommand(Client* c) {
   if (!server::ArgInt(c, c->argv[3], &timeout, "timeout is not an integer or out of range"))
     return;
   if (timeout < 0) return c->R().Error("timeout is negative");
+  // A deadline past what a millisecond clock can hold (Valkey 8's getTimeoutFromObjectOrReply).
+  if (timeout > INT64_MAX - base::MsTime()) return c->R().Error("timeout is out of range");
   if (IsReplica())
     return c->R().Error(
         "WAITAOF cannot be used with replica instances. Please also note that writes to "

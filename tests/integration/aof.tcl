@@ -432,6 +432,9 @@ start_server {tags {aof waitaof} overrides {appendonly yes appendfsync everysec 
         assert_equal "ERR value is out of range, must be positive" [assert_error * {r waitaof 0 -1 0}]
         assert_equal "ERR timeout is negative" [assert_error * {r waitaof 0 0 -1}]
         assert_equal "ERR timeout is not an integer or out of range" [assert_error * {r waitaof 0 0 x}]
+        # a deadline past the millisecond clock (Valkey 8)
+        assert_equal "ERR timeout is out of range" [assert_error * {r waitaof 0 0 9223372036854775807}]
+        assert_equal "ERR timeout is out of range" [assert_error * {r wait 2 9223372036854775807}]
     }
 
     test "WAITAOF 1 0: the client's writes are on disk (everysec: within a second)" {

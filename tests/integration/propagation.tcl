@@ -25,7 +25,7 @@ start_server {tags {repl propagation}} {
             {hincrbyfloat h x 2.5} {rpush l a b c} {blpop l 0} {brpop l 0} {rpush l a b}
             {blmove l l2 left right 0} {brpoplpush l l2 0} {lmpop 1 l2 left count 5}
             {zadd z 1 a 2 b 3 c} {zmpop 1 z min count 2} {bzmpop 0 1 z max} {zadd z 1 a}
-            {bzpopmin z 0} {sadd s a} {spop s} {srandmember s} {set n 10} {incr n}
+            {zmpop 1 z min count 10} {zadd z 1 a} {bzpopmin z 0} {sadd s a} {spop s} {srandmember s} {set n 10} {incr n}
             {decrby n 3} {setnx n 1} {del nokey} {getset n 5} {set n 6 keepttl} {getdel n}
             {flushall}
         } {
@@ -34,7 +34,7 @@ start_server {tags {repl propagation}} {
             {PEXPIREAT s2 4000000000000} {SET f 1.5 KEEPTTL} {HSET h x 2.5} {rpush l a b c}
             {LPOP l} {RPOP l} {rpush l a b} {LMOVE l l2 left right} {RPOPLPUSH l l2}
             {LPOP l2 2} {zadd z 1 a 2 b 3 c} {ZPOPMIN z 2} {ZPOPMAX z 1} {zadd z 1 a}
-            {ZPOPMIN z} {sadd s a} {SREM s a} {set n 10} {incr n} {decrby n 3} {SET n 5}
+            {ZPOPMIN z 1} {zadd z 1 a} {ZPOPMIN z} {sadd s a} {SREM s a} {set n 10} {incr n} {decrby n 3} {SET n 5}
             {set n 6 keepttl} {DEL n} {flushall}
         }
         close $tap
