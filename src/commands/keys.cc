@@ -9,6 +9,7 @@
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/evict.h"
 #include "server/lazyfree.h"
 #include "server/notify.h"
 #include "server/persistence.h"
@@ -455,9 +456,14 @@ void ObjectEncoding(Client* c) {
 void ObjectRefcount(Client* c) {
   db::Obj* o = c->db->Lookup(c->argv[2]);
   if (!o) return c->R().Null();
-  // Small integers are shared objects in Valkey and report INT_MAX; keep that contract.
-  bool shared =
-      o->enc() == db::kEncInt && o->int_value() >= 0 && o->int_value() < 10000 && !LfuPolicy();
+  // Small integers are shared objects in Valkey and report INT_MAX; keep that contract. Valkey
+  // does not share them while maxmemory is set with an LRU or LFU policy (each key keeps its
+  // own access clock).
+  int policy = static_cast<int>(cfg.maxmemory_policy);
+  bool per_key_clock = cfg.maxmemory && (policy == kVolatileLru || policy == kAllkeysLru ||
+                                         policy == kVolatileLfu || policy == kAllkeysLfu);
+  bool shared = o->enc() == db::kEncInt && o->int_value() >= 0 && o->int_value() < 10000 &&
+                !per_key_clock;
   c->R().Int(shared ? INT_MAX : 1);
 }
 void ObjectIdletime(Client* c) {

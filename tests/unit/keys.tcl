@@ -589,6 +589,16 @@ start_server {tags {keys}} {
         assert_equal 1 [r object refcount neg]
         r set s hello
         assert_equal 1 [r object refcount s]
+        # not shared while maxmemory is set with an LRU or LFU policy (Valkey 8)
+        r config set maxmemory 1073741824
+        foreach {policy refcount} {allkeys-lru 1 volatile-lfu 1 allkeys-random 2147483647} {
+            r config set maxmemory-policy $policy
+            assert_equal $refcount [r object refcount small] $policy
+        }
+        r config set maxmemory 0
+        r config set maxmemory-policy allkeys-lfu
+        assert_equal 2147483647 [r object refcount small]
+        r config set maxmemory-policy noeviction
     }
 
     keys_test "OBJECT IDLETIME grows and access resets it" {
