@@ -109,11 +109,14 @@ void SetCommand(Client* c) {
   SetString(c, old, a[1], a[2], when, keepttl);
   if (when != kNoExpire) {
     Notify(kNotifyGeneric, "expire", a[1], c->dbid);
-    // Relative expires travel as absolute times so replicas agree on the instant.
-    std::vector<std::string> p{"SET", std::string(a[1]), std::string(a[2]), "PXAT",
-                               base::Int64ToString(when)};
-    if (keepttl) p.push_back("KEEPTTL");
-    PropagateAs(c, std::move(p));
+    // Relative expires travel as absolute times so replicas agree on the instant; a PXAT
+    // given travels as given (Valkey 8 rewrites EX, PX and EXAT only).
+    if (expire_kind != "pxat") {
+      std::vector<std::string> p{"SET", std::string(a[1]), std::string(a[2]), "PXAT",
+                                 base::Int64ToString(when)};
+      if (keepttl) p.push_back("KEEPTTL");
+      PropagateAs(c, std::move(p));
+    }
   }
   if (!get) c->R().Ok();
 }

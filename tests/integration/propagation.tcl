@@ -20,6 +20,7 @@ start_server {tags {repl propagation}} {
         set tap [repl_tap_open]
         expect_stream $tap {
             {set s1 v ex 100} {setex s2 100 v} {psetex s3 100000 v} {set s4 v px 100000 get}
+            {set s5 v pxat 4000000000000}
             {getex s1 ex 200} {getex s1 persist} {getex s1} {expire s2 300} {pexpire s2 300000}
             {expireat s2 4000000000} {expire nokey 10} {incrbyfloat f 1.5}
             {hincrbyfloat h x 2.5} {rpush l a b c} {blpop l 0} {brpop l 0} {rpush l a b}
@@ -30,6 +31,7 @@ start_server {tags {repl propagation}} {
             {flushall}
         } {
             {SELECT 0} {SET s1 v PXAT *} {SET s2 v PXAT *} {SET s3 v PXAT *} {SET s4 v PXAT *}
+            {set s5 v pxat 4000000000000}
             {PEXPIREAT s1 *} {PERSIST s1} {PEXPIREAT s2 *} {PEXPIREAT s2 *}
             {PEXPIREAT s2 4000000000000} {SET f 1.5 KEEPTTL} {HSET h x 2.5} {rpush l a b c}
             {LPOP l} {RPOP l} {rpush l a b} {LMOVE l l2 left right} {RPOPLPUSH l l2}
