@@ -164,7 +164,12 @@ bool CommandRule(Selector* s, std::string_view op, std::string* err) {
     AddRule(s, op[0], sc->fullname, false);
     return true;
   }
-  // A command without subcommands: +cmd|arg allows that first argument only.
+  // A command without subcommands: +cmd|arg allows that first argument only. Valkey 8 splits
+  // at the last '|', so get|a|b names a subcommand get|a, which does not exist.
+  if (sub.find('|') != std::string_view::npos) {
+    *err = kErrUnknown;
+    return false;
+  }
   if (!allow || sub.empty()) {
     *err = allow ? kErrSyntax : kErrUnknown;
     return false;

@@ -75,6 +75,10 @@ TEST_CASE(AclRuleErrors) {
        "Error in ACL SETUSER modifier '+nosuch': Unknown command or category name in ACL"},
       {{"-select|0"},
        "Error in ACL SETUSER modifier '-select|0': Unknown command or category name in ACL"},
+      {{"+get|key1|key2"},
+       "Error in ACL SETUSER modifier '+get|key1|key2': Unknown command or category name in ACL"},
+      {{"-get|key1|key2"},
+       "Error in ACL SETUSER modifier '-get|key1|key2': Unknown command or category name in ACL"},
       {{"+config|get|x"},
        "Error in ACL SETUSER modifier '+config|get|x': Allowing first-arg of a subcommand is "
        "not supported"},
