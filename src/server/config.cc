@@ -315,6 +315,11 @@ bool ApplyListen(std::string* err) {
   if (!g.loop) return true;
   return RebindTcp(err);
 }
+bool ApplyPort(std::string* err) {
+  if (ApplyListen(err)) return true;
+  *err = "Unable to listen on this port. Check server logs.";  // Valkey 8's text for port
+  return false;
+}
 
 // File names inside dir are never paths (else CONFIG SET could write anywhere).
 bool ValidBaseName(std::string_view directive, const std::string& v, const char* what,
@@ -478,7 +483,7 @@ std::vector<Def>& Table() {
        {SetBind, GetBind},
        ApplyListen,
        "127.0.0.1 -::1"},
-      {"port", nullptr, kInt, 0, &cfg.port, 0, 65535, nullptr, {}, ApplyListen, "6379"},
+      {"port", nullptr, kInt, 0, &cfg.port, 0, 65535, nullptr, {}, ApplyPort, "6379"},
       STR("unixsocket", unixsocket, "", kImmutable),
       INT("unixsocketperm", unixsocketperm, 0, 0777, "0", kImmutable),
       STR("unixsocketgroup", unixsocketgroup, "", kImmutable),

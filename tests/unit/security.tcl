@@ -385,5 +385,15 @@ start_server {tags {security} overrides {bind {127.0.0.1 127.0.0.2}}} {
         $c close
         assert_match "*connection refused*" [string tolower [assert_error * {::resp::client 127.0.0.1 $old}]]
         assert_equal OK [r config set port $old]
+        # A port another socket holds: refused with Valkey 8's text, the old port kept.
+        set holder [socket -server {apply {{c a p} {close $c}}} -myaddr 127.0.0.1 $new]
+        try {
+            assert_equal "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs." \
+                [assert_error * {r config set port $new}]
+        } finally {
+            close $holder
+        }
+        assert_equal $old [info_field [r info server] tcp_port]
+        assert_equal PONG [r ping]
     }
 }
