@@ -591,8 +591,16 @@ void HandleClientsWhileLoading() {
 }
 
 size_t ClientMemory(const Client* c) {
+  // WATCHed keys and subscriptions count by their entries (as Valkey 8's getClientMemoryUsage,
+  // which counts their list nodes and dict entries): a client cannot grow past
+  // maxmemory-clients by watching or subscribing.
+  size_t entries = c->watched.size() * sizeof(c->watched[0]);
+  if (c->pubsub)
+    entries += (c->pubsub->channels.size() + c->pubsub->patterns.size() +
+                c->pubsub->shard_channels.size()) *
+               (sizeof(std::string) + 3 * sizeof(void*));  // a hash node and its bucket
   return c->conn.in.capacity() + c->conn.OutputAllocated() + c->argv_len_sum + c->multi_argv_mem +
-         sizeof(Client);
+         sizeof(Client) + entries;
 }
 
 std::string ClientInfoLine(const Client* c, bool hide_user_data) {

@@ -462,6 +462,23 @@ start_server {tags {maxmemory client-eviction}} {
         r config set maxmemory-clients 0
     }
 
+    test "maxmemory-clients: WATCHed keys and subscriptions count, so such a client is closed too" {
+        # As Valkey 8: their entries count towards the client's memory.
+        r config set maxmemory-clients 200000
+        foreach cmd {watch psubscribe subscribe} {
+            set evicted [s evicted_clients]
+            set c [valkey_client]
+            set closed 0
+            for {set j 0} {$j < 200000 && !$closed} {incr j} {
+                if {[catch {$c $cmd k$j} e]} { set closed 1 }
+            }
+            assert_equal 1 $closed "$cmd: the client was never closed"
+            assert_morethan [s evicted_clients] $evicted
+            catch {$c close}
+        }
+        r config set maxmemory-clients 0
+    }
+
     test "maxmemory-clients as a percentage of maxmemory 0 is no limit" {
         r config set maxmemory-clients 1%
         set evicted [s evicted_clients]
