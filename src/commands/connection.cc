@@ -318,11 +318,12 @@ void ClientPause(Client* c) {
   } else if (c->argv.size() > 4) {
     return c->R().Error(kErrSyntax);
   }
-  int64_t end = base::MsTime() + ms;
-  // A stronger or longer pause wins over the current one.
-  if (!g.pause_end_ms || end > g.pause_end_ms) g.pause_end_ms = end;
-  g.pause_all = g.pause_all && g.pause_end_ms > base::MsTime() ? true : all;
-  if (all) g.pause_all = true;
+  int64_t now = base::MsTime(), end = now + ms;
+  // A stronger or longer pause wins over one still running; an ended one counts for nothing
+  // (its ALL must not turn a later WRITE pause into ALL).
+  bool running = g.pause_end_ms > now;
+  g.pause_all = all || (running && g.pause_all);
+  if (!running || end > g.pause_end_ms) g.pause_end_ms = end;
   db::GetEnv().keep_expired = true;
   c->R().Ok();
 }

@@ -413,6 +413,7 @@ void UnpauseClientsIfDue() {
       *end = 0;
       ended = true;
     }
+  if (!g.pause_end_ms) g.pause_all = false;  // an ended CLIENT PAUSE leaves no mode behind
   if (!ended && (g.pause_end_ms || g.failover_pause_end_ms)) return;
   ReleaseHeldClients();
 }

@@ -536,6 +536,26 @@ start_server {tags {connection}} {
         $c close
     }
 
+    test "CLIENT PAUSE: an ended ALL pause leaves no mode behind; a shorter later pause keeps the longer" {
+        assert_equal OK [r client pause 100 all]
+        assert_equal OK [r client pause 10 write]
+        after 300
+        # the ALL pause has ended: a WRITE pause now holds writes only
+        assert_equal OK [r client pause 60000 write]
+        assert_equal OK [r client pause 10 write]
+        after 100
+        set c [valkey_client]
+        assert_equal {} [$c get cp:k]
+        $c deferred 1
+        $c set cp:k v
+        wait_for_condition 100 10 {[info_field [r info clients] blocked_clients] == 1} else {
+            fail "the write was not held by the longer pause"
+        }
+        assert_equal OK [r client unpause]
+        assert_equal OK [$c read]
+        $c close
+    }
+
     test "CLIENT PAUSE errors" {
         assert_error "ERR timeout is not an integer or out of range" {r client pause abc}
         assert_error "ERR CLIENT PAUSE mode must be WRITE or ALL" {r client pause 10 foo}
