@@ -229,7 +229,9 @@ void RegisterHyperLogLogCommands(std::vector<CommandSpec>* t) {
   t->push_back({"pfadd", -2, kW | kCmdFast, PfAddCommand, g, "2.8.9",
                 "Adds elements to a HyperLogLog, creating the key when missing.",
                 "O(1) per element"});
-  t->push_back({"pfcount", -2, kCmdReadonly, PfCountCommand, g, "2.8.9",
+  // may-replicate (hidden, as in Valkey 8): it may rewrite the key's cached cardinality, so a
+  // CLIENT PAUSE WRITE holds it.
+  t->push_back({"pfcount", -2, kCmdReadonly | kCmdMayReplicate, PfCountCommand, g, "2.8.9",
                 "Estimates the number of distinct elements added to one HyperLogLog or to the "
                 "union of several.",
                 "O(1) for one key (cached); O(N) keys merged otherwise"});

@@ -97,7 +97,9 @@ void RegisterPubsubCommands(std::vector<CommandSpec>* t) {
   using namespace cmd;
   const char* g = "pubsub";
   const uint32_t kSub = kCmdPubsub | kCmdNoScript | kCmdLoading | kCmdStale;
-  const uint32_t kPub = kCmdPubsub | kCmdLoading | kCmdStale | kCmdFast;
+  // may-replicate (hidden, as in Valkey 8): a message goes to replicas, so a CLIENT PAUSE WRITE
+  // (a failover's too) holds it.
+  const uint32_t kPub = kCmdPubsub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate;
   const uint32_t kIntro = kCmdPubsub | kCmdLoading | kCmdStale;
   t->push_back(
       {"subscribe", -2, kSub, SubscribeCommand, g, "2.0.0", "Subscribes to channels.", "O(N)"});

@@ -469,6 +469,7 @@ start_server {tags {connection}} {
 
     test "CLIENT PAUSE WRITE blocks writes but not reads" {
         r set pk 1
+        r pfadd cp:hll a
         set w [valkey_client]
         $w deferred 1
         assert_equal OK [r client pause 5000 write]
@@ -479,8 +480,22 @@ start_server {tags {connection}} {
         assert_error "I/O error: timeout*" {$w read 200}
         # the held client counts as blocked, as in Valkey 8
         assert_equal 1 [info_field [r info clients] blocked_clients]
+        # commands that may replicate are held too: PFCOUNT (its cached count), PUBLISH
+        set h [valkey_client]
+        $h deferred 1
+        $h pfcount cp:hll
+        set p [valkey_client]
+        $p deferred 1
+        $p publish cp:ch m
+        wait_for_condition 100 10 {[info_field [r info clients] blocked_clients] == 3} else {
+            fail "PFCOUNT and PUBLISH were not held"
+        }
         assert_equal OK [r client unpause]
         assert_equal 2 [$w read]
+        assert_equal 1 [$h read]
+        assert_equal 0 [$p read]
+        $h close
+        $p close
         assert_equal 0 [info_field [r info clients] blocked_clients]
         $w close
         $rd close
