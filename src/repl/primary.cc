@@ -618,33 +618,44 @@ void PsyncGeneric(Client* c, bool psync) {
 void PsyncCommand(Client* c) { PsyncGeneric(c, true); }
 void SyncCommand(Client* c) { PsyncGeneric(c, false); }
 
+// WAIT's and WAITAOF's timeout in ms (0: none) as a deadline, as Valkey 8's
+// getTimeoutFromObjectOrReply: false when the reply is an error.
+bool WaitDeadline(Client* c, std::string_view arg, int64_t* deadline) {
+  int64_t timeout;
+  if (!server::ArgInt(c, arg, &timeout, "timeout is not an integer or out of range")) return false;
+  if (timeout < 0) {
+    c->R().Error("timeout is negative");
+    return false;
+  }
+  int64_t now = base::MsTime();
+  if (timeout > INT64_MAX - now) {  // past what a millisecond clock holds
+    c->R().Error("timeout is out of range");
+    return false;
+  }
+  *deadline = timeout ? now + timeout : 0;
+  return true;
+}
+
 void WaitCommand(Client* c) {
   if (IsReplica()) return c->R().Error("WAIT cannot be used with replica instances.");
-  int64_t num, timeout;
+  int64_t num, deadline;
   if (!server::ArgInt(c, c->argv[1], &num)) return;
-  if (!server::ArgInt(c, c->argv[2], &timeout, "timeout is not an integer or out of range")) return;
-  if (timeout < 0) return c->R().Error("timeout is negative");
-  // A deadline past what a millisecond clock can hold (Valkey 8's getTimeoutFromObjectOrReply).
-  if (timeout > INT64_MAX - base::MsTime()) return c->R().Error("timeout is out of range");
+  if (!WaitDeadline(c, c->argv[2], &deadline)) return;
   int64_t target = c->woff;
   int64_t acked = AckedAtLeast(target);
   if (acked >= num || g.in_exec || c->InMulti()) return c->R().Int(acked);
-  server::BlockForReplicas(c, target, num, timeout ? base::MsTime() + timeout : 0, AckedAtLeast);
+  server::BlockForReplicas(c, target, num, deadline, AckedAtLeast);
   SendGetAck();
 }
 
 void WaitaofCommand(Client* c) {
-  int64_t numlocal, numreplicas, timeout;
+  int64_t numlocal, numreplicas, deadline;
   if (!server::ArgInt(c, c->argv[1], &numlocal)) return;
   if (numlocal < 0 || numlocal > 1)
     return c->R().Error("value is out of range, value must between 0 and 1");
   if (!server::ArgInt(c, c->argv[2], &numreplicas)) return;
   if (numreplicas < 0) return c->R().Error("value is out of range, must be positive");
-  if (!server::ArgInt(c, c->argv[3], &timeout, "timeout is not an integer or out of range"))
-    return;
-  if (timeout < 0) return c->R().Error("timeout is negative");
-  // A deadline past what a millisecond clock can hold (Valkey 8's getTimeoutFromObjectOrReply).
-  if (timeout > INT64_MAX - base::MsTime()) return c->R().Error("timeout is out of range");
+  if (!WaitDeadline(c, c->argv[3], &deadline)) return;
   if (IsReplica())
     return c->R().Error(
         "WAITAOF cannot be used with replica instances. Please also note that writes to "
@@ -662,7 +673,7 @@ void WaitaofCommand(Client* c) {
     return;
   }
   server::BlockForAof(c, local, numlocal, target, numreplicas,
-                      timeout ? base::MsTime() + timeout : 0, AofAckedAtLeast,
+                      deadline, AofAckedAtLeast,
                       server::AofLocalSynced);
   SendGetAck();
 }

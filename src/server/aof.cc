@@ -603,7 +603,6 @@ FileLoad LoadOne(const persist::AofFile& f, bool last, Client* fake) {
   persist::AofReader r(p, n, start);
   size_t valid = start, valid_before_multi = start;
   std::string err;
-  auto progress = LoadProgress();
   uint64_t commands = 0;
   while (true) {
     persist::AofReader::Status s = r.Next();
@@ -611,10 +610,8 @@ FileLoad LoadOne(const persist::AofFile& f, bool last, Client* fake) {
       bool was_multi = fake->InMulti();
       // Every 1024 commands outside a transaction the node serves meanwhile (loading.h), as
       // Valkey 8's AOF load does; key-load-delay per command.
-      if (++commands % 1024 == 0 && !was_multi)
-        ServeWhileLoading();
-      else if (cfg.key_load_delay)
-        progress(0);
+      KeyLoadDelay(cfg.key_load_delay);
+      if (++commands % 1024 == 0 && !was_multi) ServeWhileLoading();
       if (!Execute(fake, r.argv(), f.name, &err)) {
         LOG_WARNING("%s", err.c_str());
         result = FileLoad::kFailed;

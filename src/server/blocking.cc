@@ -59,10 +59,8 @@ bool Satisfied(const BlockState& st) {
 // command that did not block, and its arguments leave argv-mem.
 void Completed(Client* c, bool failed = false) {
   if (slot_stats::On()) slot_stats::BlockEnded(c);
-  c->cmd->stats.calls++;
-  if (failed) c->cmd->stats.failed++;  // ended with an error reply (UNBLOCKED)
-  c->cmd->stats.usec += c->blocked_runs_us;
-  if (cfg.latency_tracking) c->cmd->stats.Record(static_cast<uint64_t>(c->blocked_runs_us));
+  // failed: it ended with an error reply (UNBLOCKED)
+  c->cmd->stats.Completed(static_cast<uint64_t>(c->blocked_runs_us), failed, cfg.latency_tracking);
   c->blocked_runs_us = 0;
   g.stats.total_commands_processed++;
   c->commands_processed++;

@@ -43,6 +43,14 @@ struct CommandStats {
   static constexpr int kBuckets = 4 * 40;
   uint32_t latency[kBuckets] = {};
   void Record(uint64_t us);
+  // A call completed in `us` (all its runs, for one that blocked), failed or not; its latency
+  // goes to the histogram when tracked (latency-tracking).
+  void Completed(uint64_t us, bool with_error, bool track_latency) {
+    calls++;
+    usec += us;
+    if (with_error) failed++;
+    if (track_latency) Record(us);
+  }
   double Percentile(double p) const;  // upper bound of the bucket holding percentile p
 };
 

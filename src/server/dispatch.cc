@@ -170,12 +170,9 @@ void Call(Client* c, const CommandSpec* cmd) {
   } else {
     int64_t total = dur + (nested ? 0 : c->blocked_runs_us);
     if (!nested) c->blocked_runs_us = 0;
-    cmd->stats.calls++;
-    cmd->stats.usec += total;
-    if (cfg.latency_tracking) cmd->stats.Record(static_cast<uint64_t>(total));
     uint64_t own_errors = (g.stats.error_seq - errors_before) - (errors_charged_ - charged_before);
-    if (own_errors) cmd->stats.failed++;
     errors_charged_ += own_errors;
+    cmd->stats.Completed(static_cast<uint64_t>(total), own_errors > 0, cfg.latency_tracking);
     g.stats.total_commands_processed++;
     c->commands_processed++;
   }
@@ -329,7 +326,7 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   // A load in progress (loading.h), last as in Valkey 8's processCommand: only commands flagged
   // loading run meanwhile; beside served data (swapdb), all but those flagged no-async-loading.
   if (Loading() && !(cmd->flags & kCmdLoading)) return reject(kErrLoading);
-  if ((AsyncLoading() || Repl().async_loading()) && (cmd->flags & kCmdNoAsyncLoading))
+  if ((cmd->flags & kCmdNoAsyncLoading) && (AsyncLoading() || Repl().async_loading()))
     return reject(kErrLoading);
   return true;
 }

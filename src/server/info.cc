@@ -140,7 +140,7 @@ void SecMemory(std::string* s) {
     if (c->flags & kReplica)
       replicas_mem += c->conn.OutputHeapBytes();
     else
-      clients_mem += c->conn.in.capacity() + c->conn.OutputAllocated() + sizeof(Client);
+      clients_mem += ClientMemory(c);
   }
   Line(s, "# Memory");
   Line(s, "used_memory:%llu", static_cast<ull>(used));

@@ -6,29 +6,27 @@
 
 namespace server {
 
-namespace {
-enum Kind { kNone, kBlocking, kAsync };
-int g_kind = kNone;
-}  // namespace
+using namespace loading_detail;
 
-LoadingScope::LoadingScope(bool async) : prev_(g_kind) {
-  if (g_kind == kNone) g_kind = async ? kAsync : kBlocking;
+LoadingScope::LoadingScope(bool async) : prev_(kind) {
+  if (kind == kNone) kind = async ? kAsync : kBlocking;
 }
-LoadingScope::~LoadingScope() { g_kind = prev_; }
+LoadingScope::~LoadingScope() { kind = prev_; }
 
-bool Loading() { return g_kind == kBlocking; }
-bool AsyncLoading() { return g_kind == kAsync; }
 void LoadingServesNoData() {
-  if (g_kind == kAsync) g_kind = kBlocking;
+  if (kind == kAsync) kind = kBlocking;
+}
+
+void KeyLoadDelay(int64_t us) {
+  if (us > 0) usleep(static_cast<useconds_t>(us));
+  if (us < 0 && rand() % -us == 0) usleep(1);
 }
 
 std::function<void(uint64_t)> LoadProgressHook(const int64_t* key_delay_us, const int64_t* interval,
                                                std::function<void()> serve) {
   uint64_t served = 0;  // the parsed bytes at the last serve()
   return [=](uint64_t parsed) mutable {
-    int64_t delay = *key_delay_us;
-    if (delay > 0) usleep(static_cast<useconds_t>(delay));
-    if (delay < 0 && rand() % -delay == 0) usleep(1);
+    KeyLoadDelay(*key_delay_us);
     uint64_t every = *interval > 0 ? static_cast<uint64_t>(*interval) : 0;
     if (every == 0 || parsed / every == served / every) return;
     served = parsed;

@@ -26,15 +26,24 @@ class LoadingScope {
   int prev_;
 };
 
-bool Loading();       // a load whose data is not served yet runs
-bool AsyncLoading();  // a load beside the served data runs
+namespace loading_detail {
+enum Kind { kNone, kBlocking, kAsync };
+inline int kind = kNone;  // LoadingScope's; read inline by the gate on every command
+}  // namespace loading_detail
+// A load whose data is not served yet runs.
+inline bool Loading() { return loading_detail::kind == loading_detail::kBlocking; }
+// A load beside the served data runs.
+inline bool AsyncLoading() { return loading_detail::kind == loading_detail::kAsync; }
 // The snapshot being loaded brought another hash seed: every table now hashes with it, so the
 // old data can no longer be looked up; an async load serves no data from here on.
 void LoadingServesNoData();
 
-// The after_key hook of a load (persist::LoadOptions): per key, *key_delay_us of sleep (a
-// negative -n: 1 us once in n keys on average, as Valkey's debugDelay); each time the parsed
-// bytes pass a multiple of *interval, serve(). Both are read at each key: CONFIG SET may change
+// key-load-delay's sleep for one key: us microseconds (a negative -n: 1 us once in n keys on
+// average, as Valkey's debugDelay).
+void KeyLoadDelay(int64_t us);
+
+// The after_key hook of a load (persist::LoadOptions): KeyLoadDelay(*key_delay_us) per key;
+// each time the parsed bytes pass a multiple of *interval, serve(). Both are read at each key: CONFIG SET may change
 // them meanwhile.
 std::function<void(uint64_t parsed)> LoadProgressHook(const int64_t* key_delay_us,
                                                       const int64_t* interval,
