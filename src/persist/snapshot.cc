@@ -247,216 +247,278 @@ bool WriteSnapshot(SnapshotWriter& w, const std::vector<db::Db*>& dbs, int64_t n
 
 // ---------------------------------------------------------------- reader
 
-LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
-                         const KeyVisitor& visit) {
-  LoadResult res;
+SnapshotParser::SnapshotParser(const LoadOptions& opts, KeyVisitor visit)
+    : opts_(opts), visit_(std::move(visit)) {}
+
+SnapshotParser::Status SnapshotParser::Fail(std::string msg, bool short_read, uint64_t at) {
+  res_.ok = false;
+  res_.short_read = short_read;
+  res_.error = std::move(msg);
+  res_.error_offset = at;
+  phase_ = kFinished;
+  return Status::kError;
+}
+
+SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_end,
+                                            size_t* consumed) {
+  *consumed = 0;
+  if (phase_ == kFinished) return res_.ok ? Status::kDone : Status::kError;
+  if (!at_end && n < retry_at_) return Status::kMore;
+  retry_at_ = 0;
   Reader r(p, n);
-  auto fail = [&](const std::string& msg, bool short_read) {
-    res.ok = false;
-    res.short_read = short_read;
-    res.error = msg;
-    res.error_offset = static_cast<uint64_t>(r.pos() - p);
-    return res;
+  const uint8_t* rec = p;   // where the record being read starts
+  size_t in_crc = 0;        // bytes of p already added to crc_
+  auto at = [&] { return total_ + static_cast<uint64_t>(r.pos() - p); };
+  // Everything before `upto` is consumed.
+  auto take = [&](const uint8_t* upto) {
+    size_t k = static_cast<size_t>(upto - p);
+    crc_ = base::Crc64(crc_, p + in_crc, k - in_crc);  // never the checksum's own bytes
+    in_crc = k;
+    *consumed = k;
   };
-  auto eof = [&]() { return fail("Unexpected EOF reading RDB file", true); };
+  // The record at `rec` is cut short: wait for twice the bytes it had, or fail at the end.
+  auto cut = [&](const std::string& msg) {
+    if (at_end) {
+      Status st = Fail(msg, true, at());
+      *consumed = 0;
+      return st;
+    }
+    take(rec);
+    cut_reads_++;
+    retry_at_ = 2 * (n - *consumed);
+    total_ += *consumed;
+    return Status::kMore;
+  };
+  auto bad = [&](const std::string& msg) { return Fail(msg, false, at()); };
+  const std::string kEof = "Unexpected EOF reading RDB file";
 
-  char magic[9];
-  if (!r.ReadBytes(magic, 9)) return eof();
-  if (memcmp(magic, "REDIS", 5) != 0)
-    return fail("Wrong signature trying to load DB from file", false);
-  int version = 0;
-  for (int i = 5; i < 9; i++) {
-    if (magic[i] < '0' || magic[i] > '9')
-      return fail("Wrong signature trying to load DB from file", false);
-    version = version * 10 + (magic[i] - '0');
-  }
-  res.version = version;
-  if (version < 1 || version > kMaxReadVersion) {
-    return fail("Can't handle RDB format version " + std::to_string(version), false);
+  if (phase_ == kHeader) {
+    char magic[9];
+    if (!r.ReadBytes(magic, 9)) return cut(kEof);
+    if (memcmp(magic, "REDIS", 5) != 0) return bad("Wrong signature trying to load DB from file");
+    int version = 0;
+    for (int i = 5; i < 9; i++) {
+      if (magic[i] < '0' || magic[i] > '9')
+        return bad("Wrong signature trying to load DB from file");
+      version = version * 10 + (magic[i] - '0');
+    }
+    res_.version = version;
+    if (version < 1 || version > kMaxReadVersion)
+      return bad("Can't handle RDB format version " + std::to_string(version));
+    phase_ = kRecords;
+    rec = r.pos();
   }
 
-  int dbid = 0;
-  int64_t expire = -1, idle = -1;
-  int freq = -1;
-  for (;;) {
+  while (phase_ == kRecords) {
+    rec = r.pos();
     uint8_t type;
-    if (!r.ReadByte(&type)) return eof();
+    if (!r.ReadByte(&type)) return cut(kEof);
     switch (type) {
       case kOpExpireTimeMs: {
         uint8_t b[8];
-        if (!r.ReadBytes(b, 8)) return eof();
-        expire = static_cast<int64_t>(GetLe(b, 8));
+        if (!r.ReadBytes(b, 8)) return cut(kEof);
+        expire_ = static_cast<int64_t>(GetLe(b, 8));
         continue;
       }
       case kOpExpireTime: {
         uint8_t b[4];
-        if (!r.ReadBytes(b, 4)) return eof();
-        expire = static_cast<int64_t>(static_cast<int32_t>(GetLe(b, 4))) * 1000;
+        if (!r.ReadBytes(b, 4)) return cut(kEof);
+        expire_ = static_cast<int64_t>(static_cast<int32_t>(GetLe(b, 4))) * 1000;
         continue;
       }
       case kOpFreq: {
         uint8_t b;
-        if (!r.ReadByte(&b)) return eof();
-        freq = b;
+        if (!r.ReadByte(&b)) return cut(kEof);
+        freq_ = b;
         continue;
       }
       case kOpIdle: {
         uint64_t v;
-        if (!r.ReadLen(&v, nullptr)) return eof();
-        idle = static_cast<int64_t>(v & INT64_MAX);
+        if (!r.ReadLen(&v, nullptr)) return cut(kEof);
+        idle_ = static_cast<int64_t>(v & INT64_MAX);
         continue;
       }
       case kOpSelectDb: {
         uint64_t id;
-        if (!r.ReadLen(&id, nullptr)) return eof();
-        if (id >= static_cast<uint64_t>(opts.num_dbs)) {
-          return fail("Data file was created with a server configured to handle more than " +
-                          std::to_string(opts.num_dbs) + " databases (SELECTDB " +
-                          std::to_string(id) + ")",
-                      false);
+        if (!r.ReadLen(&id, nullptr)) return cut(kEof);
+        if (id >= static_cast<uint64_t>(opts_.num_dbs)) {
+          return bad("Data file was created with a server configured to handle more than " +
+                     std::to_string(opts_.num_dbs) + " databases (SELECTDB " +
+                     std::to_string(id) + ")");
         }
-        dbid = static_cast<int>(id);
+        dbid_ = static_cast<int>(id);
         continue;
       }
       case kOpResizeDb: {
         uint64_t a, b;
-        if (!r.ReadLen(&a, nullptr) || !r.ReadLen(&b, nullptr)) return eof();
+        if (!r.ReadLen(&a, nullptr) || !r.ReadLen(&b, nullptr)) return cut(kEof);
         continue;
       }
       case kOpAux: {
         std::string k, v;
-        if (!r.ReadString(&k) || !r.ReadString(&v)) {
-          return r.Remaining() == 0 ? eof() : fail("Bad aux field", false);
-        }
+        if (!r.ReadString(&k) || !r.ReadString(&v))
+          return r.short_read() ? cut(kEof) : bad("Bad aux field");
         if (k == "redis-ver") {
-          res.producer = "Redis version " + v;
+          res_.producer = "Redis version " + v;
         } else if (k == "valkey-ver") {
-          res.producer = "Valkey version " + v;
+          res_.producer = "Valkey version " + v;
         } else if (k == "ctime") {
-          base::ParseInt64(v, &res.ctime);
+          base::ParseInt64(v, &res_.ctime);
         } else if (k == "used-mem") {
-          base::ParseInt64(v, &res.used_mem);
+          base::ParseInt64(v, &res_.used_mem);
         } else {
           auto it = AuxRegistry().find(k);
           bool applies = it != AuxRegistry().end() && it->second.read &&
-                         (!it->second.replication_only || opts.from_replication);
-          if (applies && !it->second.read(v)) {
-            return fail("Aux field '" + Printable(k) + "' has a value this node cannot accept",
-                        false);
-          }
+                         (!it->second.replication_only || opts_.from_replication);
+          if (applies && !it->second.read(v))
+            return bad("Aux field '" + Printable(k) + "' has a value this node cannot accept");
         }
-        res.aux.emplace_back(std::move(k), std::move(v));
+        res_.aux.emplace_back(std::move(k), std::move(v));
         continue;
       }
       case kOpFunction2: {
         std::string code;
-        if (!r.ReadString(&code))
-          return r.Remaining() == 0 ? eof() : fail("Bad function payload", false);
-        res.functions_skipped++;
+        if (!r.ReadString(&code)) return r.short_read() ? cut(kEof) : bad("Bad function payload");
+        res_.functions_skipped++;
         continue;
       }
       case kOpModuleAux:
-        return fail("Module aux data found: modules are not supported by this node", false);
+        return bad("Module aux data found: modules are not supported by this node");
       case kOpFunctionPreGa:
-        return fail("Pre-release function format found: not supported", false);
+        return bad("Pre-release function format found: not supported");
       case kOpEof:
+        phase_ = kChecksum;
         break;
       default: {
         const char* tname = TypeName(type);
-        if (!tname) return fail("Unknown RDB encoding type " + std::to_string(type), false);
+        if (!tname) return bad("Unknown RDB encoding type " + std::to_string(type));
         std::string key;
-        if (!r.ReadString(&key)) return r.Remaining() == 0 ? eof() : fail("Bad key name", false);
+        if (!r.ReadString(&key)) return r.short_read() ? cut(kEof) : bad("Bad key name");
         if (Unsupported(type)) {
-          return fail("Key '" + Printable(key) + "' has type " + tname +
-                          ", which this node does not support",
-                      false);
+          return bad("Key '" + Printable(key) + "' has type " + tname +
+                     ", which this node does not support");
         }
         Value v;
         if (!ReadValue(r, type, &v)) {
-          bool at_end = r.Remaining() == 0;
-          return fail(std::string(at_end ? "Unexpected EOF" : "Bad data") +
-                          " reading the value of key '" + Printable(key) + "' (type " + tname + ")",
-                      at_end);
+          std::string what = " reading the value of key '" + Printable(key) + "' (type " +
+                             tname + ")";
+          return r.short_read() ? cut("Unexpected EOF" + what) : bad("Bad data" + what);
         }
-        if (opts.skip_expired && expire >= 0 && expire < opts.now_ms) {
-          res.keys_expired++;
+        if (opts_.skip_expired && expire_ >= 0 && expire_ < opts_.now_ms) {
+          res_.keys_expired++;
         } else {
           std::string err;
-          if (!visit(dbid, key, v, expire, idle, freq, &err)) return fail(err, false);
-          res.keys_loaded++;
+          if (!visit_(dbid_, key, v, expire_, idle_, freq_, &err)) return bad(err);
+          res_.keys_loaded++;
         }
-        expire = idle = -1;
-        freq = -1;
-        if (opts.after_key) opts.after_key(static_cast<uint64_t>(r.pos() - p));
+        expire_ = idle_ = -1;
+        freq_ = -1;
+        if (opts_.after_key) opts_.after_key(at());
+        if (deadline_us_ && base::FastUs() >= deadline_us_) {
+          take(r.pos());
+          total_ += *consumed;
+          return Status::kMore;
+        }
         continue;
       }
     }
-    break;  // EOF
   }
-  if (version >= 5) {
-    size_t covered = static_cast<size_t>(r.pos() - p);
-    uint8_t b[8];
-    if (!r.ReadBytes(b, 8)) return eof();
-    uint64_t stored = GetLe(b, 8);
-    if (opts.verify_checksum && stored != 0) {
-      uint64_t computed = base::Crc64(0, p, covered);
-      if (computed != stored) {
+  take(r.pos());  // up to and including the EOF opcode: the checksum covers it
+  if (phase_ == kChecksum) {
+    rec = r.pos();
+    if (res_.version >= 5) {
+      uint8_t b[8];
+      if (!r.ReadBytes(b, 8)) return cut(kEof);
+      uint64_t stored = GetLe(b, 8);
+      if (opts_.verify_checksum && stored != 0 && crc_ != stored) {
         char msg[128];
         snprintf(msg, sizeof(msg), "Wrong RDB checksum expected: (%016llx) got (%016llx)",
-                 static_cast<unsigned long long>(stored),
-                 static_cast<unsigned long long>(computed));
-        return fail(msg, false);
+                 static_cast<unsigned long long>(stored), static_cast<unsigned long long>(crc_));
+        return bad(msg);
       }
     }
+    phase_ = kFinished;
+    *consumed = static_cast<size_t>(r.pos() - p);
+    total_ += *consumed;
+    res_.consumed = total_;
+    res_.ok = true;
+    return Status::kDone;
   }
-  res.consumed = static_cast<uint64_t>(r.pos() - p);
-  res.ok = true;
-  return res;
+  total_ += *consumed;
+  return Status::kMore;
+}
+
+LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
+                         const KeyVisitor& visit) {
+  SnapshotParser parser(opts, visit);
+  size_t consumed;
+  parser.Feed(p, n, true, &consumed);
+  return parser.result();
+}
+
+SnapshotLoader::SnapshotLoader(const LoadOptions& opts, std::vector<db::Db*> dbs,
+                               bool replace_existing)
+    : dbs_(std::move(dbs)),
+      replace_existing_(replace_existing),
+      lfu_minutes_(static_cast<uint32_t>(base::MsTime() / 60000) & 0xffff),
+      parser_(
+          [&] {
+            LoadOptions o = opts;
+            if (o.num_dbs > static_cast<int>(dbs_.size())) o.num_dbs = static_cast<int>(dbs_.size());
+            return o;
+          }(),
+          [this](int dbid, std::string& key, Value& v, int64_t expire, int64_t idle, int freq,
+                 std::string* err) { return Visit(dbid, key, v, expire, idle, freq, err); }) {
+  for (auto& [name, hook] : AuxRegistry())
+    if (hook.before_load && (!hook.replication_only || opts.from_replication)) hook.before_load();
+}
+
+bool SnapshotLoader::Visit(int dbid, std::string& key, Value& v, int64_t expire, int64_t idle,
+                           int freq, std::string* err) {
+  db::Db* d = dbs_[dbid];
+  if (!d) {
+    *err = "No database " + std::to_string(dbid);
+    return false;
+  }
+  if (d->Find(key)) {
+    if (!replace_existing_) {
+      *err = "Duplicated key '" + Printable(key) + "' in DB " + std::to_string(dbid);
+      return false;
+    }
+    d->Delete(key);
+  }
+  db::Obj* obj = FromValue(key, v, expire);
+  if (!obj) {
+    *err = "Cannot build the value of key '" + Printable(key) + "'";
+    return false;
+  }
+  if (db::GetEnv().lfu) {
+    if (freq >= 0) obj->set_lru((lfu_minutes_ << 8) | static_cast<uint32_t>(freq));
+  } else if (idle >= 0) {
+    uint32_t now = db::LruClock();
+    uint32_t ago = static_cast<uint32_t>(std::min<int64_t>(idle, db::kLruMax));
+    obj->set_lru(now >= ago ? now - ago : db::kLruMax - (ago - now));
+  }
+  d->Add(obj);
+  return true;
+}
+
+SnapshotParser::Status SnapshotLoader::Feed(const uint8_t* p, size_t n, bool at_end,
+                                            size_t* consumed) {
+  auto& env = db::GetEnv();
+  auto saved_on_new = env.on_new;
+  env.on_new = nullptr;  // loaded keys are not "new" keys
+  SnapshotParser::Status st = parser_.Feed(p, n, at_end, consumed);
+  env.on_new = saved_on_new;
+  return st;
 }
 
 LoadResult LoadSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
                         const std::vector<db::Db*>& dbs, bool replace_existing) {
-  auto& env = db::GetEnv();
-  auto saved_on_new = env.on_new;
-  env.on_new = nullptr;  // loaded keys are not "new" keys
-  LoadOptions o = opts;
-  if (o.num_dbs > static_cast<int>(dbs.size())) o.num_dbs = static_cast<int>(dbs.size());
-  for (auto& [name, hook] : AuxRegistry())
-    if (hook.before_load && (!hook.replication_only || opts.from_replication)) hook.before_load();
-  uint32_t lfu_minutes = static_cast<uint32_t>(base::MsTime() / 60000) & 0xffff;
-  LoadResult res = ParseSnapshot(
-      p, n, o,
-      [&](int dbid, std::string& key, Value& v, int64_t expire, int64_t idle, int freq,
-          std::string* err) {
-        db::Db* d = dbs[dbid];
-        if (!d) {
-          *err = "No database " + std::to_string(dbid);
-          return false;
-        }
-        if (d->Find(key)) {
-          if (!replace_existing) {
-            *err = "Duplicated key '" + Printable(key) + "' in DB " + std::to_string(dbid);
-            return false;
-          }
-          d->Delete(key);
-        }
-        db::Obj* obj = FromValue(key, v, expire);
-        if (!obj) {
-          *err = "Cannot build the value of key '" + Printable(key) + "'";
-          return false;
-        }
-        if (env.lfu) {
-          if (freq >= 0) obj->set_lru((lfu_minutes << 8) | static_cast<uint32_t>(freq));
-        } else if (idle >= 0) {
-          uint32_t now = db::LruClock();
-          uint32_t ago = static_cast<uint32_t>(std::min<int64_t>(idle, db::kLruMax));
-          obj->set_lru(now >= ago ? now - ago : db::kLruMax - (ago - now));
-        }
-        d->Add(obj);
-        return true;
-      });
-  env.on_new = saved_on_new;
-  return res;
+  SnapshotLoader loader(opts, dbs, replace_existing);
+  size_t consumed;
+  loader.Feed(p, n, true, &consumed);
+  return loader.result();
 }
 
 }  // namespace persist

@@ -145,15 +145,80 @@ struct LoadResult {
 // One key read from a snapshot. Returning false stops the load (the caller sets the error).
 using KeyVisitor = std::function<bool(int dbid, std::string& key, Value& v, int64_t expire_ms,
                                       int64_t idle_sec, int freq, std::string* err)>;
+
+// Reads a snapshot whose bytes come in pieces (a replica parses its primary's snapshot while it
+// arrives), record by record: a record is taken whole or not at all, so every call consumes a
+// prefix of what it is given and the caller keeps the rest for the next call, with more bytes
+// after it. Aux hooks and the visitor see only whole records. A record that did not fit is not
+// tried again before the bytes given have doubled, so a big value costs at most twice its
+// parse however finely it arrives.
+class SnapshotParser {
+ public:
+  enum class Status { kMore, kDone, kError };
+  SnapshotParser(const LoadOptions& opts, KeyVisitor visit);
+  // Parses [p, p+n): the bytes not consumed by the last call, then new ones. at_end: no more
+  // will come (a record cut short is then an error). *consumed: whole records read from p.
+  // kMore also when the deadline stopped it (call again with the rest).
+  Status Feed(const uint8_t* p, size_t n, bool at_end, size_t* consumed);
+  // base::FastUs() after which Feed returns after the key it is reading (0: none), so that a
+  // load in pieces never holds the event loop longer than a slice.
+  void set_deadline_us(int64_t t) { deadline_us_ = t; }
+  // The outcome so far: counts, producer, aux fields; error and offset after kError; `consumed`
+  // and `ok` after kDone.
+  const LoadResult& result() const { return res_; }
+  uint64_t parsed() const { return total_; }  // bytes consumed by every call
+  // Reads of a record that stopped short, to be tried again with more bytes: each cost a
+  // parse of what the record had.
+  uint64_t cut_reads() const { return cut_reads_; }
+  // Bytes the next call must be given before it reads anything (a cut record's doubling).
+  size_t wants() const { return retry_at_; }
+
+ private:
+  Status Fail(std::string msg, bool short_read, uint64_t at);
+
+  LoadOptions opts_;
+  KeyVisitor visit_;
+  LoadResult res_;
+  enum Phase { kHeader, kRecords, kChecksum, kFinished } phase_ = kHeader;
+  uint64_t total_ = 0;  // bytes consumed before the current call's p
+  uint64_t crc_ = 0;    // of every byte consumed up to the checksum
+  size_t retry_at_ = 0;  // a cut record: bytes needed before it is read again
+  uint64_t cut_reads_ = 0;
+  int64_t deadline_us_ = 0;
+  int dbid_ = 0;
+  int64_t expire_ = -1, idle_ = -1;
+  int freq_ = -1;
+};
+
 // Parses a snapshot in [p, p+n), calling visit for each key that is kept. Expired keys are
 // counted and not visited when opts.skip_expired.
 LoadResult ParseSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
                          const KeyVisitor& visit);
 
-// Loads into `dbs` (indexed by db id; opts.num_dbs = dbs.size()). Objects are built in the
-// encodings the contents call for; IDLE/FREQ set their access clock. A duplicate key is an
-// error unless `replace_existing`. On failure the databases hold whatever was added so far:
-// load into empty staging databases and swap them in on success.
+// Loads a snapshot into `dbs` (indexed by db id; opts.num_dbs = dbs.size()), in pieces as
+// SnapshotParser reads it. Objects are built in the encodings the contents call for; IDLE/FREQ
+// set their access clock. A duplicate key is an error unless `replace_existing`. On failure
+// the databases hold whatever was added so far: load into empty staging databases and swap
+// them in on success. Loaded keys are not "new" keys (db::Env::on_new is off during Feed).
+class SnapshotLoader {
+ public:
+  SnapshotLoader(const LoadOptions& opts, std::vector<db::Db*> dbs, bool replace_existing);
+  SnapshotParser::Status Feed(const uint8_t* p, size_t n, bool at_end, size_t* consumed);
+  void set_deadline_us(int64_t t) { parser_.set_deadline_us(t); }
+  size_t wants() const { return parser_.wants(); }
+  const LoadResult& result() const { return parser_.result(); }
+  uint64_t parsed() const { return parser_.parsed(); }
+
+ private:
+  bool Visit(int dbid, std::string& key, Value& v, int64_t expire, int64_t idle, int freq,
+             std::string* err);
+  std::vector<db::Db*> dbs_;
+  bool replace_existing_;
+  uint32_t lfu_minutes_;
+  SnapshotParser parser_;
+};
+
+// The whole snapshot in [p, p+n) at once (SnapshotLoader with one Feed).
 LoadResult LoadSnapshot(const uint8_t* p, size_t n, const LoadOptions& opts,
                         const std::vector<db::Db*>& dbs, bool replace_existing = false);
 

@@ -296,7 +296,7 @@ void WriteHash(std::string* out, const Value& v, bool compress) {
 // min_item bytes each (so nothing is reserved that the input cannot justify).
 bool ReadCount(Reader& r, size_t min_item, uint64_t* n) {
   if (!r.ReadLen(n, nullptr)) return false;
-  return *n > 0 && *n <= r.Remaining() / min_item;
+  return *n > 0 && r.CountFits(*n, min_item);
 }
 
 bool ReadPlainList(Reader& r, Value* out) {
@@ -440,7 +440,7 @@ bool ReadStreamID(Reader& r, db::StreamID* id) {
 bool ReadStream(Reader& r, uint8_t type, Value* out) {
   auto s = std::make_shared<db::Stream>();
   uint64_t nodes;
-  if (!r.ReadLen(&nodes, nullptr) || nodes > r.Remaining() / 2) return false;
+  if (!r.ReadLen(&nodes, nullptr) || !r.CountFits(nodes, 2)) return false;
   uint64_t valid_total = 0;
   db::StreamID prev_last;
   bool have_prev = false;
@@ -477,7 +477,7 @@ bool ReadStream(Reader& r, uint8_t type, Value* out) {
     s->entries_added = s->length;
   }
   uint64_t ngroups;
-  if (!r.ReadLen(&ngroups, nullptr) || ngroups > r.Remaining()) return false;
+  if (!r.ReadLen(&ngroups, nullptr) || !r.CountFits(ngroups, 1)) return false;
   for (uint64_t gi = 0; gi < ngroups; gi++) {
     std::string name;
     db::StreamID last_id;
@@ -494,7 +494,7 @@ bool ReadStream(Reader& r, uint8_t type, Value* out) {
     db::StreamCG* cg = db::StreamCreateCG(s.get(), name, last_id, entries_read);
     if (!cg) return false;  // duplicated group name
     uint64_t pel;
-    if (!r.ReadLen(&pel, nullptr) || pel > r.Remaining() / 25) return false;
+    if (!r.ReadLen(&pel, nullptr) || !r.CountFits(pel, 25)) return false;
     for (uint64_t k = 0; k < pel; k++) {
       uint8_t raw[16], t[8];
       uint64_t count;
@@ -505,7 +505,7 @@ bool ReadStream(Reader& r, uint8_t type, Value* out) {
       it->second.delivery_count = count;
     }
     uint64_t nconsumers;
-    if (!r.ReadLen(&nconsumers, nullptr) || nconsumers > r.Remaining()) return false;
+    if (!r.ReadLen(&nconsumers, nullptr) || !r.CountFits(nconsumers, 1)) return false;
     for (uint64_t ci = 0; ci < nconsumers; ci++) {
       std::string cname;
       uint8_t t[8];
@@ -519,7 +519,7 @@ bool ReadStream(Reader& r, uint8_t type, Value* out) {
         consumer->active_time = static_cast<int64_t>(LoadLe64(t));
       }
       uint64_t cpel;
-      if (!r.ReadLen(&cpel, nullptr) || cpel > r.Remaining() / 16) return false;
+      if (!r.ReadLen(&cpel, nullptr) || !r.CountFits(cpel, 16)) return false;
       for (uint64_t k = 0; k < cpel; k++) {
         uint8_t raw[16];
         if (!r.ReadBytes(raw, 16)) return false;
@@ -542,13 +542,13 @@ bool ReadStream(Reader& r, uint8_t type, Value* out) {
 }  // namespace
 
 bool Reader::ReadByte(uint8_t* b) {
-  if (p_ >= end_) return false;
+  if (!Fits(1)) return false;
   *b = *p_++;
   return true;
 }
 
 bool Reader::ReadBytes(void* dst, size_t n) {
-  if (Remaining() < n) return false;
+  if (!Fits(n)) return false;
   if (n) memcpy(dst, p_, n);
   p_ += n;
   return true;
@@ -575,7 +575,7 @@ bool Reader::ReadLen(uint64_t* len, bool* is_encoded) {
       return true;
     default: {
       int bytes = b == kLen32 ? 4 : b == kLen64 ? 8 : 0;
-      if (bytes == 0 || Remaining() < static_cast<size_t>(bytes)) return false;
+      if (bytes == 0 || !Fits(static_cast<size_t>(bytes))) return false;
       uint64_t v = 0;
       for (int i = 0; i < bytes; i++) v = (v << 8) | *p_++;
       *len = v;
@@ -609,7 +609,7 @@ bool Reader::ReadString(std::string* out, uint64_t max_len) {
       case kEncLzf: {
         uint64_t clen, ulen;
         if (!ReadLen(&clen, nullptr) || !ReadLen(&ulen, nullptr)) return false;
-        if (clen == 0 || clen > Remaining()) return false;
+        if (clen == 0 || !Fits(clen)) return false;
         if (ulen == 0 || ulen > max_len || ulen > clen * kLzfMaxRatio) return false;
         out->resize(ulen);
         if (base::LzfDecompress(p_, clen, out->data(), ulen) != ulen) return false;
@@ -622,7 +622,7 @@ bool Reader::ReadString(std::string* out, uint64_t max_len) {
     *out = base::Int64ToString(v);
     return true;
   }
-  if (len > Remaining() || len > max_len) return false;
+  if (len > max_len || !Fits(len)) return false;
   out->assign(reinterpret_cast<const char*>(p_), len);
   p_ += len;
   return true;

@@ -37,10 +37,25 @@ struct Value {
   bool stream_owned = false;
 };
 
-// Bounded reader over a byte buffer: every read checks the remaining length.
+// Bounded reader over a byte buffer: every read checks the remaining length. A read that
+// fails for want of bytes (the buffer may be a prefix of the input, as when a replica parses a
+// snapshot while it arrives) marks the reader short; other failures are malformed data.
 class Reader {
  public:
   Reader(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+  // Whether `need` more bytes are there (else marks the reader short).
+  bool Fits(uint64_t need) {
+    if (need <= Remaining()) return true;
+    short_ = true;
+    return false;
+  }
+  // Whether the buffer can hold `n` items of at least `min_item` bytes each.
+  bool CountFits(uint64_t n, size_t min_item) {
+    if (n <= Remaining() / min_item) return true;
+    short_ = true;
+    return false;
+  }
+  bool short_read() const { return short_; }
   bool ReadByte(uint8_t* b);
   bool ReadBytes(void* dst, size_t n);
   // Snapshot length encoding (6/14/32/64-bit, or a special encoding flag).
@@ -55,6 +70,7 @@ class Reader {
  private:
   const uint8_t* p_;
   const uint8_t* end_;
+  bool short_ = false;
 };
 
 // Writers.
