@@ -177,7 +177,7 @@ fi
 mem_per_key() {
     local name=$1 file=$2 before after n
     bl_alive "$name" || return 0
-    bl_cli "$name" flushall >/dev/null || return 0
+    bl_cli "$name" flushall sync >/dev/null || return 0
     sleep 0.3
     before=$(bl_info_field "$name" memory used_memory)
     bl_pipe_load "$name" "$file" "$KEYS" || return 0
@@ -188,7 +188,7 @@ mem_per_key() {
         bl_log "[$name] dbsize $n after loading $KEYS keys"
         return 0
     fi
-    bl_cli "$name" flushall >/dev/null
+    bl_cli "$name" flushall sync >/dev/null
     [ -n "$before" ] && [ -n "$after" ] || return 0
     awk -v a="$after" -v b="$before" -v n="$KEYS" 'BEGIN{printf "%.1f\n", (a - b) / n}'
 }

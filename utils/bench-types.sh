@@ -197,7 +197,7 @@ mem_row() {
   $gen >"$file"
   local count; count=$(grep -c '^\*' "$file")
   for s in ours theirs; do
-    bl_cli $s flushall >/dev/null
+    bl_cli $s flushall sync >/dev/null
     local before; before=$(bl_info_field $s memory used_memory)
     bl_pipe_load $s "$file" "$count" || return
     local after; after=$(bl_info_field $s memory used_memory)
