@@ -76,10 +76,8 @@ void Init() {
                                          // The operator's hash-seed wins over a
                                          // snapshot's, a primary's included.
                                          if (!server::cfg.hash_seed.empty()) return true;
-                                         if (memcmp(seed, ds::HashSeed(), 16) != 0) {
+                                         if (memcmp(seed, ds::HashSeed(), 16) != 0)
                                            ds::SetHashSeed(seed);
-                                           server::LoadingServesNoData();
-                                         }
                                          return true;
                                        }});
   // Which db the stream continues in after a snapshot (matters for chained replicas, whose
@@ -135,8 +133,6 @@ void Install() {
   h.become_replica = BecomeReplica;
   h.become_primary = BecomePrimary;
   h.primary_last_contact_ms = PrimaryLastContactMs;
-  h.async_loading = AsyncLoading;
-  h.while_loading = KeepAliveWhileLoading;
   h.new_replication_id = [] {
     GetState().replid = RandomId();
     GetState().replid2 = std::string(40, '0');

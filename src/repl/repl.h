@@ -49,12 +49,6 @@ bool PrimaryLinkUp();
 bool FullSyncPending();
 // Replica: the last bytes from the primary, or when the link went down (failover data age).
 int64_t PrimaryLastContactMs();
-// A full sync's snapshot arrives into staging databases while the old data is served
-// (repl-diskless-load swapdb): INFO async_loading.
-bool AsyncLoading();
-// Between the keys of the snapshot it loads: a newline to the primary (as Valkey 8's
-// replicationSendNewlineToPrimary), at most once a second.
-void KeepAliveWhileLoading();
 // A write from a normal client on a replica is refused (replica-read-only).
 bool RefuseWrites();
 // replica-serve-stale-data no and the link is down.

@@ -18,6 +18,7 @@
 #include "repl/backlog.h"
 #include "repl/propagate.h"
 #include "repl/repl_internal.h"
+#include "repl/staged_load.h"
 #include "server/aof.h"
 #include "server/blocking.h"
 #include "server/config.h"
@@ -49,7 +50,12 @@ struct Side {
   int64_t full_offset = 0;
   int64_t transfer_size = -1;  // "$<len>" form
   std::string eof_mark;        // "$EOF:<mark>" form
-  size_t payload_start = 0;    // where the snapshot bytes start in `in`
+  // The snapshot being received, parsed as it comes (after the "$" line).
+  std::unique_ptr<StagedLoad> load;
+  int64_t fed = 0;            // payload bytes handed to `load` (and to the file)
+  bool payload_done = false;  // all received; `load` may still be parsing
+  std::string rest;           // what followed the payload: the stream, once loaded
+  int parse_timer = -1;       // the next parse slice, when reads wait for the parser
   // INFO master_sync_*: the announced size (-1 before the "$" line, 0 for the EOF-mark form,
   // as Valkey reports them) and the payload bytes received so far (`counted`: how much of `in`
   // is already in `transfer_read`).
@@ -64,18 +70,12 @@ struct Side {
   int64_t last_in_step_ms = 0;
   int64_t last_ack_ms = 0;
   int64_t last_keepalive_ms = 0;  // the newline sent while loading
-  // Counts Drop()s: a snapshot load serves the bus (server/loading.h), whose role changes may
-  // drop the link under it; the load then leaves the link as it finds it.
-  uint64_t link_gen = 0;
   Client* primary = nullptr;
-  // The snapshot goes to a temp file that becomes dbfilename (else it is parsed from memory),
-  // decided when its "$" line arrives (LoadsToDisk).
+  // The snapshot is also written to a temp file that becomes dbfilename, decided when its "$"
+  // line arrives (LoadsToDisk).
   bool to_disk = false;
   int tmp_fd = -1;
   std::string tmp_path;
-  int64_t written = 0;
-  std::string tail;     // last bytes written (EOF-mark search across reads)
-  size_t searched = 0;  // in-memory transfer: bytes of `in` already searched for the mark
   // The db the primary's stream currently writes to: kept across reconnections (the stream
   // only says SELECT when it changes) and taken from the snapshot's repl-stream-db field.
   int stream_db = 0;
@@ -90,16 +90,22 @@ void CloseTempFile(bool remove) {
   if (remove && !g_side.tmp_path.empty()) unlink(g_side.tmp_path.c_str());
   g_side.tmp_fd = -1;
   g_side.tmp_path.clear();
-  g_side.written = 0;
-  g_side.tail.clear();
+}
+
+// Ends a transfer: an unfinished load leaves the served data as it was.
+void EndTransfer() {
+  CloseTempFile(true);
+  g_side.load.reset();
+  g_side.fed = 0;
+  g_side.payload_done = false;
+  g_side.rest.clear();
+  if (g_side.parse_timer != -1) g.loop->DelTimer(g_side.parse_timer);
+  g_side.parse_timer = -1;
 }
 
 void Drop(const char* why) {
   if (why) LOG_WARNING("Primary link: %s", why);
-  g_side.link_gen++;
-  CloseTempFile(true);
-  g_side.searched = 0;
-  g_side.payload_start = 0;
+  EndTransfer();
   if (g_side.conn.fd != -1 && !g_side.primary) {
     g.loop->DelFile(g_side.conn.fd, net::kReadable | net::kWritable);
     close(g_side.conn.fd);
@@ -246,166 +252,92 @@ bool LoadsToDisk() {
   }
 }
 
-// The snapshot loads while the node serves events (server/loading.h); the link is not read
-// meanwhile (the loader parses `in`, which a read would move; what follows the snapshot waits in
-// the socket). StartStreaming or Drop then takes the descriptor over.
 void PauseLinkReads() {
   if (g_side.conn.fd >= 0) g.loop->DelFile(g_side.conn.fd, net::kReadable);
 }
 
-enum class LoadOutcome { kLoaded, kFailed, kAbandoned /* the link was dropped meanwhile */ };
-
-// In-memory load (repl-diskless-load swapdb, or on-empty-db into an empty node): staging
-// databases swapped in, so a failed or abandoned load leaves the current data as it was.
-LoadOutcome LoadPayload(const char* data, size_t n) {
-  uint64_t gen = g_side.link_gen;
-  std::vector<std::unique_ptr<db::Db>> staging;
-  std::vector<db::Db*> ptrs;
-  for (int i = 0; i < server::NumDbs(); i++) {
-    staging.push_back(std::make_unique<db::Db>(i, db::GetEnv().cluster && i == 0));
-    ptrs.push_back(staging.back().get());
-  }
-  persist::LoadOptions opts;
-  opts.skip_expired = false;  // a replica keeps what its primary has; the primary expires
-  opts.now_ms = base::MsTime();
-  opts.num_dbs = server::NumDbs();
-  opts.from_replication = true;
-  if (server::g.skip_checksum_validation) opts.verify_checksum = false;
-  opts.after_key = server::LoadProgress();
-  auto saved_new = db::GetEnv().on_new;
-  db::GetEnv().on_new = nullptr;
-  // The snapshot may carry the primary's hash seed; the old data keeps the old one if the
-  // load fails.
-  uint8_t old_seed[16];
-  memcpy(old_seed, ds::HashSeed(), 16);
-  persist::LoadResult r;
-  {
-    // swapdb serves the old data meanwhile; on-empty-db has none to serve.
-    server::LoadingScope loading(server::cfg.repl_diskless_load == 2);
-    r = persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(data), n, opts, ptrs);
-  }
-  db::GetEnv().on_new = saved_new;
-  bool abandoned = g_side.link_gen != gen;
-  if (!r.ok || abandoned) {
-    staging.clear();  // built with the new seed: free before restoring the old one
-    ds::SetHashSeed(old_seed);
-    if (abandoned) {
-      LOG_WARNING("The primary link changed while its snapshot loaded: keeping the old data.");
-      return LoadOutcome::kAbandoned;
-    }
-    LOG_WARNING(
-        "Failed trying to load the PRIMARY synchronization DB: %s (offset %llu). "
-        "Keeping the old data; retrying.",
-        r.error.c_str(), static_cast<unsigned long long>(r.error_offset));
-    return LoadOutcome::kFailed;
-  }
-  for (int i = 0; i < server::NumDbs(); i++) {
-    g.dbs[i]->Swap(*staging[i]);
-    server::EmptyDb(staging[i].get(), server::cfg.replica_lazy_flush);  // the previous data
-  }
-  staging.clear();
-  AfterFullSync();
-  return LoadOutcome::kLoaded;
-}
-
-// Disk load (LoadsToDisk): the received file becomes dbfilename and is loaded.
-LoadOutcome LoadTempFile() {
-  uint64_t gen = g_side.link_gen;
-  std::string path = g_side.tmp_path;
+// Disk load: the received file becomes dbfilename once all of it parsed.
+bool InstallTempFile() {
   if (fsync(g_side.tmp_fd) != 0 || close(g_side.tmp_fd) != 0) {
     g_side.tmp_fd = -1;
     LOG_WARNING("Failed trying to sync the temp DB to disk in PRIMARY <-> REPLICA synchronization");
-    CloseTempFile(true);
-    return LoadOutcome::kFailed;
+    return false;
   }
   g_side.tmp_fd = -1;
-  if (rename(path.c_str(), server::cfg.dbfilename.c_str()) != 0) {
+  if (rename(g_side.tmp_path.c_str(), server::cfg.dbfilename.c_str()) != 0) {
     LOG_WARNING(
         "Failed trying to rename the temp DB into %s in PRIMARY <-> REPLICA "
         "synchronization: %s",
         server::cfg.dbfilename.c_str(), strerror(errno));
-    CloseTempFile(true);
-    return LoadOutcome::kFailed;
+    return false;
   }
   g_side.tmp_path.clear();
-  CloseTempFile(false);
-  uint8_t old_seed[16];
-  memcpy(old_seed, ds::HashSeed(), 16);
-  if (!server::LoadReplacingAll(server::cfg.dbfilename, /*from_replication=*/true)) {
-    ds::SetHashSeed(old_seed);
-    LOG_WARNING(
-        "Failed trying to load the PRIMARY synchronization DB from disk. Keeping the "
-        "old data; retrying.");
-    return LoadOutcome::kFailed;
-  }
-  // Dropped meanwhile (a role change from the bus): the data is this snapshot's, but the link
-  // it belongs to is gone; the next sync replaces it.
-  if (g_side.link_gen != gen) return LoadOutcome::kAbandoned;
-  AfterFullSync();
-  return LoadOutcome::kLoaded;
+  return true;
 }
 
-// Disk load (LoadsToDisk): moves received payload bytes (from `in` at `start`) into the
-// temp file; at the end of the payload loads it and starts streaming.
-void ProcessTransferToDisk(size_t start) {
-  std::string& in = g_side.conn.in;
-  if (g_side.tmp_fd < 0) {
-    g_side.tmp_path =
-        "temp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime()) + ".rdb";
-    g_side.tmp_fd = open(g_side.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (g_side.tmp_fd < 0) {
-      LOG_WARNING("Opening the temp file needed for PRIMARY <-> REPLICA synchronization: %s",
-                  strerror(errno));
-      return Drop(nullptr);
-    }
+void ParseSlice();
+
+// What a parse slice leaves: the next slice, the end of the sync, or a failed one.
+void AfterParse(StagedLoad::Outcome o) {
+  if (o == StagedLoad::Outcome::kFailed) {
+    LOG_WARNING(
+        "Failed trying to load the PRIMARY synchronization DB: %s. Keeping the old data; "
+        "retrying.",
+        g_side.load->error().c_str());
+    return Drop(nullptr);
   }
-  std::string_view data(in.data() + start, in.size() - start);
-  std::string rest;
-  bool complete = false;
-  size_t take = data.size();
-  if (g_side.transfer_size >= 0) {
-    int64_t left = g_side.transfer_size - g_side.written;
-    if (static_cast<int64_t>(take) >= left) {
-      take = static_cast<size_t>(left);
-      complete = true;
-    }
-  } else {
-    // The mark may straddle reads: search the kept tail plus the new bytes.
-    std::string probe = g_side.tail + std::string(data);
-    size_t pos = probe.find(g_side.eof_mark);
-    if (pos != std::string::npos) {
-      complete = true;
-      size_t mark_in_data = pos >= g_side.tail.size() ? pos - g_side.tail.size() : 0;
-      size_t cut_from_file = pos < g_side.tail.size() ? g_side.tail.size() - pos : 0;
-      take = mark_in_data;
-      rest = std::string(data.substr(std::min(data.size(), pos + 40 - g_side.tail.size())));
-      if (cut_from_file && ftruncate(g_side.tmp_fd, g_side.written - cut_from_file) != 0)
-        return Drop("cannot trim the received snapshot");
-    }
+  if (o == StagedLoad::Outcome::kMore) {
+    // The link is read unless all arrived or the parser is too far behind what did.
+    if (g_side.payload_done || g_side.load->Behind())
+      PauseLinkReads();
+    else if (g_side.conn.fd >= 0 && !(g.loop->FileMask(g_side.conn.fd) & net::kReadable))
+      g.loop->AddFile(g_side.conn.fd, net::kReadable, OnReadable, nullptr);
+    // A slice that ran out leaves bytes to parse: the next slice comes after the loop's other
+    // work, whether more bytes come or not.
+    if (g_side.load->Ready() && g_side.parse_timer == -1)
+      g_side.parse_timer = g.loop->AddOneShot(0, [] {
+        g_side.parse_timer = -1;
+        ParseSlice();
+      });
+    return;
   }
-  if (take && write(g_side.tmp_fd, data.data(), take) != static_cast<ssize_t>(take))
-    return Drop("cannot write the received snapshot to disk");
-  g_side.written += static_cast<int64_t>(take);
-  if (g_side.transfer_size >= 0 && complete) rest = std::string(data.substr(take));
-  if (g_side.transfer_size < 0 && !complete) {
-    std::string t = g_side.tail + std::string(data.substr(0, take));
-    g_side.tail = t.size() > 40 ? t.substr(t.size() - 40) : t;
-  }
-  in.erase(start);  // consumed into the file
-  if (!complete) return;
-  g_side.payload_start = 0;
-  in.clear();
-  PauseLinkReads();
-  LoadOutcome r = LoadTempFile();
-  if (r == LoadOutcome::kAbandoned) return;
-  if (r == LoadOutcome::kFailed) return Drop(nullptr);
+  if (g_side.to_disk && !InstallTempFile()) return Drop(nullptr);
+  CloseTempFile(true);
+  const persist::LoadResult& res = g_side.load->result();
+  server::LogLoadOrigin(res);
+  g_side.load->Commit();
+  server::NoteLoaded(res);
+  std::string rest = std::move(g_side.rest);
+  EndTransfer();
+  AfterFullSync();
   StartStreaming(std::move(rest));
 }
 
-// Parses what arrived during the transfer phase; true when the link moved on.
+// All of the snapshot arrived and its parse goes on: the primary counts this replica online
+// and waits for acknowledgements, so a newline once a second says it is alive (as Valkey 8's
+// replicationSendNewlineToPrimary during a load).
+void KeepAliveWhileLoading() {
+  if (g_side.conn.fd < 0) return;
+  int64_t now = base::MsTime();
+  if (now - g_side.last_keepalive_ms < 1000) return;
+  g_side.last_keepalive_ms = now;
+  ssize_t w = write(g_side.conn.fd, "\n", 1);
+  (void)w;  // a broken link shows when streaming starts
+}
+
+void ParseSlice() {
+  if (!g_side.load) return;
+  // Working through bytes already received is progress: not a silent primary.
+  g_side.last_io_ms = base::MsTime();
+  if (g_side.payload_done) KeepAliveWhileLoading();
+  AfterParse(g_side.load->Continue());
+}
+
+// The transfer phase: the "$" line, then the payload, written to the temp file (LoadsToDisk)
+// and parsed as it arrives (StagedLoad); what follows it is the stream.
 void ProcessTransfer() {
   std::string& in = g_side.conn.in;
-  if (g_side.payload_start == 0) {
+  if (!g_side.load) {
     // Skip keepalive newlines, then read the "$..." line.
     size_t i = 0;
     while (i < in.size() && in[i] == '\n') i++;
@@ -430,9 +362,9 @@ void ProcessTransfer() {
       g_side.transfer_size = sz;
       g_side.eof_mark.clear();
     }
-    g_side.payload_start = nl + 2;
+    in.erase(0, nl + 2);
+    g_side.counted = 0;
     g_side.info_total = g_side.transfer_size >= 0 ? g_side.transfer_size : 0;
-    g_side.counted = g_side.payload_start;
     g_side.to_disk = LoadsToDisk();
     const char* to = g_side.to_disk ? "to disk" : "to parser";
     if (g_side.transfer_size >= 0)
@@ -440,46 +372,53 @@ void ProcessTransfer() {
                  static_cast<long long>(g_side.transfer_size), to);
     else
       LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving streamed RDB from primary with EOF %s", to);
+    if (g_side.to_disk) {
+      g_side.tmp_path =
+          "temp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime()) + ".rdb";
+      g_side.tmp_fd =
+          open(g_side.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (g_side.tmp_fd < 0) {
+        LOG_WARNING("Opening the temp file needed for PRIMARY <-> REPLICA synchronization: %s",
+                    strerror(errno));
+        return Drop(nullptr);
+      }
+    }
+    g_side.fed = 0;
+    g_side.load = std::make_unique<StagedLoad>(server::cfg.repl_diskless_load == 2);
   }
-  size_t start = g_side.payload_start;
+  if (g_side.payload_done) return;
   g_side.transfer_read += static_cast<int64_t>(in.size() - g_side.counted);
-  g_side.counted = in.size();
   if (g_side.transfer_size >= 0)  // bytes past the payload are already the stream
     g_side.transfer_read = std::min(g_side.transfer_read, g_side.transfer_size);
-  if (g_side.to_disk) {
-    g_side.counted = start;  // the bytes go to the file and leave `in`
-    return ProcessTransferToDisk(start);
-  }
-  size_t have = in.size() - start;
-  size_t payload_len;
-  std::string rest;
+  // How much of `in` is payload, and whether the payload ends in it. With an EOF mark the
+  // last 40 bytes may be the mark: they wait for the next read.
+  size_t take, after = 0;
+  bool done = false;
   if (g_side.transfer_size >= 0) {
-    if (have < static_cast<size_t>(g_side.transfer_size)) return;
-    payload_len = static_cast<size_t>(g_side.transfer_size);
-    rest = in.substr(start + payload_len);
+    uint64_t left = static_cast<uint64_t>(g_side.transfer_size - g_side.fed);
+    take = static_cast<size_t>(std::min<uint64_t>(left, in.size()));
+    done = take == left;
+    after = take;
   } else {
-    if (have < 40) return;
-    // The mark ends the payload; data after it is already stream (rare, but allowed).
-    // Search only what is new (plus a mark's length of overlap): a rescan from the start on
-    // every read would make a big transfer quadratic.
-    size_t from = std::max(start, g_side.searched > 40 ? g_side.searched - 40 : start);
-    size_t pos = in.find(g_side.eof_mark, from);
-    g_side.searched = in.size();
-    if (pos == std::string::npos) return;
-    payload_len = pos - start;
-    rest = in.substr(pos + 40);
+    size_t pos = in.find(g_side.eof_mark);
+    done = pos != std::string::npos;
+    take = done ? pos : in.size() > 40 ? in.size() - 40 : 0;
+    after = done ? pos + 40 : take;
   }
-  // The loader parses a buffer of its own: a Drop meanwhile clears `in`.
-  std::string payload = std::move(in);
-  in.clear();
-  g_side.payload_start = 0;
-  g_side.searched = 0;
-  PauseLinkReads();
-  LoadOutcome r = LoadPayload(payload.data() + start, payload_len);
-  std::string().swap(payload);
-  if (r == LoadOutcome::kAbandoned) return;
-  if (r == LoadOutcome::kFailed) return Drop(nullptr);
-  StartStreaming(std::move(rest));
+  if (g_side.to_disk && take &&
+      write(g_side.tmp_fd, in.data(), take) != static_cast<ssize_t>(take))
+    return Drop("cannot write the received snapshot to disk");
+  g_side.fed += static_cast<int64_t>(take);
+  StagedLoad::Outcome o = g_side.load->Add(std::string_view(in.data(), take), done);
+  if (done) {
+    g_side.payload_done = true;
+    g_side.rest = in.substr(after);
+    in.clear();
+  } else {
+    in.erase(0, after);
+  }
+  g_side.counted = in.size();
+  AfterParse(o);
 }
 
 void HandleHandshakeLine(const std::string& line) {
@@ -516,7 +455,7 @@ void HandleHandshakeLine(const std::string& line) {
     g_side.full_sync_pending = true;
     g_side.stream_db = 0;  // unless the snapshot says otherwise (repl-stream-db)
     g_side.state = kTransfer;
-    g_side.payload_start = 0;
+    EndTransfer();  // nothing of an earlier transfer is left
     g_side.info_total = -1;
     g_side.transfer_read = 0;
     LOG_NOTICE("Full resync from primary: %s:%lld", parts[1].c_str(), static_cast<long long>(off));
@@ -584,18 +523,6 @@ void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
 int64_t PrimaryLastContactMs() {
   return PrimaryLinkUp() ? g_side.last_io_ms : g_side.last_in_step_ms;
-}
-void KeepAliveWhileLoading() {
-  if (g_side.state != kTransfer || g_side.conn.fd < 0) return;
-  int64_t now = base::MsTime();
-  if (now - g_side.last_keepalive_ms < 1000) return;
-  g_side.last_keepalive_ms = now;
-  ssize_t w = write(g_side.conn.fd, "\n", 1);
-  (void)w;  // a broken link shows when streaming starts
-}
-bool AsyncLoading() {
-  return g_side.state == kTransfer && g_side.payload_start > 0 && !g_side.to_disk &&
-         server::cfg.repl_diskless_load == 2;
 }
 bool RefuseWrites() { return IsReplica() && server::cfg.replica_read_only; }
 bool StaleDataRefused() {

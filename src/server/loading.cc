@@ -13,10 +13,6 @@ LoadingScope::LoadingScope(bool async) : prev_(kind) {
 }
 LoadingScope::~LoadingScope() { kind = prev_; }
 
-void LoadingServesNoData() {
-  if (kind == kAsync) kind = kBlocking;
-}
-
 void KeyLoadDelay(int64_t us) {
   if (us > 0) usleep(static_cast<useconds_t>(us));
   if (us < 0 && rand() % -us == 0) usleep(1);

@@ -1,9 +1,10 @@
-// A load of the dataset in progress (the snapshot at start, DEBUG RELOAD, a replica's full
-// sync) and what the node does meanwhile, as Valkey 8 does between the keys it loads: every
+// A load of the dataset in progress (the snapshot or AOF at start, DEBUG RELOAD) and what the
+// node does meanwhile, as Valkey 8 does between the keys it loads: every
 // loading-process-events-interval-bytes it serves the events ready (ServeWhileLoading in
 // server.h: clients get -LOADING unless their command is flagged loading, the cluster bus is
-// answered so that a long load does not make the node look dead, a replica tells its primary
-// it is alive), and key-load-delay slows each key down (tests).
+// answered so that a long load does not make the node look dead), and key-load-delay slows
+// each key down (tests). A replica's full sync loads in slices of the loop instead, beside the
+// served data (repl/staged_load.h); with repl-diskless-load swapdb it marks an async load.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -34,9 +35,6 @@ inline int kind = kNone;  // LoadingScope's; read inline by the gate on every co
 inline bool Loading() { return loading_detail::kind == loading_detail::kBlocking; }
 // A load beside the served data runs.
 inline bool AsyncLoading() { return loading_detail::kind == loading_detail::kAsync; }
-// The snapshot being loaded brought another hash seed: every table now hashes with it, so the
-// old data can no longer be looked up; an async load serves no data from here on.
-void LoadingServesNoData();
 
 // key-load-delay's sleep for one key: us microseconds (a negative -n: 1 us once in n keys on
 // average, as Valkey's debugDelay).

@@ -292,7 +292,7 @@ void CheckChildDone() {
 enum class LoadStatus { kOk, kNotExist, kError };
 enum class LoadMode { kReplace, kAdd, kMerge };
 LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, LoadMode mode,
-                     bool from_replication, uint64_t* consumed);
+                     uint64_t* consumed);
 
 void LogLoadFailure(const std::string& filename, const uint8_t* p, size_t n,
                     const persist::LoadResult& res) {
@@ -319,7 +319,7 @@ void LogLoadFailure(const std::string& filename, const uint8_t* p, size_t n,
 // Loads `filename` into staging databases, then swaps them in (kReplace) or moves their keys
 // into the live ones (kAdd: duplicates are an error, kMerge: the file wins). Nothing of a
 // failed load reaches the live databases.
-LoadStatus LoadFile(const std::string& filename, LoadMode mode, bool from_replication = false) {
+LoadStatus LoadFile(const std::string& filename, LoadMode mode) {
   int fd = open(filename.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return LoadStatus::kNotExist;
@@ -348,13 +348,13 @@ LoadStatus LoadFile(const std::string& filename, LoadMode mode, bool from_replic
   }
   close(fd);
 
-  LoadStatus ls = LoadRange(filename, p, n, mode, from_replication, nullptr);
+  LoadStatus ls = LoadRange(filename, p, n, mode, nullptr);
   if (map) munmap(map, n);
   return ls;
 }
 
 LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, LoadMode mode,
-                     bool from_replication, uint64_t* consumed) {
+                     uint64_t* consumed) {
   std::vector<std::unique_ptr<db::Db>> staging;
   std::vector<db::Db*> ptrs;
   for (int i = 0; i < NumDbs(); i++) {
@@ -366,7 +366,6 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
   opts.skip_expired = !db::GetEnv().replica;
   opts.now_ms = base::MsTime();
   opts.num_dbs = NumDbs();
-  opts.from_replication = from_replication;
   opts.after_key = LoadProgress();
   persist::LoadResult res;
   {
@@ -374,30 +373,17 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
     res = persist::LoadSnapshot(p, n, opts, ptrs);
   }
 
-  if (!res.producer.empty()) LOG_NOTICE("Loading RDB produced by %s", res.producer.c_str());
-  if (res.ctime >= 0) {
-    int64_t age = time(nullptr) - res.ctime;
-    LOG_NOTICE("RDB age %lld seconds", static_cast<long long>(age < 0 ? 0 : age));
-  }
-  if (res.used_mem >= 0)
-    LOG_NOTICE("RDB memory usage when created %.2f Mb",
-               static_cast<double>(res.used_mem) / (1024 * 1024));
+  LogLoadOrigin(res);
   if (!res.ok) {
     LogLoadFailure(filename, p, n, res);
     return LoadStatus::kError;
   }
   if (consumed) *consumed = res.consumed;
-  if (res.functions_skipped)
-    LOG_WARNING(
-        "The RDB file holds %llu function libraries: this node does not support functions, "
-        "they were not loaded.",
-        static_cast<unsigned long long>(res.functions_skipped));
 
   if (mode == LoadMode::kReplace) {
     for (int i = 0; i < NumDbs(); i++) {
       GetDb(i)->Swap(*staging[i]);
-      // A replica's previous data, after a full sync: replica-lazy-flush, as Valkey.
-      EmptyDb(staging[i].get(), from_replication && cfg.replica_lazy_flush);
+      EmptyDb(staging[i].get(), false);
     }
   } else {
     if (mode == LoadMode::kAdd) {
@@ -429,15 +415,35 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
   }
   staging.clear();  // frees what was replaced
   DbModified(-1);
+  NoteLoaded(res);
+  return LoadStatus::kOk;
+}
+
+}  // namespace
+
+void LogLoadOrigin(const persist::LoadResult& res) {
+  if (!res.producer.empty()) LOG_NOTICE("Loading RDB produced by %s", res.producer.c_str());
+  if (res.ctime >= 0) {
+    int64_t age = time(nullptr) - res.ctime;
+    LOG_NOTICE("RDB age %lld seconds", static_cast<long long>(age < 0 ? 0 : age));
+  }
+  if (res.used_mem >= 0)
+    LOG_NOTICE("RDB memory usage when created %.2f Mb",
+               static_cast<double>(res.used_mem) / (1024 * 1024));
+}
+
+void NoteLoaded(const persist::LoadResult& res) {
+  if (res.functions_skipped)
+    LOG_WARNING(
+        "The RDB file holds %llu function libraries: this node does not support functions, "
+        "they were not loaded.",
+        static_cast<unsigned long long>(res.functions_skipped));
   st.last_load_keys_loaded = res.keys_loaded;
   st.last_load_keys_expired = res.keys_expired;
   LOG_NOTICE("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
              static_cast<unsigned long long>(res.keys_loaded),
              static_cast<unsigned long long>(res.keys_expired));
-  return LoadStatus::kOk;
 }
-
-}  // namespace
 
 const PersistenceState& Persistence() { return st; }
 
@@ -456,16 +462,13 @@ bool LoadSnapshotAtStartup() {
 
 bool LoadSnapshotPreamble(const std::string& name, const uint8_t* p, size_t n,
                           uint64_t* consumed) {
-  return LoadRange(name, p, n, LoadMode::kMerge, false, consumed) == LoadStatus::kOk;
+  return LoadRange(name, p, n, LoadMode::kMerge, consumed) == LoadStatus::kOk;
 }
 
 bool WriteSnapshotFile(const std::string& path, bool aof_base) {
   return SaveToFile(path, -1, UsedMemory(), false, aof_base, true);
 }
 
-bool LoadReplacingAll(const std::string& path, bool from_replication) {
-  return LoadFile(path, LoadMode::kReplace, from_replication) == LoadStatus::kOk;
-}
 
 bool SaveForeground() {
   if (!SaveToFile(cfg.dbfilename, -1, UsedMemory())) return false;
@@ -654,7 +657,7 @@ void AppendPersistenceInfo(std::string* s) {
   int64_t now_ms = base::MsTime();
   *s += "# Persistence\r\n";
   num("loading", Loading() ? 1 : 0);
-  num("async_loading", AsyncLoading() || Repl().async_loading() ? 1 : 0);
+  num("async_loading", AsyncLoading() ? 1 : 0);
   num("current_cow_peak", static_cast<long long>(st.cow_peak));
   num("current_cow_size", static_cast<long long>(st.cow_size));
   num("current_cow_size_age", st.cow_updated_ms ? (now_ms - st.cow_updated_ms) / 1000 : 0);

@@ -9,6 +9,10 @@
 
 #include "server/client.h"
 
+namespace persist {
+struct LoadResult;
+}
+
 namespace server {
 
 struct PersistenceState {
@@ -36,9 +40,10 @@ const PersistenceState& Persistence();
 // other failure is logged and returns false (the caller exits with code 1).
 bool LoadSnapshotAtStartup();
 
-// Replaces every database with the contents of a snapshot file (a replica's disk-based load).
-// Nothing changes when it fails.
-bool LoadReplacingAll(const std::string& path, bool from_replication);
+// The log lines of a load: where the snapshot came from (before its keys are counted), and
+// its end, with INFO's rdb_last_load_keys_* (a replica's full sync loads without a file).
+void LogLoadOrigin(const persist::LoadResult& res);
+void NoteLoaded(const persist::LoadResult& res);
 
 // The snapshot at the start of p[0..n) (an AOF base file's preamble) merged into the live
 // databases; *consumed: its length (commands may follow). False when it does not load.

@@ -29,8 +29,6 @@ ReplHooks& Repl() {
       .become_replica = [](const std::string&, int, bool) {},
       .become_primary = [] {},
       .primary_last_contact_ms = []() -> int64_t { return 0; },
-      .async_loading = [] { return false; },
-      .while_loading = [] {},
       .new_replication_id = [] {},
       .register_commands = [](std::vector<CommandSpec>*) {},
       .init = [] {},

@@ -50,11 +50,6 @@ struct ReplHooks {
   void (*become_primary)();
   // Replica: the last bytes from the primary, or when the link went down (0: never up).
   int64_t (*primary_last_contact_ms)();
-  // A full sync arrives into staging databases while the old data is served (INFO).
-  bool (*async_loading)();
-  // Between the keys of a load: a replica loading its primary's snapshot sends it a newline,
-  // so that a long load does not look like a dead replica (Valkey 8 does the same).
-  void (*while_loading)();
   void (*new_replication_id)();  // DEBUG CHANGE-REPL-ID
   void (*register_commands)(std::vector<CommandSpec>* t);
   void (*init)();  // once the config is loaded, before data is loaded

@@ -383,7 +383,6 @@ void ServeWhileLoading() {
     Cluster().while_loading();
     if (n == 0) break;
   }
-  Repl().while_loading();
   serving = false;
 }
 

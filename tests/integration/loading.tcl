@@ -97,8 +97,8 @@ start_server {tags {loading} overrides {enable-debug-command yes key-load-delay 
 # async_loading:1 and loading:0, commands flagged no-async-loading (SAVE, REPLICAOF...) wait
 # with -LOADING. Our nodes take their primary's hash seed with a full sync (so SCAN cursors
 # hold across the shard): when it differs from the one the old data was hashed with (a first
-# sync from that primary), the old data cannot be looked up during the load, and the load
-# serves none (loading:1, -LOADING) rather than wrong answers.
+# sync from that primary), the load's slices run under the new seed and the node between them
+# under the old one (repl/staged_load.h), so the old data is still served.
 proc ld_swapdb_replica {} {
     r replicaof 127.0.0.1 [srv -1 port]
     wait_for_condition 500 10 {[info_field [r info persistence] async_loading] == 1} else {
@@ -147,17 +147,25 @@ start_server [list tags {loading repl} overrides $::ld_primary] {
 
 start_server [list tags {loading repl} overrides $::ld_primary] {
     start_server [list tags {loading repl} overrides $::ld_replica] {
-        test "swapdb: a first sync from a primary of another hash seed serves nothing while it loads" {
+        test "swapdb: a first sync from a primary of another hash seed serves the old data while it loads" {
             r set old:str keep
+            r rpush old:list a b c
             r -1 debug populate 3000 new 100
             r config set key-load-delay 1000
-            r replicaof 127.0.0.1 [srv -1 port]
-            wait_for_condition 500 10 {[info_field [r info persistence] loading] == 1} else {
-                fail "the load never started"
-            }
-            assert_equal 0 [info_field [r info persistence] async_loading]
-            assert_error $::ld_err {r get old:str}
+            ld_swapdb_replica
+            assert_equal 0 [info_field [r info persistence] loading]
+            assert_equal keep [r get old:str]
+            assert_equal {a b c} [r lrange old:list 0 -1]
+            assert_equal {0 {old:list old:str}} [list [lindex [r scan 0 count 100] 0] [lsort [lindex [r scan 0 count 100] 1]]]
+            assert_equal 2 [r dbsize]
             ld_swapdb_loaded
+            # The primary's seed came with the data: a cursor of one node is one of the other
+            # (the same buckets; a chain's order may differ).
+            set c1 [lindex [r -1 scan 0 count 10] 0]
+            set a [r -1 scan $c1 count 10]
+            set b [r scan $c1 count 10]
+            assert_equal [lindex $a 0] [lindex $b 0]
+            assert_equal [lsort [lindex $a 1]] [lsort [lindex $b 1]]
         }
     }
 }
@@ -186,17 +194,23 @@ start_server {tags {loading aof} overrides {enable-debug-command yes appendonly 
 
 # A replica loading a long snapshot sends its primary a newline every second (as Valkey 8's
 # replicas do), and a primary counts a replica's newline as an acknowledgement: the load may
-# last longer than repl-timeout without the primary dropping the replica.
+# last longer than repl-timeout without the primary dropping the replica. The snapshot is
+# parsed as it arrives: the primary has sent it all long before the parse ends.
 start_server [list tags {loading repl} overrides [concat $::ld_primary {repl-timeout 2}]] {
     start_server [list tags {loading repl} overrides {key-load-delay 1000
             loading-process-events-interval-bytes 1024 enable-debug-command yes}] {
         test "A load longer than repl-timeout: the replica stays attached, one full sync" {
             r -1 debug populate 6000 new 100   ;# 6 s of loading, three repl-timeouts
             r replicaof 127.0.0.1 [srv -1 port]
-            wait_for_condition 500 10 {[info_field [r info persistence] loading] == 1} else {
+            wait_for_condition 500 10 {[info_field [r info replication] master_sync_in_progress] == 1} else {
                 fail "the load never started"
             }
-            wait_for_condition 1000 20 {[info_field [r info persistence] loading] == 0} else {
+            wait_for_condition 100 20 {[llength [regexp -all -inline {Synchronization with replica [0-9.:]+ succeeded} [::srv::file_tail [srv -1 log] 200]]] == 1} else {
+                fail "the primary never sent the whole snapshot"
+            }
+            after 4000   ;# two repl-timeouts after the primary counts the replica online
+            assert_equal 1 [info_field [r info replication] master_sync_in_progress]
+            wait_for_condition 1000 20 {[info_field [r info replication] master_sync_in_progress] == 0} else {
                 fail "the load never ended"
             }
             wait_for_condition 200 20 {[info_field [r info replication] master_link_status] eq "up"} else {

@@ -128,14 +128,19 @@ set ::rf_fake_src {
                 after 100
                 drop $fd
             }
+            bad_then_hold {
+                # a valid header, then a record type that does not exist; the rest never comes
+                send $fd "\$$len\r\n[string range $p 0 8]\x08[string repeat x 100]"
+            }
             hold {
                 # nothing after +FULLRESYNC: the snapshot's "$" line has not come yet
             }
             partial {
-                send $fd "\$1000\r\n[string repeat x 300]"
+                # the start of a real snapshot: the replica parses what arrives and waits
+                send $fd "\$1000\r\n[string range $p 0 299]"
             }
             partial_eof {
-                send $fd "\$EOF:[string repeat 0123456789 4]\r\n[string repeat x 100]"
+                send $fd "\$EOF:[string repeat 0123456789 4]\r\n[string range $p 0 99]"
             }
             garbage {
                 send $fd "\$$len\r\n$p"
@@ -217,6 +222,9 @@ start_server {tags {repl faults}} {
     r sadd snap:set 1 2 3
     r zadd snap:zset 1 a 2 b
     r hset snap:hash f v
+    # Uncompressed, so that the file is longer than the 300 bytes the partial modes send.
+    r set snap:long [string repeat "abcdefghij" 60]
+    r config set rdbcompression no
     r save
     set f [open [file join [srv dir] dump.rdb] rb]
     set snap [read $f]
@@ -235,6 +243,7 @@ start_server {tags {repl faults} overrides {replica-serve-stale-data yes}} {
         corrupt_crc   "a snapshot with a bad checksum"
         truncated     "a snapshot truncated, then the link closed"
         truncated_eof "an EOF-marked snapshot truncated, then the link closed"
+        bad_then_hold "a snapshot malformed in its first bytes, its rest never sent"
     } {
         test "Replica receiving $what: sync aborted, old data served, retries" {
             set digest [rf_seed_old_data]

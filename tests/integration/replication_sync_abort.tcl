@@ -1,15 +1,15 @@
 # A full sync that breaks midway, for each repl-diskless-load mode: the primary is killed, or
 # it cuts its link to the replica (CLIENT KILL TYPE replica), while the replica receives the
 # snapshot. The replica's data must stay exactly as it was (DEBUG DIGEST, values) and be
-# served; a later sync that completes replaces it. As in Valkey 8, on-empty-db parses the
-# snapshot from memory only into a node without keys; a node that has keys receives it
-# through a file (which becomes dbfilename), as with disabled; swapdb loads into staging
-# databases. Also with Debian's redis-server 7.0 as the primary.
+# served; a later sync that completes replaces it. Every mode parses the snapshot as it arrives
+# into staging databases swapped in at its end (repl/staged_load.h), under the snapshot's hash
+# seed while the old data keeps its own; as in Valkey 8, on-empty-db writes no file only into a
+# node without keys, and disabled always writes one (which becomes dbfilename). Also with
+# Debian's redis-server 7.0 as the primary.
 # Valkey 8.0.1 passes all but the swapdb cases: it parses a swapdb snapshot straight from the
 # socket while it loads (replies -LOADING, INFO shows no master_sync_read_bytes), where ours
-# receives it whole first and serves the old data meanwhile; both show async_loading:1 until
-# the snapshot is in or the transfer breaks, and after the break Valkey 8 also serves the old
-# data untouched.
+# serves the old data meanwhile; both show async_loading:1 until the snapshot is in or the
+# transfer breaks, and after the break Valkey 8 also serves the old data untouched.
 
 set ::sa_redis_bin /usr/bin/redis-server
 
