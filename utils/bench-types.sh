@@ -209,6 +209,25 @@ mem_row() {
   row "$name" "$a" "$b" "$ratio" "ratio <= 1.00  $mark"
 }
 
+# coll_row LABEL TYPE KEYS MEMBERS: used_memory growth per member, ours and theirs.
+coll_row() {
+  local label=$1 t=$2 nk=$3 nm=$4 file="$BL_TMP/coll.resp" s before after count
+  gen_coll "$t" "$nk" "$nm" >"$file"
+  count=$(grep -c '^\*' "$file")
+  declare -A per
+  for s in ours theirs; do
+    bl_cli $s flushall sync >/dev/null
+    before=$(bl_info_field $s memory used_memory)
+    bl_pipe_load $s "$file" "$count" || return
+    after=$(bl_info_field $s memory used_memory)
+    per[$s]=$(awk -v a="$after" -v b="$before" -v n="$((nk * nm))" 'BEGIN{printf "%.1f", (a - b) / n}')
+  done
+  bl_cli ours flushall sync >/dev/null; bl_cli theirs flushall sync >/dev/null
+  local ratio mark=OK; ratio=$(bl_ratio "${per[ours]}" "${per[theirs]}")
+  awk -v r="$ratio" 'BEGIN{exit !(r+0 > 0.8)}' && mark=MISS
+  row "$label" "${per[ours]}" "${per[theirs]}" "$ratio" "ratio <= 0.80  $mark"
+}
+
 gen_hashes() {  # 100,000 hashes of 10 small fields
   local n=$([ $QUICK = 1 ] && echo 20000 || echo 100000)
   LC_ALL=C awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) { printf "*22\r\n$4\r\nHSET\r\n$11\r\nhash:%06d\r\n", i;
@@ -223,6 +242,22 @@ gen_bigzset() {  # 1 sorted set of 1,000,000 members, 1000 per command
   local n=$([ $QUICK = 1 ] && echo 200 || echo 1000)
   LC_ALL=C awk -v n="$n" 'BEGIN { for (c = 0; c < n; c++) { printf "*2002\r\n$4\r\nZADD\r\n$7\r\nbigzset\r\n";
     for (f = 0; f < 1000; f++) { s = sprintf("%d", c * 1000 + f); printf "$%d\r\n%s\r\n$14\r\nmember:%07d\r\n", length(s), s, c * 1000 + f } } }'
+}
+
+# gen_coll TYPE KEYS MEMBERS: KEYS collections of MEMBERS small members each ("m:%05d"; hash
+# values "v:%05d", zset scores the member's number), 100 members per command.
+gen_coll() {
+  LC_ALL=C awk -v t="$1" -v n="$2" -v m="$3" 'BEGIN {
+    cmd = (t == "hash") ? "HSET" : (t == "set") ? "SADD" : "ZADD"; per = (t == "set") ? 1 : 2
+    for (k = 0; k < n; k++) for (c = 0; c < m; c += 100) {
+      cnt = (m - c < 100) ? m - c : 100
+      key = sprintf("%s:%05d", t, k)
+      printf "*%d\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", 2 + per * cnt, length(cmd), cmd, length(key), key
+      for (f = c; f < c + cnt; f++) {
+        if (t == "zset") printf "$%d\r\n%d\r\n", length(f ""), f
+        printf "$7\r\nm:%05d\r\n", f
+        if (t == "hash") printf "$7\r\nv:%05d\r\n", f
+      } } }'
 }
 
 gen_bigstream() {  # 1 stream of 1,000,000 entries
@@ -241,4 +276,14 @@ if [ "$ROWS" = all ] || [ "$ROWS" = memory ]; then
   mem_row "1 zset x 1M members" gen_bigzset
   mem_row "1 geo set x 1M members" gen_biggeo
   mem_row "1 stream x 1M entries" gen_bigstream
+  echo
+  echo "-- memory per member of collections of small members (bytes; target ratio <= 0.80)"
+  row data ours theirs ratio target
+  for t in hash set zset; do
+    for shape in "10000 100" "100 10000"; do
+      read -r nk nm <<<"$shape"
+      [ "$QUICK" = 1 ] && nk=$((nk / 10))
+      coll_row "$nk $t x $nm members" "$t" "$nk" "$nm"
+    done
+  done
 fi

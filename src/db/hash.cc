@@ -10,13 +10,16 @@
 namespace db {
 
 namespace {
+size_t NodeBytes(size_t flen, size_t vlen) {
+  return sizeof(HashNode) + VarintLen(flen) + VarintLen(vlen) + flen + vlen;
+}
+
 HashNode* NewNode(std::string_view f, std::string_view v) {
-  auto* n = static_cast<HashNode*>(malloc(sizeof(HashNode) + f.size() + v.size()));
+  auto* n = static_cast<HashNode*>(malloc(NodeBytes(f.size(), v.size())));
   n->next = nullptr;
-  n->flen = static_cast<uint32_t>(f.size());
-  n->vlen = static_cast<uint32_t>(v.size());
-  memcpy(n->data, f.data(), f.size());
-  memcpy(n->data + f.size(), v.data(), v.size());
+  char* p = PutVarint(PutVarint(n->data, f.size()), v.size());
+  memcpy(p, f.data(), f.size());
+  memcpy(p + f.size(), v.data(), v.size());
   return n;
 }
 
@@ -64,7 +67,7 @@ size_t HashBytes(const void* ptr, Enc e) {
   if (e == kEncListpack) return ds::lp::Bytes(static_cast<const uint8_t*>(ptr));
   auto* t = static_cast<HashTableT*>(const_cast<void*>(ptr));
   size_t total = t->BucketBytes();
-  t->ForEach([&](HashNode* n) { total += sizeof(HashNode) + n->flen + n->vlen; });
+  t->ForEach([&](HashNode* n) { total += NodeBytes(n->field().size(), n->value().size()); });
   return total;
 }
 }  // namespace

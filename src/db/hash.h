@@ -6,16 +6,24 @@
 #include <string_view>
 
 #include "db/object.h"
+#include "db/varint.h"
 #include "ds/hashtable.h"
 
 namespace db {
 
 struct HashNode {
   HashNode* next;
-  uint32_t flen, vlen;
-  char data[];  // field bytes then value bytes
-  std::string_view field() const { return {data, flen}; }
-  std::string_view value() const { return {data + flen, vlen}; }
+  char data[];  // varint field length, varint value length, field bytes, value bytes
+  std::string_view field() const {
+    size_t flen, vlen;
+    const char* p = GetVarint(GetVarint(data, &flen), &vlen);
+    return {p, flen};
+  }
+  std::string_view value() const {
+    size_t flen, vlen;
+    const char* p = GetVarint(GetVarint(data, &flen), &vlen);
+    return {p + flen, vlen};
+  }
 };
 struct HashNodeTraits {
   static HashNode** NextLink(HashNode* n) { return &n->next; }

@@ -7,40 +7,12 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "db/db.h"
+#include "db/varint.h"
 #include "ds/hashtable.h"
 
 namespace db {
 namespace {
 TypeOps g_ops[16];
-
-size_t VarintLen(size_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    n++;
-  }
-  return n;
-}
-char* PutVarint(char* p, size_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<char>(v);
-  return p;
-}
-const char* GetVarint(const char* p, size_t* v) {
-  size_t r = 0;
-  int shift = 0;
-  while (true) {
-    uint8_t b = static_cast<uint8_t>(*p++);
-    r |= static_cast<size_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) break;
-    shift += 7;
-  }
-  *v = r;
-  return p;
-}
 
 uint32_t InitialLru();
 size_t ValuePartSize(Enc e, size_t embstr_len) {

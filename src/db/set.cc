@@ -12,11 +12,12 @@
 
 namespace db {
 namespace {
+size_t NodeBytes(size_t len) { return sizeof(SetNode) + VarintLen(len) + len; }
+
 SetNode* NewNode(std::string_view m) {
-  auto* n = static_cast<SetNode*>(malloc(sizeof(SetNode) + m.size()));
+  auto* n = static_cast<SetNode*>(malloc(NodeBytes(m.size())));
   n->next = nullptr;
-  n->len = static_cast<uint32_t>(m.size());
-  memcpy(n->data, m.data(), m.size());
+  memcpy(PutVarint(n->data, m.size()), m.data(), m.size());
   return n;
 }
 uint8_t* Raw(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
@@ -78,7 +79,7 @@ size_t SetBytes(const void* ptr, Enc e) {
   if (e == kEncListpack) return ds::lp::Bytes(static_cast<const uint8_t*>(ptr));
   auto* t = static_cast<SetTableT*>(const_cast<void*>(ptr));
   size_t total = t->BucketBytes();
-  t->ForEach([&](SetNode* n) { total += sizeof(SetNode) + n->len; });
+  t->ForEach([&](SetNode* n) { total += NodeBytes(n->member().size()); });
   return total;
 }
 }  // namespace

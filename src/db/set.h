@@ -6,15 +6,19 @@
 #include <string_view>
 
 #include "db/object.h"
+#include "db/varint.h"
 #include "ds/hashtable.h"
 
 namespace db {
 
 struct SetNode {
   SetNode* next;
-  uint32_t len;
-  char data[];
-  std::string_view member() const { return {data, len}; }
+  char data[];  // varint length, member bytes
+  std::string_view member() const {
+    size_t len;
+    const char* p = GetVarint(data, &len);
+    return {p, len};
+  }
 };
 struct SetNodeTraits {
   static SetNode** NextLink(SetNode* n) { return &n->next; }

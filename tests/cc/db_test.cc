@@ -8,10 +8,13 @@
 #include <csignal>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "base/crc16.h"
 #include "base/log.h"
 #include "check.h"
+#include "db/hash.h"
+#include "db/set.h"
 
 TEST_CASE(DbPerSlotCountsAndScan) {
   db::Db d(0, /*per_slot=*/true);
@@ -214,4 +217,45 @@ TEST_CASE(DbSlotTablesMoveWholeBetweenDbs) {
   CHECK_EQ(served.ExpiresSize(), 1u);
   CHECK(served.Find("other") != nullptr);
   CHECK(served.RandomVolatileKey() == served.Find("other"));
+}
+
+// Hash and set table nodes keep their lengths as varints (db/varint.h): every length at the
+// 1-, 2- and 3-byte boundaries comes back as stored, in the hashtable encodings.
+TEST_CASE(TableNodesKeepEveryLength) {
+  db::RegisterHashType();
+  db::RegisterSetType();
+  std::vector<size_t> lens = {0, 1, 7, 127, 128, 129, 16383, 16384, 16385, 200000};
+  db::Obj* h = db::NewHash("h");
+  db::Obj* s = db::NewSet("s", "x", 1000);
+  auto bytes = [](size_t n, char c) {
+    std::string v(n, c);
+    for (size_t i = 0; i < n; i++) v[i] = static_cast<char>(c + i % 7);
+    return v;
+  };
+  for (size_t f : lens)
+    for (size_t v : lens) {
+      std::string field = bytes(f, 'a') + "#" + std::to_string(v);
+      CHECK(db::HashSet(h, field, bytes(v, 'k')));
+    }
+  for (size_t m : lens) CHECK(db::SetAdd(s, bytes(m, 'm')));
+  for (int i = 0; i < 200; i++) db::SetAdd(s, "pad" + std::to_string(i));  // past listpack
+  CHECK_EQ(std::string(db::EncodingName(h->enc())), std::string("hashtable"));
+  CHECK_EQ(std::string(db::EncodingName(s->enc())), std::string("hashtable"));
+  for (size_t f : lens)
+    for (size_t v : lens) {
+      std::string got;
+      CHECK(db::HashGet(h, bytes(f, 'a') + "#" + std::to_string(v), &got));
+      CHECK(got == bytes(v, 'k'));
+    }
+  for (size_t m : lens) CHECK(db::SetContains(s, bytes(m, 'm')));
+  CHECK(!db::SetContains(s, bytes(128, 'n')));
+  size_t seen = 0;
+  db::HashForEach(h, [&](std::string_view f, std::string_view v) {
+    size_t hash_at = f.rfind('#');
+    if (hash_at != std::string_view::npos && std::to_string(v.size()) == f.substr(hash_at + 1))
+      seen++;
+  });
+  CHECK_EQ(seen, lens.size() * lens.size());
+  db::FreeObj(h);
+  db::FreeObj(s);
 }
