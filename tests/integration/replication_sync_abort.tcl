@@ -165,6 +165,57 @@ foreach {mode seeded way} {
     }
 }
 
+# One long-lived replica through full syncs in a row, every mode, each cut twice mid-transfer
+# and then completed: after each, nothing of a transfer is left behind (no temp file, no
+# loading state, the staged data freed: used_memory after the last complete sync is what it
+# was after the first).
+start_server [list tags {repl} overrides $::sa_primary_conf] {
+    start_server [list tags {repl} overrides {dbfilename rep.rdb}] {
+        test "One replica, full syncs in a row in every mode, cut and complete: nothing left behind" {
+            r -1 flushall
+            r -1 debug populate 20000 new 100
+            set mem {}
+            set i 0
+            foreach mode {disabled on-empty-db swapdb disabled swapdb on-empty-db} {
+                incr i
+                r config set repl-diskless-load $mode
+                r -1 config set rdb-key-save-delay 100   ;# 2 s a snapshot
+                r -1 debug change-repl-id               ;# the next sync is a full one
+                if {$i == 1} {
+                    r replicaof 127.0.0.1 [srv -1 port]
+                } else {
+                    r -1 client kill type replica
+                }
+                set before {}
+                foreach cut {1 2} {
+                    sa_wait_payload
+                    if {$before eq {}} {
+                        # The link is down: the data this replica serves holds still.
+                        set before [r debug digest]
+                        r -1 set iter $i
+                    }
+                    assert_equal $before [r debug digest] "sync $i ($mode), cut $cut"
+                    set full [sa_info -1 sync_full]
+                    r -1 client kill type replica
+                    wait_for_condition 400 25 {[sa_info -1 sync_full] > $full}
+                }
+                r -1 config set rdb-key-save-delay 0
+                r -1 client kill type replica
+                sa_wait_same_data
+                assert_equal $i [r get iter]
+                assert_equal {} [glob -nocomplain -directory [srv 0 dir] temp-*.rdb]
+                assert_equal 0 [sa_info 0 loading]
+                assert_equal 0 [sa_info 0 async_loading]
+                wait_for_condition 200 10 {[sa_info 0 lazyfree_pending_objects] == 0}
+                lappend mem [sa_info 0 used_memory]
+            }
+            set first [lindex $mem 0]
+            set last [lindex $mem end]
+            assert {abs($last - $first) < $first / 20} "used_memory after each sync: $mem"
+        }
+    }
+}
+
 # Our node as the replica of Debian's redis-server 7.0 (its defaults, plus a slow snapshot).
 if {![file executable $::sa_redis_bin]} {
     test "Broken full sync from a redis-server 7.0 primary" { require_peer $::sa_redis_bin redis-server } {repl interop}
