@@ -307,6 +307,7 @@ void AfterParse(StagedLoad::Outcome o) {
   server::LogLoadOrigin(res);
   g_side.load->Commit();
   server::NoteLoaded(res);
+  server::AofRestartAfterSync();
   std::string rest = std::move(g_side.rest);
   EndTransfer();
   AfterFullSync();

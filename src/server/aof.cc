@@ -963,7 +963,9 @@ bool AofTurnOn(std::string* err) {
   return true;
 }
 
-void AofTurnOff() {
+namespace {
+// Closes the file and kills a rewrite; the files stay as they are.
+void StopAof() {
   Flush(true);
   if (aof_.fd >= 0) {
     fdatasync(aof_.fd);
@@ -977,7 +979,24 @@ void AofTurnOff() {
   aof_.buf.clear();
   aof_.select_db = -1;
   unlink(DirPath(TempIncrName()).c_str());
+}
+}  // namespace
+
+void AofTurnOff() {
+  StopAof();
   LOG_NOTICE("AOF stopped (appendonly no)");
+}
+
+
+void AofRestartAfterSync() {
+  if (aof_.status == Status::kOff) return;
+  StopAof();
+  std::string err;
+  if (AofTurnOn(&err)) return;
+  LOG_WARNING("Failed enabling the AOF after successful primary synchronization: %s Trying again.",
+              err.c_str());
+  aof_.status = Status::kWaitRewrite;  // nothing is fed until the rewrite starts
+  aof_.scheduled = true;
 }
 
 void AofShutdown() {

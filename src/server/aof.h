@@ -48,6 +48,11 @@ bool AofRewriteInProgress();
 // CONFIG SET appendonly yes|no at run time.
 bool AofTurnOn(std::string* err);
 void AofTurnOff();
+// A replica's full sync replaced the data: the files held the old data and the stream after
+// the sync would be appended to them, so a restart would load neither the snapshot nor a
+// consistent data set. As Valkey 8's restartAOFAfterSYNC: the AOF starts again from a rewrite
+// of the new data (retried from cron until it starts).
+void AofRestartAfterSync();
 // SHUTDOWN: kills a rewrite, writes and syncs what is buffered.
 void AofShutdown();
 // The AOF is being loaded (start-up or DEBUG LOADAOF): its commands are running.

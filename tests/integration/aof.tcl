@@ -474,6 +474,33 @@ start_server {tags {aof waitaof} overrides {appendonly yes appendfsync everysec 
     }
 }
 
+# ---- a replica's AOF after a full sync ----
+
+# The data a full sync brings does not pass through the AOF: the AOF starts again from a
+# rewrite of it (Valkey 8's restartAOFAfterSYNC). Before, the files kept the replica's old data
+# and then the stream, and a replica killed after the sync restarted without its primary's data.
+start_server {tags {aof repl} overrides {repl-diskless-sync-delay 0 enable-debug-command yes}} {
+    start_server {tags {aof repl} overrides {appendonly yes}} {
+        test "A replica with appendonly yes, killed after a full sync, restarts with its primary's data" {
+            r set local:key 1
+            r -1 debug populate 1000 k 10
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {[status r master_link_status] eq "up"} else { fail "no link" }
+            wait_for_condition 100 50 {[status r aof_rewrite_in_progress] == 0 &&
+                [status r aof_rewrite_scheduled] == 0} else { fail "the AOF never restarted" }
+            r -1 set after:sync 1
+            assert_equal {0 1} [r -1 waitaof 0 1 5000]
+            catch {exec kill -KILL [srv pid]}
+            while {[::srv::alive [srv pid]]} { after 10 }
+            restart_server
+            assert_equal 1001 [r dbsize]
+            assert_equal 1 [r get after:sync]
+            assert_equal 0 [r exists local:key]
+            assert_equal {} [lsort [r keys local:*]]
+        }
+    }
+}
+
 # ---- interop with redis-server 7.0 ----
 
 if {![file executable $::aof_redis_bin]} {
