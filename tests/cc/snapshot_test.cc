@@ -35,6 +35,17 @@ std::string Unhex(std::string_view h) {
   return out;
 }
 
+// A fixed pseudo-random sequence (xorshift64), so that failures repeat.
+struct XorShift {
+  uint64_t x = 88172645463325252ULL;
+  uint64_t operator()() {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  }
+};
+
 Value Str(std::string s) {
   Value v;
   v.kind = Kind::kString;
@@ -317,13 +328,7 @@ TEST_CASE(SnapshotParsedInPieces) {
   std::string s = Write(es);
   std::vector<Entry> whole;
   CHECK(Parse(s, &whole).ok);
-  uint64_t x = 88172645463325252ULL;
-  auto rnd = [&]() {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  XorShift rnd;
   std::vector<std::function<size_t()>> steps = {
       [] { return size_t{1}; }, [] { return size_t{7}; }, [] { return size_t{4096}; },
       [&] { return static_cast<size_t>(rnd() % 3000); }};
@@ -417,13 +422,7 @@ TEST_CASE(SnapshotEveryBitFlipRejected) {
 }
 
 TEST_CASE(SnapshotGarbageNeverCrashes) {
-  uint64_t x = 88172645463325252ULL;
-  auto rnd = [&]() {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x;
-  };
+  XorShift rnd;
   std::string base = Write(Sample());
   int rejected = 0;
   for (int round = 0; round < 3000; round++) {
