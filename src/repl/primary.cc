@@ -43,6 +43,7 @@ struct PrimarySide {
   bool pipe_eof = false;
   int64_t waiting_since_ms = 0;
   bool getack_pending = false;  // RequestAcks: GETACK once the running command is in the stream
+  int tail_timer = -1;  // wakes the replicas that read a disk snapshot as it is written
 };
 PrimarySide primary_;
 
@@ -124,20 +125,64 @@ void MaybeStartFullSync() {
                        : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
   }
   ResetStreamDb();
-  if (diskless) {
-    StartDisklessChild();
-  } else if (!server::StartBgsave(/*for_replication=*/true)) {
+  if (diskless) return StartDisklessChild();
+  // Replicas that read the EOF-marked form get the file as the child writes it, so that they
+  // load while it is made (the others get it whole once it is done).
+  bool tail = false;
+  for (Client* c : primary_.replicas)
+    if (Link(c)->state == ReplicaLink::kWaitBgsaveEnd && Link(c)->capa_eof) tail = true;
+  int tail_fd = -1;
+  if (!server::StartBgsave(/*for_replication=*/true, tail ? &tail_fd : nullptr)) {
     for (Client* c : primary_.replicas)
       if (Link(c)->state == ReplicaLink::kWaitBgsaveEnd) server::CloseAsync(c);
-  } else {
-    LOG_NOTICE("Starting BGSAVE for SYNC with target: disk");
+    return;
   }
+  LOG_NOTICE("Starting BGSAVE for SYNC with target: disk");
+  if (tail_fd < 0) return;
+  for (Client* c : primary_.replicas) {
+    ReplicaLink* l = Link(c);
+    if (l->state != ReplicaLink::kWaitBgsaveEnd || !l->capa_eof) continue;
+    l->rdb_fd = dup(tail_fd);
+    if (l->rdb_fd < 0) continue;  // it gets the whole file at the end
+    l->state = ReplicaLink::kSendRdb;
+    l->tailing = true;
+    l->tail_end = false;
+    l->rdb_off = 0;
+    l->eof_mark = RandomId();
+    l->rdb_buf = "$EOF:" + l->eof_mark + "\r\n";
+    server::QueueWrite(c);
+  }
+  close(tail_fd);
+  // The file grows without an event to wait on: the readers look again every millisecond.
+  if (primary_.tail_timer == -1)
+    primary_.tail_timer = g.loop->AddTimer(1, [] {
+      bool any = false;
+      for (Client* c : primary_.replicas)
+        if (Link(c)->tailing) {
+          any = true;
+          server::QueueWrite(c);
+        }
+      if (!any) {
+        g.loop->DelTimer(primary_.tail_timer);
+        primary_.tail_timer = -1;
+      }
+    });
 }
 
 void OnBgsaveDone(bool ok) {
   std::string path = server::cfg.dbfilename;
   for (Client* c : primary_.replicas) {
     ReplicaLink* l = Link(c);
+    if (l->tailing && !l->tail_end) {
+      if (!ok) {
+        LOG_WARNING("SYNC failed. BGSAVE child returned an error");
+        server::CloseAsync(c);
+        continue;
+      }
+      l->tail_end = true;  // the file is whole: the rest, then the mark
+      server::QueueWrite(c);
+      continue;
+    }
     if (l->state != ReplicaLink::kWaitBgsaveEnd || l->diskless) continue;
     if (!ok) {
       LOG_WARNING("SYNC failed. BGSAVE child returned an error");
@@ -369,15 +414,23 @@ bool ReplicaWriteReady(Client* c) {
   if (l->state == ReplicaLink::kWaitBgsaveEnd) return false;
   // ...then the snapshot, then the stream buffered meanwhile.
   while (true) {
-    if (l->rdb_buf.empty() && l->rdb_fd >= 0 && l->rdb_off < l->rdb_size) {
+    if (l->rdb_buf.empty() && l->rdb_fd >= 0 && (l->tailing || l->rdb_off < l->rdb_size)) {
       char buf[64 * 1024];
       ssize_t n = pread(l->rdb_fd, buf, sizeof(buf), l->rdb_off);
-      if (n <= 0) {
+      if (n < 0 || (n == 0 && !l->tailing)) {
         server::CloseAsync(c);
         return false;
       }
-      l->rdb_off += n;
-      l->rdb_buf.assign(buf, static_cast<size_t>(n));
+      l->tail_caught_up = n == 0 && !l->tail_end;
+      if (n == 0) {
+        // The end of what the child wrote so far; once it is done, the mark ends the payload.
+        if (!l->tail_end) return false;
+        l->tailing = false;
+        l->rdb_buf = l->eof_mark;
+      } else {
+        l->rdb_off += n;
+        l->rdb_buf.assign(buf, static_cast<size_t>(n));
+      }
     }
     if (l->rdb_buf.empty()) break;
     net::IoResult io = net::WriteOnce(c->conn.fd, l->rdb_buf.data(), l->rdb_buf.size());
@@ -392,7 +445,9 @@ bool ReplicaWriteReady(Client* c) {
   if (l->diskless && primary_.pipe != -1 && !DisklessBacklogged() &&
       !(g.loop->FileMask(primary_.pipe) & net::kReadable))
     g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
-  bool done = l->diskless ? (primary_.child == -1 && primary_.pipe_eof) : l->rdb_off >= l->rdb_size;
+  bool done = l->diskless       ? (primary_.child == -1 && primary_.pipe_eof)
+              : !l->eof_mark.empty() ? !l->tailing && l->tail_end
+                                     : l->rdb_off >= l->rdb_size;
   if (!done) return false;
   if (l->rdb_fd >= 0) close(l->rdb_fd);
   l->rdb_fd = -1;
@@ -405,8 +460,12 @@ bool ReplicaWriteReady(Client* c) {
 // Whether the client layer should wait for the socket to become writable.
 bool ReplicaWantsWrite(Client* c) {
   ReplicaLink* l = Link(c);
-  if (l->state == ReplicaLink::kSendRdb)
+  if (l->state == ReplicaLink::kSendRdb) {
+    // Caught up with a file still being written: no socket event helps, the tail timer does.
+    if (l->tail_caught_up && l->rdb_buf.empty() && c->conn.out_sent >= l->stream_start)
+      return false;
     return !l->rdb_buf.empty() || l->rdb_fd >= 0 || c->conn.out_sent < l->stream_start;
+  }
   if (l->state == ReplicaLink::kWaitBgsaveEnd) return c->conn.out_sent < l->stream_start;
   return c->PendingOutput() > 0;
 }

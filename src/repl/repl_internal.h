@@ -27,6 +27,11 @@ struct ReplicaLink {
   int rdb_fd = -1;
   int64_t rdb_off = 0, rdb_size = 0;
   std::string rdb_buf;
+  // A disk snapshot sent while the child writes it (EOF-marked form): the file is read up to
+  // where it ends so far; once the child is done (`tail_end`), what is left, then the mark.
+  bool tailing = false, tail_end = false;
+  bool tail_caught_up = false;  // all the child wrote so far is sent: the timer looks again
+  std::string eof_mark;
 };
 
 void FeedReplicas(std::string_view bytes);

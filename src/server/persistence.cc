@@ -39,6 +39,11 @@ PersistenceState st;
 std::vector<std::function<void(bool)>> g_done_hooks;
 std::vector<std::function<bool()>> g_other_children;
 int g_child_pipe = -1;  // parent's read end of the child's progress pipe
+// The temp file the snapshot child writes: set by the parent before the fork when it made the
+// file itself (a save that replicas read while it is written), else the child's
+// TempFileName(pid). g_child_file is the parent's record of the running child's.
+std::string g_tmp_override;
+std::string g_child_file;
 int g_child_pidfd = -1;  // WatchChild's descriptor of the snapshot child
 // In a child: the process that forked it (0 in the node itself), and the temp file the signal
 // handler removes when that process dies.
@@ -92,6 +97,10 @@ std::string Cwd() {
 }
 
 std::string TempFileName(pid_t pid) { return "temp-" + std::to_string(pid) + ".rdb"; }
+// In the snapshot child: the file it writes before renaming it into place.
+std::string ChildTempName() {
+  return g_tmp_override.empty() ? TempFileName(getpid()) : g_tmp_override;
+}
 
 persist::SaveOptions MakeSaveOptions(bool for_replication, bool aof_base = false) {
   persist::SaveOptions o;
@@ -142,7 +151,7 @@ bool FsyncDirOf(const std::string& path) {
 bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
                 bool for_replication = false, bool aof_base = false, bool direct = false) {
   // `direct`: the caller's file is itself a temp file (the AOF rewrite child's): no rename.
-  std::string tmp = direct ? filename : TempFileName(getpid());
+  std::string tmp = direct ? filename : ChildTempName();
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     LOG_WARNING("Failed opening the temp RDB file %s (in server root dir %s) for saving: %s",
@@ -211,7 +220,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
   base::SetLogRoleChar('C');
   signal(SIGINT, SIG_DFL);
   signal(SIGUSR1, SIG_DFL);
-  StopWithParent(parent, TempFileName(getpid()).c_str());
+  StopWithParent(parent, ChildTempName().c_str());
   // The child never serves: drop the listeners so a dying parent frees its ports.
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);
@@ -257,7 +266,7 @@ void BgsaveDone(int exitcode, int bysignal) {
     // SIGUSR1 is how the node itself stops a child: not a failure of the save.
     if (bysignal != SIGUSR1) st.last_bgsave_ok = false;
   }
-  if (!ok) unlink(TempFileName(st.child_pid).c_str());
+  if (!ok) unlink(g_child_file.c_str());
   st.last_bgsave_time_sec = (base::MsTime() - st.child_start_ms) / 1000;
   st.last_cow_size = st.cow_size;
   st.child_pid = -1;
@@ -484,13 +493,29 @@ bool BgsaveInProgress() { return st.child_pid != -1; }
 
 void ScheduleBgsave() { st.bgsave_scheduled = true; }
 
-bool StartBgsave(bool for_replication) {
+bool StartBgsave(bool for_replication, int* tail_fd) {
   if (st.child_pid != -1) return false;
   if (OtherChildActive()) {
     LOG_WARNING("Can't save in background: another child process is active");
     return false;
   }
   st.last_bgsave_try = time(nullptr);
+  // Replicas read the file while the child writes it: the parent makes it (so the descriptor
+  // is the child's file, never a stale one of that name) and the child writes into it.
+  if (tail_fd) {
+    *tail_fd = -1;
+    std::string path = "temp-" + std::to_string(getpid()) + "-sync.rdb";
+    unlink(path.c_str());
+    int w = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (w >= 0) {
+      close(w);
+      *tail_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (*tail_fd >= 0)
+        g_tmp_override = path;
+      else
+        unlink(path.c_str());
+    }
+  }
   int pfd[2] = {-1, -1};
   if (pipe2(pfd, O_NONBLOCK | O_CLOEXEC) != 0) pfd[0] = pfd[1] = -1;
   uint64_t used = UsedMemory();
@@ -506,9 +531,16 @@ bool StartBgsave(bool for_replication) {
   }
   st.latest_fork_usec = base::UsTime() - start;
   if (pfd[1] >= 0) close(pfd[1]);
+  g_child_file = g_tmp_override.empty() ? TempFileName(pid) : g_tmp_override;
+  g_tmp_override.clear();
   if (pid < 0) {
     int err = errno;
     if (pfd[0] >= 0) close(pfd[0]);
+    if (tail_fd && *tail_fd >= 0) {
+      close(*tail_fd);
+      *tail_fd = -1;
+      unlink(g_child_file.c_str());
+    }
     st.last_bgsave_ok = false;
     LOG_WARNING("Can't save in background: fork: %s", strerror(err));
     return false;

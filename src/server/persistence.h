@@ -56,8 +56,10 @@ bool WriteSnapshotFile(const std::string& path, bool aof_base);
 // Foreground save to dbfilename (SAVE, SHUTDOWN, DEBUG RELOAD, FLUSHALL with save points).
 bool SaveForeground();
 // Forks the snapshot child. False (and logged) when the fork fails or a child is running.
-// for_replication: the file also carries the replication-only aux fields.
-bool StartBgsave(bool for_replication = false);
+// for_replication: the file also carries the replication-only aux fields. tail_fd: also a
+// descriptor to read the file while the child writes it (-1 if it could not be made), for
+// replicas sent the snapshot as it is written; the child renames it into place at its end.
+bool StartBgsave(bool for_replication = false, int* tail_fd = nullptr);
 bool BgsaveInProgress();
 // Runs a BGSAVE from cron as soon as possible (BGSAVE SCHEDULE, BGSAVE inside EXEC).
 void ScheduleBgsave();

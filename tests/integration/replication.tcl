@@ -1003,19 +1003,24 @@ foreach mode {disabled swapdb} {
 start_server {tags {repl} overrides {repl-diskless-sync no}} {
     start_server {} {
         test "INFO replication during a disk-based full sync, and after it" {
-            for {set i 0} {$i < 20} {incr i} { r -1 set k$i $i }
-            r -1 config set rdb-key-save-delay 100000  ;# 0.1 s per key: about 2 s of BGSAVE
+            # 300 keys of 1 KB, 5 ms each: a BGSAVE of about 1.5 s, whose file the replica
+            # reads as it is written (EOF-marked form: the "$EOF:" line comes at the start).
+            for {set i 0} {$i < 300} {incr i} { r -1 set k$i [string repeat v 1000] }
+            r -1 config set rdbcompression no
+            r -1 config set rdb-key-save-delay 5000
             r replicaof 127.0.0.1 [srv -1 port]
-            wait_for_condition 200 10 {[rinfo 0 master_sync_in_progress] == 1}
+            wait_for_condition 200 10 {[rinfo 0 master_sync_in_progress] == 1 &&
+                [rinfo 0 master_sync_read_bytes] > 0}
             set ri [r info replication]
-            # Taken while the primary still writes its snapshot: no "$<length>" line yet.
             assert_equal 1 [rinfo -1 rdb_bgsave_in_progress] "the snapshot ended too early"
-            assert_equal -1 [info_field $ri master_sync_total_bytes]
-            assert_equal 0 [info_field $ri master_sync_read_bytes]
-            assert_equal -1 [info_field $ri master_sync_left_bytes]
-            assert_equal -0.00 [info_field $ri master_sync_perc]
+            assert_equal 0 [info_field $ri master_sync_total_bytes]
+            set read [info_field $ri master_sync_read_bytes]
+            assert_morethan $read 0
+            assert_equal [expr {-$read}] [info_field $ri master_sync_left_bytes]
+            assert_equal 0.00 [info_field $ri master_sync_perc]
             assert_range [info_field $ri master_sync_last_io_seconds_ago] 0 2
             assert_equal down [info_field $ri master_link_status]
+            assert_match "*slave0:*state=send_bulk*" [r -1 info replication]
             r -1 config set rdb-key-save-delay 0
             repl_wait_synced -1 0
             # Once synced the transfer fields are gone, as in Valkey.
@@ -1024,7 +1029,48 @@ start_server {tags {repl} overrides {repl-diskless-sync no}} {
             foreach f {total_bytes read_bytes left_bytes perc last_io_seconds_ago} {
                 assert_equal {} [info_field $ri master_sync_$f] "master_sync_$f still shown"
             }
-            assert_equal 20 [r dbsize]
+            assert_equal 300 [r dbsize]
+            assert_equal [r -1 debug digest] [r debug digest]
+        }
+    }
+}
+
+# The pid of the snapshot child of the node at level `lvl` ("" when none).
+proc repl_snapshot_child {lvl} {
+    set pid [srv $lvl pid]
+    set f [open /proc/$pid/task/$pid/children r]
+    set child [string trim [read $f]]
+    close $f
+    return $child
+}
+
+# A disk-based sync sent while its file is written: the snapshot child killed midway. The
+# replica has part of a payload that will not end: the link is closed, its data stays as it
+# was, the partial file on the primary is removed, and the next sync completes.
+start_server {tags {repl} overrides {repl-diskless-sync no rdbcompression no}} {
+    start_server {} {
+        test "Disk-based sync read while written: the snapshot child killed, the replica keeps its data, retries" {
+            r set mine 1
+            for {set i 0} {$i < 300} {incr i} { r -1 set k$i [string repeat v 1000] }
+            r -1 config set rdb-key-save-delay 20000   ;# 6 s
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 300 10 {[rinfo 0 master_sync_read_bytes] > 0} else {
+                fail "the replica never read the file as it was written"
+            }
+            set child [repl_snapshot_child -1]
+            exec kill -9 $child
+            wait_for_log "*SYNC failed. BGSAVE child returned an error*" 100 50 -1
+            # The replica is back, reading the next (slow) snapshot: its data is untouched.
+            wait_for_condition 300 10 {[rinfo 0 master_sync_read_bytes] > 0 &&
+                [repl_snapshot_child -1] ne $child} else { fail "no second sync" }
+            assert_equal 1 [r get mine]
+            assert_equal 1 [r dbsize]
+            r -1 config set rdb-key-save-delay 0
+            exec kill -9 [repl_snapshot_child -1]
+            repl_wait_synced -1 0
+            assert_equal 300 [r dbsize]
+            assert_equal [r -1 debug digest] [r debug digest]
+            assert_equal {} [glob -nocomplain -directory [srv -1 dir] temp-*.rdb]
         }
     }
 }
