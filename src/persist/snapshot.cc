@@ -366,6 +366,7 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
           base::ParseInt64(v, &res_.ctime);
         } else if (k == "used-mem") {
           base::ParseInt64(v, &res_.used_mem);
+          if (opts_.used_mem) opts_.used_mem(res_.used_mem);
         } else {
           auto it = AuxRegistry().find(k);
           bool applies = it != AuxRegistry().end() && it->second.read &&

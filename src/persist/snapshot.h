@@ -125,6 +125,8 @@ struct LoadOptions {
   // Called after each key read (kept or expired) with the bytes parsed so far: the node
   // serves clients and the cluster bus meanwhile (server/loading.h).
   std::function<void(uint64_t parsed)> after_key;
+  // Called with the used-mem aux field when it is read (INFO's loading_rdb_used_mem).
+  std::function<void(int64_t)> used_mem;
 };
 
 struct LoadResult {

@@ -611,6 +611,7 @@ FileLoad LoadOne(const persist::AofFile& f, bool last, Client* fake) {
       // Every 1024 commands outside a transaction the node serves meanwhile (loading.h), as
       // Valkey 8's AOF load does; key-load-delay per command.
       KeyLoadDelay(cfg.key_load_delay);
+      LoadingProgress().loaded_bytes = LoadingProgress().base + r.pos();
       if (++commands % 1024 == 0 && !was_multi) ServeWhileLoading();
       if (!Execute(fake, r.argv(), f.name, &err)) {
         LOG_WARNING("%s", err.c_str());
@@ -836,10 +837,13 @@ bool AofLoadAtStartup() {
   std::vector<persist::AofFile> files;
   if (m.has_base) files.push_back(m.base);
   for (auto& f : m.incr) files.push_back(f);
+  for (auto& f : files) LoadingProgress().total_bytes += FileSize(DirPath(f.name));
   bool ok = true, any = false;
   for (size_t i = 0; i < files.size() && ok; i++) {
     int64_t t = base::UsTime();
+    LoadingProgress().base = LoadingProgress().loaded_bytes;
     FileLoad r = LoadOne(files[i], i + 1 == files.size(), &fake);
+    LoadingProgress().loaded_bytes = LoadingProgress().base + FileSize(DirPath(files[i].name));
     if (r == FileLoad::kFailed) ok = false;
     if (r != FileLoad::kEmpty) any = true;
     if (ok && r != FileLoad::kEmpty)

@@ -27,6 +27,7 @@
 #include "server/config.h"
 #include "server/evict.h"
 #include "server/lazyfree.h"
+#include "server/loading.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
@@ -185,6 +186,7 @@ void SecMemory(std::string* s) {
 void SecPersistence(std::string* s) {
   AppendPersistenceInfo(s);
   AppendAofInfo(s);
+  AppendLoadingInfo(s);
 }
 
 void SecStats(std::string* s) {

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace server {
 
@@ -35,6 +36,19 @@ inline int kind = kNone;  // LoadingScope's; read inline by the gate on every co
 inline bool Loading() { return loading_detail::kind == loading_detail::kBlocking; }
 // A load beside the served data runs.
 inline bool AsyncLoading() { return loading_detail::kind == loading_detail::kAsync; }
+
+// INFO's loading_* fields (Valkey 8's), while a load that serves no data runs: when it
+// started, the bytes it loads (the files' sizes) and has loaded (`base`: those of the files
+// already loaded, for an AOF's several), and the snapshot's used-mem aux field. Reset when
+// such a load starts.
+struct LoadingProgressInfo {
+  int64_t start_time = 0;  // seconds
+  uint64_t total_bytes = 0, base = 0, loaded_bytes = 0;
+  int64_t rdb_used_mem = 0;
+};
+LoadingProgressInfo& LoadingProgress();
+// The fields, when Loading().
+void AppendLoadingInfo(std::string* s);
 
 // key-load-delay's sleep for one key: us microseconds (a negative -n: 1 us once in n keys on
 // average, as Valkey's debugDelay).

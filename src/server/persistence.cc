@@ -376,9 +376,12 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
   opts.now_ms = base::MsTime();
   opts.num_dbs = NumDbs();
   opts.after_key = LoadProgress();
+  opts.used_mem = [](int64_t v) { LoadingProgress().rdb_used_mem = v; };
   persist::LoadResult res;
   {
     LoadingScope loading(false);
+    // An AOF's base: the AOF load counts all its files.
+    if (!LoadingProgress().total_bytes) LoadingProgress().total_bytes = n;
     res = persist::LoadSnapshot(p, n, opts, ptrs);
   }
 

@@ -40,7 +40,19 @@ start_server {tags {loading} overrides {enable-debug-command yes key-load-delay 
         # commands flagged loading run
         assert_equal {key-load-delay 500} [$c config get key-load-delay]
         assert_equal 0 [info_field [$c info persistence] async_loading]
+        # Valkey 8's progress fields: the file's size, what is loaded, the estimate.
+        set size [file size [file join [srv dir] dump.rdb]]
+        wait_for_condition 100 20 {[info_field [$c info persistence] loading_loaded_bytes] > 0}
+        set ri [$c info persistence]
+        assert_equal $size [info_field $ri loading_total_bytes]
+        set loaded [info_field $ri loading_loaded_bytes]
+        assert_range $loaded 1 [expr {$size - 1}]
+        assert_equal [format %.2f [expr {100.0 * $loaded / $size}]] [info_field $ri loading_loaded_perc]
+        assert_range [info_field $ri loading_start_time] [expr {[clock seconds] - 10}] [clock seconds]
+        assert_morethan [info_field $ri loading_rdb_used_mem] 0
+        assert_morethan [expr {[info_field $ri loading_eta_seconds] + 1}] 0
         ld_wait_loaded $c
+        assert_equal {} [info_field [$c info persistence] loading_total_bytes]
         assert_equal 4000 [$c dbsize]
         assert_equal $::ld_digest [$c debug digest]
         $c close
@@ -185,6 +197,14 @@ start_server {tags {loading aof} overrides {enable-debug-command yes appendonly 
         set c [ld_client]
         wait_for_condition 200 10 {[ld_loading $c] == 1} else { fail "no AOF load seen" }
         assert_error $::ld_err {$c get k:1}
+        # The progress counts every file of the AOF directory.
+        set size 0
+        foreach f [glob -directory [file join [srv dir] appendonlydir] *.aof *.rdb] {
+            incr size [file size $f]
+        }
+        set ri [$c info persistence]
+        assert_equal $size [info_field $ri loading_total_bytes]
+        assert_range [info_field $ri loading_loaded_bytes] 0 $size
         ld_wait_loaded $c
         assert_equal 4000 [$c dbsize]
         assert_equal $digest [$c debug digest]
