@@ -266,8 +266,8 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
   if (!at_end && n < retry_at_) return Status::kMore;
   retry_at_ = 0;
   Reader r(p, n);
-  const uint8_t* rec = p;   // where the record being read starts
-  size_t in_crc = 0;        // bytes of p already added to crc_
+  const uint8_t* rec = p;  // where the record being read starts
+  size_t in_crc = 0;       // bytes of p already added to crc_
   auto at = [&] { return total_ + static_cast<uint64_t>(r.pos() - p); };
   // Everything before `upto` is consumed.
   auto take = [&](const uint8_t* upto) {
@@ -343,8 +343,8 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
         if (!r.ReadLen(&id, nullptr)) return cut(kEof);
         if (id >= static_cast<uint64_t>(opts_.num_dbs)) {
           return bad("Data file was created with a server configured to handle more than " +
-                     std::to_string(opts_.num_dbs) + " databases (SELECTDB " +
-                     std::to_string(id) + ")");
+                     std::to_string(opts_.num_dbs) + " databases (SELECTDB " + std::to_string(id) +
+                     ")");
         }
         dbid_ = static_cast<int>(id);
         continue;
@@ -401,8 +401,8 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
         }
         Value v;
         if (!ReadValue(r, type, &v)) {
-          std::string what = " reading the value of key '" + Printable(key) + "' (type " +
-                             tname + ")";
+          std::string what =
+              " reading the value of key '" + Printable(key) + "' (type " + tname + ")";
           return r.short_read() ? cut("Unexpected EOF" + what) : bad("Bad data" + what);
         }
         if (opts_.skip_expired && expire_ >= 0 && expire_ < opts_.now_ms) {
@@ -465,7 +465,8 @@ SnapshotLoader::SnapshotLoader(const LoadOptions& opts, std::vector<db::Db*> dbs
       parser_(
           [&] {
             LoadOptions o = opts;
-            if (o.num_dbs > static_cast<int>(dbs_.size())) o.num_dbs = static_cast<int>(dbs_.size());
+            if (o.num_dbs > static_cast<int>(dbs_.size()))
+              o.num_dbs = static_cast<int>(dbs_.size());
             return o;
           }(),
           [this](int dbid, std::string& key, Value& v, int64_t expire, int64_t idle, int freq,

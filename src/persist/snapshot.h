@@ -182,8 +182,8 @@ class SnapshotParser {
   KeyVisitor visit_;
   LoadResult res_;
   enum Phase { kHeader, kRecords, kChecksum, kFinished } phase_ = kHeader;
-  uint64_t total_ = 0;  // bytes consumed before the current call's p
-  uint64_t crc_ = 0;    // of every byte consumed up to the checksum
+  uint64_t total_ = 0;   // bytes consumed before the current call's p
+  uint64_t crc_ = 0;     // of every byte consumed up to the checksum
   size_t retry_at_ = 0;  // a cut record: bytes needed before it is read again
   uint64_t cut_reads_ = 0;
   int64_t deadline_us_ = 0;

@@ -43,7 +43,7 @@ struct PrimarySide {
   bool pipe_eof = false;
   int64_t waiting_since_ms = 0;
   bool getack_pending = false;  // RequestAcks: GETACK once the running command is in the stream
-  int tail_timer = -1;  // wakes the replicas that read a disk snapshot as it is written
+  int tail_timer = -1;          // wakes the replicas that read a disk snapshot as it is written
 };
 PrimarySide primary_;
 
@@ -445,7 +445,7 @@ bool ReplicaWriteReady(Client* c) {
   if (l->diskless && primary_.pipe != -1 && !DisklessBacklogged() &&
       !(g.loop->FileMask(primary_.pipe) & net::kReadable))
     g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
-  bool done = l->diskless       ? (primary_.child == -1 && primary_.pipe_eof)
+  bool done = l->diskless            ? (primary_.child == -1 && primary_.pipe_eof)
               : !l->eof_mark.empty() ? !l->tailing && l->tail_end
                                      : l->rdb_off >= l->rdb_size;
   if (!done) return false;

@@ -376,8 +376,7 @@ void ProcessTransfer() {
     if (g_side.to_disk) {
       g_side.tmp_path =
           "temp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime()) + ".rdb";
-      g_side.tmp_fd =
-          open(g_side.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      g_side.tmp_fd = open(g_side.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (g_side.tmp_fd < 0) {
         LOG_WARNING("Opening the temp file needed for PRIMARY <-> REPLICA synchronization: %s",
                     strerror(errno));
@@ -406,8 +405,7 @@ void ProcessTransfer() {
     take = done ? pos : in.size() > 40 ? in.size() - 40 : 0;
     after = done ? pos + 40 : take;
   }
-  if (g_side.to_disk && take &&
-      write(g_side.tmp_fd, in.data(), take) != static_cast<ssize_t>(take))
+  if (g_side.to_disk && take && write(g_side.tmp_fd, in.data(), take) != static_cast<ssize_t>(take))
     return Drop("cannot write the received snapshot to disk");
   g_side.fed += static_cast<int64_t>(take);
   StagedLoad::Outcome o = g_side.load->Add(std::string_view(in.data(), take), done);

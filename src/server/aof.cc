@@ -991,7 +991,6 @@ void AofTurnOff() {
   LOG_NOTICE("AOF stopped (appendonly no)");
 }
 
-
 void AofRestartAfterSync() {
   if (aof_.status == Status::kOff) return;
   StopAof();

@@ -326,8 +326,7 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   // A load in progress (loading.h), last as in Valkey 8's processCommand: only commands flagged
   // loading run meanwhile; beside served data (swapdb), all but those flagged no-async-loading.
   if (Loading() && !(cmd->flags & kCmdLoading)) return reject(kErrLoading);
-  if ((cmd->flags & kCmdNoAsyncLoading) && AsyncLoading())
-    return reject(kErrLoading);
+  if ((cmd->flags & kCmdNoAsyncLoading) && AsyncLoading()) return reject(kErrLoading);
   return true;
 }
 

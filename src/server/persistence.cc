@@ -481,7 +481,6 @@ bool WriteSnapshotFile(const std::string& path, bool aof_base) {
   return SaveToFile(path, -1, UsedMemory(), false, aof_base, true);
 }
 
-
 bool SaveForeground() {
   if (!SaveToFile(cfg.dbfilename, -1, UsedMemory())) return false;
   LOG_NOTICE("DB saved on disk");

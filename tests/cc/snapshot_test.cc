@@ -286,15 +286,13 @@ TEST_CASE(SnapshotEveryPrefixRejected) {
 // `step` gives, the bytes a call did not consume kept in front of the next piece.
 persist::LoadResult ParseInPieces(const std::string& s, std::vector<Entry>* out,
                                   const std::function<size_t()>& step, int* more_calls,
-                                  uint64_t* cut_reads = nullptr,
-                                  persist::LoadOptions opts = {}) {
+                                  uint64_t* cut_reads = nullptr, persist::LoadOptions opts = {}) {
   opts.now_ms = 1700000000000LL;
-  persist::SnapshotParser parser(
-      opts,
-      [&](int db, std::string& key, Value& v, int64_t exp, int64_t idle, int freq, std::string*) {
-        if (out) out->push_back({db, key, v, exp, idle, freq});
-        return true;
-      });
+  persist::SnapshotParser parser(opts, [&](int db, std::string& key, Value& v, int64_t exp,
+                                           int64_t idle, int freq, std::string*) {
+    if (out) out->push_back({db, key, v, exp, idle, freq});
+    return true;
+  });
   std::string buf;
   size_t fed = 0;
   *more_calls = 0;
@@ -303,8 +301,8 @@ persist::LoadResult ParseInPieces(const std::string& s, std::vector<Entry>* out,
     buf.append(s, fed, k);
     fed += k;
     size_t consumed = 0;
-    auto st = parser.Feed(reinterpret_cast<const uint8_t*>(buf.data()), buf.size(),
-                          fed == s.size(), &consumed);
+    auto st = parser.Feed(reinterpret_cast<const uint8_t*>(buf.data()), buf.size(), fed == s.size(),
+                          &consumed);
     if (consumed > buf.size()) {
       fprintf(stderr, "  consumed more than given\n");
       check::failures++;
@@ -329,9 +327,9 @@ TEST_CASE(SnapshotParsedInPieces) {
   std::vector<Entry> whole;
   CHECK(Parse(s, &whole).ok);
   XorShift rnd;
-  std::vector<std::function<size_t()>> steps = {
-      [] { return size_t{1}; }, [] { return size_t{7}; }, [] { return size_t{4096}; },
-      [&] { return static_cast<size_t>(rnd() % 3000); }};
+  std::vector<std::function<size_t()>> steps = {[] { return size_t{1}; }, [] { return size_t{7}; },
+                                                [] { return size_t{4096}; },
+                                                [&] { return static_cast<size_t>(rnd() % 3000); }};
   for (auto& step : steps) {
     std::vector<Entry> got;
     int more = 0;
@@ -346,7 +344,9 @@ TEST_CASE(SnapshotParsedInPieces) {
   // are not parsed again at every byte: about log2 of each record's size reads stop short.
   int more = 0;
   uint64_t cuts = 0;
-  CHECK(ParseInPieces(s, nullptr, [] { return size_t{1}; }, &more, &cuts).ok);
+  CHECK(ParseInPieces(
+            s, nullptr, [] { return size_t{1}; }, &more, &cuts)
+            .ok);
   CHECK_EQ(static_cast<size_t>(more) + 1, s.size());
   CHECK(s.size() > 20000);
   CHECK(cuts < 500);
@@ -355,17 +355,19 @@ TEST_CASE(SnapshotParsedInPieces) {
 TEST_CASE(SnapshotParserStopsAtMalformedDataBeforeTheEnd) {
   std::vector<Entry> es = {{0, "a", Str("1")}, {0, "b", Str("2")}, {0, "c", Str("3")}};
   std::string s = Write(es);
-  size_t at = s.find("\x01" "b");  // the type byte of key b (0: string) precedes its name
+  size_t at = s.find(
+      "\x01"
+      "b");  // the type byte of key b (0: string) precedes its name
   CHECK(at != std::string::npos);
   std::string m = s;
   m[at - 1] = 8;  // type 8 does not exist
   persist::LoadOptions opts;
   int visited = 0;
-  persist::SnapshotParser parser(opts, [&](int, std::string&, Value&, int64_t, int64_t, int,
-                                           std::string*) {
-    visited++;
-    return true;
-  });
+  persist::SnapshotParser parser(
+      opts, [&](int, std::string&, Value&, int64_t, int64_t, int, std::string*) {
+        visited++;
+        return true;
+      });
   size_t consumed = 0;
   // Only the first half arrived: the bad type is already known to be bad.
   auto st = parser.Feed(reinterpret_cast<const uint8_t*>(m.data()), at + 4, false, &consumed);
@@ -374,8 +376,8 @@ TEST_CASE(SnapshotParserStopsAtMalformedDataBeforeTheEnd) {
   CHECK_EQ(parser.result().error, std::string("Unknown RDB encoding type 8"));
   CHECK(!parser.result().short_read);
   // A snapshot cut short is an error only once no more bytes will come.
-  persist::SnapshotParser cut(opts, [](int, std::string&, Value&, int64_t, int64_t, int,
-                                       std::string*) { return true; });
+  persist::SnapshotParser cut(
+      opts, [](int, std::string&, Value&, int64_t, int64_t, int, std::string*) { return true; });
   st = cut.Feed(reinterpret_cast<const uint8_t*>(s.data()), s.size() - 3, false, &consumed);
   CHECK(st == persist::SnapshotParser::Status::kMore);
   CHECK_EQ(consumed, s.size() - 8);  // everything before the checksum
@@ -384,8 +386,8 @@ TEST_CASE(SnapshotParserStopsAtMalformedDataBeforeTheEnd) {
   CHECK(cut.result().short_read);
   // Bytes after the end (the replication stream) are left to the caller.
   std::string more = s + "*1\r\n$4\r\nPING\r\n";
-  persist::SnapshotParser whole(opts, [](int, std::string&, Value&, int64_t, int64_t, int,
-                                         std::string*) { return true; });
+  persist::SnapshotParser whole(
+      opts, [](int, std::string&, Value&, int64_t, int64_t, int, std::string*) { return true; });
   st = whole.Feed(reinterpret_cast<const uint8_t*>(more.data()), more.size(), false, &consumed);
   CHECK(st == persist::SnapshotParser::Status::kDone);
   CHECK_EQ(consumed, s.size());
@@ -440,8 +442,8 @@ TEST_CASE(SnapshotGarbageNeverCrashes) {
     // Read in pieces as it arrives, the same input ends the same way.
     if (round % 10 == 0) {
       int more = 0;
-      auto p = ParseInPieces(m, nullptr, [&] { return static_cast<size_t>(1 + rnd() % 700); },
-                             &more, nullptr, lo);
+      auto p = ParseInPieces(
+          m, nullptr, [&] { return static_cast<size_t>(1 + rnd() % 700); }, &more, nullptr, lo);
       CHECK_EQ(p.ok, r.ok);
       CHECK_EQ(p.error, r.error);
       CHECK_EQ(p.keys_loaded, r.keys_loaded);

@@ -211,8 +211,7 @@ void RunSnapshot(const uint8_t* d, size_t n) {
     buf.append(reinterpret_cast<const char*>(d) + fed, k);
     fed += k;
     size_t consumed = 0;
-    st = loader.Feed(reinterpret_cast<const uint8_t*>(buf.data()), buf.size(), fed == n,
-                     &consumed);
+    st = loader.Feed(reinterpret_cast<const uint8_t*>(buf.data()), buf.size(), fed == n, &consumed);
     FUZZ_CHECK(consumed <= buf.size());
     buf.erase(0, consumed);
   } while (st == persist::SnapshotParser::Status::kMore && fed < n);
