@@ -586,10 +586,16 @@ void ReplicaCron() {
     if (now - g_side.last_connect_ms >= 1000) Connect();
     return;
   }
-  // repl-timeout: nothing heard from the primary for too long.
+  // repl-timeout: nothing heard from the primary for too long (Valkey 8's line per state).
   if (now - g_side.last_io_ms > server::cfg.repl_timeout * 1000) {
-    LOG_WARNING("Timeout connecting to / receiving from the PRIMARY (state %s).",
-                kStateNames[g_side.state]);
+    if (g_side.state == kConnected)
+      LOG_WARNING("PRIMARY timeout: no data nor PING received...");
+    else if (g_side.state == kTransfer)
+      LOG_WARNING(
+          "Timeout receiving bulk data from PRIMARY... If the problem persists try to set the "
+          "'repl-timeout' parameter in valkey.conf to a larger value.");
+    else
+      LOG_WARNING("Timeout connecting to the PRIMARY...");
     if (g_side.primary)
       server::CloseAsync(g_side.primary);
     else

@@ -416,6 +416,7 @@ start_server {tags {repl faults} overrides {repl-diskless-sync-delay 0 repl-time
                 exec kill -CONT $ppid
             }
             wait_for_condition 200 50 {[status r master_link_status] eq "up"}
+            assert_match "*PRIMARY timeout: no data nor PING received...*" [::srv::file_tail [srv log] 50]
             r -1 set after 1
             wait_for_condition 100 50 {[r get after] eq 1}
             assert_equal [expr {$pok + 1}] [info_field [r -1 info stats] sync_partial_ok]
@@ -436,6 +437,35 @@ start_server {tags {repl faults} overrides {repl-diskless-sync-delay 0 repl-time
                 exec kill -CONT $rpid
             }
             wait_for_condition 200 50 {[status r master_link_status] eq "up"}
+        }
+    }
+}
+
+# The replica's repl-timeout in the handshake (a primary that accepts and never answers) and
+# in a transfer (a fake primary that stops after +FULLRESYNC): Valkey 8's log line for each.
+start_server {tags {repl faults} overrides {repl-timeout 2}} {
+    test "repl-timeout in the handshake and in a transfer: Valkey 8's log lines, then a retry" {
+        set l [socket -server {apply {{fd args} {}}} -myaddr 127.0.0.1 0]
+        set port [lindex [fconfigure $l -sockname] 2]
+        try {
+            r replicaof 127.0.0.1 $port
+            wait_for_condition 100 100 {
+                [string match "*Timeout connecting to the PRIMARY...*" [::srv::file_tail [srv log] 50]]
+            } else { ::testutil::fail "no handshake timeout:\n[::srv::file_tail [srv log] 10]" }
+        } finally {
+            r replicaof no one
+            close $l
+        }
+        set fake [rf_fake_start hold $::rf_snapshot_file]
+        try {
+            r replicaof 127.0.0.1 [lindex $fake 1]
+            wait_for_condition 100 100 {[rf_fake_conns $fake] >= 2} else {
+                ::testutil::fail "no retry; fake primary saw:\n[rf_fake_log $fake]"
+            }
+            assert_match "*Timeout receiving bulk data from PRIMARY... If the problem persists try to set the 'repl-timeout' parameter in valkey.conf to a larger value.*" [::srv::file_tail [srv log] 50]
+        } finally {
+            catch {r replicaof no one}
+            rf_fake_stop $fake
         }
     }
 }
