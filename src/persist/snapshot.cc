@@ -82,7 +82,8 @@ const char* TypeName(uint8_t t) {
   }
 }
 
-bool Unsupported(uint8_t t) { return t == 6 || t == 7 || t == 9; }
+// Module values: this node has no modules. (A hash zipmap, type 9, loads: ReadValue converts it.)
+bool Unsupported(uint8_t t) { return t == 6 || t == 7; }
 
 std::string Printable(std::string_view s) {
   std::string out;

@@ -128,3 +128,34 @@ start_server {tags {dump}} {
         assert_equal 0 [r exists bad]
     }
 }
+
+# The same zipmap in a snapshot, as Redis 2.4 and older wrote them (RDB version 4, without a
+# checksum): Valkey 8 loads it, converting it to a listpack or, past the limits, a hashtable.
+# Ours refused the file ("has type hash-zipmap, which this node does not support") and did not
+# start.
+proc oldenc_rdb {pairs_by_key} {
+    set out REDIS0004\xfe\x00
+    foreach {key pairs} $pairs_by_key {
+        append out \x09[oldenc_str $key][oldenc_str [oldenc_zipmap $pairs]]
+    }
+    return $out\xff
+}
+
+start_server {tags {dump}} {
+    test "A snapshot of Redis 2.4 holding zipmap hashes (type 9) loads, as listpack or hashtable" {
+        set long [string repeat x 100]
+        set rdb [oldenc_rdb [list zm1 {f1 v1 f2 v2} zm2 [list small v long $long]]]
+        set dir [lindex [r config get dir] 1]
+        set name [lindex [r config get dbfilename] 1]
+        r config set save ""
+        set f [open [file join $dir $name] wb]
+        puts -nonewline $f $rdb
+        close $f
+        r debug reload nosave
+        assert_equal {f1 v1 f2 v2} [r hgetall zm1]
+        assert_equal listpack [r object encoding zm1]
+        assert_equal $long [r hget zm2 long]
+        assert_equal hashtable [r object encoding zm2]   ;# a value past hash-max-listpack-value
+        assert_equal 2 [r dbsize]
+    }
+}
