@@ -51,10 +51,8 @@ StagedLoad::Outcome StagedLoad::Add(std::string_view bytes, bool at_end) {
   }
   pending_.append(bytes);
   at_end_ = at_end;
-  return Parse();
+  return Continue();
 }
-
-StagedLoad::Outcome StagedLoad::Continue() { return Parse(); }
 
 bool StagedLoad::Behind() const {
   return pending_.size() - parsed_ >= std::max(kMaxPending, loader_->wants());
@@ -65,7 +63,7 @@ bool StagedLoad::Ready() const {
   return (left > 0 || at_end_) && left >= loader_->wants();
 }
 
-StagedLoad::Outcome StagedLoad::Parse() {
+StagedLoad::Outcome StagedLoad::Continue() {
   // The staging tables hash with the snapshot's seed (its aux field sets it), the served ones
   // with theirs: each slice runs under the snapshot's, the node between slices under its own.
   uint8_t served[16];

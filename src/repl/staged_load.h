@@ -37,6 +37,7 @@ class StagedLoad {
   // Payload bytes received; at_end: the payload ended with them. Parses for at most one
   // slice; kMore with the payload ended means a slice ran out (call Continue).
   Outcome Add(std::string_view bytes, bool at_end);
+  // One more slice of what is buffered.
   Outcome Continue();
   // More is buffered than the parser will take before its next slice: stop reading the
   // primary until Continue has caught up, so that the payload never waits in memory whole.
@@ -50,8 +51,6 @@ class StagedLoad {
   const std::string& error() const { return error_; }  // after kFailed
 
  private:
-  Outcome Parse();
-
   std::vector<std::unique_ptr<db::Db>> staging_;
   std::unique_ptr<persist::SnapshotLoader> loader_;
   std::string pending_;  // bytes received, parsed up to parsed_

@@ -19,6 +19,7 @@ LoadingScope::LoadingScope(bool async) : prev_(kind) {
     LoadingProgress().start_time = time(nullptr);
   }
 }
+LoadingScope::~LoadingScope() { kind = prev_; }
 
 LoadingProgressInfo& LoadingProgress() {
   static LoadingProgressInfo p;
@@ -51,7 +52,6 @@ void AppendLoadingInfo(std::string* s) {
            static_cast<unsigned long long>(p.loaded_bytes), perc, static_cast<long long>(eta));
   *s += buf;
 }
-LoadingScope::~LoadingScope() { kind = prev_; }
 
 void KeyLoadDelay(int64_t us) {
   if (us > 0) usleep(static_cast<useconds_t>(us));
