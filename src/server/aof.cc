@@ -799,34 +799,63 @@ void AofCron() {
   }
 }
 
+namespace {
+
+bool IsRegularFile(const std::string& path) {
+  struct stat sb;
+  return stat(path.c_str(), &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+// An AOF from before multi-part files (one appendfilename in `dir`) becomes the base, as Valkey
+// 8's aofUpgradePrepare does it: the manifest naming it goes first and the file moves after, so
+// that a crash between the two leaves a state the next start recognises and finishes (the
+// manifest's lone base is missing from the directory but still in `dir`), never one whose data
+// a start would miss.
+bool UpgradeOldAof(persist::AofManifest* m) {
+  if (mkdir(cfg.appenddirname.c_str(), 0755) != 0 && errno != EEXIST) {
+    LOG_WARNING("Can't open or create append-only dir %s: %s", cfg.appenddirname.c_str(),
+                strerror(errno));
+    return false;
+  }
+  *m = persist::AofManifest{};
+  m->has_base = true;
+  m->base.name = cfg.appendfilename;
+  m->base.seq = m->base_seq = 1;
+  m->base.type = 'b';
+  if (!PersistManifest(*m)) return false;
+  if (rename(cfg.appendfilename.c_str(), DirPath(cfg.appendfilename).c_str()) != 0) {
+    LOG_WARNING("Error trying to move the old AOF file %s into dir %s: %s",
+                cfg.appendfilename.c_str(), cfg.appenddirname.c_str(), strerror(errno));
+    return false;
+  }
+  LOG_NOTICE("Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).",
+             cfg.appendfilename.c_str(), cfg.appenddirname.c_str());
+  return true;
+}
+
+// Whether `dir` holds an old-style AOF still to move into the AOF directory: the directory or
+// its manifest missing, or an upgrade interrupted between the manifest and the move.
+bool OldAofToUpgrade(const persist::AofManifest& m, bool manifest_exists) {
+  if (!IsRegularFile(cfg.appendfilename)) return false;
+  struct stat sb;
+  if (stat(cfg.appenddirname.c_str(), &sb) != 0 || !manifest_exists) return true;
+  return m.has_base && m.incr.empty() && m.base.name == cfg.appendfilename &&
+         !IsRegularFile(DirPath(cfg.appendfilename));
+}
+
+}  // namespace
+
 bool AofLoadAtStartup() {
   BioStart();
   persist::AofManifest m;
   bool exists = false;
   if (!ReadManifest(&m, &exists)) {
     if (exists) return false;
-    aof_.manifest = persist::AofManifest{};
-    // An AOF from before multi-part files (one appendonly.aof in `dir`) becomes the base.
-    struct stat sb;
-    if (stat(cfg.appendfilename.c_str(), &sb) == 0 && S_ISREG(sb.st_mode)) {
-      mkdir(cfg.appenddirname.c_str(), 0755);
-      if (rename(cfg.appendfilename.c_str(), DirPath(cfg.appendfilename).c_str()) != 0) {
-        LOG_WARNING("Error moving the old AOF file %s into %s: %s", cfg.appendfilename.c_str(),
-                    cfg.appenddirname.c_str(), strerror(errno));
-        return false;
-      }
-      m.has_base = true;
-      m.base.name = cfg.appendfilename;
-      m.base.seq = m.base_seq = 1;
-      m.base.type = 'b';
-      if (!PersistManifest(m)) return false;
-      LOG_NOTICE("Successfully migrated an old-style AOF into the AOF directory %s",
-                 cfg.appenddirname.c_str());
-    } else {
-      return true;  // nothing to load
-    }
+    m = persist::AofManifest{};
   }
+  if (OldAofToUpgrade(m, exists) && !UpgradeOldAof(&m)) return false;
   aof_.manifest = m;
+  if (!m.has_base && m.incr.empty()) return true;  // nothing to load
   int64_t start = base::UsTime();
   Client fake;
   fake.flags = kPrimary | kReplyOff;

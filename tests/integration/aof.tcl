@@ -345,6 +345,40 @@ test "A damaged manifest stops the start with Valkey's message" {
     }
 }
 
+# An AOF from before multi-part files (appendonly.aof in `dir`) moves into the directory as
+# its base. The manifest naming it is written before the move, so a start stopped between the
+# two (the manifest there, the file still in `dir`) must finish the move, not start empty.
+start_server {tags {aof} overrides {appendonly yes}} {
+    set old "*3\r\n\$3\r\nset\r\n\$2\r\nk1\r\n\$2\r\nv1\r\n*3\r\n\$3\r\nset\r\n\$2\r\nk2\r\n\$2\r\nv2\r\n"
+    proc aof_restart_old_style {old manifest} {
+        catch {exec kill -KILL [srv pid]}
+        while {[::srv::alive [srv pid]]} { after 10 }
+        file delete -force [aof_dir]
+        write_binary [file join [srv dir] appendonly.aof] $old
+        if {$manifest ne ""} {
+            file mkdir [aof_dir]
+            write_binary [file join [aof_dir] appendonly.aof.manifest] $manifest
+        }
+        restart_server
+    }
+    foreach {case manifest} {
+        "no AOF directory" ""
+        "an interrupted upgrade (the manifest written, the file not moved yet)" "file appendonly.aof seq 1 type b\n"
+    } {
+        test "An old-style appendonly.aof in dir is loaded and moved into the AOF directory: $case" {
+            aof_restart_old_style $old $manifest
+            assert_equal {v1 v2} [r mget k1 k2]
+            assert_equal 0 [file exists [file join [srv dir] appendonly.aof]]
+            assert_equal {appendonly.aof appendonly.aof.1.incr.aof appendonly.aof.manifest} [aof_files]
+            assert_equal "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" [aof_manifest]
+            assert {[log_contains "*Successfully migrated an old-style AOF file (appendonly.aof) into the AOF directory (appendonlydir).*"]}
+            r set k3 v3
+            restart_server
+            assert_equal {v1 v2 v3} [r mget k1 k2 k3]
+        }
+    }
+}
+
 test "An unknown command in the AOF stops the start" {
     lassign [aof_try_start $::aof_one_incr {appendonly.aof.1.incr.aof "*1\r\n\$7\r\nNOSUCHC\r\n"}] code out
     assert_equal 1 $code
