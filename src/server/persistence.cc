@@ -307,9 +307,18 @@ void LogLoadFailure(const std::string& filename, const uint8_t* p, size_t n,
                     const persist::LoadResult& res) {
   if (res.short_read)
     LOG_WARNING("Short read or OOM loading DB. Unrecoverable error, aborting now.");
+  bool checksum = res.error.rfind("Wrong RDB checksum", 0) == 0;
+  if (checksum) {
+    // Valkey 8 logs the sums, then the cause as "RDB CRC error" (what operators and its tests
+    // look for).
+    LOG_WARNING("%s", res.error.c_str());
+    LOG_WARNING("Error reading the RDB file %s at offset %llu: RDB CRC error", filename.c_str(),
+                static_cast<unsigned long long>(res.error_offset));
+    return;
+  }
   LOG_WARNING("Error reading the RDB file %s at offset %llu: %s", filename.c_str(),
               static_cast<unsigned long long>(res.error_offset), res.error.c_str());
-  if (res.version >= 5 && res.error.rfind("Wrong RDB checksum", 0) != 0) {
+  if (res.version >= 5) {
     // A file that does not end with EOF + a matching checksum was cut short or damaged.
     bool tail_ok = false;
     if (n >= 9 && p[n - 9] == persist::kOpEof) {
