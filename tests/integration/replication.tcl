@@ -1124,6 +1124,45 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+# A replica made by REPLICAOF, its config rewritten, restarted: it follows the same primary
+# (Valkey 8 writes the live replicaof into the file), by partial resync from its snapshot.
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {tags {repl} overrides {save {900 1}}} {
+        proc repl_conf_lines {name} {
+            set f [open [srv config_file]]
+            set lines [lsearch -all -inline -regexp [split [read $f] "\n"] "^$name "]
+            close $f
+            return $lines
+        }
+        test "CONFIG GET and CONFIG REWRITE give the primary REPLICAOF set; a restart keeps following it" {
+            assert_equal {replicaof {}} [r config get replicaof]
+            r replicaof 127.0.0.1 [srv -1 port]
+            repl_wait_synced -1 0
+            assert_equal [list replicaof "127.0.0.1 [srv -1 port]"] [r config get replicaof]
+            assert_equal OK [r config rewrite]
+            assert_equal [list "replicaof 127.0.0.1 [srv -1 port]"] [repl_conf_lines replicaof]
+            r -1 set before:restart 1
+            repl_wait_synced -1 0
+            set full [info_field [r -1 info stats] sync_full]
+            set partial [info_field [r -1 info stats] sync_partial_ok]
+            restart_server  ;# SIGTERM: the save point saves the snapshot with its offset
+            repl_wait_synced -1 0
+            assert_equal [list replicaof "127.0.0.1 [srv -1 port]"] [r config get replicaof]
+            assert_equal $full [info_field [r -1 info stats] sync_full] "a full sync"
+            assert_equal [expr {$partial + 1}] [info_field [r -1 info stats] sync_partial_ok]
+            assert_equal 1 [r get before:restart]
+        }
+        test "REPLICAOF NO ONE then CONFIG REWRITE drops the replicaof line" {
+            r replicaof no one
+            assert_equal {replicaof {}} [r config get replicaof]
+            assert_equal OK [r config rewrite]
+            assert_equal {} [repl_conf_lines replicaof]
+            restart_server
+            assert_equal master [info_field [r info replication] role]
+        }
+    }
+}
+
 # ---------------------------------------------------------------- replica-lazy-flush
 
 start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
