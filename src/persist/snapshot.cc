@@ -408,6 +408,7 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
         }
         if (opts_.skip_expired && expire_ >= 0 && expire_ < opts_.now_ms) {
           res_.keys_expired++;
+          if (opts_.skipped_expired) opts_.skipped_expired(dbid_, key);
         } else {
           std::string err;
           if (!visit_(dbid_, key, v, expire_, idle_, freq_, &err)) return bad(err);

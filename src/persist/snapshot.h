@@ -127,6 +127,8 @@ struct LoadOptions {
   std::function<void(uint64_t parsed)> after_key;
   // Called with the used-mem aux field when it is read (INFO's loading_rdb_used_mem).
   std::function<void(int64_t)> used_mem;
+  // Called with each key left out because it had expired (skip_expired).
+  std::function<void(int dbid, std::string_view key)> skipped_expired;
 };
 
 struct LoadResult {

@@ -61,20 +61,13 @@ void WriteDirect(Client* c, std::string_view s) {
   server::QueueWrite(c);
 }
 
-void EnsureBacklog() {
-  State& st = GetState();
-  if (!st.backlog) {
-    st.backlog = std::make_unique<Backlog>(
-        static_cast<size_t>(std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size)));
-    // A fresh backlog starts a new history: stream offsets continue from here.
-    st.backlog->Append("", st.offset);
-  }
-}
 
 bool TryPartial(Client* c, std::string_view replid, int64_t from) {
   State& st = GetState();
   if (!st.backlog) return false;
-  bool same = replid == st.replid || (replid == st.replid2 && from <= st.second_offset + 1);
+  // The secondary ID holds up to second_offset: a replica asking for a byte after it took a
+  // byte of the old history this node never had (Valkey 8's bound).
+  bool same = replid == st.replid || (replid == st.replid2 && from <= st.second_offset);
   if (!same) return false;
   std::string data;
   if (!st.backlog->ReadFrom(from, st.offset, &data)) return false;
@@ -375,6 +368,16 @@ bool AppliesSlotStates(Client* c) {
 }
 
 }  // namespace
+
+void EnsureBacklog() {
+  State& st = GetState();
+  if (!st.backlog) {
+    st.backlog = std::make_unique<Backlog>(
+        static_cast<size_t>(std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size)));
+    // A fresh backlog starts a new history: stream offsets continue from here.
+    st.backlog->Append("", st.offset);
+  }
+}
 
 int SlotStateReplicas() {
   int n = 0;

@@ -35,6 +35,8 @@ struct ReplicaLink {
 };
 
 void FeedReplicas(std::string_view bytes);
+// A primary keeps a backlog once it has had a replica (or restarted with a history to offer).
+void EnsureBacklog();
 const std::vector<server::Client*>& Replicas();
 // The address of a replica of mine that cannot stage slot imports (not one of ours), or "".
 std::string ReplicaWithoutSlotImport();

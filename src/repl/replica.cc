@@ -458,6 +458,11 @@ void HandleHandshakeLine(const std::string& line) {
     g_side.info_total = -1;
     g_side.transfer_read = 0;
     LOG_NOTICE("Full resync from primary: %s:%lld", parts[1].c_str(), static_cast<long long>(off));
+    // Our data is about to be replaced: our replicas, which hold it, must sync again too (they
+    // are refused until our sync ends, then find a history they cannot continue), as Valkey 8
+    // disconnects them when its PSYNC fails. Kept on, they took the new stream on old data.
+    std::vector<Client*> reps = Replicas();
+    for (Client* c : reps) server::CloseAsync(c);
     FailoverPsyncAnswered(true);
     return;
   }
@@ -465,9 +470,14 @@ void HandleHandshakeLine(const std::string& line) {
     std::string newid = line.size() > 10 ? line.substr(10) : "";
     if (newid.size() == 40 && newid != st.replid) {
       // The primary's history continues ours under a new id (PSYNC2).
+      LOG_NOTICE("Primary replication ID changed to %s", newid.c_str());
       st.replid2 = st.replid;
       st.second_offset = st.offset + 1;
       st.replid = newid;
+      // Our replicas must learn it (Valkey 8's disconnectReplicas): they reconnect and
+      // continue by PSYNC with the old id, now our secondary.
+      std::vector<Client*> reps = Replicas();
+      for (Client* c : reps) server::CloseAsync(c);
     }
     LOG_NOTICE("Successful partial resynchronization with primary.");
     g_side.full_sync_pending = false;  // our data continues this primary's history

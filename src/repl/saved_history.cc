@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/log.h"
+#include "base/time.h"
 #include "base/util.h"
 #include "persist/snapshot.h"
 #include "repl/backlog.h"
@@ -65,9 +66,25 @@ void AdoptSavedHistory() {
   Recorded r = std::move(g_recorded);
   g_recorded = Recorded{};
   bool replica = IsReplica() || !server::cfg.replicaof.empty();
-  if (!replica || r.id.empty() || r.offset < 0) return;
-  AdoptHistory(r.id, r.offset);
   State& st = GetState();
+  if (!replica) {
+    // A primary keeps a fresh replication ID and takes the recorded one as its secondary, valid
+    // up to the snapshot's offset, with an empty backlog from there: its replicas, which hold
+    // that history, continue by PSYNC (Valkey 8's loadDataFromDisk does the same). A snapshot
+    // older than a replica's offset is refused by that bound, so the replica syncs in full.
+    EnsureBacklog();
+    if (r.id.empty() || r.offset < 0) return;
+    st.replid2 = r.id;
+    st.second_offset = r.offset + 1;
+    st.offset = r.offset;
+    st.backlog->Append("", st.offset);
+    st.no_replicas_since_ms = base::MsTime();
+    LOG_NOTICE("Replication history from the snapshot: %s, offset %lld, kept as the secondary ID",
+               st.replid2.c_str(), static_cast<long long>(r.offset));
+    return;
+  }
+  if (r.id.empty() || r.offset < 0) return;
+  AdoptHistory(r.id, r.offset);
   LOG_NOTICE("Replication history from the snapshot: %s, offset %lld (PSYNC may continue it)",
              st.replid.c_str(), static_cast<long long>(st.offset));
 }

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "base/crc64.h"
@@ -298,6 +299,10 @@ void CheckChildDone() {
     BgsaveDone(WIFEXITED(status) ? WEXITSTATUS(status) : 1, 0);
 }
 
+// The keys the start's snapshot held already expired (left out of the load), while it loads.
+std::vector<std::pair<int, std::string>>* g_expired_at_start = nullptr;
+std::vector<std::pair<int, std::string>> g_expired_at_start_keys;
+
 enum class LoadStatus { kOk, kNotExist, kError };
 enum class LoadMode { kReplace, kAdd, kMerge };
 LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, LoadMode mode,
@@ -386,6 +391,10 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
   opts.num_dbs = NumDbs();
   opts.after_key = LoadProgress();
   opts.used_mem = [](int64_t v) { LoadingProgress().rdb_used_mem = v; };
+  if (g_expired_at_start)
+    opts.skipped_expired = [](int dbid, std::string_view key) {
+      g_expired_at_start->emplace_back(dbid, std::string(key));
+    };
   persist::LoadResult res;
   {
     LoadingScope loading(false);
@@ -468,9 +477,15 @@ void NoteLoaded(const persist::LoadResult& res) {
 
 const PersistenceState& Persistence() { return st; }
 
+std::vector<std::pair<int, std::string>> TakeKeysExpiredAtStart() {
+  return std::exchange(g_expired_at_start_keys, {});
+}
+
 bool LoadSnapshotAtStartup() {
   int64_t start = base::UsTime();
+  g_expired_at_start = &g_expired_at_start_keys;
   LoadStatus s = LoadFile(cfg.dbfilename, LoadMode::kReplace);
+  g_expired_at_start = nullptr;
   if (s == LoadStatus::kNotExist) return true;
   if (s == LoadStatus::kError) {
     LOG_WARNING("Fatal error loading the DB, check server logs. Exiting.");

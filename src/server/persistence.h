@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "server/client.h"
 
@@ -39,6 +41,8 @@ const PersistenceState& Persistence();
 // preferred when on, and server::Main loads it instead). A missing file is an empty start; any
 // other failure is logged and returns false (the caller exits with code 1).
 bool LoadSnapshotAtStartup();
+// The keys (db, name) that snapshot held already expired, left out of the load; once.
+std::vector<std::pair<int, std::string>> TakeKeysExpiredAtStart();
 
 // The log lines of a load: where the snapshot came from (before its keys are counted), and
 // its end, with INFO's rdb_last_load_keys_* (a replica's full sync loads without a file).

@@ -565,7 +565,15 @@ int Main(int argc, char** argv) {
   AddOtherChildCheck([] { return AofRewriteInProgress(); });
   // The AOF, when on, is preferred to the snapshot.
   if (!(cfg.appendonly ? AofLoadAtStartup() : LoadSnapshotAtStartup())) return 1;
-  if (!cfg.appendonly) Repl().snapshot_loaded_at_start();
+  if (!cfg.appendonly) {
+    Repl().snapshot_loaded_at_start();
+    // Keys the snapshot held already expired were left out: a primary's replicas continuing its
+    // history by PSYNC still hold them, and get their deletes (as Valkey 8's load feeds them).
+    std::string_view verb = cfg.lazyfree_lazy_expire ? "UNLINK" : "DEL";
+    bool primary = !Repl().is_replica() && cfg.replicaof.empty();
+    for (auto& [dbid, key] : TakeKeysExpiredAtStart())
+      if (primary) WriteOut(dbid, {verb, key});
+  }
   Cluster().data_loaded();
   if (!AofOpenAtStartup()) return 1;
   LOG_NOTICE("Ready to accept connections tcp");

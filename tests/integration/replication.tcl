@@ -1163,6 +1163,78 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+# A chain P -> R -> S. P restarted from its snapshot (saved at SIGTERM) keeps the recorded
+# history as its secondary ID, as Valkey 8 does, so R continues by PSYNC; R, told the new ID in
+# +CONTINUE, makes S reconnect, and S continues by PSYNC with R. Keys the snapshot held already
+# expired are left out of P's load and deleted on R and S by the stream.
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0 save {3600 1}}} {
+    start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+        start_server {tags {repl}} {
+            r -1 replicaof 127.0.0.1 [srv -2 port]
+            repl_wait_link_up -1
+            r replicaof 127.0.0.1 [srv -1 port]
+            repl_wait_link_up 0
+            proc repl_chain_synced {} {
+                repl_wait_synced -2 -1
+                repl_wait_synced -1 0
+            }
+            test "A primary restarted from its snapshot: its replicas continue by PSYNC, keys expired meanwhile are deleted on them" {
+                r -2 debug set-active-expire 0
+                r -2 set k v
+                r -2 set short v px 300
+                repl_chain_synced
+                set id [rinfo -2 master_replid]
+                set off [rinfo -2 master_repl_offset]
+                r -1 config resetstat
+                after 400  ;# short has expired; nothing deletes it before the restart
+                restart_server 1 -2
+                repl_wait_link_up -1
+                repl_wait_link_up 0
+                repl_chain_synced
+                assert {[rinfo -2 master_replid] ne $id}
+                assert_equal $id [rinfo -2 master_replid2]
+                assert_equal [expr {$off + 1}] [rinfo -2 second_repl_offset]
+                assert_equal 1 [rinfo -2 rdb_last_load_keys_expired]
+                assert_equal {1 0} [list [rinfo -2 sync_partial_ok] [rinfo -2 sync_full]]
+                assert_equal {1 0} [list [rinfo -1 sync_partial_ok] [rinfo -1 sync_full]]
+                assert_equal [rinfo -2 master_replid] [rinfo 0 master_replid]
+                # the UNLINK of short went down the chain (replicas never expire keys themselves)
+                assert_equal {1 1 1} [list [r -2 dbsize] [r -1 dbsize] [r dbsize]]
+                assert_equal v [r get k]
+            }
+            test "PSYNC with the secondary ID is refused one byte past where it holds" {
+                set id [rinfo -2 master_replid2]
+                set upto [rinfo -2 second_repl_offset]
+                foreach {from want} [list [expr {$upto + 1}] "+FULLRESYNC*" $upto "+CONTINUE*"] {
+                    set fd [valkey_raw -2]
+                    puts -nonewline $fd "PSYNC $id $from\r\n"
+                    flush $fd
+                    fconfigure $fd -blocking 1
+                    set line [gets $fd]
+                    close $fd
+                    assert_match $want $line "PSYNC from $from (held up to $upto)"
+                }
+                repl_wait_link_up -1
+            }
+            test "A replica that syncs in full makes its own replicas sync in full again" {
+                # P killed and started without its snapshot: a history R cannot continue
+                catch {exec kill -KILL [srv -2 pid]}
+                while {[::srv::alive [srv -2 pid]]} { after 10 }
+                file delete [file join [srv -2 dir] dump.rdb]
+                r -1 config resetstat
+                restart_server 1 -2
+                r -2 set fresh 1
+                repl_wait_link_up -1
+                repl_wait_link_up 0
+                repl_chain_synced
+                assert_equal {0 1} [list [r exists k] [r get fresh]]
+                assert_equal 1 [r dbsize]
+                assert_equal 1 [rinfo -1 sync_full]
+            }
+        }
+    }
+}
+
 # ---------------------------------------------------------------- replica-lazy-flush
 
 start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
