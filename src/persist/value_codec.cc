@@ -361,6 +361,7 @@ bool ReadQuicklist(Reader& r, bool v2, Value* out) {
       if (container != kContainerPlain && container != kContainerPacked) return false;
     }
     if (!r.ReadString(&blob)) return false;
+    if (blob.empty()) return false;  // no node of either kind is 0 bytes (Valkey 8 refuses it)
     if (container == kContainerPlain) {
       out->elems.push_back(std::move(blob));
       blob.clear();

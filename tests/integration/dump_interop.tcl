@@ -133,6 +133,10 @@ start_server {tags {dump}} {
         # A listpack hash whose declared size exceeds its bytes.
         set body "\x10\x0b\xff\x00\x00\x00\x02\x00\x81a\x02\x81b\x02\xff$v10"
         assert_error "ERR Bad data format" {r restore t 0 [with_crc $body]}
+        # A quicklist of one plain node of 0 bytes (Valkey 8 refuses any empty node; ours
+        # made a list of one empty element).
+        set body "\x12\x01\x01\x00$v10"
+        assert_error "ERR Bad data format" {r restore t 0 [with_crc $body]}
         assert_equal 0 [r exists t]
         # A well-formed crafted payload still works.
         assert_equal OK [r restore t 0 [with_crc "\x00\x03abc$v10"]]
