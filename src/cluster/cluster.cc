@@ -390,6 +390,10 @@ void Install() {
       });
     return sum;
   };
+  h.connections = []() -> uint64_t {
+    size_t n = GetState().nodes.size();
+    return GetState().myself && n > 0 ? (n - 1) * 2 : 0;
+  };
   h.announce_changed = [] {
     if (!GetState().myself) return;  // not in cluster mode, or not started yet
     SetMyAddressFromConfig();

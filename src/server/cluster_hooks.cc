@@ -27,6 +27,7 @@ ClusterHooks& Cluster() {
       .debug = [](Client*) { return false; },
       .while_loading = [] {},
       .links_memory = []() -> uint64_t { return 0; },
+      .connections = []() -> uint64_t { return 0; },
   };
   return h;
 }

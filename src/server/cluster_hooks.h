@@ -69,6 +69,8 @@ struct ClusterHooks {
   void (*while_loading)();
   // INFO mem_cluster_links: what the bus links hold (the links and their buffers).
   uint64_t (*links_memory)();
+  // INFO cluster_connections: as Valkey 8 counts them, two per other known node.
+  uint64_t (*connections)();
 };
 
 ClusterHooks& Cluster();

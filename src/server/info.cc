@@ -98,8 +98,11 @@ void SecClients(std::string* s) {
     max_out = std::max(max_out, c->conn.PendingBytes());
   }
   Line(s, "# Clients");
-  Line(s, "connected_clients:%zu", g.clients.size());
-  Line(s, "cluster_connections:0");
+  // As Valkey 8: replica links are not clients here (our primary's link is).
+  size_t replicas = static_cast<size_t>(
+      std::count_if(g.clients.begin(), g.clients.end(), [](Client* c) { return c->flags & kReplica; }));
+  Line(s, "connected_clients:%zu", g.clients.size() - replicas);
+  Line(s, "cluster_connections:%llu", static_cast<ull>(Cluster().connections()));
   Line(s, "maxclients:%lld", static_cast<ll>(cfg.maxclients));
   Line(s, "client_recent_max_input_buffer:%zu", max_in);
   Line(s, "client_recent_max_output_buffer:%zu", max_out);

@@ -59,6 +59,19 @@ start_cluster {primaries 3 replicas 1 nodes 6 create manual} {
         foreach c $subs { $c close }
     }
 
+    test "INFO clients: two cluster_connections per other node; replica links are not connected_clients" {
+        foreach i {0 1 2 3 4 5} {
+            set info [cn $i info clients]
+            assert_equal 10 [info_field $info cluster_connections] "node $i"
+            set list [split [string trim [cn $i client list]] "\n"]
+            set replicas [llength [lsearch -all -regexp $list {flags=[^ ]*S}]]
+            assert_equal [expr {[llength $list] - $replicas}] [info_field $info connected_clients] "node $i"
+        }
+        # a primary's replica link is in CLIENT LIST, not in connected_clients
+        set p [cluster_slot_owner 0]
+        assert_match "*flags=S*" [cn $p client list]
+    }
+
     test "SPUBLISH reaches the shard that owns the channel's slot, and only it" {
         set ch [cluster_key_in_slot_of 1 chan]
         set p [cluster_slot_owner [cn 0 cluster keyslot $ch]]
