@@ -28,6 +28,7 @@
 #include "server/dispatch.h"
 #include "server/info.h"
 #include "server/loading.h"
+#include "server/memory_report.h"
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
 
@@ -861,21 +862,58 @@ void MemoryUsage(Client* c) {
 }
 
 void MemoryStats(Client* c) {
-  uint64_t used = UsedMemory();
-  uint64_t keys = 0;
-  for (int i = 0; i < NumDbs(); i++) keys += GetDb(i)->Size();
+  server::MemoryReport m = server::BuildMemoryReport();
   auto r = c->R();
-  r.MapLen(5);
-  r.Bulk("peak.allocated");
-  r.Int(static_cast<int64_t>(std::max(used, g.stat_peak_memory)));
-  r.Bulk("total.allocated");
-  r.Int(static_cast<int64_t>(used));
-  r.Bulk("keys.count");
-  r.Int(static_cast<int64_t>(keys));
-  r.Bulk("keys.bytes-per-key");
-  r.Int(keys ? static_cast<int64_t>(used / keys) : 0);
-  r.Bulk("dataset.bytes");
-  r.Int(static_cast<int64_t>(used));
+  r.MapLen(31 + m.dbs.size());
+  auto num = [&](const char* k, uint64_t v) {
+    r.Bulk(k);
+    r.Int(static_cast<int64_t>(v));
+  };
+  auto sint = [&](const char* k, int64_t v) {
+    r.Bulk(k);
+    r.Int(v);
+  };
+  auto dbl = [&](const char* k, double v) {
+    r.Bulk(k);
+    r.Double(v);
+  };
+  num("peak.allocated", m.peak);
+  num("total.allocated", m.total);
+  num("startup.allocated", m.startup);
+  num("replication.backlog", m.repl_backlog);
+  num("clients.slaves", m.clients_replicas);
+  num("clients.normal", m.clients_normal);
+  num("cluster.links", m.cluster_links);
+  num("aof.buffer", m.aof_buffer);
+  num("lua.caches", 0);
+  num("functions.caches", 0);
+  for (auto& d : m.dbs) {
+    r.Bulk("db." + std::to_string(d.id));
+    r.MapLen(2);
+    num("overhead.hashtable.main", d.main);
+    num("overhead.hashtable.expires", d.expires);
+  }
+  num("overhead.db.hashtable.lut", m.buckets);
+  num("overhead.db.hashtable.rehashing", m.rehashing);
+  num("overhead.total", m.overhead_total);
+  num("db.dict.rehashing.count", m.rehashing_tables);
+  num("keys.count", m.keys);
+  num("keys.bytes-per-key", m.bytes_per_key);
+  num("dataset.bytes", m.dataset);
+  dbl("dataset.percentage", m.dataset_perc);
+  dbl("peak.percentage", m.peak_perc);
+  num("allocator.allocated", m.alloc.allocated);
+  num("allocator.active", m.alloc.active);
+  num("allocator.resident", m.alloc.resident);
+  num("allocator.muzzy", m.alloc.muzzy);
+  dbl("allocator-fragmentation.ratio", m.allocator_frag);
+  sint("allocator-fragmentation.bytes", m.allocator_frag_bytes);
+  dbl("allocator-rss.ratio", m.allocator_rss);
+  sint("allocator-rss.bytes", m.allocator_rss_bytes);
+  dbl("rss-overhead.ratio", m.rss_extra);
+  sint("rss-overhead.bytes", m.rss_extra_bytes);
+  dbl("fragmentation", m.total_frag);
+  sint("fragmentation.bytes", m.total_frag_bytes);
 }
 
 void MemoryDoctor(Client* c) {

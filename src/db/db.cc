@@ -365,6 +365,22 @@ uint64_t Db::ScanExpires(uint64_t cursor, const std::function<void(ExpNode*)>& f
       [this](int s) -> ExpireTable& { return slots_[s]->expires; }, fn);
 }
 
+Db::Overhead Db::TablesOverhead() const {
+  Overhead o;
+  for (auto& t : slots_) {
+    if (!t) continue;
+    o.tables++;
+    uint64_t kb = t->keys.Buckets() * sizeof(Obj*), eb = t->expires.Buckets() * sizeof(ExpNode*);
+    o.main_bytes += sizeof(SlotTables) + kb + t->keys.Size() * sizeof(Obj);
+    o.expires_bytes += eb + t->expires.Size() * sizeof(ExpNode);
+    o.bucket_bytes += kb + eb;
+    size_t rk = t->keys.RehashingFromBuckets(), re = t->expires.RehashingFromBuckets();
+    o.rehashing_bytes += (rk + re) * sizeof(void*);
+    o.rehashing_tables += (rk > 0) + (re > 0);
+  }
+  return o;
+}
+
 bool Db::TableStats(bool expires, int t, bool full, ds::HtStats* out) const {
   bool any = false;
   auto add = [&](const auto& table) {

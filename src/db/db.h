@@ -200,6 +200,16 @@ class Db {
   bool TableStats(bool expires, int t, bool full, ds::HtStats* out) const;
   // Incremental rehash work for idle tables.
   void RehashSome(int steps);
+  // What the tables cost beyond the objects' data (MEMORY STATS, INFO memory), as Valkey 8
+  // splits it: bucket arrays, per-key headers and expire entries; `tables` 0 when none exists.
+  struct Overhead {
+    size_t tables = 0;
+    uint64_t main_bytes = 0, expires_bytes = 0;
+    uint64_t bucket_bytes = 0;     // every bucket array (Valkey's hashtable "lut")
+    uint64_t rehashing_bytes = 0;  // the arrays being emptied by a rehash
+    uint64_t rehashing_tables = 0;
+  };
+  Overhead TablesOverhead() const;
 
  private:
   SlotTables* TablesAt(int slot, bool create);

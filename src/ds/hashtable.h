@@ -48,6 +48,8 @@ class HashTable {
   size_t Size() const { return t_[0].used + t_[1].used; }
   size_t Buckets() const { return t_[0].size + t_[1].size; }
   bool Rehashing() const { return rehash_idx_ >= 0; }
+  // The buckets of the array a rehash empties (0 when none runs): memory held twice meanwhile.
+  size_t RehashingFromBuckets() const { return Rehashing() ? t_[0].size : 0; }
   // Bytes used by the bucket arrays (for MEMORY USAGE-style accounting).
   size_t BucketBytes() const { return Buckets() * sizeof(Node*); }
 

@@ -130,6 +130,9 @@ void Install() {
   h.before_sleep = BeforeSleep;
   h.append_info = AppendInfo;
   h.resize_backlog = ResizeBacklog;
+  h.backlog_bytes = []() -> uint64_t {
+    return GetState().backlog ? GetState().backlog->size() : 0;
+  };
   h.become_replica = BecomeReplica;
   h.become_primary = BecomePrimary;
   h.primary_last_contact_ms = PrimaryLastContactMs;

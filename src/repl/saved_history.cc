@@ -72,8 +72,9 @@ void AdoptSavedHistory() {
     // up to the snapshot's offset, with an empty backlog from there: its replicas, which hold
     // that history, continue by PSYNC (Valkey 8's loadDataFromDisk does the same). A snapshot
     // older than a replica's offset is refused by that bound, so the replica syncs in full.
-    EnsureBacklog();
+    // Without a recorded history there is nothing to continue, and no backlog.
     if (r.id.empty() || r.offset < 0) return;
+    EnsureBacklog();
     st.replid2 = r.id;
     st.second_offset = r.offset + 1;
     st.offset = r.offset;

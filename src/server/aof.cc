@@ -697,6 +697,8 @@ bool ReadManifest(persist::AofManifest* m, bool* exists) {
 
 bool AofActive() { return aof_.status != Status::kOff; }
 
+uint64_t AofBufferBytes() { return aof_.status == Status::kOff ? 0 : aof_.buf.capacity(); }
+
 bool AofLoading() { return aof_.loading; }
 
 uint64_t AofStreamOffset() { return aof_.written + aof_.buf.size(); }

@@ -14,6 +14,8 @@ namespace server {
 
 // appendonly yes and the file is being written (also while the first rewrite runs).
 bool AofActive();
+// What the AOF's write buffer holds allocated (INFO mem_aof_buffer).
+uint64_t AofBufferBytes();
 // Bytes fed to the AOF so far (written or buffered): a client's writes are on disk once
 // AofFsyncedOffset() reaches the value after them (WAITAOF's local count).
 uint64_t AofStreamOffset();

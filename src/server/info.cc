@@ -28,6 +28,7 @@
 #include "server/evict.h"
 #include "server/lazyfree.h"
 #include "server/loading.h"
+#include "server/memory_report.h"
 #include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
@@ -125,56 +126,59 @@ void SecClients(std::string* s) {
   Line(s, "paused_clients:%zu", paused);
 }
 
-uint64_t RssBytes() {
-  FILE* f = fopen("/proc/self/statm", "r");
-  if (!f) return 0;
-  unsigned long size = 0, rss = 0;
-  if (fscanf(f, "%lu %lu", &size, &rss) != 2) rss = 0;
-  fclose(f);
-  return static_cast<uint64_t>(rss) * sysconf(_SC_PAGESIZE);
-}
-
 void SecMemory(std::string* s) {
-  uint64_t used = UsedMemory();
-  if (used > g.stat_peak_memory) g.stat_peak_memory = used;
-  uint64_t rss = RssBytes();
-  // Replicas apart (mem_clients_slaves: their output, as Valkey's), the other clients whole.
-  uint64_t clients_mem = 0, replicas_mem = 0;
-  for (Client* c : g.clients) {
-    if (c->flags & kReplica)
-      replicas_mem += c->conn.OutputHeapBytes();
-    else
-      clients_mem += ClientMemory(c);
-  }
+  MemoryReport m = BuildMemoryReport();
+  auto human = [](uint64_t n) { return base::BytesToHuman(n); };
+  uint64_t system = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE);
   Line(s, "# Memory");
-  Line(s, "used_memory:%llu", static_cast<ull>(used));
-  Line(s, "used_memory_human:%s", base::BytesToHuman(used).c_str());
-  Line(s, "used_memory_rss:%llu", static_cast<ull>(rss));
-  Line(s, "used_memory_rss_human:%s", base::BytesToHuman(rss).c_str());
-  Line(s, "used_memory_peak:%llu", static_cast<ull>(g.stat_peak_memory));
-  Line(s, "used_memory_peak_human:%s", base::BytesToHuman(g.stat_peak_memory).c_str());
-  Line(s, "used_memory_peak_perc:%.2f%%",
-       g.stat_peak_memory ? used * 100.0 / g.stat_peak_memory : 0.0);
-  Line(s, "used_memory_overhead:%llu", static_cast<ull>(clients_mem + replicas_mem));
-  Line(s, "used_memory_startup:0");
-  Line(s, "used_memory_dataset:%llu",
-       static_cast<ull>(used > clients_mem + replicas_mem ? used - clients_mem - replicas_mem : 0));
-  Line(s, "allocator_allocated:%llu", static_cast<ull>(AllocatorAllocated()));
-  Line(s, "total_system_memory:%llu",
-       static_cast<ull>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE));
-  Line(s, "total_system_memory_human:%s",
-       base::BytesToHuman(static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE))
-           .c_str());
-  Line(s, "used_memory_lua:0");
+  Line(s, "used_memory:%llu", static_cast<ull>(m.total));
+  Line(s, "used_memory_human:%s", human(m.total).c_str());
+  Line(s, "used_memory_rss:%llu", static_cast<ull>(m.rss));
+  Line(s, "used_memory_rss_human:%s", human(m.rss).c_str());
+  Line(s, "used_memory_peak:%llu", static_cast<ull>(m.peak));
+  Line(s, "used_memory_peak_human:%s", human(m.peak).c_str());
+  Line(s, "used_memory_peak_perc:%.2f%%", m.peak_perc);
+  Line(s, "used_memory_overhead:%llu", static_cast<ull>(m.overhead_total));
+  Line(s, "used_memory_startup:%llu", static_cast<ull>(m.startup));
+  Line(s, "used_memory_dataset:%llu", static_cast<ull>(m.dataset));
+  Line(s, "used_memory_dataset_perc:%.2f%%", m.dataset_perc);
+  Line(s, "allocator_allocated:%llu", static_cast<ull>(m.alloc.allocated));
+  Line(s, "allocator_active:%llu", static_cast<ull>(m.alloc.active));
+  Line(s, "allocator_resident:%llu", static_cast<ull>(m.alloc.resident));
+  Line(s, "allocator_muzzy:%llu", static_cast<ull>(m.alloc.muzzy));
+  Line(s, "total_system_memory:%llu", static_cast<ull>(system));
+  Line(s, "total_system_memory_human:%s", human(system).c_str());
+  // No scripting engine: Valkey 8's script and function fields, all empty.
+  for (const char* f : {"used_memory_lua", "used_memory_vm_eval"}) Line(s, "%s:0", f);
+  Line(s, "used_memory_lua_human:0B");
+  for (const char* f : {"used_memory_scripts_eval", "number_of_cached_scripts",
+                        "number_of_functions", "number_of_libraries", "used_memory_vm_functions",
+                        "used_memory_vm_total"})
+    Line(s, "%s:0", f);
+  Line(s, "used_memory_vm_total_human:0B");
+  Line(s, "used_memory_functions:0");
   Line(s, "used_memory_scripts:0");
+  Line(s, "used_memory_scripts_human:0B");
   Line(s, "maxmemory:%lld", static_cast<ll>(cfg.maxmemory));
-  Line(s, "maxmemory_human:%s", base::BytesToHuman(cfg.maxmemory).c_str());
+  Line(s, "maxmemory_human:%s", human(cfg.maxmemory).c_str());
   Line(s, "maxmemory_policy:%s", ConfigValue("maxmemory-policy").c_str());
-  Line(s, "mem_fragmentation_ratio:%.2f", used ? static_cast<double>(rss) / used : 0.0);
+  Line(s, "allocator_frag_ratio:%.2f", m.allocator_frag);
+  Line(s, "allocator_frag_bytes:%lld", static_cast<ll>(m.allocator_frag_bytes));
+  Line(s, "allocator_rss_ratio:%.2f", m.allocator_rss);
+  Line(s, "allocator_rss_bytes:%lld", static_cast<ll>(m.allocator_rss_bytes));
+  Line(s, "rss_overhead_ratio:%.2f", m.rss_extra);
+  Line(s, "rss_overhead_bytes:%lld", static_cast<ll>(m.rss_extra_bytes));
+  Line(s, "mem_fragmentation_ratio:%.2f", m.total_frag);
+  Line(s, "mem_fragmentation_bytes:%lld", static_cast<ll>(m.total_frag_bytes));
   Line(s, "mem_not_counted_for_evict:%llu", static_cast<ull>(MemoryNotCountedForEvict()));
-  Line(s, "mem_clients_slaves:%llu", static_cast<ull>(replicas_mem));
-  Line(s, "mem_clients_normal:%llu", static_cast<ull>(clients_mem));
-  Line(s, "mem_cluster_links:%llu", static_cast<ull>(Cluster().links_memory()));
+  Line(s, "mem_replication_backlog:%llu", static_cast<ull>(m.repl_backlog));
+  // Valkey 8 shares one buffer between the backlog and its replicas; ours are apart: both.
+  Line(s, "mem_total_replication_buffers:%llu",
+       static_cast<ull>(m.repl_backlog + m.clients_replicas));
+  Line(s, "mem_clients_slaves:%llu", static_cast<ull>(m.clients_replicas));
+  Line(s, "mem_clients_normal:%llu", static_cast<ull>(m.clients_normal));
+  Line(s, "mem_cluster_links:%llu", static_cast<ull>(m.cluster_links));
+  Line(s, "mem_aof_buffer:%llu", static_cast<ull>(m.aof_buffer));
 #ifdef USE_JEMALLOC
   // As Valkey prints it: jemalloc-<major>.<minor>.<bugfix> of the library built against.
   Line(s, "mem_allocator:jemalloc-%d.%d.%d", JEMALLOC_VERSION_MAJOR, JEMALLOC_VERSION_MINOR,
@@ -182,6 +186,8 @@ void SecMemory(std::string* s) {
 #else
   Line(s, "mem_allocator:libc");
 #endif
+  Line(s, "mem_overhead_db_hashtable_rehashing:%llu", static_cast<ull>(m.rehashing));
+  Line(s, "active_defrag_running:0");
   Line(s, "lazyfree_pending_objects:%zu", LazyFreePending());
   Line(s, "lazyfreed_objects:%llu", static_cast<ull>(LazyFreedObjects()));
 }
@@ -244,6 +250,10 @@ void SecStats(std::string* s) {
   Line(s, "total_writes_processed:%llu", static_cast<ull>(st.io_writes));
   Line(s, "io_threaded_reads_processed:0");
   Line(s, "io_threaded_writes_processed:0");
+  Line(s, "io_threaded_freed_objects:0");
+  Line(s, "io_threaded_poll_processed:0");
+  Line(s, "io_threaded_total_prefetch_batches:0");
+  Line(s, "io_threaded_total_prefetch_entries:0");
   Line(s, "client_query_buffer_limit_disconnections:%llu",
        static_cast<ull>(st.client_qbuf_limit_disconnections));
   Line(s, "client_output_buffer_limit_disconnections:%llu",

@@ -26,6 +26,7 @@ ReplHooks& Repl() {
       .before_sleep = [] {},
       .append_info = [](std::string*) {},
       .resize_backlog = [] {},
+      .backlog_bytes = []() -> uint64_t { return 0; },
       .become_replica = [](const std::string&, int, bool) {},
       .become_primary = [] {},
       .primary_last_contact_ms = []() -> int64_t { return 0; },

@@ -45,6 +45,7 @@ struct ReplHooks {
   void (*before_sleep)();
   void (*append_info)(std::string* s);  // INFO replication
   void (*resize_backlog)();             // CONFIG SET repl-backlog-size
+  uint64_t (*backlog_bytes)();          // the backlog's buffer, 0 without one
   // full_sync_required: a primary of another history (cluster: another shard).
   void (*become_replica)(const std::string& host, int port, bool full_sync_required);
   void (*become_primary)();

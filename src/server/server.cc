@@ -563,6 +563,7 @@ int Main(int argc, char** argv) {
   WritePidFile();
   LOG_NOTICE("Server initialized");
   AddOtherChildCheck([] { return AofRewriteInProgress(); });
+  g.initial_memory_usage = UsedMemory();
   // The AOF, when on, is preferred to the snapshot.
   if (!(cfg.appendonly ? AofLoadAtStartup() : LoadSnapshotAtStartup())) return 1;
   if (!cfg.appendonly) {

@@ -148,6 +148,7 @@ struct Server {
 
   Stats stats;
   uint64_t stat_peak_memory = 0;
+  uint64_t initial_memory_usage = 0;  // once started, before any data (used_memory_startup)
 };
 
 extern Server g;

@@ -121,6 +121,78 @@ start_server {tags {info}} {
         r del big
     }
 
+    test "INFO memory and MEMORY STATS give Valkey 8's fields, in its order" {
+        set names {}
+        foreach line [split [string trim [r info memory]] "\r\n"] {
+            if {$line ne "" && ![string match #* $line]} { lappend names [lindex [split $line :] 0] }
+        }
+        assert_equal [list {*}{used_memory used_memory_human used_memory_rss used_memory_rss_human
+            used_memory_peak used_memory_peak_human used_memory_peak_perc used_memory_overhead
+            used_memory_startup used_memory_dataset used_memory_dataset_perc allocator_allocated
+            allocator_active allocator_resident allocator_muzzy total_system_memory
+            total_system_memory_human used_memory_lua used_memory_vm_eval used_memory_lua_human
+            used_memory_scripts_eval number_of_cached_scripts number_of_functions
+            number_of_libraries used_memory_vm_functions used_memory_vm_total
+            used_memory_vm_total_human used_memory_functions used_memory_scripts
+            used_memory_scripts_human maxmemory maxmemory_human maxmemory_policy
+            allocator_frag_ratio allocator_frag_bytes allocator_rss_ratio allocator_rss_bytes
+            rss_overhead_ratio rss_overhead_bytes mem_fragmentation_ratio mem_fragmentation_bytes
+            mem_not_counted_for_evict mem_replication_backlog mem_total_replication_buffers
+            mem_clients_slaves mem_clients_normal mem_cluster_links mem_aof_buffer mem_allocator
+            mem_overhead_db_hashtable_rehashing active_defrag_running lazyfree_pending_objects
+            lazyfreed_objects}] $names
+        r flushall
+        r set k v
+        set keys {}
+        foreach {k v} [r memory stats] { lappend keys $k }
+        assert_equal [list {*}{peak.allocated total.allocated startup.allocated replication.backlog
+            clients.slaves clients.normal cluster.links aof.buffer lua.caches functions.caches
+            db.0 overhead.db.hashtable.lut overhead.db.hashtable.rehashing overhead.total
+            db.dict.rehashing.count keys.count keys.bytes-per-key dataset.bytes
+            dataset.percentage peak.percentage allocator.allocated allocator.active
+            allocator.resident allocator.muzzy allocator-fragmentation.ratio
+            allocator-fragmentation.bytes allocator-rss.ratio allocator-rss.bytes
+            rss-overhead.ratio rss-overhead.bytes fragmentation fragmentation.bytes}] $keys
+    }
+
+    test "MEMORY STATS: the overhead is the sum of its parts, the data set the rest" {
+        r flushall
+        for {set i 0} {$i < 1000} {incr i} { r set k:$i v }
+        r select 3
+        r set x y ex 1000
+        r select 0
+        set m [r memory stats]
+        set sum 0
+        foreach k {startup.allocated replication.backlog clients.slaves clients.normal
+                   cluster.links aof.buffer lua.caches functions.caches} {
+            incr sum [dict get $m $k]
+        }
+        foreach db {db.0 db.3} {
+            incr sum [dict get $m $db overhead.hashtable.main]
+            incr sum [dict get $m $db overhead.hashtable.expires]
+        }
+        assert_equal $sum [dict get $m overhead.total]
+        assert_equal [expr {[dict get $m total.allocated] - $sum}] [dict get $m dataset.bytes]
+        assert_equal 1001 [dict get $m keys.count]
+        assert_equal [expr {[dict get $m dataset.bytes] / 1001}] [dict get $m keys.bytes-per-key]
+        # a db without keys has no entry; only db 3 has an expire
+        assert_equal 0 [dict exists $m db.1]
+        assert_morethan [dict get $m db.3 overhead.hashtable.expires] 0
+        # 1000 keys: at least their headers and buckets beyond what they held at the start
+        assert_morethan [dict get $m db.0 overhead.hashtable.main] 16000
+        assert_morethan [dict get $m startup.allocated] 0
+        assert_morethan [dict get $m clients.normal] 0
+        set maps [::srv::file_tail /proc/[srv pid]/maps 100000]
+        if {[string match *libjemalloc* $maps]} {
+            assert {[dict get $m allocator.resident] >= [dict get $m allocator.active]}
+            assert {[dict get $m allocator.active] >= [dict get $m allocator.allocated]}
+            set want [expr {1 + double([dict get $m allocator-fragmentation.bytes]) / [dict get $m allocator.allocated]}]
+            assert_range [dict get $m allocator-fragmentation.ratio] [expr {$want - 0.0001}] [expr {$want + 0.0001}]
+            assert_equal [expr {[dict get $m allocator.resident] - [dict get $m allocator.active]}] [dict get $m allocator-rss.bytes]
+        }
+        r flushall
+    }
+
     test "INFO persistence fields" {
         set info [r info persistence]
         assert_equal 0 [info_field $info loading]

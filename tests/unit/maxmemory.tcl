@@ -336,6 +336,9 @@ start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
                 set owed [s -1 mem_clients_slaves]
                 assert_morethan $owed 2000000
                 assert_equal $owed [s -1 mem_not_counted_for_evict]
+                # the backlog apart, both in the replication buffers (Valkey 8's fields)
+                assert_equal [lindex [r -1 config get repl-backlog-size] 1] [s -1 mem_replication_backlog]
+                assert_equal [expr {[s -1 mem_replication_backlog] + $owed}] [s -1 mem_total_replication_buffers]
                 assert_equal 100 [r -1 dbsize]
                 assert_equal 0 [s -1 evicted_keys]
             } finally {
