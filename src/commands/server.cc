@@ -31,6 +31,7 @@
 #include "server/memory_report.h"
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
+#include "server/shutdown.h"
 
 namespace cmd {
 namespace {
@@ -963,21 +964,12 @@ void ShutdownCommand(Client* c) {
   if ((nosave && save) || (abort && (nosave || save || now || force)))
     return c->R().Error(kErrSyntax);
   if (abort) return AbortPendingShutdown() ? c->R().Ok() : c->R().Error("No shutdown in progress.");
-  (void)now;
-  // During a load the databases hold none of it yet: saving them would replace the file being
-  // loaded with nothing (Valkey 8 forces NOSAVE too).
-  if (Loading()) {
-    nosave = true;
-    save = false;
-  }
-  LOG_NOTICE("User requested shutdown... (user request from '%s')", ClientInfoForLog(c).c_str());
-  AofShutdown();
-  if (!ShutdownSave(save, nosave, force))
-    return c->R().Error("Errors trying to SHUTDOWN. Check logs.");
-  if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
-  if (!cfg.unixsocket.empty()) unlink(cfg.unixsocket.c_str());
-  LOG_WARNING("Valkey is now ready to exit, bye bye...");
-  exit(0);
+  unsigned flags = 0;
+  if (save) flags |= kShutdownSave;
+  if (nosave) flags |= kShutdownNosave;
+  if (now) flags |= kShutdownNow;
+  if (force) flags |= kShutdownForce;
+  StartShutdown(c, flags);
 }
 
 }  // namespace

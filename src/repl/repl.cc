@@ -133,6 +133,8 @@ void Install() {
   h.backlog_bytes = []() -> uint64_t {
     return GetState().backlog ? GetState().backlog->size() : 0;
   };
+  h.lagging_replicas = LaggingReplicas;
+  h.request_acks = RequestAcks;
   h.become_replica = BecomeReplica;
   h.become_primary = BecomePrimary;
   h.primary_last_contact_ms = PrimaryLastContactMs;
@@ -191,6 +193,37 @@ void Cron() {
 
 void BeforeSleep() { PrimaryBeforeSleep(); }
 
+std::string ReplicaIp(const Client* c) {
+  const ReplicaLink* l = c->repl;
+  return l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
+}
+
+const char* ReplicaStateName(const ReplicaLink* l) {
+  return l->state == ReplicaLink::kOnline    ? "online"
+         : l->state == ReplicaLink::kSendRdb ? "send_bulk"
+                                             : "wait_bgsave";
+}
+
+int LaggingReplicas(bool log, int* total) {
+  const State& st = GetState();
+  int64_t now = base::MsTime();
+  int lagging = 0;
+  *total = 0;
+  for (Client* c : Replicas()) {
+    (*total)++;
+    const ReplicaLink* l = c->repl;
+    if (l->ack_offset == st.offset) continue;
+    lagging++;
+    if (!log) continue;
+    int64_t lag = l->state == ReplicaLink::kOnline ? (now - l->ack_time_ms) / 1000 : 0;
+    LOG_NOTICE("Lagging replica %s:%d reported offset %lld behind master, lag=%lld, state=%s.",
+               ReplicaIp(c).c_str(), l->listening_port,
+               static_cast<long long>(st.offset - l->ack_offset), static_cast<long long>(lag),
+               ReplicaStateName(l));
+  }
+  return lagging;
+}
+
 void AppendInfo(std::string* s) {
   State& st = GetState();
   auto line = [&](const std::string& l) { s->append(l).append("\r\n"); };
@@ -204,13 +237,9 @@ void AppendInfo(std::string* s) {
   int64_t now = base::MsTime();
   for (Client* c : Replicas()) {
     ReplicaLink* l = c->repl;
-    std::string ip =
-        l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
-    const char* state = l->state == ReplicaLink::kOnline    ? "online"
-                        : l->state == ReplicaLink::kSendRdb ? "send_bulk"
-                                                            : "wait_bgsave";
-    line("slave" + std::to_string(i++) + ":ip=" + ip +
-         ",port=" + std::to_string(l->listening_port) + ",state=" + state + ",offset=" +
+    line("slave" + std::to_string(i++) + ":ip=" + ReplicaIp(c) +
+         ",port=" + std::to_string(l->listening_port) + ",state=" + ReplicaStateName(l) +
+         ",offset=" +
          std::to_string(l->ack_offset) + ",lag=" + std::to_string((now - l->ack_time_ms) / 1000) +
          ",type=replica");  // as Valkey 8.0.1 names a replica on one connection
   }

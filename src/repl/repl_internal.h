@@ -37,6 +37,12 @@ struct ReplicaLink {
 void FeedReplicas(std::string_view bytes);
 // A primary keeps a backlog once it has had a replica (or restarted with a history to offer).
 void EnsureBacklog();
+// A replica link's address as INFO and the log name it (announced IP, listening port), and
+// its state as Valkey 8 names it.
+std::string ReplicaIp(const server::Client* c);
+const char* ReplicaStateName(const ReplicaLink* l);
+// Replicas whose acknowledged offset is not ours (logged each, as Valkey 8 does at shutdown).
+int LaggingReplicas(bool log, int* total);
 const std::vector<server::Client*>& Replicas();
 // The address of a replica of mine that cannot stage slot imports (not one of ours), or "".
 std::string ReplicaWithoutSlotImport();

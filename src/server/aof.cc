@@ -1033,15 +1033,23 @@ void AofRestartAfterSync() {
   aof_.scheduled = true;
 }
 
-void AofShutdown() {
+bool AofShutdown(bool force) {
+  if (aof_.status == Status::kWaitRewrite && ChildRunning()) {
+    if (!force) {
+      LOG_WARNING("Writing initial AOF, can't exit.");
+      return false;
+    }
+    LOG_WARNING("Writing initial AOF. Exit anyway.");
+  }
   if (ChildRunning()) {
     LOG_WARNING("There is a child rewriting the AOF. Killing it!");
     KillChild();
   }
-  if (aof_.status == Status::kOff || aof_.fd < 0) return;
+  if (aof_.status == Status::kOff || aof_.fd < 0) return true;
   Flush(true);
   LOG_NOTICE("Calling fsync() on the AOF file.");
   fdatasync(aof_.fd);
+  return true;
 }
 
 bool AofDebugReload() {

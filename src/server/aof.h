@@ -55,8 +55,9 @@ void AofTurnOff();
 // consistent data set. As Valkey 8's restartAOFAfterSYNC: the AOF starts again from a rewrite
 // of the new data (retried from cron until it starts).
 void AofRestartAfterSync();
-// SHUTDOWN: kills a rewrite, writes and syncs what is buffered.
-void AofShutdown();
+// SHUTDOWN: kills a rewrite, writes and syncs what is buffered. False (logged) while the first
+// rewrite of an AOF just turned on runs, unless force: exiting then leaves no AOF of the data.
+bool AofShutdown(bool force);
 // The AOF is being loaded (start-up or DEBUG LOADAOF): its commands are running.
 bool AofLoading();
 // DEBUG LOADAOF: flush and sync, empty the data set, load the AOF again.

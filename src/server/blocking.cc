@@ -158,6 +158,20 @@ void BlockForAof(Client* c, uint64_t local_offset, int64_t numlocal, int64_t off
   st.local_done = local_done;
 }
 
+void BlockForShutdown(Client* c) {
+  BlockState st;
+  st.kind = BlockState::kShutdown;
+  c->flags |= kBlocked;
+  blocks_.blocked[c] = std::move(st);
+}
+
+void ShutdownBlocksFail(std::string_view err) {
+  std::vector<Client*> waiting;
+  for (auto& [c, st] : blocks_.blocked)
+    if (st.kind == BlockState::kShutdown) waiting.push_back(c);
+  for (Client* c : waiting) UnblockWithError(c, err);
+}
+
 bool WaitingForLocalSync() {
   for (Client* c : blocks_.wait_clients)
     if (blocks_.blocked[c].waitaof && blocks_.blocked[c].numlocal) return true;
@@ -359,7 +373,7 @@ int64_t HandleBlockedTimeouts() {
 
 bool UnblockByRequest(Client* c, bool with_error) {
   auto it = blocks_.blocked.find(c);
-  if (it == blocks_.blocked.end()) return false;
+  if (it == blocks_.blocked.end() || it->second.kind == BlockState::kShutdown) return false;
   BlockState st = it->second;
   Unblock(c);
   if (with_error)

@@ -18,7 +18,7 @@ namespace server {
 using AckCounter = int64_t (*)(int64_t offset);
 
 struct BlockState {
-  enum Kind : uint8_t { kKeys, kReplicas } kind = kKeys;
+  enum Kind : uint8_t { kKeys, kReplicas, kShutdown } kind = kKeys;
   int64_t deadline_ms = 0;  // 0: forever
   // kKeys
   std::vector<std::string> keys;
@@ -68,6 +68,10 @@ void BlockForAof(Client* c, uint64_t local_offset, int64_t numlocal, int64_t off
 void BlockUntilReplicated(Client* c, int64_t numreplicas, int64_t deadline_ms, AckCounter acked,
                           std::string error,
                           void (*abandoned)(const std::vector<std::string>& argv));
+// SHUTDOWN waiting for replicas: c gets no reply unless the shutdown fails or is aborted
+// (ShutdownBlocksFail); no timeout, and CLIENT UNBLOCK does not end it (as Valkey 8).
+void BlockForShutdown(Client* c);
+void ShutdownBlocksFail(std::string_view err);
 // End of Call: a block waiting for "the offset after this command" learns it.
 void SetPendingBlockOffset(Client* c, int64_t offset);
 // A WAITAOF client waits for the local fsync (the loop then polls the sync thread).

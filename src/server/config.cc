@@ -777,6 +777,8 @@ std::vector<Def>& Table() {
        nullptr,
        "1"},
       {"repl-timeout", nullptr, kInt, 0, &cfg.repl_timeout, 1, INT_MAX, nullptr, {}, nullptr, "60"},
+      {"shutdown-timeout", nullptr, kInt, 0, &cfg.shutdown_timeout, 0, INT_MAX, nullptr, {}, nullptr,
+       "10"},
       {"repl-ping-replica-period",
        "repl-ping-slave-period",
        kInt,

@@ -116,6 +116,7 @@ struct Config {
   int64_t min_replicas_to_write = 0;
   int64_t min_replicas_max_lag = 10;
   int64_t repl_timeout = 60;
+  int64_t shutdown_timeout = 10;  // seconds a shutdown waits for replicas to catch up
   int64_t repl_ping_replica_period = 10;
   std::string primaryauth, primaryuser;
   std::string replicaof;  // "host port" from the config file, applied at start

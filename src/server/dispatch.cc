@@ -363,11 +363,11 @@ void ProcessCommand(Client* c) {
 }
 
 bool PausedFor(uint32_t flags) {
-  if (!g.pause_end_ms && !g.failover_pause_end_ms) return false;
+  if (!g.pause_end_ms && !g.failover_pause_end_ms && !g.shutdown_pause_end_ms) return false;
   int64_t now = base::MsTime();
   bool write = flags & (kCmdWrite | kCmdMayReplicate);
   if (now < g.pause_end_ms && (g.pause_all || write)) return true;
-  return now < g.failover_pause_end_ms && write;
+  return (now < g.failover_pause_end_ms || now < g.shutdown_pause_end_ms) && write;
 }
 
 void HoldClient(Client* c) {
@@ -383,7 +383,7 @@ bool SlotHeldFor(const Client* c, const CommandSpec* cmd, uint32_t flags) {
 
 bool WritesPaused() {
   int64_t now = base::MsTime();
-  return now < g.pause_end_ms || now < g.failover_pause_end_ms;
+  return now < g.pause_end_ms || now < g.failover_pause_end_ms || now < g.shutdown_pause_end_ms;
 }
 
 void SetFailoverPause(int64_t end_ms) {
@@ -392,9 +392,15 @@ void SetFailoverPause(int64_t end_ms) {
   if (!end_ms) UnpauseClientsIfDue();
 }
 
+void SetShutdownPause(int64_t end_ms) {
+  g.shutdown_pause_end_ms = end_ms;
+  db::GetEnv().keep_expired = WritesPaused();
+  if (!end_ms) UnpauseClientsIfDue();
+}
+
 int64_t NextPauseEndIn() {
   int64_t now = base::MsTime(), next = -1;
-  for (int64_t end : {g.pause_end_ms, g.failover_pause_end_ms})
+  for (int64_t end : {g.pause_end_ms, g.failover_pause_end_ms, g.shutdown_pause_end_ms})
     if (end && (next < 0 || end - now < next)) next = std::max<int64_t>(0, end - now);
   return next;
 }
@@ -404,13 +410,13 @@ void UnpauseClientsIfDue() {
   // again by ProcessCommand.
   int64_t now = base::MsTime();
   bool ended = false;
-  for (int64_t* end : {&g.pause_end_ms, &g.failover_pause_end_ms})
+  for (int64_t* end : {&g.pause_end_ms, &g.failover_pause_end_ms, &g.shutdown_pause_end_ms})
     if (*end && now >= *end) {
       *end = 0;
       ended = true;
     }
   if (!g.pause_end_ms) g.pause_all = false;  // an ended CLIENT PAUSE leaves no mode behind
-  if (!ended && (g.pause_end_ms || g.failover_pause_end_ms)) return;
+  if (!ended && (g.pause_end_ms || g.failover_pause_end_ms || g.shutdown_pause_end_ms)) return;
   ReleaseHeldClients();
 }
 

@@ -52,6 +52,8 @@ void HoldClient(Client* c);
 bool WritesPaused();
 // The write pause of a manual failover (until end_ms; 0 ends it now).
 void SetFailoverPause(int64_t end_ms);
+// The write pause of a shutdown waiting for its replicas (0 ends it).
+void SetShutdownPause(int64_t end_ms);
 // Milliseconds until the next pause ends, -1 if none is active.
 int64_t NextPauseEndIn();
 }  // namespace server

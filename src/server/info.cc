@@ -33,6 +33,7 @@
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/shutdown.h"
 #include "server/slot_stats.h"
 #include "server/version.h"
 
@@ -85,6 +86,7 @@ void SecServer(std::string* s) {
   Line(s, "config_file:%s", g.config_file.c_str());
   Line(s, "io_threads_active:0");
   Line(s, "availability_zone:");
+  if (ShutdownInitiated()) Line(s, "shutdown_in_milliseconds:%lld", static_cast<ll>(ShutdownInMs()));
   std::string listener = "listener0:name=tcp";
   for (auto& b : cfg.bind) listener += ",bind=" + b;
   listener += ",port=" + std::to_string(cfg.port);

@@ -27,6 +27,12 @@ ReplHooks& Repl() {
       .append_info = [](std::string*) {},
       .resize_backlog = [] {},
       .backlog_bytes = []() -> uint64_t { return 0; },
+      .lagging_replicas =
+          [](bool, int* total) {
+            *total = 0;
+            return 0;
+          },
+      .request_acks = [] {},
       .become_replica = [](const std::string&, int, bool) {},
       .become_primary = [] {},
       .primary_last_contact_ms = []() -> int64_t { return 0; },

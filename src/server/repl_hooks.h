@@ -46,6 +46,10 @@ struct ReplHooks {
   void (*append_info)(std::string* s);  // INFO replication
   void (*resize_backlog)();             // CONFIG SET repl-backlog-size
   uint64_t (*backlog_bytes)();          // the backlog's buffer, 0 without one
+  // Shutdown: replicas not acknowledging our offset (each logged if `log`), of *total; and a
+  // REPLCONF GETACK to all before the loop sleeps.
+  int (*lagging_replicas)(bool log, int* total);
+  void (*request_acks)();
   // full_sync_required: a primary of another history (cluster: another shard).
   void (*become_replica)(const std::string& host, int port, bool full_sync_required);
   void (*become_primary)();

@@ -44,6 +44,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "server/notify.h"
 #include "server/observe.h"
 #include "server/persistence.h"
+#include "server/shutdown.h"
 #include "server/repl_hooks.h"
 #include "server/tracking.h"
 #include "server/transactions.h"
@@ -274,22 +275,11 @@ void CronWork() {
     g_signal = 0;
     g.shutdown_asap = true;
   }
-  if (g.shutdown_asap) {
-    LOG_WARNING("User requested shutdown...");
-    AofShutdown();
-    if (!ShutdownSave(false, false, false)) {
-      LOG_WARNING(
-          "SIGTERM received but errors trying to shut down the server, check the logs for "
-          "more information");
-      g.shutdown_asap = false;
-    }
+  if (g.shutdown_asap && !ShutdownInitiated()) {
+    g.shutdown_asap = false;
+    StartShutdown(nullptr, 0);  // exits, unless it waits for replicas or failed
   }
-  if (g.shutdown_asap) {
-    if (!cfg.pidfile.empty()) unlink(cfg.pidfile.c_str());
-    if (!cfg.unixsocket.empty()) unlink(cfg.unixsocket.c_str());
-    LOG_WARNING("Valkey is now ready to exit, bye bye...");
-    exit(0);
-  }
+  ShutdownCron();
   ActiveExpireCycle();
   if (cfg.activerehashing)
     for (auto& d : g.dbs) d->RehashSome(100);
@@ -348,7 +338,8 @@ void BeforeSleep() {
   // WAITAOF waiting on the sync thread: poll it rather than sleep until the next cron.
   if (AofFsyncPending() && WaitingForLocalSync()) g.loop->SetMaxWaitMs(1);
   if (int64_t left = NextPauseEndIn(); left >= 0) {
-    g.loop->SetMaxWaitMs(static_cast<int>(left));
+    // A pause without an end (a failover's, a shutdown's) lasts INT64_MAX: no int holds it.
+    g.loop->SetMaxWaitMs(static_cast<int>(std::min<int64_t>(left, 1000)));
     if (left == 0) UnpauseClientsIfDue();
   }
   Cluster().after_replies();
@@ -360,7 +351,8 @@ void BeforeSleep() {
 }  // namespace
 
 bool AbortPendingShutdown() {
-  if (!g_signal && !g.shutdown_asap) return false;
+  bool waiting = CancelShutdown();
+  if (!waiting && !g_signal && !g.shutdown_asap) return false;
   g_signal = 0;
   g.shutdown_asap = false;
   LOG_NOTICE("Shutdown manually aborted.");

@@ -144,6 +144,7 @@ struct Server {
   int64_t pause_end_ms = 0;
   bool pause_all = false;  // true: ALL, false: WRITE
   int64_t failover_pause_end_ms = 0;
+  int64_t shutdown_pause_end_ms = 0;
   std::vector<Client*> paused_clients;
 
   Stats stats;
