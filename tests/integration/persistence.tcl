@@ -522,7 +522,7 @@ start_server {tags {persistence}} {
         write_binary [file join $dir dump.rdb] "[string range $good 0 end-8]foobar00"
         lassign [server_try_start $conf] code out
         assert_equal 1 $code $out
-        assert_match "*Wrong RDB checksum expected: ([format %llx $sum]) but got (30307261626f6f66). Aborting now.*RDB CRC error*Fatal error loading the DB*" $out
+        assert_match "*Wrong RDB checksum expected: ([format %llx [expr {$sum & 0xffffffffffffffff}]]) but got (30307261626f6f66). Aborting now.*RDB CRC error*Fatal error loading the DB*" $out
 
         # A flipped type byte is refused as bad data.
         set at [string first "\x00\x03int" $good]
