@@ -323,7 +323,7 @@ void ExpireGeneric(Client* c, int64_t unit, bool absolute) {
       (lt && cur >= 0 && when >= cur))
     return c->R().Int(0);
   std::string k(a[1]);
-  if (when <= db::GetEnv().now_ms && !db::GetEnv().replica) {
+  if (when <= db::GetEnv().now_ms && db::GetEnv().ExpiresAtOnce()) {
     c->db->DeleteExpired(k);
     Modified(c, k);
     Notify(kNotifyGeneric, "del", k, c->dbid);
@@ -417,7 +417,7 @@ void RestoreCommand(Client* c) {
     when = absttl ? ttl : db::GetEnv().now_ms + ttl;
     if (!absttl && ttl > INT64_MAX - db::GetEnv().now_ms) when = INT64_MAX;
   }
-  if (when >= 0 && when <= db::GetEnv().now_ms && !db::GetEnv().replica) {
+  if (when >= 0 && when <= db::GetEnv().now_ms && db::GetEnv().ExpiresAtOnce()) {
     // Already expired: the key ends up absent.
     if (existing) {
       c->db->DeleteByServer(key);

@@ -33,7 +33,7 @@ void ReplyString(Client* c, const db::Obj* o) {
 // An expire already in the past deletes the key (if any), propagating DEL. True when the
 // expire was in the past.
 bool DeleteIfPastExpire(Client* c, std::string_view key, int64_t when) {
-  if (when < 0 || when > db::GetEnv().now_ms || db::GetEnv().replica) return false;
+  if (when < 0 || when > db::GetEnv().now_ms || !db::GetEnv().ExpiresAtOnce()) return false;
   std::string k(key);
   if (c->db->DeleteExpired(k)) {
     Modified(c, k);

@@ -84,7 +84,13 @@ class RoutedKeys {
 struct Env {
   int64_t now_ms = 0;         // the command's clock: fixed for a command / transaction
   bool replica = false;       // replicas hide expired keys but never delete them on their own
-  bool from_primary = false;  // applying the primary's stream: expired keys are still there
+  // applying the primary's stream, or the AOF at load (its client counts as the primary), or
+  // an import's stream: expired keys are still there, and an expire in the past is kept, not
+  // applied, as Valkey 8 expires nothing while it loads
+  bool from_primary = false;
+  // Whether an expire already in the past deletes the key now (not on replicas, not while
+  // applying a stream of writes: see from_primary).
+  bool ExpiresAtOnce() const { return !replica && !from_primary; }
   // Writes are paused (CLIENT PAUSE, manual failover): expired keys are hidden, not deleted,
   // so that nothing reaches the replication stream.
   bool keep_expired = false;

@@ -303,6 +303,10 @@ void CheckChildDone() {
 std::vector<std::pair<int, std::string>>* g_expired_at_start = nullptr;
 std::vector<std::pair<int, std::string>> g_expired_at_start_keys;
 
+// An AOF's base keeps the keys already expired: its incremental files may still write to them
+// (Valkey 8 drops them from snapshots only, not from an AOF's preamble).
+bool g_loading_aof_base = false;
+
 enum class LoadStatus { kOk, kNotExist, kError };
 enum class LoadMode { kReplace, kAdd, kMerge };
 LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, LoadMode mode,
@@ -386,7 +390,7 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
   }
   persist::LoadOptions opts;
   opts.verify_checksum = cfg.rdbchecksum && !g.skip_checksum_validation;
-  opts.skip_expired = !db::GetEnv().replica;
+  opts.skip_expired = !db::GetEnv().replica && !g_loading_aof_base;
   opts.now_ms = base::MsTime();
   opts.num_dbs = NumDbs();
   opts.after_key = LoadProgress();
@@ -498,7 +502,10 @@ bool LoadSnapshotAtStartup() {
 
 bool LoadSnapshotPreamble(const std::string& name, const uint8_t* p, size_t n,
                           uint64_t* consumed) {
-  return LoadRange(name, p, n, LoadMode::kMerge, consumed) == LoadStatus::kOk;
+  g_loading_aof_base = true;
+  LoadStatus s = LoadRange(name, p, n, LoadMode::kMerge, consumed);
+  g_loading_aof_base = false;
+  return s == LoadStatus::kOk;
 }
 
 bool WriteSnapshotFile(const std::string& path, bool aof_base) {

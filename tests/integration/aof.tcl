@@ -306,6 +306,15 @@ start_server {tags {aof} overrides {appendonly yes}} {
         assert_equal PONG [r ping]
     }
 
+    test "An expire that passed while the node was down does not make way for a new key at load" {
+        # The AOF of a list given a TTL, then pushed to while it lived (Valkey 8 expires
+        # nothing while it loads). Ours deleted the list at the PEXPIREAT and the RPUSH made a
+        # new one without the TTL: a key that should have expired came back for good.
+        aof_restart_with_incr $incr "*3\r\n\$5\r\nrpush\r\n\$4\r\nlist\r\n\$3\r\nfoo\r\n*3\r\n\$9\r\npexpireat\r\n\$4\r\nlist\r\n\$4\r\n1000\r\n*3\r\n\$5\r\nrpush\r\n\$4\r\nlist\r\n\$3\r\nbar\r\n*3\r\n\$3\r\nset\r\n\$1\r\ns\r\n\$1\r\nv\r\n*5\r\n\$3\r\nset\r\n\$1\r\ns\r\n\$1\r\nw\r\n\$4\r\npxat\r\n\$4\r\n1000\r\n*3\r\n\$6\r\nappend\r\n\$1\r\ns\r\n\$1\r\nx\r\n"
+        assert_equal {0 0} [list [r llen list] [r exists s]]
+        assert_equal {0 0} [list [r exists list] [r dbsize]]
+    }
+
     test "A BLPOP in the AOF does not leave the loader's client blocked" {
         # Before, the loader's client stayed blocked on the list, and the first push to it
         # served a client that no longer existed: the node aborted.
@@ -315,6 +324,26 @@ start_server {tags {aof} overrides {appendonly yes}} {
         assert_equal 0 [r publish ch hello]
         assert_equal {x} [r lrange nolist 0 -1]
         assert_equal v [r get k]
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes}} {
+    test "A key of the AOF's base whose expire passed while the node was down stays expired" {
+        # The base (a snapshot preamble) held the list with its TTL; the incr file pushed to
+        # it while it lived. Ours left the expired list out of the base's load, and the push
+        # made a new one without the TTL.
+        r flushall
+        r rpush blist a
+        r pexpire blist 1500
+        r bgrewriteaof
+        wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0} else { fail "no rewrite" }
+        r rpush blist b
+        after 100
+        catch {exec kill -KILL [srv pid]}
+        while {[::srv::alive [srv pid]]} { after 10 }
+        after 1600
+        restart_server
+        assert_equal {0 0} [list [r exists blist] [r llen blist]]
     }
 }
 
