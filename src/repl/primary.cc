@@ -213,6 +213,7 @@ void StartDisklessChild() {
   int64_t now = time(nullptr);
   server::SetResizeAllowed(false);  // keep copy-on-write pages shared while it runs
   pid_t parent = getpid();
+  int64_t fork_start = base::UsTime();
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
@@ -236,6 +237,7 @@ void StartDisklessChild() {
     LOG_WARNING("Can't fork for the diskless replication snapshot: %s", strerror(errno));
     return;
   }
+  server::NoteFork(base::UsTime() - fork_start);
   primary_.child = pid;
   // Reaped as soon as it exits, not at the next cron tick.
   primary_.child_pidfd = server::WatchChild(pid, ReapDisklessChild);

@@ -70,6 +70,7 @@ struct Aof {
   // rewrite
   pid_t child = -1;
   int64_t child_start_ms = 0;
+  bool child_rdb_preamble = true;  // the format the child writes, fixed when it forked
   bool scheduled = false;
   int64_t last_rewrite_sec = -1;
   bool last_rewrite_ok = true;
@@ -404,7 +405,8 @@ bool StartRewrite() {
     aof_.manifest = m;
     SwitchFd(fd, 0);
     LOG_NOTICE("Creating AOF incr file %s on background rewrite", name.c_str());
-  } else {
+  } else if (aof_.status == Status::kWaitRewrite) {
+    // (With the AOF off, BGREWRITEAOF writes a base and nothing else: no incremental file.)
     int fd = OpenForAppend(DirPath(TempIncrName()), true);
     if (fd < 0) return false;
     SwitchFd(fd, 0);
@@ -423,9 +425,10 @@ bool StartRewrite() {
     aof_.last_failure_ms = base::MsTime();
     return false;
   }
-  (void)start;
+  NoteFork(base::UsTime() - start);
   aof_.child = pid;
   aof_.child_start_ms = base::MsTime();
+  aof_.child_rdb_preamble = cfg.aof_use_rdb_preamble;
   aof_.scheduled = false;
   SetResizeAllowed(false);
   LOG_NOTICE("Background append only file rewriting started by pid %ld", static_cast<long>(pid));
@@ -441,7 +444,8 @@ void RewriteDone(bool ok, int bysignal) {
   if (ok) {
     LOG_NOTICE("Background AOF rewrite terminated with success");
     persist::AofManifest m = aof_.manifest;
-    std::string base = NewBaseName(&m, cfg.aof_use_rdb_preamble);
+    // Named for what the child wrote: aof-use-rdb-preamble may have changed since it forked.
+    std::string base = NewBaseName(&m, aof_.child_rdb_preamble);
     bool done = rename(tmp.c_str(), DirPath(base).c_str()) == 0;
     if (!done)
       LOG_WARNING("Error trying to rename the temporary AOF base file %s into %s: %s",
@@ -455,8 +459,10 @@ void RewriteDone(bool ok, int bysignal) {
                     TempIncrName().c_str(), incr_name.c_str(), strerror(errno));
     }
     if (done) {
-      // Every incremental file but the last (opened when the rewrite started) is history.
-      while (m.incr.size() > 1) {
+      // Every incremental file is history but the one being written (opened when the rewrite
+      // started); with the AOF off, none is (Valkey 8's markRewrittenIncrAofAsHistory).
+      size_t keep = aof_.fd >= 0 ? 1 : 0;
+      while (m.incr.size() > keep) {
         persist::AofFile f = m.incr.front();
         f.type = 'h';
         m.history.push_back(f);

@@ -524,6 +524,11 @@ bool SaveForeground() {
 
 bool BgsaveInProgress() { return st.child_pid != -1; }
 
+void NoteFork(int64_t fork_usec) {
+  st.total_forks++;
+  st.latest_fork_usec = fork_usec;
+}
+
 void ScheduleBgsave() { st.bgsave_scheduled = true; }
 
 bool StartBgsave(bool for_replication, int* tail_fd) {
@@ -578,7 +583,7 @@ bool StartBgsave(bool for_replication, int* tail_fd) {
     LOG_WARNING("Can't save in background: fork: %s", strerror(err));
     return false;
   }
-  st.total_forks++;
+  NoteFork(st.latest_fork_usec);
   st.rdb_saves++;
   g_child_pipe = pfd[0];
   st.child_pid = pid;

@@ -96,6 +96,9 @@ void UnwatchChild(int* fd);
 // save points are configured (unless nosave) or when `save`, then shuts the cluster side down.
 // False when the save failed and !force: do not exit.
 bool ShutdownSave(bool save, bool nosave, bool force);
+// A child was forked (an AOF rewrite, a diskless transfer): INFO total_forks and
+// latest_fork_usec count every fork, as Valkey 8's.
+void NoteFork(int64_t fork_usec);
 // FLUSHALL side effects: kills the child, saves the empty dataset when save points exist.
 void AfterFlushAll();
 

@@ -193,6 +193,37 @@ start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
     }
 }
 
+# BGREWRITEAOF as Valkey 8 runs it in the cases its aof-multi-part.tcl checks.
+start_server {tags {aof} overrides {appendonly yes aof-use-rdb-preamble no}} {
+    test "A rewrite is named for the format it was started in, whatever aof-use-rdb-preamble became" {
+        r set foo bar
+        r config set rdb-key-save-delay 1000000
+        r bgrewriteaof
+        wait_for_condition 100 10 {[s aof_rewrite_in_progress] == 1} else { fail "no rewrite" }
+        r config set aof-use-rdb-preamble yes
+        r config set rdb-key-save-delay 0
+        wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite never ended" }
+        assert_equal "file appendonly.aof.2.base.aof seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" [aof_manifest]
+        assert_match "*SET*foo*bar*" [read_binary [file join [aof_dir] appendonly.aof.2.base.aof]]
+    }
+
+    test "BGREWRITEAOF with appendonly no: a base alone, no incremental file, the old ones deleted" {
+        r config set appendonly no
+        set forks [s total_forks]
+        r bgrewriteaof
+        wait_for_condition 200 50 {[s aof_rewrite_in_progress] == 0} else { fail "rewrite never ended" }
+        # every fork counts, an AOF rewrite's too
+        assert_equal [expr {$forks + 1}] [s total_forks]
+        assert_equal "file appendonly.aof.3.base.rdb seq 3 type b\n" [aof_manifest]
+        wait_for_condition 100 50 {[aof_files] eq {appendonly.aof.3.base.rdb appendonly.aof.manifest}} else {
+            fail "files left: [aof_files]"
+        }
+        r set after:off 1
+        assert_equal OK [r debug loadaof]
+        assert_equal {bar {}} [r mget foo after:off]
+    }
+}
+
 start_server {tags {aof} overrides {appendonly no}} {
     test "CONFIG SET appendonly yes while a BGSAVE runs: writes made meanwhile are loaded once" {
         for {set i 0} {$i < 50} {incr i} { r set k$i $i }
