@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -782,6 +783,33 @@ void AofFlushBeforeReplies() {
   }
 }
 
+// After 3 rewrites in a row failed, the automatic and scheduled ones wait 1 minute, then 2,
+// 4... up to an hour between tries (as Valkey 8's aofRewriteLimited): each try opens a new
+// incremental file, and a rewrite that cannot succeed (a full disk, fork refused) would add one
+// a second. BGREWRITEAOF is never held back.
+bool RewriteLimited() {
+  static int next_delay_min = 0;
+  static int64_t next_try_ms = 0;
+  if (aof_.consecutive_failures < 3) {
+    next_delay_min = 0;
+    next_try_ms = 0;
+    return false;
+  }
+  int64_t now = base::MsTime();
+  if (next_try_ms != 0) {
+    if (now < next_try_ms) return true;
+    next_try_ms = 0;
+    return false;
+  }
+  next_delay_min = next_delay_min == 0 ? 1 : std::min(next_delay_min * 2, 60);
+  next_try_ms = now + next_delay_min * 60000LL;
+  LOG_WARNING(
+      "Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d "
+      "minutes",
+      next_delay_min);
+  return true;
+}
+
 void AofCron() {
   CheckChild();
   if (aof_.status == Status::kOff) return;
@@ -791,7 +819,8 @@ void AofCron() {
   if (ChildRunning() || BgsaveInProgress() || OtherChildActive()) return;
   if (aof_.scheduled) {
     // After a failure, wait a little before the next try.
-    if (aof_.consecutive_failures == 0 || base::MsTime() - aof_.last_failure_ms > 1000)
+    if ((aof_.consecutive_failures == 0 || base::MsTime() - aof_.last_failure_ms > 1000) &&
+        !RewriteLimited())
       StartRewrite();
     return;
   }
@@ -799,7 +828,7 @@ void AofCron() {
       aof_.current_size > static_cast<uint64_t>(cfg.auto_aof_rewrite_min_size)) {
     uint64_t base = aof_.base_size ? aof_.base_size : 1;
     int64_t growth = static_cast<int64_t>(aof_.current_size * 100 / base) - 100;
-    if (growth >= cfg.auto_aof_rewrite_percentage) {
+    if (growth >= cfg.auto_aof_rewrite_percentage && !RewriteLimited()) {
       LOG_NOTICE("Starting automatic rewriting of AOF on %lld%% growth",
                  static_cast<long long>(growth));
       StartRewrite();

@@ -224,6 +224,39 @@ start_server {tags {aof} overrides {appendonly yes aof-use-rdb-preamble no}} {
     }
 }
 
+start_server {tags {aof} overrides {appendonly yes}} {
+    test "After 3 failed rewrites in a row, automatic rewrites wait (a minute, then longer)" {
+        proc aof_kill_rewrite {} {
+            r bgrewriteaof
+            wait_for_condition 50 20 {[set child [exec sh -c "pgrep -P [srv pid] || true"]] ne {}} else {
+                fail "no rewrite child"
+            }
+            exec kill -9 $child
+            wait_for_condition 100 20 {[s aof_rewrite_in_progress] == 0} else { fail "child not reaped" }
+        }
+        r config set rdb-key-save-delay 10000000
+        r set k v
+        for {set i 0} {$i < 3} {incr i} { aof_kill_rewrite }
+        assert_equal 3 [s aof_rewrites_consecutive_failures]
+        set manifest [aof_manifest]
+        # growth far past the threshold: before, a rewrite (and a new incremental file) a second
+        r config set auto-aof-rewrite-percentage 1
+        r config set auto-aof-rewrite-min-size 1kb
+        r set x [string repeat x 2048]
+        wait_for_log "*Background AOF rewrite has repeatedly failed and triggered the limit, will retry in 1 minutes*"
+        after 1500
+        assert_equal 0 [s aof_rewrite_in_progress]
+        assert_equal $manifest [aof_manifest]
+        # BGREWRITEAOF is not held back, and a success ends the limit
+        r config set rdb-key-save-delay 0
+        r bgrewriteaof
+        wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrites_consecutive_failures] == 0} else {
+            fail "BGREWRITEAOF did not succeed"
+        }
+        r config set auto-aof-rewrite-percentage 0
+    }
+}
+
 start_server {tags {aof} overrides {appendonly no}} {
     test "CONFIG SET appendonly yes while a BGSAVE runs: writes made meanwhile are loaded once" {
         for {set i 0} {$i < 50} {incr i} { r set k$i $i }
