@@ -501,8 +501,16 @@ void RewriteDone(bool ok, int bysignal) {
     aof_.consecutive_failures++;
     aof_.last_failure_ms = base::MsTime();
   }
-  // appendonly yes is still waiting for its first rewrite: try again from cron.
-  if (aof_.status == Status::kWaitRewrite) aof_.scheduled = true;
+  // appendonly yes is still waiting for its first rewrite: try again from cron. What the
+  // temp incr file took is in the next child's snapshot: it goes (Valkey 8's
+  // aofDelTempIncrAofFile), and the next try opens a new one.
+  if (aof_.status == Status::kWaitRewrite) {
+    aof_.scheduled = true;
+    SwitchFd(-1, 0);
+    aof_.buf.clear();
+    LOG_NOTICE("Removing the temp incr aof file %s in the background", TempIncrName().c_str());
+    unlink(DirPath(TempIncrName()).c_str());
+  }
 }
 
 void CheckChild() {

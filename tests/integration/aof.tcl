@@ -258,6 +258,31 @@ start_server {tags {aof} overrides {appendonly yes}} {
 }
 
 start_server {tags {aof} overrides {appendonly no}} {
+    test "appendonly yes whose first rewrite fails: the temp incr file goes, the next try succeeds" {
+        r set k v
+        r config set rdb-key-save-delay 10000000
+        r config set appendonly yes
+        wait_for_condition 50 20 {[set child [exec sh -c "pgrep -P [srv pid] || true"]] ne {}} else {
+            fail "no rewrite child"
+        }
+        assert_equal 1 [file exists [file join [aof_dir] temp-appendonly.aof.incr]]
+        exec kill -9 $child
+        wait_for_log "*Removing the temp incr aof file temp-appendonly.aof.incr in the background*"
+        assert_equal 0 [file exists [file join [aof_dir] temp-appendonly.aof.incr]]
+        r config set rdb-key-save-delay 0
+        r set k2 v2
+        wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0 && [s aof_enabled] == 1 && [s aof_rewrites_consecutive_failures] == 0} else {
+            fail "the next try did not succeed"
+        }
+        assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" [aof_manifest]
+        r set k3 v3
+        # the reload empties the dbs first: the keys come from the base and the incr file
+        assert_equal OK [r debug loadaof]
+        assert_equal {v v2 v3} [r mget k k2 k3]
+    }
+}
+
+start_server {tags {aof} overrides {appendonly no}} {
     test "CONFIG SET appendonly yes while a BGSAVE runs: writes made meanwhile are loaded once" {
         for {set i 0} {$i < 50} {incr i} { r set k$i $i }
         r config set rdb-key-save-delay 20000  ;# about 1 s for the save
