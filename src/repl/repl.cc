@@ -114,6 +114,7 @@ void Install() {
     if (!IsReplica()) return "";
     return GetState().primary_host + ":" + std::to_string(GetState().primary_port);
   };
+  h.failover_handing_over = FailoverHandingOver;
   h.refuse_writes = RefuseWrites;
   h.stale_data_refused = StaleDataRefused;
   h.not_enough_replicas = NotEnoughReplicas;

@@ -293,6 +293,13 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   if ((c->flags & kCapaRedirect) && !cfg.cluster_enabled && !(c->flags & kPrimary) &&
       ((flags & kCmdWrite) || ((flags & kCmdReadonly) && !(c->flags & kReadonly)))) {
     if (std::string to = Repl().primary_address(); !to.empty()) {
+      // Until the target took over, both nodes may be replicas: a -REDIRECT could send the
+      // client back and forth. Held, it runs (and is redirected) once the failover ends, as
+      // Valkey 8 postpones it.
+      if (Repl().failover_handing_over()) {
+        HoldClient(c);
+        return false;
+      }
       if (c->InMulti() && std::string_view(cmd->name) == "exec") {
         cmd->stats.rejected++;
         c->R().Error("-REDIRECT " + to);

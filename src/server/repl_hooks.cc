@@ -12,6 +12,7 @@ ReplHooks& Repl() {
       .data_offset = []() -> int64_t { return 0; },
       .is_replica = [] { return false; },
       .primary_address = []() -> std::string { return ""; },
+      .failover_handing_over = [] { return false; },
       .refuse_writes = [] { return false; },
       .stale_data_refused = [] { return false; },
       .not_enough_replicas = [] { return false; },

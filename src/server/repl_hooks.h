@@ -26,6 +26,8 @@ struct ReplHooks {
   // Checks of the execution gate.
   bool (*is_replica)();
   std::string (*primary_address)();  // "host:port" of my primary (a replica), else ""
+  // FAILOVER's last step: this demoted primary waits for its target to take over.
+  bool (*failover_handing_over)();
   bool (*refuse_writes)();        // replica-read-only
   bool (*stale_data_refused)();   // replica-serve-stale-data no with the link down
   bool (*not_enough_replicas)();  // min-replicas-to-write not met

@@ -143,5 +143,28 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
             assert_equal OK [r set afterforce 1]
             wait_for_condition 100 50 {[r -1 get afterforce] eq 1} else { fail "not replicated" }
         }
+
+        test "CLIENT CAPA redirect during failover-in-progress: held, then -REDIRECT to the new primary" {
+            # Roles now: level 0 primary, level -1 its replica. Back the other way, the target
+            # stopped, so that the handover waits in failover-in-progress.
+            fs_wait_link_up -1
+            set pid [srv -1 pid]
+            exec kill -STOP $pid
+            r set lag2 1
+            assert_equal OK [r failover to 127.0.0.1 [srv -1 port] timeout 100 force]
+            fs_wait_state 0 failover-in-progress
+            set c [valkey_client 0]
+            assert_equal OK [$c client capa redirect]
+            $c deferred 1
+            $c set held 1
+            # both nodes may be replicas now: a -REDIRECT could send it back and forth
+            wait_for_condition 100 20 {[fs_info 0 blocked_clients] == 1} else {
+                fail "the client was not held"
+            }
+            exec kill -CONT $pid
+            fs_wait_state 0 no-failover
+            fs_wait_role -1 master
+            assert_error "REDIRECT 127.0.0.1:[srv -1 port]" {$c read}
+        }
     }
 }
