@@ -64,6 +64,42 @@ void Log(int level, const char* fmt, ...) {
   WriteLine(line, n);
 }
 
+namespace {
+// Decimal digits of v at the end of buf; returns where they start.
+char* Digits(char* end, long long v) {
+  char* p = end;
+  if (v <= 0) {
+    *--p = '0';
+    return p;
+  }
+  while (v > 0) {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  }
+  return p;
+}
+}  // namespace
+
+void LogFromSignalHandler(const char* msg) {
+  char line[512];
+  size_t n = 0;
+  auto put = [&](const char* s, size_t len) {
+    for (size_t i = 0; i < len && n < sizeof(line) - 1; i++) line[n++] = s[i];
+  };
+  char num[24];
+  char* d = Digits(num + sizeof(num), getpid());
+  put(d, static_cast<size_t>(num + sizeof(num) - d));
+  put(":signal-handler (", 17);
+  d = Digits(num + sizeof(num), time(nullptr));
+  put(d, static_cast<size_t>(num + sizeof(num) - d));
+  put(") ", 2);
+  size_t len = 0;
+  while (msg[len]) len++;
+  put(msg, len);
+  line[n++] = '\n';
+  WriteLine(line, n);
+}
+
 void LogRaw(int level, const std::string& text) {
   if (level < g_level) return;
   WriteLine(text.data(), text.size());

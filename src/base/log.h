@@ -10,6 +10,9 @@ int GetLogLevel();
 bool SetLogFile(const std::string& path);
 void SetLogRoleChar(char c);  // 'M' primary, 'S' replica, 'C' child
 void Log(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// From a signal handler: only async-signal-safe calls (open, write, close), no formatting
+// beyond the pid; the line reads "<pid>:signal-handler (<unix time>) <msg>", as Valkey's.
+void LogFromSignalHandler(const char* msg);
 // Raw line without the prefix (the start-up banner).
 void LogRaw(int level, const std::string& text);
 }  // namespace base

@@ -147,8 +147,21 @@ void SetAllocatorBackgroundThread(bool on) {
 namespace {
 
 volatile sig_atomic_t g_signal = 0;
+// A shutdown asked by a signal is under way (until it fails or is aborted).
+volatile sig_atomic_t g_signalled_shutdown = 0;
+char g_shutdown_temp_rdb[64];  // the final save's temp file (temp-<pid>.rdb in dir)
 
-void OnSignal(int sig) { g_signal = sig; }
+void OnSignal(int sig) {
+  // SIGINT again while a shutdown runs (its wait for replicas, or a long final save): exit
+  // now, removing the save's temp file, as Valkey 8 does.
+  if (sig == SIGINT && g_signalled_shutdown) {
+    base::LogFromSignalHandler("You insist... exiting now.");
+    unlink(g_shutdown_temp_rdb);
+    _exit(1);
+  }
+  g_signalled_shutdown = 1;
+  g_signal = sig;
+}
 
 // The wall clock and the fast clock at one instant (see Server::wake_wall_us).
 void StampWakeUp() {
@@ -280,6 +293,7 @@ void CronWork() {
     StartShutdown(nullptr, 0);  // exits, unless it waits for replicas or failed
   }
   ShutdownCron();
+  if (!ShutdownInitiated() && !g.shutdown_asap && !g_signal) g_signalled_shutdown = 0;
   ActiveExpireCycle();
   if (cfg.activerehashing)
     for (auto& d : g.dbs) d->RehashSome(100);
@@ -354,6 +368,7 @@ bool AbortPendingShutdown() {
   bool waiting = CancelShutdown();
   if (!waiting && !g_signal && !g.shutdown_asap) return false;
   g_signal = 0;
+  g_signalled_shutdown = 0;
   g.shutdown_asap = false;
   LOG_NOTICE("Shutdown manually aborted.");
   return true;
@@ -522,6 +537,8 @@ int Main(int argc, char** argv) {
 
   signal(SIGPIPE, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
+  snprintf(g_shutdown_temp_rdb, sizeof(g_shutdown_temp_rdb), "temp-%ld.rdb",
+           static_cast<long>(getpid()));
   struct sigaction sa = {};
   sa.sa_handler = OnSignal;
   sigaction(SIGTERM, &sa, nullptr);

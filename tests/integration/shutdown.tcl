@@ -157,3 +157,20 @@ start_server {tags {shutdown aof} overrides {save ""}} {
         assert {[log_contains "*Writing initial AOF. Exit anyway.*"]}
     }
 }
+
+start_server {tags {shutdown} overrides {save {900 1}}} {
+    test "SIGINT again during the final save exits at once and removes the save's temp file" {
+        for {set i 0} {$i < 20} {incr i} { r set $i $i }
+        r config set rdb-key-save-delay 100000  ;# 2 s for the save
+        set pid [srv pid]
+        set temp [file join [srv dir] temp-$pid.rdb]
+        exec kill -INT $pid
+        wait_for_condition 100 10 {[file exists $temp]} else { fail "no final save started" }
+        exec kill -INT $pid
+        sd_expect_exit 0
+        sd_wait_exit 0
+        assert_equal 0 [file exists $temp]
+        assert_equal 0 [file exists [file join [srv dir] dump.rdb]]
+        assert {[log_contains "*signal-handler (*) You insist... exiting now.*"]}
+    }
+}
