@@ -453,10 +453,12 @@ bool CheckOutputLimits(Client* c) {
   bool hard = lim.hard && used >= lim.hard;
   bool soft = false;
   if (lim.soft && used >= lim.soft) {
-    int64_t now = base::MsTime();
+    // In whole seconds, as Valkey 8 counts them: past the limit for more than soft_seconds
+    // seconds of the clock (so between soft_seconds and one more).
+    int64_t now_s = base::MsTime() / 1000;
     if (!c->obuf_soft_since_ms)
-      c->obuf_soft_since_ms = now;
-    else if (now - c->obuf_soft_since_ms > lim.soft_seconds * 1000)
+      c->obuf_soft_since_ms = now_s * 1000;
+    else if (now_s - c->obuf_soft_since_ms / 1000 > lim.soft_seconds)
       soft = true;
   } else {
     c->obuf_soft_since_ms = 0;
@@ -628,9 +630,12 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   size_t argv_mem = c->argv_len_sum + c->parser.PartialArgsBytes();
   // oll and omem: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer
   // is full) and their memory; ours are the sealed blocks of a backlog (BufferedConn::Seal),
-  // beyond the reply buffer `out` (an idle client shows 0, as in Valkey).
+  // and what `out` holds unsent beyond the first 16 KB (an idle client shows 0, as in Valkey).
+  constexpr size_t kReplyBuffer = 16 * 1024;
   const size_t oll = c->conn.sealed.size();
-  const size_t omem = c->conn.OutputAllocated() - c->conn.out.capacity();
+  const size_t unsent_out = c->conn.out.size() - c->conn.out_sent;
+  const size_t omem = c->conn.OutputAllocated() - c->conn.out.capacity() +
+                      (unsent_out > kReplyBuffer ? unsent_out - kReplyBuffer : 0);
   auto fmt = [&](char* buf, size_t size) {
     return snprintf(
         buf, size,

@@ -500,4 +500,49 @@ start_server {tags {pubsub}} {
         assert_equal OK [r set k $payload]
         r config set client-output-buffer-limit $old
     }
+
+    test "CLIENT LIST omem grows with a subscriber's unsent output beyond 16 KB, up to the hard limit" {
+        reconnect
+        set old [lindex [r config get client-output-buffer-limit] 1]
+        r config set client-output-buffer-limit "pubsub 100000 0 0"
+        set c [ps_client]
+        ps_call $c 1 subscribe small
+        set steps 0
+        set last 0
+        while 1 {
+            r publish small bar
+            set line [lsearch -inline [split [r client list] "\n"] "*sub=1*"]
+            if {![regexp {omem=([0-9]+)} $line -> omem]} break
+            if {$omem > $last} { incr steps }
+            set last $omem
+        }
+        # Seen in small steps (as Valkey 8's reply list grows), not only as 0 then gone: ours
+        # counted sealed blocks only, so omem stayed 0 until the client was closed.
+        assert_morethan $steps 100
+        assert_range $last 70000 100000
+        r config set client-output-buffer-limit $old
+    }
+
+    test "The soft limit closes a subscriber after more than soft_seconds whole seconds over it" {
+        reconnect
+        set old [lindex [r config get client-output-buffer-limit] 1]
+        r config set client-output-buffer-limit "pubsub 0 100000 2"
+        set c [ps_client]
+        ps_call $c 1 subscribe soft
+        set start 0
+        while 1 {
+            r publish soft [string repeat x 1000]
+            set line [lsearch -inline [split [r client list] "\n"] "*sub=1*"]
+            if {$line eq {}} break
+            regexp {tot-mem=([0-9]+)} $line -> mem
+            if {$start == 0 && $mem > 120000} { set start [clock milliseconds] }
+            after 10
+        }
+        # over the limit from before `start`, closed at least 2 s and at most 3 s of the clock
+        # later (Valkey 8 counts whole seconds)
+        set elapsed [expr {[clock milliseconds] - $start}]
+        assert_morethan $start 0
+        assert_range $elapsed 1950 3300
+        r config set client-output-buffer-limit $old
+    }
 }
