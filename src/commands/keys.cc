@@ -250,6 +250,9 @@ void FlushDbCommand(Client* c) {
   DbModified(c->dbid);
   g.dirty += static_cast<int64_t>(c->db->Size()) + 1;
   EmptyDb(c->db, lazy);
+  // A client blocked on a key that went (XREADGROUP) ends with NOGROUP, as after a DEL;
+  // Valkey 8 signals the flushed keys too. Before, it stayed blocked forever.
+  KeysOfDbReady(c->dbid);
   c->R().Ok();
 }
 
@@ -260,6 +263,7 @@ void FlushAllCommand(Client* c) {
   for (int i = 0; i < NumDbs(); i++) {
     g.dirty += static_cast<int64_t>(GetDb(i)->Size());
     EmptyDb(GetDb(i), lazy);
+    KeysOfDbReady(i);
   }
   AfterFlushAll();  // may save, which resets the change counter
   g.dirty++;

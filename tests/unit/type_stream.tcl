@@ -261,6 +261,23 @@ start_server {tags {stream}} {
         wait_for_condition 100 10 {[s blocked_clients] == 1}
         r del s
         assert_error {NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option} {$rd read}
+        # ...and flushed away (FLUSHALL, FLUSHDB): the reader was left blocked for good.
+        foreach flush {flushall flushdb} {
+            r xgroup create s g $ MKSTREAM
+            $rd xreadgroup GROUP g alice BLOCK 0 STREAMS s >
+            wait_for_condition 100 10 {[s blocked_clients] == 1}
+            r $flush
+            assert_error {NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option} {$rd read}
+            assert_equal 0 [s blocked_clients]
+        }
+        # a BLPOP stays blocked through a FLUSHALL (nothing to pop), then is served
+        $rd blpop l 0
+        wait_for_condition 100 10 {[s blocked_clients] == 1}
+        r flushall
+        after 50
+        assert_equal 1 [s blocked_clients]
+        r lpush l x
+        assert_equal {l x} [$rd read]
         $rd close
     }
 
