@@ -318,8 +318,9 @@ void HandleReadyKeys() {
         BlockState& st = blocks_.blocked[c];
         // A key without data for them: list and sorted-set waiters wait on; a group reader runs
         // again and answers what the command answers now (NOGROUP for a deleted stream, as
-        // Valkey 8.0 does).
-        if ((!o || o->type() != st.type) && !st.unblock_on_nokey) break;
+        // Valkey 8.0 does). The waiters behind may be of another kind (a BLPOP then an
+        // XREADGROUP on one name): each is looked at.
+        if ((!o || o->type() != st.type) && !st.unblock_on_nokey) continue;
         int64_t deadline = st.deadline_ms;
         Unblock(c);
         c->reprocess_deadline_ms = deadline;  // a re-run that blocks again keeps its deadline
@@ -403,5 +404,18 @@ void UnblockWithError(Client* c, std::string_view err) {
 
 size_t BlockedClientCount() { return blocks_.blocked.size(); }
 size_t BlockingKeyCount() { return blocks_.waiting.size(); }
+
+size_t BlockingKeyOnNoKeyCount() {
+  size_t n = 0;
+  for (auto& [id, q] : blocks_.waiting)
+    for (Client* c : q) {
+      auto it = blocks_.blocked.find(c);
+      if (it != blocks_.blocked.end() && it->second.unblock_on_nokey) {
+        n++;
+        break;
+      }
+    }
+  return n;
+}
 
 }  // namespace server

@@ -103,5 +103,8 @@ void ForEachKeyBlocked(void (*fn)(Client* c, const BlockState& st, void* arg), v
 void UnblockWithError(Client* c, std::string_view err);
 size_t BlockedClientCount();
 size_t BlockingKeyCount();
+// Keys one of whose blocked clients ends when the key goes (XREADGROUP): INFO
+// total_blocking_keys_on_nokey.
+size_t BlockingKeyOnNoKeyCount();
 
 }  // namespace server

@@ -124,7 +124,7 @@ void SecClients(std::string* s) {
     return n;
   }());
   Line(s, "total_blocking_keys:%zu", BlockingKeyCount());
-  Line(s, "total_blocking_keys_on_nokey:0");
+  Line(s, "total_blocking_keys_on_nokey:%zu", BlockingKeyOnNoKeyCount());
   Line(s, "paused_clients:%zu", paused);
 }
 

@@ -281,6 +281,30 @@ start_server {tags {stream}} {
         $rd close
     }
 
+    test "A BLPOP queued before an XREADGROUP on one key: a DEL ends the group reader, not the BLPOP" {
+        r flushall
+        set bl [valkey_client]
+        set gr [valkey_client]
+        $bl deferred 1
+        $gr deferred 1
+        $bl blpop k 0
+        wait_for_condition 100 10 {[s blocked_clients] == 1}
+        assert_equal {1 0} [list [s total_blocking_keys] [s total_blocking_keys_on_nokey]]
+        r xgroup create k g $ MKSTREAM
+        $gr xreadgroup GROUP g alice BLOCK 0 STREAMS k >
+        wait_for_condition 100 10 {[s blocked_clients] == 2}
+        assert_equal {1 1} [list [s total_blocking_keys] [s total_blocking_keys_on_nokey]]
+        # the BLPOP first in the queue has nothing to pop: it stays; the reader behind it was
+        # left blocked too (the walk stopped at the first waiter it could not serve)
+        r del k
+        assert_error {NOGROUP*} {$gr read}
+        assert_equal {1 1 0} [list [s blocked_clients] [s total_blocking_keys] [s total_blocking_keys_on_nokey]]
+        r rpush k v
+        assert_equal {k v} [$bl read]
+        $bl close
+        $gr close
+    }
+
     test "Changes that add nothing to read leave XREAD blocked with its first deadline" {
         r flushall
         r xadd s 1-0 a 1
