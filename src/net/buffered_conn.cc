@@ -75,7 +75,7 @@ void BufferedConn::Seal() {
     at += n;
     sealed_bytes += n;
   }
-  if (out.capacity() > 1024 * 1024)
+  if (out.capacity() > kKeepOutCapacity)
     std::string().swap(out);
   else
     out.clear();
@@ -114,7 +114,7 @@ IoResult BufferedConn::Write(size_t upto, size_t max_bytes) {
     r.bytes += w.bytes;
   }
   if (upto == SIZE_MAX && out_sent == out.size()) {
-    if (out.capacity() > 1024 * 1024)
+    if (out.capacity() > kKeepOutCapacity)
       std::string().swap(out);
     else
       out.clear();

@@ -38,6 +38,10 @@ struct BufferedConn {
   // Bytes per block: a std::string of this capacity allocates one more (its NUL), exactly a
   // jemalloc size class (256 KB), so the blocks hold no slack.
   static constexpr size_t kSealBlock = 256 * 1024 - 1;
+  // An emptied `out` keeps its buffer up to this size, as Valkey's 16 KB reply buffer; a
+  // bigger one goes. Kept, each client that once got a big reply (or a burst of tracking
+  // invalidations) held it for good, and with maxmemory the data set was evicted for it.
+  static constexpr size_t kKeepOutCapacity = 16 * 1024;
   std::deque<std::string> sealed;
   size_t sealed_bytes = 0, sealed_sent = 0;  // bytes in `sealed`; written of its first block
 
@@ -46,7 +50,8 @@ struct BufferedConn {
   IoResult Read(size_t max);
   // Writes queued bytes until `out` is written up to `upto` (default: all), the socket is
   // full, or `max_bytes` went out in this call. When all was asked for and written, `out` is
-  // emptied (a buffer above 1 MB is freed); with `upto`, offsets into `out` stay valid.
+  // emptied (a buffer above kKeepOutCapacity is freed); with `upto`, offsets into `out` stay
+  // valid.
   IoResult Write(size_t upto = SIZE_MAX, size_t max_bytes = SIZE_MAX);
   // Queues bytes, writing them at once when nothing was pending (saves an event-loop pass);
   // kOk also when some are left queued. The caller asks for writability when Pending().

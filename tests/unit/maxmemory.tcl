@@ -492,3 +492,35 @@ start_server {tags {maxmemory client-eviction}} {
         r config set maxmemory-clients 0
     }
 }
+
+# Eviction measures what a deletion gives back, not the invalidations it sends: counted, 10
+# tracking clients' messages about a 1 KB key name outweighed the key, and each eviction
+# called for another until the data set was gone.
+start_server {tags {maxmemory tracking}} {
+    test "Tracking invalidations do not make eviction drain the data set" {
+        r config set maxmemory-policy allkeys-lru
+        set clients {}
+        for {set j 0} {$j < 10} {incr j} {
+            set c [valkey_client]
+            $c hello 3
+            $c client tracking on
+            $c deferred 1
+            lappend clients $c
+        }
+        for {set j 0} {$j < 300} {incr j} {
+            set key $j[string repeat x 1000]
+            r set $key x
+            foreach c $clients {
+                $c get $key
+                $c read
+            }
+        }
+        after 1100
+        r config set maxmemory [expr {[s used_memory] - 40000}]
+        set evicted [s evicted_keys]
+        assert_range [r dbsize] 200 299
+        assert_range $evicted 1 100
+        r config set maxmemory 0
+        foreach c $clients { $c close }
+    }
+}
