@@ -15,6 +15,12 @@ proc sd_wait_exit {level} {
         ::testutil::fail "the primary did not exit\n[::srv::file_tail [srv $level log] 15]"
     }
 }
+# The replica (level 0) in sync, then stopped, and a write on the primary (level -1) it lacks.
+proc sd_replica_stopped_behind {} {
+    sd_pair_synced
+    exec kill -STOP [srv pid]
+    r -1 incr k
+}
 # A primary (level -1) and its replica (level 0), in sync.
 proc sd_pair_synced {} {
     r replicaof [srv -1 host] [srv -1 port]
@@ -29,10 +35,8 @@ foreach how {sigterm shutdown} {
     start_server {tags {repl shutdown} overrides {save "" repl-diskless-sync-delay 0}} {
         start_server {tags {repl shutdown}} {
             test "$how: the primary waits for a stopped replica, holding writes, and exits once it caught up" {
-                sd_pair_synced
-                exec kill -STOP [srv pid]
+                sd_replica_stopped_behind
                 try {
-                    r -1 incr k
                     if {$how eq "sigterm"} {
                         exec kill -TERM [srv -1 pid]
                     } else {
@@ -69,10 +73,8 @@ foreach how {sigterm shutdown} {
 start_server {tags {repl shutdown} overrides {save "" repl-diskless-sync-delay 0 shutdown-timeout 1}} {
     start_server {tags {repl shutdown}} {
         test "shutdown-timeout: a replica still behind when it ends is logged as lagging, and the primary exits" {
-            sd_pair_synced
-            exec kill -STOP [srv pid]
+            sd_replica_stopped_behind
             try {
-                r -1 incr k
                 set t0 [clock milliseconds]
                 exec kill -TERM [srv -1 pid]
                 sd_expect_exit -1
@@ -90,10 +92,8 @@ start_server {tags {repl shutdown} overrides {save "" repl-diskless-sync-delay 0
 start_server {tags {repl shutdown} overrides {save "" repl-diskless-sync-delay 0}} {
     start_server {tags {repl shutdown}} {
         test "SHUTDOWN ABORT ends the wait: waiting SHUTDOWN clients get an error, held writes run; CLIENT UNBLOCK cannot end it" {
-            sd_pair_synced
-            exec kill -STOP [srv pid]
+            sd_replica_stopped_behind
             try {
-                r -1 incr k
                 set a [valkey_client -1]
                 set b [valkey_client -1]
                 $a deferred 1

@@ -501,18 +501,28 @@ start_server {tags {pubsub}} {
         r config set client-output-buffer-limit $old
     }
 
-    test "CLIENT LIST omem grows with a subscriber's unsent output beyond 16 KB, up to the hard limit" {
+    # A subscriber that never reads, under the pubsub output limit `limit`; returns the old
+    # limits (to set back).
+    proc ps_stuck_subscriber {limit channel} {
         reconnect
         set old [lindex [r config get client-output-buffer-limit] 1]
-        r config set client-output-buffer-limit "pubsub 100000 0 0"
+        r config set client-output-buffer-limit "pubsub $limit"
         set c [ps_client]
-        ps_call $c 1 subscribe small
+        ps_call $c 1 subscribe $channel
+        return $old
+    }
+    # The subscriber's CLIENT LIST line ({} once it is gone).
+    proc ps_subscriber_line {} {
+        return [lsearch -inline [split [r client list] "\n"] "*sub=1*"]
+    }
+
+    test "CLIENT LIST omem grows with a subscriber's unsent output beyond 16 KB, up to the hard limit" {
+        set old [ps_stuck_subscriber "100000 0 0" small]
         set steps 0
         set last 0
         while 1 {
             r publish small bar
-            set line [lsearch -inline [split [r client list] "\n"] "*sub=1*"]
-            if {![regexp {omem=([0-9]+)} $line -> omem]} break
+            if {![regexp {omem=([0-9]+)} [ps_subscriber_line] -> omem]} break
             if {$omem > $last} { incr steps }
             set last $omem
         }
@@ -524,15 +534,11 @@ start_server {tags {pubsub}} {
     }
 
     test "The soft limit closes a subscriber after more than soft_seconds whole seconds over it" {
-        reconnect
-        set old [lindex [r config get client-output-buffer-limit] 1]
-        r config set client-output-buffer-limit "pubsub 0 100000 2"
-        set c [ps_client]
-        ps_call $c 1 subscribe soft
+        set old [ps_stuck_subscriber "0 100000 2" soft]
         set start 0
         while 1 {
             r publish soft [string repeat x 1000]
-            set line [lsearch -inline [split [r client list] "\n"] "*sub=1*"]
+            set line [ps_subscriber_line]
             if {$line eq {}} break
             regexp {tot-mem=([0-9]+)} $line -> mem
             if {$start == 0 && $mem > 120000} { set start [clock milliseconds] }
