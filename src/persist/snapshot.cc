@@ -436,7 +436,8 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
       if (opts_.verify_checksum && stored != 0 && crc_ != stored) {
         char msg[128];
         // Valkey 8's words: "expected" is what the data hashes to, "got" what the file says.
-        snprintf(msg, sizeof(msg), "Wrong RDB checksum expected: (%llx) but got (%llx). Aborting now.",
+        snprintf(msg, sizeof(msg),
+                 "Wrong RDB checksum expected: (%llx) but got (%llx). Aborting now.",
                  static_cast<unsigned long long>(crc_), static_cast<unsigned long long>(stored));
         return bad(msg);
       }

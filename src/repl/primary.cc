@@ -61,7 +61,6 @@ void WriteDirect(Client* c, std::string_view s) {
   server::QueueWrite(c);
 }
 
-
 bool TryPartial(Client* c, std::string_view replid, int64_t from) {
   State& st = GetState();
   if (!st.backlog) return false;

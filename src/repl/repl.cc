@@ -240,8 +240,8 @@ void AppendInfo(std::string* s) {
     ReplicaLink* l = c->repl;
     line("slave" + std::to_string(i++) + ":ip=" + ReplicaIp(c) +
          ",port=" + std::to_string(l->listening_port) + ",state=" + ReplicaStateName(l) +
-         ",offset=" +
-         std::to_string(l->ack_offset) + ",lag=" + std::to_string((now - l->ack_time_ms) / 1000) +
+         ",offset=" + std::to_string(l->ack_offset) +
+         ",lag=" + std::to_string((now - l->ack_time_ms) / 1000) +
          ",type=replica");  // as Valkey 8.0.1 names a replica on one connection
   }
   line("replicas_waiting_psync:0");

@@ -86,7 +86,8 @@ void SecServer(std::string* s) {
   Line(s, "config_file:%s", g.config_file.c_str());
   Line(s, "io_threads_active:0");
   Line(s, "availability_zone:");
-  if (ShutdownInitiated()) Line(s, "shutdown_in_milliseconds:%lld", static_cast<ll>(ShutdownInMs()));
+  if (ShutdownInitiated())
+    Line(s, "shutdown_in_milliseconds:%lld", static_cast<ll>(ShutdownInMs()));
   std::string listener = "listener0:name=tcp";
   for (auto& b : cfg.bind) listener += ",bind=" + b;
   listener += ",port=" + std::to_string(cfg.port);
@@ -102,8 +103,8 @@ void SecClients(std::string* s) {
   }
   Line(s, "# Clients");
   // As Valkey 8: replica links are not clients here (our primary's link is).
-  size_t replicas = static_cast<size_t>(
-      std::count_if(g.clients.begin(), g.clients.end(), [](Client* c) { return c->flags & kReplica; }));
+  size_t replicas = static_cast<size_t>(std::count_if(
+      g.clients.begin(), g.clients.end(), [](Client* c) { return c->flags & kReplica; }));
   Line(s, "connected_clients:%zu", g.clients.size() - replicas);
   Line(s, "cluster_connections:%llu", static_cast<ull>(Cluster().connections()));
   Line(s, "maxclients:%lld", static_cast<ll>(cfg.maxclients));
@@ -153,9 +154,9 @@ void SecMemory(std::string* s) {
   // No scripting engine: Valkey 8's script and function fields, all empty.
   for (const char* f : {"used_memory_lua", "used_memory_vm_eval"}) Line(s, "%s:0", f);
   Line(s, "used_memory_lua_human:0B");
-  for (const char* f : {"used_memory_scripts_eval", "number_of_cached_scripts",
-                        "number_of_functions", "number_of_libraries", "used_memory_vm_functions",
-                        "used_memory_vm_total"})
+  for (const char* f :
+       {"used_memory_scripts_eval", "number_of_cached_scripts", "number_of_functions",
+        "number_of_libraries", "used_memory_vm_functions", "used_memory_vm_total"})
     Line(s, "%s:0", f);
   Line(s, "used_memory_vm_total_human:0B");
   Line(s, "used_memory_functions:0");

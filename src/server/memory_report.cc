@@ -51,8 +51,8 @@ AllocatorFigures ReadAllocatorFigures() {
   for (unsigned j = 0; j < nbins; j++) {
     std::string bin = "arenas.bin." + std::to_string(j);
     std::string stats = all + ".bins." + std::to_string(j);
-    uint64_t regs = static_cast<uint64_t>(Ctl<uint32_t>(bin + ".nregs")) *
-                    Ctl<size_t>(stats + ".curslabs");
+    uint64_t regs =
+        static_cast<uint64_t>(Ctl<uint32_t>(bin + ".nregs")) * Ctl<size_t>(stats + ".curslabs");
     uint64_t used = Ctl<size_t>(stats + ".curregs");
     if (regs > used) f.frag_smallbins += (regs - used) * Ctl<size_t>(bin + ".size");
   }
@@ -108,7 +108,9 @@ MemoryReport BuildMemoryReport() {
   m.alloc = ReadAllocatorFigures();
   const AllocatorFigures& a = m.alloc;
   auto ratio = [](uint64_t x, uint64_t y) { return y ? static_cast<double>(x) / y : 0.0; };
-  auto diff = [](uint64_t x, uint64_t y) { return static_cast<int64_t>(x) - static_cast<int64_t>(y); };
+  auto diff = [](uint64_t x, uint64_t y) {
+    return static_cast<int64_t>(x) - static_cast<int64_t>(y);
+  };
   m.allocator_frag = ratio(a.frag_smallbins, a.allocated) + 1;
   m.allocator_frag_bytes = static_cast<int64_t>(a.frag_smallbins);
   m.allocator_rss = ratio(a.resident, a.active);

@@ -61,7 +61,7 @@ void Failed() {
 }  // namespace
 
 void StartShutdown(Client* c, unsigned flags) {
-  if (c) BlockForShutdown(c);  // answered only if the shutdown fails
+  if (c) BlockForShutdown(c);       // answered only if the shutdown fails
   if (ShutdownInitiated()) return;  // the one under way decides
   // During a load the databases hold none of it yet: saving them would replace the file being
   // loaded with nothing (Valkey 8 forces NOSAVE too).
