@@ -406,6 +406,7 @@ void ReleaseClientState(Client* c) {
   drop(g.unblocked);
   drop(g.resume_input);
   drop(g.close_queue);
+  drop(g.obuf_soft_clients);
 }
 
 void FreeClient(Client* c) {
@@ -456,9 +457,10 @@ bool CheckOutputLimits(Client* c) {
     // In whole seconds, as Valkey 8 counts them: past the limit for more than soft_seconds
     // seconds of the clock (so between soft_seconds and one more).
     int64_t now_s = base::MsTime() / 1000;
-    if (!c->obuf_soft_since_ms)
+    if (!c->obuf_soft_since_ms) {
       c->obuf_soft_since_ms = now_s * 1000;
-    else if (now_s - c->obuf_soft_since_ms / 1000 > lim.soft_seconds)
+      g.obuf_soft_clients.push_back(c);
+    } else if (now_s - c->obuf_soft_since_ms / 1000 > lim.soft_seconds)
       soft = true;
   } else {
     c->obuf_soft_since_ms = 0;
@@ -674,6 +676,19 @@ std::string ClientInfoForLog(const Client* c) {
 }
 
 void ClientsCron() {
+  // The soft output limit of clients that nothing was sent to since they went over it.
+  if (!g.obuf_soft_clients.empty()) {
+    std::vector<Client*> over;
+    over.swap(g.obuf_soft_clients);
+    // A client that went below and over again between two passes is listed twice.
+    std::sort(over.begin(), over.end());
+    over.erase(std::unique(over.begin(), over.end()), over.end());
+    for (Client* c : over) {
+      if (!c->obuf_soft_since_ms || (c->flags & kCloseAsap)) continue;
+      g.obuf_soft_clients.push_back(c);  // back on the list while over (it may leave below)
+      CheckOutputLimits(c);
+    }
+  }
   if (cfg.timeout <= 0) return;
   int64_t now = base::MsTime();
   std::vector<Client*> idle;

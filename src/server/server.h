@@ -84,6 +84,9 @@ struct Server {
   std::unordered_map<uint64_t, Client*> clients_by_id;
   std::vector<Client*> pending_writes;
   std::vector<Client*> close_queue;
+  // Clients over their soft output limit: the cron closes those still over it once its time
+  // is up, also when nothing more is sent to them (as Valkey 8's clientsCron checks them).
+  std::vector<Client*> obuf_soft_clients;
   std::vector<Client*> unblocked;  // clients whose pending input must be processed again
   std::vector<Client*> resume_input;  // kInputSliced clients whose time slice ran out
   uint64_t next_client_id = 1;
