@@ -1061,12 +1061,15 @@ start_server {tags {repl} overrides {repl-diskless-sync no rdbcompression no}} {
             exec kill -9 $child
             wait_for_log "*SYNC failed. BGSAVE child returned an error*" 100 50 -1
             # The replica is back, reading the next (slow) snapshot: its data is untouched.
+            # (a second child, not merely none: the first may be gone before the next forks)
             wait_for_condition 300 10 {[rinfo 0 master_sync_read_bytes] > 0 &&
-                [repl_snapshot_child -1] ne $child} else { fail "no second sync" }
+                [set child2 [repl_snapshot_child -1]] ne {} && $child2 ne $child} else {
+                fail "no second sync"
+            }
             assert_equal 1 [r get mine]
             assert_equal 1 [r dbsize]
             r -1 config set rdb-key-save-delay 0
-            exec kill -9 [repl_snapshot_child -1]
+            exec kill -9 $child2
             repl_wait_synced -1 0
             assert_equal 300 [r dbsize]
             assert_equal [r -1 debug digest] [r debug digest]
