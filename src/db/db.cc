@@ -103,8 +103,7 @@ Obj* Db::Lookup(std::string_view key) {
   Obj* o = Find(key);
   if (!o || !IsExpired(o)) return o;
   if (GetEnv().from_primary) return o;
-  if (GetEnv().replica && (GetEnv().from_primary || !GetEnv().local_write))
-    return GetEnv().from_primary ? o : nullptr;
+  if (GetEnv().replica && !GetEnv().local_write) return nullptr;
   if (GetEnv().keep_expired) return nullptr;
   std::string k(key);
   DeleteExpired(k);

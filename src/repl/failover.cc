@@ -31,14 +31,9 @@ struct Coordinated {
 };
 Coordinated fo_;
 
-std::string ReplicaHost(const Client* c) {
-  const ReplicaLink* l = c->repl;
-  return l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
-}
-
 Client* FindReplica(const std::string& host, int port) {
   for (Client* c : Replicas())
-    if (c->repl->listening_port == port && ReplicaHost(c) == host) return c;
+    if (c->repl->listening_port == port && ReplicaIp(c) == host) return c;
   return nullptr;
 }
 
@@ -102,7 +97,7 @@ void FailoverCron() {
     for (Client* c : Replicas())
       if (c->repl->state == ReplicaLink::kOnline && c->repl->ack_offset == offset) {
         target = c;
-        fo_.host = ReplicaHost(c);
+        fo_.host = ReplicaIp(c);
         fo_.port = c->repl->listening_port;
         break;
       }

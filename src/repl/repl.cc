@@ -205,6 +205,11 @@ const char* ReplicaStateName(const ReplicaLink* l) {
                                              : "wait_bgsave";
 }
 
+void DisconnectReplicas() {
+  std::vector<Client*> reps = Replicas();  // closing edits the list
+  for (Client* c : reps) server::CloseAsync(c);
+}
+
 int LaggingReplicas(bool log, int* total) {
   const State& st = GetState();
   int64_t now = base::MsTime();

@@ -43,6 +43,9 @@ std::string ReplicaIp(const server::Client* c);
 const char* ReplicaStateName(const ReplicaLink* l);
 // Replicas whose acknowledged offset is not ours (logged each, as Valkey 8 does at shutdown).
 int LaggingReplicas(bool log, int* total);
+// Closes every replica link: they reconnect and learn our new history (Valkey 8's
+// disconnectReplicas).
+void DisconnectReplicas();
 const std::vector<server::Client*>& Replicas();
 // The address of a replica of mine that cannot stage slot imports (not one of ours), or "".
 std::string ReplicaWithoutSlotImport();

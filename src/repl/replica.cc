@@ -461,8 +461,7 @@ void HandleHandshakeLine(const std::string& line) {
     // Our data is about to be replaced: our replicas, which hold it, must sync again too (they
     // are refused until our sync ends, then find a history they cannot continue), as Valkey 8
     // disconnects them when its PSYNC fails. Kept on, they took the new stream on old data.
-    std::vector<Client*> reps = Replicas();
-    for (Client* c : reps) server::CloseAsync(c);
+    DisconnectReplicas();
     FailoverPsyncAnswered(true);
     return;
   }
@@ -476,8 +475,7 @@ void HandleHandshakeLine(const std::string& line) {
       st.replid = newid;
       // Our replicas must learn it (Valkey 8's disconnectReplicas): they reconnect and
       // continue by PSYNC with the old id, now our secondary.
-      std::vector<Client*> reps = Replicas();
-      for (Client* c : reps) server::CloseAsync(c);
+      DisconnectReplicas();
     }
     LOG_NOTICE("Successful partial resynchronization with primary.");
     g_side.full_sync_pending = false;  // our data continues this primary's history
@@ -675,15 +673,9 @@ void BecomeReplica(const std::string& host, int port, bool full_sync_required) {
   // Blocked commands were accepted by a primary; here they would diverge from the new one.
   server::DisconnectAllBlockedClients();
   // Our replicas must learn the new history: let them reconnect (they continue by PSYNC).
-  if (was_primary) {
-    std::vector<Client*> reps = Replicas();
-    for (Client* c : reps) server::CloseAsync(c);
-  }
+  if (was_primary) DisconnectReplicas();
   // Keep a backlog so that the next PSYNC can continue our own history.
-  if (!st.backlog) {
-    st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
-    st.backlog->Append("", st.offset);
-  }
+  EnsureBacklog();
   LOG_NOTICE("Connecting to PRIMARY %s:%d", host.c_str(), port);
   Connect();
 }
@@ -702,8 +694,7 @@ void BecomePrimary() {
   db::GetEnv().replica = false;
   base::SetLogRoleChar('M');
   ShiftReplicationId();
-  std::vector<Client*> reps = Replicas();
-  for (Client* c : reps) server::CloseAsync(c);
+  DisconnectReplicas();
   ResetStreamDb();
   LOG_NOTICE("PRIMARY MODE enabled");
 }

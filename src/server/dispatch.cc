@@ -393,17 +393,16 @@ bool WritesPaused() {
   return now < g.pause_end_ms || now < g.failover_pause_end_ms || now < g.shutdown_pause_end_ms;
 }
 
-void SetFailoverPause(int64_t end_ms) {
-  g.failover_pause_end_ms = end_ms;
+namespace {
+void SetWritePause(int64_t* slot, int64_t end_ms) {
+  *slot = end_ms;
   db::GetEnv().keep_expired = WritesPaused();
   if (!end_ms) UnpauseClientsIfDue();
 }
+}  // namespace
 
-void SetShutdownPause(int64_t end_ms) {
-  g.shutdown_pause_end_ms = end_ms;
-  db::GetEnv().keep_expired = WritesPaused();
-  if (!end_ms) UnpauseClientsIfDue();
-}
+void SetFailoverPause(int64_t end_ms) { SetWritePause(&g.failover_pause_end_ms, end_ms); }
+void SetShutdownPause(int64_t end_ms) { SetWritePause(&g.shutdown_pause_end_ms, end_ms); }
 
 int64_t NextPauseEndIn() {
   int64_t now = base::MsTime(), next = -1;
