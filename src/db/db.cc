@@ -140,7 +140,7 @@ Obj* Db::Replace(Obj* old, Obj* nw, bool keep_old) {
 
 Obj* Db::SetExpire(Obj* o, int64_t when) {
   bool had = o->has_expire();
-  if (had && when >= 0) {
+  if (when >= 0 && o->HoldsExpire(when)) {
     o->set_expire_in_place(when);
     return o;
   }

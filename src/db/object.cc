@@ -1,6 +1,8 @@
 // Allocation and layout of keyspace objects.
 #include "db/object.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <ctime>
 
@@ -22,17 +24,20 @@ size_t ValuePartSize(Enc e, size_t embstr_len) {
 
 // Allocates a shell with key and expire filled in; returns it and the value pointer.
 Obj* Alloc(std::string_view key, Type t, Enc e, int64_t expire, size_t value_size) {
-  size_t head = (expire >= 0 ? 8 : 0) + VarintLen(key.size()) + key.size();
-  Obj* o = static_cast<Obj*>(malloc(sizeof(Obj) + head + value_size));
+  uint8_t flags = 0;
+  if (expire >= 0)
+    flags = Obj::kHasExpire | (expire >= Obj::kNarrowExpireEnd ? Obj::kWideExpire : 0);
+  size_t expire_bytes = flags & Obj::kWideExpire ? 8 : flags ? 6 : 0;
+  size_t size = offsetof(Obj, data) + expire_bytes + VarintLen(key.size()) + key.size() +
+                value_size;
+  // Never below sizeof(Obj), so that no access through the struct reaches past the block.
+  Obj* o = static_cast<Obj*>(malloc(std::max(size, sizeof(Obj))));
   o->next = nullptr;
   o->meta = (static_cast<uint32_t>(t) << 4) | e;
   o->set_lru(InitialLru());
-  o->flags = expire >= 0 ? Obj::kHasExpire : 0;
-  char* p = o->data;
-  if (expire >= 0) {
-    memcpy(p, &expire, 8);
-    p += 8;
-  }
+  o->flags = flags;
+  if (expire >= 0) o->set_expire_in_place(expire);
+  char* p = o->data + expire_bytes;
   p = PutVarint(p, key.size());
   memcpy(p, key.data(), key.size());
   return o;
@@ -87,7 +92,7 @@ const char* EncodingName(Enc e) {
 }
 
 std::string_view Obj::key() const {
-  const char* p = data + (has_expire() ? 8 : 0);
+  const char* p = data + expire_bytes();
   size_t len;
   p = GetVarint(p, &len);
   return std::string_view(p, len);
@@ -171,7 +176,7 @@ Obj* Rekey(Obj* o, std::string_view key, int64_t expire, bool steal) {
 }
 
 Obj* WithExpire(Obj* o, int64_t expire) {
-  if (expire >= 0 && o->has_expire()) {
+  if (expire >= 0 && o->HoldsExpire(expire)) {
     o->set_expire_in_place(expire);
     return o;
   }

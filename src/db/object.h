@@ -1,9 +1,13 @@
 // A key and its value in one allocation: the keyspace's unit of storage.
 //
-// Layout: [next][meta:4][flags:1] then [expire:8 if kHasExpire][varint keylen][key][value].
-// The value part depends on the encoding: int -> int64; embstr -> varint len + bytes;
-// raw -> std::string*; container encodings -> a pointer owned by the object. Keeping key,
-// expire and small strings inline is what holds memory per key under Valkey 8's.
+// Layout: [next][meta:4][flags:1] then [expire: 6 bytes, or 8 with kWideExpire, if
+// kHasExpire][varint keylen][key][value]. The value part depends on the encoding: int ->
+// int64; embstr -> varint len + bytes; raw -> std::string*; container encodings -> a pointer
+// owned by the object. Keeping key, expire and small strings inline is what holds memory per
+// key under Valkey 8's. The allocation is the header's 13 bytes plus what follows, not
+// sizeof(Obj) (16): an 11-byte key with a 16-byte value and an expire takes 48 bytes, one
+// jemalloc class below 64, because the expire takes 6 bytes when it is below 2^48 ms (the
+// year 10889); a later one takes 8.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -40,19 +44,31 @@ struct Obj {
   char data[];
 
   static constexpr uint8_t kHasExpire = 1;
+  static constexpr uint8_t kWideExpire = 2;  // the expire takes 8 bytes
+  static constexpr int64_t kNarrowExpireEnd = int64_t{1} << 48;
+
 
   Type type() const { return static_cast<Type>((meta >> 4) & 0xf); }
   Enc enc() const { return static_cast<Enc>(meta & 0xf); }
   uint32_t lru() const { return meta >> 8; }
   void set_lru(uint32_t v) { meta = (meta & 0xff) | ((v & kLruMax) << 8); }
   bool has_expire() const { return flags & kHasExpire; }
+  size_t expire_bytes() const { return has_expire() ? (flags & kWideExpire ? 8 : 6) : 0; }
   int64_t expire() const {  // -1 when none
     if (!has_expire()) return -1;
-    int64_t v;
-    memcpy(&v, data, 8);
-    return v;
+    uint64_t v = 0;
+    for (size_t i = expire_bytes(); i-- > 0;) v = (v << 8) | static_cast<uint8_t>(data[i]);
+    return static_cast<int64_t>(v);
   }
-  void set_expire_in_place(int64_t when) { memcpy(data, &when, 8); }  // has_expire() only
+  // Whether set_expire_in_place can store `when` (>= 0) here: an expire of 6 bytes holds
+  // one below kNarrowExpireEnd only.
+  bool HoldsExpire(int64_t when) const {
+    return has_expire() && ((flags & kWideExpire) || when < kNarrowExpireEnd);
+  }
+  void set_expire_in_place(int64_t when) {  // HoldsExpire(when) only
+    uint64_t v = static_cast<uint64_t>(when);
+    for (size_t i = 0, n = expire_bytes(); i < n; i++, v >>= 8) data[i] = static_cast<char>(v);
+  }
   std::string_view key() const;
   // Value accessors.
   char* value_ptr();

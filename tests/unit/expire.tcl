@@ -392,4 +392,28 @@ start_server {tags {expire}} {
         set lines [lsearch -all -inline -not -exact $lines {}]
         assert_equal {{# Keyspace} db0:keys=1,expires=0,avg_ttl=0} $lines
     }
+
+    exp_test "Expires beyond 2^48 ms keep every bit, set, changed and reloaded" {
+        # An object keeps an expire below 2^48 ms in 6 bytes and a later one in 8: a key moved
+        # across the boundary either way, of every value type, keeps its exact time.
+        r flushall
+        set edge 281474976710656
+        foreach {t cmd} {s {set s v} l {rpush l a} h {hset h f v} z {zadd z 1 m}} {
+            r {*}$cmd
+            assert_equal 1 [r pexpireat $t [expr {$edge - 1}]]
+            assert_equal [expr {$edge - 1}] [r pexpiretime $t]
+            assert_equal 1 [r pexpireat $t $edge]
+            assert_equal $edge [r pexpiretime $t]
+            assert_equal 1 [r pexpireat $t 9223372036854775807]
+            assert_equal 9223372036854775807 [r pexpiretime $t]
+            assert_equal 1 [r pexpireat $t [expr {$edge + 12345}]]
+        }
+        r set n v pxat [expr {$edge - 2}]
+        r debug reload
+        foreach t {s l h z} {assert_equal [expr {$edge + 12345}] [r pexpiretime $t]}
+        assert_equal [expr {$edge - 2}] [r pexpiretime n]
+        assert_equal {v a v 1} [list [r get s] [r lindex l 0] [r hget h f] [r zscore z m]]
+        assert_equal 5 [r dbsize]
+        assert_match "*db0:keys=5,expires=5,*" [r info keyspace]
+    }
 }
