@@ -114,7 +114,7 @@ bool DropSomeKeys(int64_t deadline_us) {
     }
     std::string key(o->key());
     t->keys.Unlink(key);
-    if (o->has_expire()) delete t->expires.Unlink(key);
+    if (o->has_expire()) t->expires.Remove(o);
     if (Shadowed(key)) {
       db::FreeObj(o);
       continue;

@@ -762,7 +762,7 @@ void DebugCommand(Client* c) {
   if (sub == "dict-resizing" && a.size() == 3) {
     bool forbidden = Atoi(a[2]) == 0;
     db::KeyTable::SetResizeForbidden(forbidden);
-    db::ExpireTable::SetResizeForbidden(forbidden);
+    db::ExpireSet::SetResizeForbidden(forbidden);
     return r.Ok();
   }
   if (sub == "drop-cluster-packet-filter" && a.size() == 3) {

@@ -15,7 +15,7 @@ Env& GetEnv() {
 }
 
 SlotTables::~SlotTables() {
-  expires.Clear([](ExpNode* n) { delete n; });
+  expires.Clear();
   keys.Clear([](Obj* o) { FreeObj(o); });
 }
 
@@ -207,7 +207,7 @@ void Db::Swap(Db& other) {
 }
 
 void Db::AddExpireEntry(SlotTables* t, int slot, Obj* o) {
-  t->expires.Insert(new ExpNode{nullptr, o});
+  t->expires.Insert(o);
   volatile_++;
   FenwickAdd(&volatile_fenwick_, slot, 1);
   NoteLocalExpire(o);
@@ -219,14 +219,21 @@ void Db::NoteLocalExpire(const Obj* o) {
 }
 
 void Db::RemoveExpireEntry(SlotTables* t, int slot, Obj* o) {
-  delete t->expires.Unlink(o->key());
+  bool removed = t->expires.Remove(o);
+#ifdef NODE_DEBUG_CHECKS
+  if (!removed) {  // an object moved without its entry: the set would keep a dangling pointer
+    LOG_WARNING("Key '%.*s' with an expire missing from the expire set",
+                static_cast<int>(o->key().size()), o->key().data());
+    abort();
+  }
+#endif
+  (void)removed;
   volatile_--;
   FenwickAdd(&volatile_fenwick_, slot, -1);
 }
 
 void Db::UpdateExpireEntry(SlotTables* t, Obj* old, Obj* nw) {
-  ExpNode* n = t->expires.Find(old->key());
-  if (n) n->obj = nw;
+  if (t->expires.Remove(old)) t->expires.Insert(nw);
   NoteLocalExpire(nw);
 }
 
@@ -243,8 +250,7 @@ Obj* Db::RandomVolatileKey() {
   int pos = per_slot()
                 ? FenwickFind(volatile_fenwick_, static_cast<int64_t>(ds::RandomU64() % volatile_))
                 : 0;
-  ExpNode* n = slots_[pos] ? slots_[pos]->expires.Random() : nullptr;
-  return n ? n->obj : nullptr;
+  return slots_[pos] ? slots_[pos]->expires.Random() : nullptr;
 }
 
 // Scan and ScanExpires: one table per slot walked in slot order with a reverse-binary cursor
@@ -322,21 +328,19 @@ size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* total_sampl
     size_t sampled = 0;
     // Walk buckets until about 20 keys were looked at (one Valkey "loop"), slot after slot.
     do {
-      expire_cursor_ = ScanExpires(expire_cursor_, [&](ExpNode* n) {
+      expire_cursor_ = ScanExpires(expire_cursor_, [&](Obj* o) {
         sampled++;
-        int64_t when = n->obj->expire();
+        int64_t when = o->expire();
         if (when <= now_ms) {
-          victims.emplace_back(n->obj->key());
+          victims.emplace_back(o->key());
         } else {
           ttl_sum += when - now_ms;
           ttl_samples++;
         }
       });
     } while (sampled < 20 && expire_cursor_ != 0);
-    for (auto& k : victims) {
-      DeleteExpired(k);
-      if (GetEnv().on_expired) GetEnv().on_expired(id_, k);
-    }
+    for (auto& k : victims)
+      if (DeleteExpired(k) && GetEnv().on_expired) GetEnv().on_expired(id_, k);
     expired_total += victims.size();
     *total_sampled += sampled;
     // Stop when the sample was mostly alive (<10% expired), or out of time, or wrapped.
@@ -358,11 +362,11 @@ void Db::RehashSome(int steps) {
   }
 }
 
-uint64_t Db::ScanExpires(uint64_t cursor, const std::function<void(ExpNode*)>& fn) {
+uint64_t Db::ScanExpires(uint64_t cursor, const std::function<void(Obj*)>& fn) {
   if (!per_slot()) return slots_[0] ? slots_[0]->expires.Scan(cursor, fn) : 0;
   return ScanPerSlot(
       cursor, [this](int from) { return NextVolatileSlot(from); },
-      [this](int s) -> ExpireTable& { return slots_[s]->expires; }, fn);
+      [this](int s) -> ExpireSet& { return slots_[s]->expires; }, fn);
 }
 
 Db::Overhead Db::TablesOverhead() const {
@@ -370,9 +374,9 @@ Db::Overhead Db::TablesOverhead() const {
   for (auto& t : slots_) {
     if (!t) continue;
     o.tables++;
-    uint64_t kb = t->keys.Buckets() * sizeof(Obj*), eb = t->expires.Buckets() * sizeof(ExpNode*);
+    uint64_t kb = t->keys.Buckets() * sizeof(Obj*), eb = t->expires.Buckets() * sizeof(Obj*);
     o.main_bytes += sizeof(SlotTables) + kb + t->keys.Size() * sizeof(Obj);
-    o.expires_bytes += eb + t->expires.Size() * sizeof(ExpNode);
+    o.expires_bytes += eb;
     o.bucket_bytes += kb + eb;
     size_t rk = t->keys.RehashingFromBuckets(), re = t->expires.RehashingFromBuckets();
     o.rehashing_bytes += (rk + re) * sizeof(void*);

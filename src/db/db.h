@@ -12,6 +12,7 @@
 
 #include "db/object.h"
 #include "ds/hashtable.h"
+#include "ds/ptr_set.h"
 
 namespace db {
 
@@ -21,15 +22,10 @@ struct ObjTraits {
 };
 using KeyTable = ds::HashTable<Obj, ObjTraits>;
 
-struct ExpNode {
-  ExpNode* next;
-  Obj* obj;
-};
-struct ExpTraits {
-  static ExpNode** NextLink(ExpNode* n) { return &n->next; }
-  static std::string_view Key(const ExpNode* n) { return n->obj->key(); }
-};
-using ExpireTable = ds::HashTable<ExpNode, ExpTraits>;
+// The keys of a table that have an expire, by address (8.4 bytes a key at 1M keys; a chained
+// entry by key cost 24). Every change of an object's address (Db::Replace, Db::SetExpire)
+// moves its entry.
+using ExpireSet = ds::PtrSet<Obj>;
 
 inline constexpr int kSlots = 16384;
 
@@ -39,7 +35,7 @@ inline constexpr int kSlots = 16384;
 // way. Destroying one frees its objects.
 struct SlotTables {
   KeyTable keys;
-  ExpireTable expires;  // the keys of `keys` that have an expire
+  ExpireSet expires;  // the objects of `keys` that have an expire
   SlotTables() = default;
   SlotTables(const SlotTables&) = delete;
   SlotTables& operator=(const SlotTables&) = delete;
@@ -228,7 +224,7 @@ class Db {
   int NextNonEmptySlot(int from) const;
   int NextVolatileSlot(int from) const;
   // Active expiry's walk over the expires, slot after slot (cursor as Scan's).
-  uint64_t ScanExpires(uint64_t cursor, const std::function<void(ExpNode*)>& fn);
+  uint64_t ScanExpires(uint64_t cursor, const std::function<void(Obj*)>& fn);
   void RemoveExpireEntry(SlotTables* t, int slot, Obj* o);
   bool DeleteFreeingBy(std::string_view key, void (*free_fn)(Obj*));
   void AddExpireEntry(SlotTables* t, int slot, Obj* o);

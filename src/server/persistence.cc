@@ -757,7 +757,7 @@ void ResetPersistenceStats() {
 
 void SetResizeAllowed(bool allowed) {
   db::KeyTable::SetResizeAllowed(allowed);
-  db::ExpireTable::SetResizeAllowed(allowed);
+  db::ExpireSet::SetResizeAllowed(allowed);
   db::HashTableT::SetResizeAllowed(allowed);
   db::SetTableT::SetResizeAllowed(allowed);
   db::ZSetSetResizeAllowed(allowed);
