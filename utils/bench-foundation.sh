@@ -193,11 +193,12 @@ mem_per_key() {
     awk -v a="$after" -v b="$before" -v n="$KEYS" 'BEGIN{printf "%.1f\n", (a - b) / n}'
 }
 
-# mem_row LABEL FILE MAX_BYTES [MAX_RATIO]
+# mem_row LABEL FILE MAX_BYTES [MAX_RATIO]: ours and theirs, or the servers named by
+# MEM_OURS / MEM_THEIRS (the cluster-mode pair).
 mem_row() {
     local label=$1 file=$2 maxb=$3 maxr=${4:-} ov tv ratio st target
-    ov=$(mem_per_key ours "$file")
-    tv=$(mem_per_key theirs "$file")
+    ov=$(mem_per_key "${MEM_OURS:-ours}" "$file")
+    tv=$(mem_per_key "${MEM_THEIRS:-theirs}" "$file")
     ratio=$(bl_ratio "$ov" "$tv")
     target="ours <= $maxb B/key"
     [ -n "$maxr" ] && target="$target, ratio <= $maxr"
@@ -208,15 +209,31 @@ mem_row() {
     fmt_row "$label" "${ov:-n/a}" "${tv:-n/a}" "$ratio" "$target" "$st"
 }
 
+# cluster_node NAME BIN: a cluster-mode node holding every slot, its state ok.
+cluster_node() {
+    bl_start "$1" "$2" --cluster-enabled yes --cluster-config-file nodes.conf || return 0
+    bl_cli "$1" cluster addslotsrange 0 16383 >/dev/null
+    for _ in $(seq 1 100); do
+        bl_cli "$1" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && return 0
+        sleep 0.1
+    done
+    bl_log "[$1] cluster_state never ok"
+}
+
 if [ "$ROWS" = memory ] || [ "$ROWS" = all ]; then
     echo "-- memory (INFO used_memory delta / key, $KEYS keys key:%07d, 16-byte values, bytes/key)"
     fmt_row "row" "ours" "theirs" "ratio" "target" ""
     bl_gen_set_file "$BL_TMP/set.resp" "$KEYS"
-    mem_row "SET (no TTL)" "$BL_TMP/set.resp" 80 0.77
-    rm -f "$BL_TMP/set.resp"
     bl_gen_set_file "$BL_TMP/setex.resp" "$KEYS" 100000
-    mem_row "SET EX 100000 (TTL)" "$BL_TMP/setex.resp" 112
-    rm -f "$BL_TMP/setex.resp"
+    mem_row "SET (no TTL)" "$BL_TMP/set.resp" 48 0.77
+    mem_row "SET EX 100000 (TTL)" "$BL_TMP/setex.resp" 72
+    # The same in cluster mode: one node holding all 16384 slots (a table pair per slot).
+    cluster_node oursc "$OURS"
+    cluster_node theirsc "$THEIRS"
+    MEM_OURS=oursc MEM_THEIRS=theirsc mem_row "SET, cluster mode" "$BL_TMP/set.resp" 48 0.77
+    MEM_OURS=oursc MEM_THEIRS=theirsc mem_row "SET EX, cluster mode" "$BL_TMP/setex.resp" 72
+    bl_stop oursc; bl_stop theirsc
+    rm -f "$BL_TMP/set.resp" "$BL_TMP/setex.resp"
     echo
 fi
 
