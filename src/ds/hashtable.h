@@ -346,8 +346,14 @@ class HashTable {
     return nullptr;
   }
 
+  // Each operation moves kStepsPerOp buckets of a running rehash. A rehash moves every bucket
+  // once whatever the pace, so this costs no more work in all; it ends after an eighth of the
+  // operations one step each took, so a table holds its two bucket arrays for an eighth of the
+  // time (a set growing from 8,192 to 16,384 buckets held both until its 16,384th insert: at
+  // 10,000 members they were 55% of its memory).
+  static constexpr int kStepsPerOp = 8;
   void Step() {
-    if (Rehashing()) RehashSteps(1);
+    if (Rehashing()) RehashSteps(kStepsPerOp);
   }
 
   void GrowIfNeeded() {

@@ -271,3 +271,19 @@ TEST_CASE(HashTableScanBatchIsStepsOfScan) {
     FreeAll(t);
   }
 }
+
+// A rehash started by growth ends within an eighth of the operations it took at one bucket
+// each: a table of 8,192 buckets grown on its 8,193rd insert holds one bucket array again
+// before its 9,300th (with one bucket per operation it held both until its 16,384th).
+TEST_CASE(HashTableGrowthRehashEndsWithinAnEighth) {
+  Table t;
+  int i = 0;
+  while (t.Buckets() < 8192 || t.Rehashing()) t.Insert(Make(i++));
+  CHECK_EQ(t.Buckets(), 8192u);
+  while (!t.Rehashing()) t.Insert(Make(i++));
+  CHECK_EQ(i, 8193);
+  while (t.Rehashing() && i < 20000) t.Insert(Make(i++));
+  CHECK(i < 9300);
+  CHECK_EQ(t.Buckets(), 16384u);
+  FreeAll(t);
+}
