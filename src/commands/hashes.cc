@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <unordered_set>
 #include <vector>
 
 #include "base/util.h"
@@ -230,7 +231,20 @@ void HRandFieldCommand(Client* c) {
     }
     return;
   }
-  // Distinct picks: all of them, or a partial shuffle of all pairs.
+  // Distinct picks, as SRANDMEMBER's: random draws for a count under a third of the hash, else
+  // all of them or a partial shuffle of all pairs.
+  if (count * 3 <= db::HashLen(o)) {
+    std::vector<std::pair<std::string, std::string>> picks;
+    std::unordered_set<std::string> seen;
+    std::string f, v;
+    while (picks.size() < count) {
+      db::HashRandom(o, &f, &v);
+      if (seen.insert(f).second) picks.emplace_back(f, v);
+    }
+    r.ArrayLen(len);
+    for (auto& [pf, pv] : picks) emit(pf, pv);
+    return;
+  }
   std::vector<std::pair<std::string, std::string>> all;
   db::HashForEach(o, [&](std::string_view f, std::string_view v) { all.emplace_back(f, v); });
   size_t n = std::min<uint64_t>(count, all.size());

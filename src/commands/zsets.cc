@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/util.h"
@@ -643,6 +644,14 @@ void ZRandMemberCommand(Client* c) {
       Pair p;
       db::ZRandom(o, &p.first, &p.second);
       out.push_back(std::move(p));
+    }
+  } else if (static_cast<uint64_t>(l) * 3 <= db::ZLen(o)) {
+    // Distinct picks by random draws, as SRANDMEMBER's.
+    std::unordered_set<std::string> seen;
+    Pair p;
+    while (out.size() < static_cast<uint64_t>(l)) {
+      db::ZRandom(o, &p.first, &p.second);
+      if (seen.insert(p.first).second) out.push_back(p);
     }
   } else {
     db::ZWalk(o, 0, false, [&](std::string_view m, double s) {

@@ -308,6 +308,29 @@ start_server {tags {hash}} {
         assert_equal {} [r hrandfield nokey 5]
     }
 
+    hash_test "HRANDFIELD with a count under a third of the hash draws fields: a rehash moves on" {
+        # As SRANDMEMBER's (type_set.tcl): random draws, not a copy of the hash.
+        r flushall
+        set args {}
+        for {set i 0} {$i < 1024} {incr i} { lappend args f$i v$i }
+        r hset h {*}$args
+        r hset h extra vextra
+        assert_match "*rehashing target*" [r debug htstats-key h]
+        # only HRANDFIELD runs meanwhile (a lookup would move the rehash on itself)
+        set calls 0
+        set picks {}
+        while {[string match "*rehashing target*" [r debug htstats-key h]] && $calls < 1000} {
+            set res [r hrandfield h 10 withvalues]
+            assert_equal 20 [llength $res]
+            assert_equal 10 [llength [lsort -unique [dict keys $res]]]
+            lappend picks {*}$res
+            incr calls
+        }
+        assert_range $calls 1 999
+        foreach {f v} $picks { assert_equal [r hget h $f] $v }
+        assert_equal 10 [llength [lsort -unique [r hrandfield h 10]]]
+    }
+
     hash_test "HRANDFIELD negative count may repeat fields" {
         r flushall
         r hset h a 1 b 2

@@ -115,6 +115,35 @@ start_server {tags {set}} {
         }
     }
 
+    set_test "SRANDMEMBER with a count under a third of the set draws members: a rehash moves on" {
+        # As Valkey 8: a small count draws random members until it has that many distinct ones,
+        # and each draw moves a running rehash on; it copied the whole set before (88 ms for 5
+        # members of a set of 1M), and a rehash left running stayed so under such reads.
+        r flushall
+        set all {}
+        for {set i 0} {$i < 1024} {incr i} { lappend all m:$i }
+        r sadd s {*}$all
+        r sadd s extra
+        lappend all extra
+        assert_match "*rehashing target*" [r debug htstats-key s]
+        set calls 0
+        while {[string match "*rehashing target*" [r debug htstats-key s]] && $calls < 1000} {
+            set res [r srandmember s 10]
+            assert_equal 10 [llength [lsort -unique $res]]
+            foreach m $res { assert {$m in $all} }
+            incr calls
+        }
+        assert_range $calls 1 999
+        # every member is drawn in time, and a count of a third or more still gives distinct ones
+        set seen {}
+        for {set i 0} {$i < 3000 && [llength $seen] < 1025} {incr i} {
+            set seen [lsort -unique [concat $seen [r srandmember s 100]]]
+        }
+        assert_equal [lsort $all] $seen
+        assert_equal 400 [llength [lsort -unique [r srandmember s 400]]]
+        assert_equal 1025 [r scard s]
+    }
+
     set_test "SADD / SREM arity and duplicates in one call" {
         r flushall
         assert_equal 2 [r sadd s a a b b a]
@@ -207,6 +236,35 @@ start_server {tags {set}} {
         assert_equal 1 [r smove src fresh b]
         assert_equal 0 [r exists src]
         assert_equal {b} [r smembers fresh]
+    }
+
+    set_test "SMOVE touches a WATCHed destination only when it adds the member" {
+        r flushall
+        r sadd src a b
+        r sadd dst a
+        set other [valkey_client]
+        # `a` is in dst already: dst is unchanged and the transaction watching it runs
+        r watch dst
+        r multi
+        r sadd dst c
+        assert_equal 1 [$other smove src dst a]
+        assert_equal {1} [r exec]
+        assert_equal {a c} [lsort [r smembers dst]]
+        # `b` is added to dst: the transaction is aborted
+        r watch dst
+        r multi
+        r sadd dst d
+        assert_equal 1 [$other smove src dst b]
+        assert_equal {} [r exec]
+        assert_equal {a b c} [lsort [r smembers dst]]
+        # the source changed either way
+        r sadd src a x
+        r watch src
+        r multi
+        r sadd src y
+        assert_equal 1 [$other smove src dst a]
+        assert_equal {} [r exec]
+        $other close
     }
 
     set_test "SMOVE type errors" {

@@ -580,6 +580,27 @@ start_server {tags {zset}} {
         assert_equal 1 [r zcard z]
     }
 
+    zset_test "ZRANDMEMBER with a count under a third of the set draws members: a rehash moves on" {
+        # As SRANDMEMBER's (type_set.tcl): random draws, not a copy of the sorted set.
+        r flushall
+        set args {}
+        for {set i 0} {$i < 1024} {incr i} { lappend args $i m$i }
+        r zadd z {*}$args
+        r zadd z 5000 extra
+        assert_match "*rehashing target*" [r debug htstats-key z]
+        # only ZRANDMEMBER runs meanwhile (a lookup would move the rehash on itself)
+        set calls 0
+        set picks {}
+        while {[string match "*rehashing target*" [r debug htstats-key z]] && $calls < 1000} {
+            set res [r zrandmember z 10 withscores]
+            assert_equal 10 [llength [lsort -unique [dict keys $res]]]
+            lappend picks {*}$res
+            incr calls
+        }
+        assert_range $calls 1 999
+        foreach {m sc} $picks { assert_equal $sc [r zscore z $m] }
+    }
+
     zset_test "ZRANDMEMBER properties" {
         r flushall
         assert_equal {} [r zrandmember nokey]
