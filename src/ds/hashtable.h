@@ -18,6 +18,10 @@ namespace ds {
 
 uint64_t RandomU64();  // fast non-crypto PRNG shared by tables (random sampling)
 
+// Whether a table may take `more_bytes` for a bigger bucket array (the server's maxmemory
+// check, installed on the keyspace's tables: see HashTable::SetExpandAllowed).
+using ExpandAllowedFn = bool (*)(size_t more_bytes);
+
 // While one lives, no table shrinks: a value being freed element by element (a moved slot's
 // big value) would otherwise shrink its table again and again, each time rehashing what is
 // left into a new bucket array whose pages fault in one by one, only to free it all.
@@ -299,6 +303,8 @@ class HashTable {
   // Forbids every growth and shrink, ratio limits included (DEBUG DICT-RESIZING 0); a new
   // table still gets its first 4 buckets and Reserve still pre-sizes.
   static void SetResizeForbidden(bool forbidden) { resize_forbidden_ = forbidden; }
+  // The maxmemory check of growth (GrowIfNeeded), for this kind of table; none by default.
+  static void SetExpandAllowed(ExpandAllowedFn fn) { expand_allowed_ = fn; }
 
  private:
   struct Bucket {
@@ -364,7 +370,14 @@ class HashTable {
     }
     if (resize_forbidden_) return;
     size_t used = t_[0].used;
-    if (used >= t_[0].size && (resize_allowed_ || used / t_[0].size > 4)) ResizeTo(used + 1);
+    if (used < t_[0].size || !(resize_allowed_ || used / t_[0].size > 4)) return;
+    // Below a load of 1.618 a table with the hook does not grow when its new bucket array would
+    // take the node past maxmemory: keys would be evicted to hold buckets (Valkey 8's
+    // dictExpandAllowed, on its keyspace dicts).
+    if (expand_allowed_ && used * 1000 <= t_[0].size * 1618 &&
+        !expand_allowed_(SizeFor(used + 1) * sizeof(Node*)))
+      return;
+    ResizeTo(used + 1);
   }
 
   void ShrinkIfNeeded() {
@@ -374,9 +387,14 @@ class HashTable {
       ResizeTo(used < 4 ? 4 : used);
   }
 
-  void ResizeTo(size_t want) {
+  static size_t SizeFor(size_t want) {
     size_t size = 4;
     while (size < want) size <<= 1;
+    return size;
+  }
+
+  void ResizeTo(size_t want) {
+    size_t size = SizeFor(want);
     if (size == t_[0].size) return;
     Node** slots = static_cast<Node**>(calloc(size, sizeof(Node*)));
     if (t_[0].size == 0) {
@@ -420,6 +438,7 @@ class HashTable {
   size_t random_bound_ = 1;  // Random()'s bound on chain length (the longest it met)
   static inline bool resize_allowed_ = true;
   static inline bool resize_forbidden_ = false;
+  static inline ExpandAllowedFn expand_allowed_ = nullptr;
 };
 
 }  // namespace ds

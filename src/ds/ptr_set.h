@@ -49,7 +49,10 @@ class PtrSet {
       if (T* homeless = Place(resize_->to, p)) Rebuild(homeless);
       return;
     }
-    if (resize_allowed_ && !resize_forbidden_ && main_.used + 1 > main_.MaxFill())
+    // Past 97% it grows, unless that would take the node past maxmemory (as HashTable's
+    // growth): then it fills on, and grows only when a walk finds no room.
+    if (resize_allowed_ && !resize_forbidden_ && main_.used + 1 > main_.MaxFill() &&
+        (!expand_allowed_ || expand_allowed_(CapFor(main_.used + 1) * sizeof(T*))))
       return GrowThenInsert(p);
     if (T* homeless = Place(main_, p)) GrowThenInsert(homeless);
   }
@@ -172,6 +175,7 @@ class PtrSet {
   // as for HashTable; a set with no room left grows anyway (it cannot hold more than its slots).
   static void SetResizeAllowed(bool allowed) { resize_allowed_ = allowed; }
   static void SetResizeForbidden(bool forbidden) { resize_forbidden_ = forbidden; }
+  static void SetExpandAllowed(ExpandAllowedFn fn) { expand_allowed_ = fn; }
 
   static constexpr size_t kMinCap = 4;
   static constexpr size_t kWidth = 8;  // slots per bucket: one cache line
@@ -302,6 +306,7 @@ class PtrSet {
   Resize* resize_ = nullptr;  // while a resize runs
   static inline bool resize_allowed_ = true;
   static inline bool resize_forbidden_ = false;
+  static inline ExpandAllowedFn expand_allowed_ = nullptr;
 };
 static_assert(sizeof(PtrSet<int>) == 32);
 

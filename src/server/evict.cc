@@ -195,6 +195,14 @@ uint64_t MemoryNotCountedForEvict() {
   return n;
 }
 
+bool TableGrowthAllowed(size_t more_bytes) {
+  if (!cfg.maxmemory) return true;
+  uint64_t used = UsedMemory() + more_bytes;
+  if (used <= static_cast<uint64_t>(cfg.maxmemory)) return true;
+  uint64_t not_counted = MemoryNotCountedForEvict();
+  return (used > not_counted ? used - not_counted : 0) <= static_cast<uint64_t>(cfg.maxmemory);
+}
+
 EvictResult PerformEvictions() {
   if (!cfg.maxmemory) {
     // No limit, nothing exceeded (Valkey 8 keeps counting current_eviction_exceeded_time

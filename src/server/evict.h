@@ -40,6 +40,10 @@ void EvictClients();
 size_t ClientEvictionLimit();
 // Memory not counted against maxmemory: the replicas' output buffers.
 uint64_t MemoryNotCountedForEvict();
+// Whether the keyspace's tables may take more_bytes for a bigger bucket array without going
+// past maxmemory (Valkey 8's overMaxmemoryAfterAlloc); installed on db::KeyTable and
+// db::ExpireSet at start.
+bool TableGrowthAllowed(size_t more_bytes);
 // INFO fields: stats (total/current_eviction_exceeded_time) and memory (mem_not_counted...).
 void AppendEvictionStats(std::string* s);
 

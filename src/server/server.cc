@@ -465,6 +465,8 @@ void InitDataState() {
   db::GetEnv().on_new = OnNewKey;
   db::GetEnv().on_local_expire = OnLocalExpire;
   net::SetErrorHook(OnErrorReply);
+  db::KeyTable::SetExpandAllowed(TableGrowthAllowed);
+  db::ExpireSet::SetExpandAllowed(TableGrowthAllowed);
   for (int i = 0; i < cfg.databases; i++)
     g.dbs.push_back(std::make_unique<db::Db>(i, cfg.cluster_enabled && i == 0));
   db::RegisterHashType();

@@ -218,6 +218,39 @@ start_server {tags {maxmemory}} {
         r config set maxmemory 0
     }
 
+    test "A key table does not grow its buckets past maxmemory below a load of 1.618" {
+        # As Valkey 8's dictExpandAllowed: the 4097th key of a 4096-bucket table would make it
+        # allocate 64 KB of buckets, and the node evicted hundreds of keys to hold them (660 of
+        # 4098). It waits instead, until a load of 1.618 or room under the limit.
+        mm_reset allkeys-random
+        r debug populate 4095 "" 1
+        r info
+        r info
+        mm_limit_above_used 10240
+        r set k0 v0
+        r set k1 v1
+        r set k2 v2
+        assert_equal 4098 [r dbsize]
+        assert_equal 0 [s evicted_keys]
+        assert_match "*table size: 4096*number of elements: 4098*" [r debug htstats 0]
+        # the same for the set of keys with an expire past 97% of its slots (4096 slots hold
+        # 3968; the key table, of 4096 buckets too, does not grow meanwhile)
+        r config set maxmemory 0
+        r flushall
+        r debug htstats 0
+        for {set i 0} {$i < 3960} {incr i} { r set x$i v px 1000000 }
+        assert_match "*Expires HT*table size: 4096*" [r debug htstats 0]
+        mm_limit_above_used 10240
+        for {set i 0} {$i < 20} {incr i} { r set y$i v px 1000000 }
+        assert_equal 0 [s evicted_keys]
+        assert_equal 3980 [r dbsize]
+        assert_match "*Expires HT*table size: 4096*number of elements: 3980*" [r debug htstats 0]
+        # without the limit the tables grow again
+        r config set maxmemory 0
+        for {set i 0} {$i < 7000} {incr i} { r set z$i v }
+        assert_match "*table size: 16384*" [r debug htstats 0]
+    }
+
     test "Evictions propagate as UNLINK (lazyfree-lazy-eviction yes) or DEL, and count" {
         mm_reset allkeys-random
         r set k1 v
