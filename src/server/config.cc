@@ -27,6 +27,7 @@
 #include "server/cluster_hooks.h"
 #include "server/evict.h"
 #include "server/notify.h"
+#include "server/oom_score.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -447,6 +448,49 @@ bool ApplyHz(std::string*) {
   return true;
 }
 
+const char* const kOomScoreAdj[] = {"no", "yes", "relative", "absolute", nullptr};
+
+// oom-score-adj-values: three numbers (primary, replica, forked child), in one argument or
+// three (a config file line, a rollback).
+bool SetOomScoreAdjValues(const std::vector<std::string>& args, std::string* err) {
+  std::vector<std::string> w;
+  for (auto& a : args) {
+    std::istringstream is(a);
+    for (std::string x; is >> x;) w.push_back(x);
+  }
+  if (w.size() != 3) {
+    *err = "wrong number of arguments";
+    return false;
+  }
+  int v[3];
+  for (int i = 0; i < 3; i++) {
+    int64_t n;
+    if (!base::ParseInt64(w[i], &n) || n < -2000 || n > 2000) {
+      *err = "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
+      return false;
+    }
+    v[i] = static_cast<int>(n);
+  }
+  if (v[kOomReplica] < v[kOomPrimary] || v[kOomBgChild] < v[kOomReplica])
+    LOG_WARNING(
+        "The oom-score-adj-values configuration may not work for non-privileged processes! "
+        "Please consult the documentation.");
+  for (int i = 0; i < 3; i++) cfg.oom_score_adj_values[i] = v[i];
+  return true;
+}
+
+std::string GetOomScoreAdjValues() {
+  const int* v = cfg.oom_score_adj_values;
+  return std::to_string(v[0]) + " " + std::to_string(v[1]) + " " + std::to_string(v[2]);
+}
+
+bool ApplyOomScoreAdj(std::string* err) {
+  if (cfg.oom_score_adj == 2) cfg.oom_score_adj = kOomScoreAdjRelative;  // relative is yes
+  if (SetOomScoreAdj(-1)) return true;
+  *err = "Failed to set current oom_score_adj. Check server logs.";
+  return false;
+}
+
 bool ApplyJemallocBgThread(std::string*) {
   SetAllocatorBackgroundThread(cfg.jemalloc_bg_thread);
   return true;
@@ -596,6 +640,10 @@ std::vector<Def>& Table() {
        ApplyKeyspaceEnv, "1"},
       {"jemalloc-bg-thread", nullptr, kBool, 0, &cfg.jemalloc_bg_thread, 0, 0, nullptr, {},
        ApplyJemallocBgThread, "yes"},
+      {"oom-score-adj", nullptr, kEnum, 0, &cfg.oom_score_adj, 0, 0, kOomScoreAdj, {},
+       ApplyOomScoreAdj, "no"},
+      {"oom-score-adj-values", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
+       {SetOomScoreAdjValues, GetOomScoreAdjValues}, ApplyOomScoreAdj, "0 200 800"},
       BOOL("lazyfree-lazy-user-del", lazyfree_lazy_user_del, "yes", 0),
       BOOL("latency-tracking", latency_tracking, "yes", 0),
       {"latency-tracking-info-percentiles", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
@@ -1451,7 +1499,7 @@ std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pa
 // Directives whose value is several words, written unquoted.
 bool MultiWordValue(const std::string& name) {
   return name == "save" || name == "bind" || name == "client-output-buffer-limit" ||
-         name == "replicaof";
+         name == "replicaof" || name == "oom-score-adj-values";
 }
 
 constexpr const char* kDefaultUserLine = "user default on nopass sanitize-payload ~* &* +@all";

@@ -10,6 +10,9 @@
 
 namespace server {
 
+// oom-score-adj: indexes in its choices (no, yes, relative, absolute); relative is stored as yes.
+enum OomScoreAdjMode { kOomScoreAdjNo = 0, kOomScoreAdjRelative = 1, kOomScoreAdjAbsolute = 3 };
+
 struct Config {
   // network
   std::vector<std::string> bind{"127.0.0.1", "-::1"};
@@ -140,6 +143,8 @@ struct Config {
   std::string appendfilename = "appendonly.aof";
   std::string appenddirname = "appendonlydir";
   int appendfsync = 1;  // index in kAppendFsync: always, everysec, no
+  int oom_score_adj = kOomScoreAdjNo;
+  int oom_score_adj_values[3] = {0, 200, 800};  // primary, replica, forked child
   bool aof_use_rdb_preamble = true;
   bool aof_load_truncated = true;
   bool aof_timestamp_enabled = false;

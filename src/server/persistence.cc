@@ -30,6 +30,7 @@
 #include "server/config.h"
 #include "server/lazyfree.h"
 #include "server/loading.h"
+#include "server/oom_score.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -222,6 +223,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
   signal(SIGINT, SIG_DFL);
   signal(SIGUSR1, SIG_DFL);
   StopWithParent(parent, ChildTempName().c_str());
+  SetOomScoreAdj(kOomBgChild);
   // The child never serves: drop the listeners so a dying parent frees its ports.
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);

@@ -39,6 +39,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/evict.h"
+#include "server/oom_score.h"
 #include "server/lazyfree.h"
 #include "server/loading.h"
 #include "server/notify.h"
@@ -564,6 +565,7 @@ int Main(int argc, char** argv) {
   InitDataState();
   // After daemonizing (a fork keeps only the forking thread), as Valkey's InitServerLast.
   SetAllocatorBackgroundThread(cfg.jemalloc_bg_thread);
+  SetOomScoreAdj(-1);
   Repl().init();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;

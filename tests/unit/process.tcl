@@ -127,3 +127,114 @@ start_server {tags {process} config {bind {* -::*} protected-mode yes}} {
         r config set requirepass {}
     }
 }
+
+# oom-score-adj: the node writes /proc/<pid>/oom_score_adj for its role (primary, replica) and
+# for its forked children, relative to its own value when first applied or absolute, and puts
+# that value back when turned off.
+proc oom_of {pid} {
+    set f [open /proc/$pid/oom_score_adj r]
+    set v [string trim [read $f]]
+    close $f
+    return $v
+}
+proc oom_set {pid v} {
+    set f [open /proc/$pid/oom_score_adj w]
+    puts $f $v
+    close $f
+}
+
+start_server {tags {process oom}} {
+    test "oom-score-adj: defaults, value checks and CONFIG GET" {
+        assert_equal {oom-score-adj no} [r config get oom-score-adj]
+        assert_equal {oom-score-adj-values {0 200 800}} [r config get oom-score-adj-values]
+        assert_error "*Invalid oom-score-adj-values, elements must be between -2000 and 2000.*" \
+            {r config set oom-score-adj-values "0 0 2001"}
+        assert_error "*Invalid oom-score-adj-values, elements must be between -2000 and 2000.*" \
+            {r config set oom-score-adj-values "0 x 1"}
+        assert_error "*wrong number of arguments*" {r config set oom-score-adj-values "1 2"}
+        assert_error "*argument(s) must be one of the following: no, yes, relative, absolute*" \
+            {r config set oom-score-adj maybe}
+        assert_equal {oom-score-adj-values {0 200 800}} [r config get oom-score-adj-values]
+        # values set while it is off leave the process alone
+        set pid [srv pid]
+        set before [oom_of $pid]
+        r config set oom-score-adj-values "7 8 9"
+        assert_equal $before [oom_of $pid]
+    }
+
+    test "oom-score-adj relative: primary, replica and child values over the first value" {
+        set pid [srv pid]
+        set base [oom_of $pid]
+        r config set oom-score-adj-values "10 40 90" oom-score-adj relative
+        assert_equal {oom-score-adj yes} [r config get oom-score-adj]
+        assert_equal [expr {$base + 10}] [oom_of $pid]
+        r config set oom-score-adj-values "12 40 90"
+        assert_equal [expr {$base + 12}] [oom_of $pid]
+        set dead [::srv::find_free_port]
+        r replicaof 127.0.0.1 $dead
+        assert_equal [expr {$base + 40}] [oom_of $pid]
+        r replicaof no one
+        assert_equal [expr {$base + 12}] [oom_of $pid]
+        # a snapshot child takes the third value
+        r set k v
+        r config set rdb-key-save-delay 1000000
+        r bgsave
+        wait_for_condition 50 20 {[set child [exec sh -c "pgrep -P $pid || true"]] ne {}} else {
+            fail "no snapshot child"
+        }
+        wait_for_condition 50 20 {[oom_of $child] == $base + 90} else {
+            fail "child oom_score_adj [oom_of $child], expected [expr {$base + 90}]"
+        }
+        catch {exec kill -9 $child}
+        r config set rdb-key-save-delay 0
+        wait_for_condition 50 20 {[s rdb_bgsave_in_progress] == 0}
+        # off: the value it had before the first adjustment comes back
+        r config set oom-score-adj no
+        assert_equal $base [oom_of $pid]
+    }
+
+    test "oom-score-adj absolute, and the value found when turned on is the one restored" {
+        set pid [srv pid]
+        set own [expr {[oom_of $pid] + 3}]
+        oom_set $pid $own
+        r config set oom-score-adj-values "5 5 5" oom-score-adj yes
+        assert_equal [expr {$own + 5}] [oom_of $pid]
+        r config set oom-score-adj-values "[expr {$own + 7}] 900 950" oom-score-adj absolute
+        assert_equal [expr {$own + 7}] [oom_of $pid]
+        assert_equal {oom-score-adj absolute} [r config get oom-score-adj]
+        # past 1000 it is clamped
+        r config set oom-score-adj-values "1500 1500 1500"
+        assert_equal 1000 [oom_of $pid]
+        r config set oom-score-adj no
+        assert_equal $own [oom_of $pid]
+    }
+
+    test "oom-score-adj: a value the process may not take fails the CONFIG SET, which is undone" {
+        # Lowering oom_score_adj needs CAP_SYS_RESOURCE: without it the write fails and so does
+        # CONFIG SET (the setting stays off); with it, the value is taken. Either is checked.
+        set pid [srv pid]
+        set own [oom_of $pid]
+        r config set oom-score-adj-values "-1000 -1000 -1000"
+        if {[catch {r config set oom-score-adj absolute} e]} {
+            assert_match "*Failed to set current oom_score_adj. Check server logs.*" $e
+            assert_equal {oom-score-adj no} [r config get oom-score-adj]
+            assert_equal $own [oom_of $pid]
+            assert {[log_contains "*Unable to write oom_score_adj: Permission denied*"]}
+        } else {
+            assert_equal -1000 [oom_of $pid]
+            r config set oom-score-adj no
+            assert_equal $own [oom_of $pid]
+        }
+        r config set oom-score-adj-values "0 200 800"
+    }
+
+    test "oom-score-adj: CONFIG REWRITE writes both directives" {
+        r config set oom-score-adj-values "1 2 3" oom-score-adj yes
+        r config rewrite
+        set conf [read [set f [open [srv config_file]]]]
+        close $f
+        assert_match "*\noom-score-adj yes\n*" $conf
+        assert_match "*\noom-score-adj-values 1 2 3\n*" $conf
+        r config set oom-score-adj no
+    }
+}

@@ -1,0 +1,15 @@
+// The Linux OOM killer's preference for this process (oom-score-adj, oom-score-adj-values), as
+// Valkey 8's setOOMScoreAdj: a primary, a replica and a forked child each get their value,
+// added to the process's own value at the first adjustment (relative) or as it is (absolute),
+// clamped to [-1000, 1000]; turning it off writes back that first value.
+#pragma once
+
+namespace server {
+
+enum OomClass { kOomPrimary = 0, kOomReplica = 1, kOomBgChild = 2 };
+
+// -1: the class of the node's role. False (logged) when /proc/self/oom_score_adj could not be
+// read or written; nothing is written while oom-score-adj is no and was never applied.
+bool SetOomScoreAdj(int oom_class);
+
+}  // namespace server
