@@ -100,7 +100,13 @@ void MaybeStartFullSync() {
   if (diskless) {
     int64_t delay = server::cfg.repl_diskless_sync_delay * 1000;
     if (!primary_.waiting_since_ms) primary_.waiting_since_ms = base::MsTime();
-    if (base::MsTime() - primary_.waiting_since_ms < delay) return;
+    // repl-diskless-sync-max-replicas: that many waiting replicas end the delay.
+    int64_t waiting = 0;
+    for (Client* c : primary_.replicas)
+      waiting += Link(c)->state == ReplicaLink::kWaitBgsaveStart;
+    int64_t enough = server::cfg.repl_diskless_sync_max_replicas;
+    if (base::MsTime() - primary_.waiting_since_ms < delay && !(enough > 0 && waiting >= enough))
+      return;
   }
   primary_.waiting_since_ms = 0;
   // Imports of slots (cluster) staged keys no snapshot carries: they end before it is taken.
@@ -239,6 +245,7 @@ void StartDisklessChild() {
     return;
   }
   server::NoteFork(base::UsTime() - fork_start);
+  server::NoteSocketSnapshot(base::MsTime());
   primary_.child = pid;
   // Reaped as soon as it exits, not at the next cron tick.
   primary_.child_pidfd = server::WatchChild(pid, ReapDisklessChild);
@@ -308,6 +315,7 @@ void ReapDisklessChild() {
   // Reaped, or lost to an error (then failed: its readable pidfd would wake every loop pass).
   bool ok = r == primary_.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   primary_.child = -1;
+  server::NoteSocketSnapshot(0);
   server::UnwatchChild(&primary_.child_pidfd);
   server::SetResizeAllowed(true);
   if (!ok) {
@@ -674,10 +682,11 @@ void PsyncGeneric(Client* c, bool psync) {
   }
   g.stats.sync_full++;
   c->repl->state = ReplicaLink::kWaitBgsaveStart;
-  // A disk snapshot, or a diskless one that waits for no other replica, starts now; else the
-  // cron starts it once the delay has passed (Valkey starts both from its cron, up to 1000/hz
-  // ms later).
-  if (!server::cfg.repl_diskless_sync || server::cfg.repl_diskless_sync_delay == 0)
+  // A disk snapshot, or a diskless one that waits for no other replica (or has as many as
+  // repl-diskless-sync-max-replicas), starts now; else the cron starts it once the delay has
+  // passed (Valkey starts both from its cron, up to 1000/hz ms later).
+  if (!server::cfg.repl_diskless_sync || server::cfg.repl_diskless_sync_delay == 0 ||
+      server::cfg.repl_diskless_sync_max_replicas > 0)
     MaybeStartFullSync();
 }
 void PsyncCommand(Client* c) { PsyncGeneric(c, true); }

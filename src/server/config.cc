@@ -747,6 +747,7 @@ std::vector<Def>& Table() {
        {},
        nullptr,
        "5"},
+      INT("repl-diskless-sync-max-replicas", repl_diskless_sync_max_replicas, 0, INT_MAX, "0", 0),
       {"repl-diskless-load",
        nullptr,
        kEnum,

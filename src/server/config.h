@@ -113,6 +113,7 @@ struct Config {
   int64_t repl_backlog_ttl = 3600;
   bool repl_diskless_sync = true;
   int64_t repl_diskless_sync_delay = 5;
+  int64_t repl_diskless_sync_max_replicas = 0;  // 0: the delay is always waited out
   int repl_diskless_load = 0;  // disabled, on-empty-db, swapdb
   bool replica_read_only = true;
   bool replica_serve_stale_data = true;

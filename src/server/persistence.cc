@@ -40,6 +40,7 @@ namespace {
 PersistenceState st;
 std::vector<std::function<void(bool)>> g_done_hooks;
 std::vector<std::function<bool()>> g_other_children;
+int64_t g_socket_snapshot_start_ms = 0;  // a diskless replication child runs since
 int g_child_pipe = -1;  // parent's read end of the child's progress pipe
 // The temp file the snapshot child writes: set by the parent before the fork when it made the
 // file itself (a save that replicas read while it is written), else the child's
@@ -646,6 +647,8 @@ void StopWithParent(pid_t parent, const char* tmp_path) {
 
 void AddBgsaveDoneHook(std::function<void(bool)> fn) { g_done_hooks.push_back(std::move(fn)); }
 
+void NoteSocketSnapshot(int64_t start_ms) { g_socket_snapshot_start_ms = start_ms; }
+
 void AddOtherChildCheck(std::function<bool()> active) {
   g_other_children.push_back(std::move(active));
 }
@@ -740,11 +743,12 @@ void AppendPersistenceInfo(std::string* s) {
   num("current_save_keys_processed", static_cast<long long>(st.save_keys_processed));
   num("current_save_keys_total", static_cast<long long>(st.save_keys_total));
   num("rdb_changes_since_last_save", g.dirty);
-  num("rdb_bgsave_in_progress", child ? 1 : 0);
+  int64_t save_start_ms = child ? st.child_start_ms : g_socket_snapshot_start_ms;
+  num("rdb_bgsave_in_progress", save_start_ms ? 1 : 0);
   num("rdb_last_save_time", g.lastsave);
   line("rdb_last_bgsave_status", st.last_bgsave_ok ? "ok" : "err");
   num("rdb_last_bgsave_time_sec", st.last_bgsave_time_sec);
-  num("rdb_current_bgsave_time_sec", child ? (now_ms - st.child_start_ms) / 1000 : -1);
+  num("rdb_current_bgsave_time_sec", save_start_ms ? (now_ms - save_start_ms) / 1000 : -1);
   num("rdb_saves", static_cast<long long>(st.rdb_saves));
   num("rdb_last_cow_size", static_cast<long long>(st.last_cow_size));
   num("rdb_last_load_keys_expired", static_cast<long long>(st.last_load_keys_expired));

@@ -85,6 +85,9 @@ void StopWithParent(pid_t parent, const char* tmp_path);
 // the parent's memory pages.
 void SetResizeAllowed(bool allowed);
 bool OtherChildActive();
+// A diskless replication child writes a snapshot to replicas from now (start_ms), or no longer
+// (0): INFO counts it as a snapshot in progress, as Valkey 8 counts its socket RDB child.
+void NoteSocketSnapshot(int64_t start_ms);
 // Runs on_exit from the event loop as soon as forked child `pid` exits (a pidfd, Linux 5.3),
 // rather than at the next cron tick (up to 1000/hz ms later: a full sync waited for it).
 // Returns the descriptor to give UnwatchChild, or -1 where pidfds are not available (the

@@ -747,6 +747,43 @@ start_server {tags {repl}} {
         assert_equal {} [string map {"\n" ""} [string range $got 5 end]]
     }
 
+    test "repl-diskless-sync-max-replicas: the delay ends once that many replicas wait" {
+        r config set repl-diskless-sync-delay 60 repl-diskless-sync-max-replicas 2
+        r set k v
+        r config set rdb-key-save-delay 3000000   ;# the transfer's child lasts 3 s
+        set hello "REPLCONF capa eof capa psync2\r\nPSYNC ? -1\r\n"
+        set a [valkey_raw]
+        puts -nonewline $a $hello
+        flush $a
+        assert_no_match "*FULLRESYNC*" [read_for $a 1200]   ;# one of two: it waits
+        set b [valkey_raw]
+        puts -nonewline $b $hello
+        flush $b
+        set got_b [read_for $b 1500]
+        set got_a [read_for $a 200]
+        assert_match "*+FULLRESYNC * *\r\n*\$EOF:*" $got_b
+        assert_match "*+FULLRESYNC * *\r\n*\$EOF:*" $got_a
+        # the diskless transfer's child counts as a snapshot in progress, as in Valkey 8
+        assert_equal 1 [s rdb_bgsave_in_progress]
+        assert_range [s rdb_current_bgsave_time_sec] 0 3
+        close $a
+        close $b
+        r config set rdb-key-save-delay 0
+        wait_for_condition 100 50 {[s rdb_bgsave_in_progress] == 0 && [s connected_slaves] == 0}
+        assert_equal -1 [s rdb_current_bgsave_time_sec]
+        # 0, the default: the delay is waited out whatever the number of replicas
+        r config set repl-diskless-sync-max-replicas 0
+        set a [valkey_raw]
+        set b [valkey_raw]
+        foreach fd [list $a $b] { puts -nonewline $fd $hello; flush $fd }
+        assert_no_match "*FULLRESYNC*" [read_for $b 1500]
+        assert_no_match "*FULLRESYNC*" [read_for $a 100]
+        close $a
+        close $b
+        r config set repl-diskless-sync-delay 5
+        wait_for_condition 100 50 {[s connected_slaves] == 0}
+    }
+
     test "A replica waiting for a disk snapshot gets a newline every second after +FULLRESYNC" {
         r config set repl-diskless-sync no
         set kv {}
