@@ -225,7 +225,7 @@ void StartDisklessChild() {
     close(fds[0]);
     base::SetLogRoleChar('C');
     server::StopWithParent(parent, "");  // no reader left: nothing to stream to
-    server::SetOomScoreAdj(server::kOomBgChild);
+    server::SetOomScoreAdj(server::cfg.oom_score_adj, server::kOomBgChild);
     std::string head = "$EOF:" + mark + "\r\n";
     if (write(fds[1], head.data(), head.size()) != static_cast<ssize_t>(head.size())) _exit(1);
     persist::SaveOptions opts;

@@ -671,7 +671,7 @@ void BecomeReplica(const std::string& host, int port, bool full_sync_required) {
   g_side.link_down_since_ms = base::MsTime();
   db::GetEnv().replica = true;
   base::SetLogRoleChar('S');
-  server::SetOomScoreAdj(-1);
+  server::SetOomScoreAdj(server::cfg.oom_score_adj, -1);
   // Blocked commands were accepted by a primary; here they would diverge from the new one.
   server::DisconnectAllBlockedClients();
   // Our replicas must learn the new history: let them reconnect (they continue by PSYNC).
@@ -695,7 +695,7 @@ void BecomePrimary() {
   g_side.conn.fd = -1;
   db::GetEnv().replica = false;
   base::SetLogRoleChar('M');
-  server::SetOomScoreAdj(-1);
+  server::SetOomScoreAdj(server::cfg.oom_score_adj, -1);
   ShiftReplicationId();
   DisconnectReplicas();
   ResetStreamDb();

@@ -380,7 +380,7 @@ void RewriteDone(bool ok, int bysignal);
   std::string tmp = RewriteTempName(getpid());
   std::string writing = tmp + ".tmp";  // what WriteBase writes before its rename
   StopWithParent(parent, writing.c_str());
-  SetOomScoreAdj(kOomBgChild);
+  SetOomScoreAdj(cfg.oom_score_adj, kOomBgChild);
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);
   bool ok = WriteBase(tmp);

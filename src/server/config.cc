@@ -27,7 +27,6 @@
 #include "server/cluster_hooks.h"
 #include "server/evict.h"
 #include "server/notify.h"
-#include "server/oom_score.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -475,18 +474,19 @@ bool SetOomScoreAdjValues(const std::vector<std::string>& args, std::string* err
     LOG_WARNING(
         "The oom-score-adj-values configuration may not work for non-privileged processes! "
         "Please consult the documentation.");
-  for (int i = 0; i < 3; i++) cfg.oom_score_adj_values[i] = v[i];
+  for (int i = 0; i < 3; i++) cfg.oom_score_adj.values[i] = v[i];
   return true;
 }
 
 std::string GetOomScoreAdjValues() {
-  const int* v = cfg.oom_score_adj_values;
+  const int* v = cfg.oom_score_adj.values;
   return std::to_string(v[0]) + " " + std::to_string(v[1]) + " " + std::to_string(v[2]);
 }
 
 bool ApplyOomScoreAdj(std::string* err) {
-  if (cfg.oom_score_adj == 2) cfg.oom_score_adj = kOomScoreAdjRelative;  // relative is yes
-  if (SetOomScoreAdj(-1)) return true;
+  int& mode = cfg.oom_score_adj.mode;
+  if (mode == 2) mode = kOomScoreAdjRelative;  // relative is yes
+  if (SetOomScoreAdj(cfg.oom_score_adj, -1)) return true;
   *err = "Failed to set current oom_score_adj. Check server logs.";
   return false;
 }
@@ -640,7 +640,7 @@ std::vector<Def>& Table() {
        ApplyKeyspaceEnv, "1"},
       {"jemalloc-bg-thread", nullptr, kBool, 0, &cfg.jemalloc_bg_thread, 0, 0, nullptr, {},
        ApplyJemallocBgThread, "yes"},
-      {"oom-score-adj", nullptr, kEnum, 0, &cfg.oom_score_adj, 0, 0, kOomScoreAdj, {},
+      {"oom-score-adj", nullptr, kEnum, 0, &cfg.oom_score_adj.mode, 0, 0, kOomScoreAdj, {},
        ApplyOomScoreAdj, "no"},
       {"oom-score-adj-values", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
        {SetOomScoreAdjValues, GetOomScoreAdjValues}, ApplyOomScoreAdj, "0 200 800"},

@@ -6,12 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "server/oom_score.h"
 #include "server/server.h"
 
 namespace server {
-
-// oom-score-adj: indexes in its choices (no, yes, relative, absolute); relative is stored as yes.
-enum OomScoreAdjMode { kOomScoreAdjNo = 0, kOomScoreAdjRelative = 1, kOomScoreAdjAbsolute = 3 };
 
 struct Config {
   // network
@@ -144,8 +142,7 @@ struct Config {
   std::string appendfilename = "appendonly.aof";
   std::string appenddirname = "appendonlydir";
   int appendfsync = 1;  // index in kAppendFsync: always, everysec, no
-  int oom_score_adj = kOomScoreAdjNo;
-  int oom_score_adj_values[3] = {0, 200, 800};  // primary, replica, forked child
+  OomScoreAdj oom_score_adj;  // oom-score-adj and oom-score-adj-values
   bool aof_use_rdb_preamble = true;
   bool aof_load_truncated = true;
   bool aof_timestamp_enabled = false;

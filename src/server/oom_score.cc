@@ -11,7 +11,6 @@
 
 #include "base/log.h"
 #include "db/db.h"
-#include "server/config.h"
 
 namespace server {
 namespace {
@@ -20,9 +19,9 @@ int g_base = 0;
 constexpr const char* kPath = "/proc/self/oom_score_adj";
 }  // namespace
 
-bool SetOomScoreAdj(int oom_class) {
+bool SetOomScoreAdj(const OomScoreAdj& conf, int oom_class) {
   int val;
-  if (cfg.oom_score_adj != kOomScoreAdjNo) {
+  if (conf.mode != kOomScoreAdjNo) {
     if (!g_adjusted) {
       int fd = open(kPath, O_RDONLY);
       char buf[64] = {};
@@ -36,8 +35,8 @@ bool SetOomScoreAdj(int oom_class) {
       g_adjusted = true;
     }
     if (oom_class < 0) oom_class = db::GetEnv().replica ? kOomReplica : kOomPrimary;
-    val = cfg.oom_score_adj_values[oom_class];
-    if (cfg.oom_score_adj == kOomScoreAdjRelative) val += g_base;
+    val = conf.values[oom_class];
+    if (conf.mode == kOomScoreAdjRelative) val += g_base;
     if (val > 1000) val = 1000;
     if (val < -1000) val = -1000;
   } else if (g_adjusted) {

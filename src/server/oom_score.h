@@ -7,9 +7,18 @@
 namespace server {
 
 enum OomClass { kOomPrimary = 0, kOomReplica = 1, kOomBgChild = 2 };
+// oom-score-adj's choices by index (no, yes, relative, absolute); relative is kept as yes.
+enum OomScoreAdjMode { kOomScoreAdjNo = 0, kOomScoreAdjRelative = 1, kOomScoreAdjAbsolute = 3 };
 
-// -1: the class of the node's role. False (logged) when /proc/self/oom_score_adj could not be
-// read or written; nothing is written while oom-score-adj is no and was never applied.
-bool SetOomScoreAdj(int oom_class);
+// The two directives (config.h's `cfg.oom_score_adj`).
+struct OomScoreAdj {
+  int mode = kOomScoreAdjNo;
+  int values[3] = {0, 200, 800};  // by OomClass
+};
+
+// Applies `conf` for oom_class (-1: the class of the node's role). False (logged) when
+// /proc/self/oom_score_adj could not be read or written; nothing is written while the mode is
+// no and was never applied.
+bool SetOomScoreAdj(const OomScoreAdj& conf, int oom_class);
 
 }  // namespace server

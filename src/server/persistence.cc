@@ -224,7 +224,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
   signal(SIGINT, SIG_DFL);
   signal(SIGUSR1, SIG_DFL);
   StopWithParent(parent, ChildTempName().c_str());
-  SetOomScoreAdj(kOomBgChild);
+  SetOomScoreAdj(cfg.oom_score_adj, kOomBgChild);
   // The child never serves: drop the listeners so a dying parent frees its ports.
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);

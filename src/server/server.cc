@@ -565,7 +565,7 @@ int Main(int argc, char** argv) {
   InitDataState();
   // After daemonizing (a fork keeps only the forking thread), as Valkey's InitServerLast.
   SetAllocatorBackgroundThread(cfg.jemalloc_bg_thread);
-  SetOomScoreAdj(-1);
+  SetOomScoreAdj(cfg.oom_score_adj, -1);
   Repl().init();
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;
