@@ -339,12 +339,16 @@ size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* total_sampl
         }
       });
     } while (sampled < 20 && expire_cursor_ != 0);
-    for (auto& k : victims)
-      if (DeleteExpired(k) && GetEnv().on_expired) GetEnv().on_expired(id_, k);
-    expired_total += victims.size();
+    size_t expired = 0;
+    for (auto& k : victims) {
+      if (!DeleteExpired(k)) continue;  // seen twice by the walk (a resize moved it)
+      expired++;
+      if (GetEnv().on_expired) GetEnv().on_expired(id_, k);
+    }
+    expired_total += expired;
     *total_sampled += sampled;
     // Stop when the sample was mostly alive (<10% expired), or out of time, or wrapped.
-    if (victims.size() * 10 < sampled || expire_cursor_ == 0) break;
+    if (expired * 10 < sampled || expire_cursor_ == 0) break;
     if (base::MonotonicUs() >= deadline_us) break;
   }
   if (ttl_samples) {
