@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <unordered_set>
 #include <vector>
 
 #include "base/util.h"
@@ -231,18 +230,14 @@ void HRandFieldCommand(Client* c) {
     }
     return;
   }
-  // Distinct picks, as SRANDMEMBER's: random draws for a count under a third of the hash, else
-  // all of them or a partial shuffle of all pairs.
-  if (count * 3 <= db::HashLen(o)) {
-    std::vector<std::pair<std::string, std::string>> picks;
-    std::unordered_set<std::string> seen;
-    std::string f, v;
-    while (picks.size() < count) {
-      db::HashRandom(o, &f, &v);
-      if (seen.insert(f).second) picks.emplace_back(f, v);
-    }
+  // Distinct picks: random draws, or all of them, or a partial shuffle of all pairs.
+  using FieldValue = std::pair<std::string, std::string>;
+  if (DrawsDistinct(count, db::HashLen(o))) {
+    auto picks = DrawDistinct<FieldValue>(
+        count, [&](FieldValue* p) { db::HashRandom(o, &p->first, &p->second); },
+        [](const FieldValue& p) -> std::string_view { return p.first; });
     r.ArrayLen(len);
-    for (auto& [pf, pv] : picks) emit(pf, pv);
+    for (auto& [f, v] : picks) emit(f, v);
     return;
   }
   std::vector<std::pair<std::string, std::string>> all;

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <climits>
 #include <set>
-#include <unordered_set>
 #include <vector>
 
 #include "base/util.h"
@@ -162,17 +161,10 @@ void SRandMemberCommand(Client* c) {
     for (uint64_t i = 0; i < count; i++) r.Bulk(db::SetRandom(o));
     return;
   }
-  // Distinct picks. A count under a third of the set draws members until it has that many
-  // distinct ones, as Valkey 8 does: its cost is the picks, not the set (a copy of a set of 1M
-  // members took 88 ms for 5), and each draw moves a running rehash on. A bigger count
-  // shuffles a copy, whose size is then within three times the reply's.
-  if (static_cast<uint64_t>(l) * 3 <= db::SetLen(o)) {
-    std::vector<std::string> picks;
-    std::unordered_set<std::string> seen;
-    while (picks.size() < static_cast<uint64_t>(l)) {
-      std::string m = db::SetRandom(o);
-      if (seen.insert(m).second) picks.push_back(std::move(m));
-    }
+  if (DrawsDistinct(l, db::SetLen(o))) {
+    auto picks = DrawDistinct<std::string>(
+        l, [&](std::string* m) { *m = db::SetRandom(o); },
+        [](const std::string& m) -> std::string_view { return m; });
     r.ArrayLen(l);
     for (auto& m : picks) r.Bulk(m);
     return;

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "base/util.h"
@@ -645,14 +644,10 @@ void ZRandMemberCommand(Client* c) {
       db::ZRandom(o, &p.first, &p.second);
       out.push_back(std::move(p));
     }
-  } else if (static_cast<uint64_t>(l) * 3 <= db::ZLen(o)) {
-    // Distinct picks by random draws, as SRANDMEMBER's.
-    std::unordered_set<std::string> seen;
-    Pair p;
-    while (out.size() < static_cast<uint64_t>(l)) {
-      db::ZRandom(o, &p.first, &p.second);
-      if (seen.insert(p.first).second) out.push_back(p);
-    }
+  } else if (DrawsDistinct(l, db::ZLen(o))) {
+    out = DrawDistinct<Pair>(
+        l, [&](Pair* p) { db::ZRandom(o, &p->first, &p->second); },
+        [](const Pair& p) -> std::string_view { return p.first; });
   } else {
     db::ZWalk(o, 0, false, [&](std::string_view m, double s) {
       out.emplace_back(m, s);

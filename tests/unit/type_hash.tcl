@@ -329,6 +329,10 @@ start_server {tags {hash}} {
         assert_range $calls 1 999
         foreach {f v} $picks { assert_equal [r hget h $f] $v }
         assert_equal 10 [llength [lsort -unique [r hrandfield h 10]]]
+        # a count whose triple overflows 64 bits is still a count past the size: every field
+        r del h
+        r hset h a 1 b 2 c 3 d 4 e 5 f 6 g 7
+        assert_equal {a b c d e f g} [lsort [r hrandfield h 6148914691236517206]]
     }
 
     hash_test "HRANDFIELD negative count may repeat fields" {

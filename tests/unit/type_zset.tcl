@@ -599,6 +599,10 @@ start_server {tags {zset}} {
         }
         assert_range $calls 1 999
         foreach {m sc} $picks { assert_equal $sc [r zscore z $m] }
+        # a count whose triple overflows 64 bits is still a count past the size: every member
+        r del z
+        r zadd z 1 a 2 b 3 c 4 d 5 e 6 f 7 g
+        assert_equal {a b c d e f g} [lsort [r zrandmember z 6148914691236517206]]
     }
 
     zset_test "ZRANDMEMBER properties" {
