@@ -47,7 +47,6 @@ struct Obj {
   static constexpr uint8_t kWideExpire = 2;  // the expire takes 8 bytes
   static constexpr int64_t kNarrowExpireEnd = int64_t{1} << 48;
 
-
   Type type() const { return static_cast<Type>((meta >> 4) & 0xf); }
   Enc enc() const { return static_cast<Enc>(meta & 0xf); }
   uint32_t lru() const { return meta >> 8; }

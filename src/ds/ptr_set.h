@@ -61,34 +61,18 @@ class PtrSet {
   bool Remove(T* p) {
     if (Size() == 0) return false;
     Step();
-    uint64_t h = Hash(p);
-    for (Array* a : {&main_, resize_ ? &resize_->to : nullptr}) {
-      if (!a || !a->slots) continue;
-      for (size_t b : {a->Bucket1(h), a->Bucket2(h)}) {
-        T** s = a->slots + b * a->width;
-        for (size_t i = 0; i < a->width; i++)
-          if (s[i] == p) {
-            s[i] = nullptr;
-            a->used--;
-            ShrinkIfNeeded();
-            return true;
-          }
-      }
-    }
-    return false;
+    Array* a;
+    T** slot = Find(p, &a);
+    if (!slot) return false;
+    *slot = nullptr;
+    a->used--;
+    ShrinkIfNeeded();
+    return true;
   }
 
   bool Contains(const T* p) const {
-    uint64_t h = Hash(p);
-    for (const Array* a : {&main_, resize_ ? static_cast<const Array*>(&resize_->to) : nullptr}) {
-      if (!a || !a->slots) continue;
-      for (size_t b : {a->Bucket1(h), a->Bucket2(h)}) {
-        T* const* s = a->slots + b * a->width;
-        for (size_t i = 0; i < a->width; i++)
-          if (s[i] == p) return true;
-      }
-    }
-    return false;
+    Array* a;
+    return const_cast<PtrSet*>(this)->Find(p, &a) != nullptr;
   }
 
   // A pointer drawn uniformly (each is in one slot; empty slots draw again); nullptr if empty.
@@ -122,7 +106,7 @@ class PtrSet {
 
   template <typename Fn>
   void ForEach(Fn&& fn) const {
-    for (const Array* a : {&main_, resize_ ? static_cast<const Array*>(&resize_->to) : nullptr})
+    for (const Array* a : {&main_, ResizeTarget()})
       for (size_t i = 0; a && i < a->Cap(); i++)
         if (a->slots[i]) fn(a->slots[i]);
   }
@@ -212,6 +196,25 @@ class PtrSet {
     Array to;
     uint32_t next = 0;  // the next bucket of main_ to move
   };
+
+  const Array* ResizeTarget() const { return resize_ ? &resize_->to : nullptr; }
+
+  // The slot holding p in either array (and the array, in *in), or nullptr.
+  T** Find(const T* p, Array** in) {
+    uint64_t h = Hash(p);
+    for (Array* a : {&main_, resize_ ? &resize_->to : nullptr}) {
+      if (!a || !a->slots) continue;
+      for (size_t b : {a->Bucket1(h), a->Bucket2(h)}) {
+        T** s = a->slots + b * a->width;
+        for (size_t i = 0; i < a->width; i++)
+          if (s[i] == p) {
+            *in = a;
+            return s + i;
+          }
+      }
+    }
+    return nullptr;
+  }
 
   static uint64_t Hash(const T* p) {
     static const uint64_t seed = RandomU64();

@@ -24,7 +24,6 @@
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
-#include "server/oom_score.h"
 #include "server/persistence.h"
 #include "server/server.h"
 
@@ -225,7 +224,6 @@ void StartDisklessChild() {
     close(fds[0]);
     base::SetLogRoleChar('C');
     server::StopWithParent(parent, "");  // no reader left: nothing to stream to
-    server::SetOomScoreAdj(server::cfg.oom_score_adj, server::kOomBgChild);
     std::string head = "$EOF:" + mark + "\r\n";
     if (write(fds[1], head.data(), head.size()) != static_cast<ssize_t>(head.size())) _exit(1);
     persist::SaveOptions opts;

@@ -32,7 +32,6 @@
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/loading.h"
-#include "server/oom_score.h"
 #include "server/persistence.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
@@ -380,7 +379,6 @@ void RewriteDone(bool ok, int bysignal);
   std::string tmp = RewriteTempName(getpid());
   std::string writing = tmp + ".tmp";  // what WriteBase writes before its rename
   StopWithParent(parent, writing.c_str());
-  SetOomScoreAdj(cfg.oom_score_adj, kOomBgChild);
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);
   bool ok = WriteBase(tmp);

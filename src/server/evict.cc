@@ -157,15 +157,21 @@ uint64_t EvictKey(int dbid, const std::string& key) {
   return before > after ? before - after : 0;
 }
 
-// Over the limit by *to_free bytes (after what is not counted): false. Else true.
-bool UnderLimit(uint64_t* to_free) {
-  uint64_t used = UsedMemory();
-  if (used <= static_cast<uint64_t>(cfg.maxmemory)) return true;
+// By how much `used` bytes of memory would be over maxmemory, once what is not counted is left
+// out; 0 when within it.
+uint64_t ExcessOver(uint64_t used) {
+  uint64_t limit = static_cast<uint64_t>(cfg.maxmemory);
+  if (used <= limit) return 0;
   uint64_t not_counted = MemoryNotCountedForEvict();
   used = used > not_counted ? used - not_counted : 0;
-  if (used <= static_cast<uint64_t>(cfg.maxmemory)) return true;
-  if (to_free) *to_free = used - static_cast<uint64_t>(cfg.maxmemory);
-  return false;
+  return used > limit ? used - limit : 0;
+}
+
+// Over the limit by *to_free bytes (after what is not counted): false. Else true.
+bool UnderLimit(uint64_t* to_free) {
+  uint64_t over = ExcessOver(UsedMemory());
+  if (over && to_free) *to_free = over;
+  return over == 0;
 }
 
 bool SafeToEvict() {
@@ -196,11 +202,7 @@ uint64_t MemoryNotCountedForEvict() {
 }
 
 bool TableGrowthAllowed(size_t more_bytes) {
-  if (!cfg.maxmemory) return true;
-  uint64_t used = UsedMemory() + more_bytes;
-  if (used <= static_cast<uint64_t>(cfg.maxmemory)) return true;
-  uint64_t not_counted = MemoryNotCountedForEvict();
-  return (used > not_counted ? used - not_counted : 0) <= static_cast<uint64_t>(cfg.maxmemory);
+  return !cfg.maxmemory || ExcessOver(UsedMemory() + more_bytes) == 0;
 }
 
 EvictResult PerformEvictions() {

@@ -224,7 +224,6 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
   signal(SIGINT, SIG_DFL);
   signal(SIGUSR1, SIG_DFL);
   StopWithParent(parent, ChildTempName().c_str());
-  SetOomScoreAdj(cfg.oom_score_adj, kOomBgChild);
   // The child never serves: drop the listeners so a dying parent frees its ports.
   for (int fd : g.listen_fds) close(fd);
   if (g.unix_fd >= 0) close(g.unix_fd);
@@ -635,6 +634,7 @@ void KillSnapshotChild() {
 
 void StopWithParent(pid_t parent, const char* tmp_path) {
   Cluster().in_child();
+  SetOomScoreAdj(cfg.oom_score_adj, kOomBgChild);
   g_parent_pid = parent;
   snprintf(g_child_tmp, sizeof(g_child_tmp), "%s", tmp_path);
   struct sigaction sa = {};

@@ -79,7 +79,8 @@ void AddOtherChildCheck(std::function<bool()> active);
 // Every forked child calls this first: the child ends (SIGTERM) when `parent` dies, removing
 // `tmp_path` (may be empty) on the way, and exits at once when `parent` is already gone. A
 // snapshot child whose node was killed must not go on to replace dbfilename under a node
-// started after it. It also closes what only the node may hold (Cluster().in_child).
+// started after it. It also closes what only the node may hold (Cluster().in_child) and takes
+// the forked child's OOM-killer preference (oom-score-adj).
 void StopWithParent(pid_t parent, const char* tmp_path);
 // Pauses (false) or resumes hash-table resizing of every table while a forked child shares
 // the parent's memory pages.
