@@ -485,7 +485,7 @@ std::string GetOomScoreAdjValues() {
 
 bool ApplyOomScoreAdj(std::string* err) {
   int& mode = cfg.oom_score_adj.mode;
-  if (mode == 2) mode = kOomScoreAdjRelative;  // relative is yes
+  if (mode == kOomScoreAdjRelativeChoice) mode = kOomScoreAdjRelative;
   if (SetOomScoreAdj(cfg.oom_score_adj, -1)) return true;
   *err = "Failed to set current oom_score_adj. Check server logs.";
   return false;

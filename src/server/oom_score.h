@@ -7,8 +7,14 @@
 namespace server {
 
 enum OomClass { kOomPrimary = 0, kOomReplica = 1, kOomBgChild = 2 };
-// oom-score-adj's choices by index (no, yes, relative, absolute); relative is kept as yes.
-enum OomScoreAdjMode { kOomScoreAdjNo = 0, kOomScoreAdjRelative = 1, kOomScoreAdjAbsolute = 3 };
+// oom-score-adj's choices by index (no, yes, relative, absolute): the choice "relative" is
+// kept as yes, its synonym.
+enum OomScoreAdjMode {
+  kOomScoreAdjNo = 0,
+  kOomScoreAdjRelative = 1,
+  kOomScoreAdjRelativeChoice = 2,
+  kOomScoreAdjAbsolute = 3
+};
 
 // The two directives (config.h's `cfg.oom_score_adj`).
 struct OomScoreAdj {
