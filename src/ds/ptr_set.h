@@ -246,20 +246,43 @@ class PtrSet {
     return false;
   }
 
-  // Puts p into a, moving others along a cuckoo walk when both its buckets are full. Returns
-  // nullptr, or the pointer left without a slot after kMaxKicks (p or one it displaced): the
-  // caller must place it elsewhere.
+  // The other bucket of the pointer r found in bucket b (b itself when both are one).
+  static size_t OtherBucket(const Array& a, const T* r, size_t b) {
+    uint64_t h = Hash(r);
+    return a.Bucket1(h) == b ? a.Bucket2(h) : a.Bucket1(h);
+  }
+
+  // Moves a pointer of full bucket b to a free slot of its other bucket and puts p in its
+  // place; false when none of them can move.
+  static bool MakeRoom(Array& a, size_t b, T* p) {
+    T** s = a.slots + b * a.width;
+    for (size_t i = 0; i < a.width; i++) {
+      size_t alt = OtherBucket(a, s[i], b);
+      if (alt != b && PutInBucket(a, alt, s[i])) {
+        s[i] = p;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Puts p into a, moving others along a cuckoo walk when both its buckets are full: at each
+  // step a pointer of the full bucket that has room in its other bucket moves there, else a
+  // random one is displaced and the walk goes on from its other bucket (without the look
+  // ahead, a walk of 128 failed in 1 of 3,000 to 9,000 inserts at 97% of 4,096 slots; with it,
+  // none in 1.4M up to 98.4%). Returns nullptr, or the pointer left without a slot after
+  // kMaxKicks (p or one it displaced): the caller must place it elsewhere.
   static T* Place(Array& a, T* p) {
     uint64_t h = Hash(p);
     size_t b1 = a.Bucket1(h), b2 = a.Bucket2(h);
     if (PutInBucket(a, b1, p) || PutInBucket(a, b2, p)) return nullptr;
+    if (MakeRoom(a, b1, p) || (b2 != b1 && MakeRoom(a, b2, p))) return nullptr;
     size_t b = RandomU64() & 1 ? b1 : b2;
     for (int kick = 0; kick < kMaxKicks; kick++) {
       T** slot = a.slots + b * a.width + RandomU64() % a.width;
       std::swap(*slot, p);  // p is now the displaced pointer
-      uint64_t hp = Hash(p);
-      size_t alt = a.Bucket1(hp) == b ? a.Bucket2(hp) : a.Bucket1(hp);
-      if (PutInBucket(a, alt, p)) return nullptr;
+      size_t alt = OtherBucket(a, p, b);
+      if (PutInBucket(a, alt, p) || MakeRoom(a, alt, p)) return nullptr;
       b = alt;
     }
     return p;
