@@ -1,5 +1,9 @@
-// Hash table: basic operations, incremental rehash, and the scan guarantee across resizes.
+// Hash tables (the chained ds::HashTable and the keyspace's ds::BucketTable): basic operations,
+// incremental rehash, and the scan guarantee across resizes. The tests they share are templates
+// run on both.
 #include "ds/hashtable.h"
+
+#include "ds/bucket_table.h"
 
 #include <cstring>
 #include <cstdio>
@@ -19,19 +23,22 @@ struct Traits {
   static Node** NextLink(Node* n) { return &n->next; }
   static std::string_view Key(const Node* n) { return n->key; }
 };
-using Table = ds::HashTable<Node, Traits>;
+using ChainTable = ds::HashTable<Node, Traits>;
+using BTable = ds::BucketTable<Node, Traits>;
 
 Node* Make(int i) {
   Node* n = new Node;
   n->key = "k" + std::to_string(i);
   return n;
 }
+template <class Table>
 void FreeAll(Table& t) {
   t.Clear([](Node* n) { delete n; });
 }
 }  // namespace
 
-TEST_CASE(HashTableInsertFindRemove) {
+template <class Table>
+void InsertFindRemove() {
   Table t;
   for (int i = 0; i < 5000; i++) t.Insert(Make(i));
   CHECK_EQ(t.Size(), 5000u);
@@ -44,7 +51,8 @@ TEST_CASE(HashTableInsertFindRemove) {
   CHECK_EQ(t.Size(), 0u);
 }
 
-TEST_CASE(HashTableShrinksAfterDeletes) {
+template <class Table>
+void ShrinksAfterDeletes() {
   Table t;
   for (int i = 0; i < 10000; i++) t.Insert(Make(i));
   size_t big = t.Buckets();
@@ -56,7 +64,8 @@ TEST_CASE(HashTableShrinksAfterDeletes) {
   FreeAll(t);
 }
 
-TEST_CASE(HashTableKeepsItsSizeWhileANoShrinkScopeLives) {
+template <class Table>
+void KeepsItsSizeWhileANoShrinkScopeLives() {
   // A value freed element by element: no shrink (and no rehash into a new array) on the way.
   Table t;
   for (int i = 0; i < 10000; i++) t.Insert(Make(i));
@@ -78,7 +87,8 @@ TEST_CASE(HashTableKeepsItsSizeWhileANoShrinkScopeLives) {
   FreeAll(t);
 }
 
-TEST_CASE(HashTableReplaceKeepsPosition) {
+template <class Table>
+void ReplaceKeepsPosition() {
   Table t;
   for (int i = 0; i < 100; i++) t.Insert(Make(i));
   Node* old = t.Find("k42");
@@ -91,7 +101,8 @@ TEST_CASE(HashTableReplaceKeepsPosition) {
   FreeAll(t);
 }
 
-TEST_CASE(HashTableRandomCoversElements) {
+template <class Table>
+void RandomCoversElements() {
   Table t;
   for (int i = 0; i < 64; i++) t.Insert(Make(i));
   std::set<std::string> seen;
@@ -105,7 +116,8 @@ TEST_CASE(HashTableRandomCoversElements) {
 // its bucket must not come up more often than one in a long chain. Chi-square per degree of
 // freedom is about 1 for a uniform draw; picking a bucket and then a node of its chain gave
 // several times that.
-TEST_CASE(HashTableRandomIsUniform) {
+template <class Table>
+void RandomIsUniform() {
   Table t;
   Table::SetResizeAllowed(false);
   for (int i = 0; i < 64; i++) t.Insert(Make(i));  // grows to 64 buckets
@@ -125,7 +137,8 @@ TEST_CASE(HashTableRandomIsUniform) {
 
 // The scan guarantee: every element present from the first call to the last is returned,
 // while the table grows and shrinks (and rehashes incrementally) between calls.
-TEST_CASE(HashTableScanSurvivesGrowthAndShrink) {
+template <class Table>
+void ScanSurvivesGrowthAndShrink() {
   for (int mode = 0; mode < 3; mode++) {
     Table t;
     // Elements 0..999 are present for the whole scan.
@@ -160,7 +173,8 @@ TEST_CASE(HashTableScanSurvivesGrowthAndShrink) {
   }
 }
 
-TEST_CASE(HashTableScanOfShrinkingTable) {
+template <class Table>
+void ScanOfShrinkingTable() {
   Table t;
   for (int i = 0; i < 20000; i++) t.Insert(Make(i));
   std::set<std::string> seen;
@@ -186,7 +200,8 @@ TEST_CASE(HashSeedChangesBucketOrder) {
   CHECK_EQ(ds::Hash("hello"), a);
 }
 
-TEST_CASE(HashTableForEachWhileStopsWhenAsked) {
+template <class Table>
+void ForEachWhileStopsWhenAsked() {
   Table t;
   for (int i = 0; i < 1000; i++) t.Insert(Make(i));
   int seen = 0;
@@ -204,7 +219,8 @@ TEST_CASE(HashTableForEachWhileStopsWhenAsked) {
 // GETKEYSINSLOT + MIGRATE: take the first keys, delete them, again. ForEachWhile skips the
 // empty buckets this leaves at the front, and still gives exactly the first keys in bucket
 // order (those a scan from bucket 0 gives), whatever was inserted meanwhile.
-TEST_CASE(HashTableForEachWhileGivesTheFirstKeysWhileTheFrontEmpties) {
+template <class Table>
+void ForEachWhileGivesTheFirstKeysWhileTheFrontEmpties() {
   Table t;
   int next = 0;
   for (; next < 3000; next++) t.Insert(Make(next));
@@ -237,13 +253,14 @@ TEST_CASE(HashTableForEachWhileGivesTheFirstKeysWhileTheFrontEmpties) {
 
 // ScanBatch(v, k) is k steps of Scan: the same nodes in the same order and the same cursor
 // back, for every batch size, with the table still and while it rehashes (one step then).
-TEST_CASE(HashTableScanBatchIsStepsOfScan) {
+template <class Table>
+void ScanBatchIsStepsOfScan() {
   for (int rehashing = 0; rehashing < 2; rehashing++) {
     Table t;
     for (int i = 0; i < 3000; i++) t.Insert(Make(i));
     while (t.Rehashing()) t.Find("x");  // each lookup takes a rehash step
     if (rehashing) {
-      t.Reserve(t.Buckets() * 4);  // starts a rehash to a bigger table
+      t.Reserve(t.Size() * 4);  // starts a rehash to a bigger table
       CHECK(t.Rehashing());
     }
     for (int k : {1, 2, 7, 16, 64}) {
@@ -276,7 +293,7 @@ TEST_CASE(HashTableScanBatchIsStepsOfScan) {
 // each: a table of 8,192 buckets grown on its 8,193rd insert holds one bucket array again
 // before its 9,300th (with one bucket per operation it held both until its 16,384th).
 TEST_CASE(HashTableGrowthRehashEndsWithinAnEighth) {
-  Table t;
+  ChainTable t;
   int i = 0;
   while (t.Buckets() < 8192 || t.Rehashing()) t.Insert(Make(i++));
   CHECK_EQ(t.Buckets(), 8192u);
@@ -285,5 +302,137 @@ TEST_CASE(HashTableGrowthRehashEndsWithinAnEighth) {
   while (t.Rehashing() && i < 20000) t.Insert(Make(i++));
   CHECK(i < 9300);
   CHECK_EQ(t.Buckets(), 16384u);
+  FreeAll(t);
+}
+
+TEST_CASE(HashTableInsertFindRemove) { InsertFindRemove<ChainTable>(); }
+TEST_CASE(BucketTableInsertFindRemove) { InsertFindRemove<BTable>(); }
+TEST_CASE(HashTableShrinksAfterDeletes) { ShrinksAfterDeletes<ChainTable>(); }
+TEST_CASE(BucketTableShrinksAfterDeletes) { ShrinksAfterDeletes<BTable>(); }
+TEST_CASE(HashTableKeepsItsSizeWhileANoShrinkScopeLives) { KeepsItsSizeWhileANoShrinkScopeLives<ChainTable>(); }
+TEST_CASE(BucketTableKeepsItsSizeWhileANoShrinkScopeLives) { KeepsItsSizeWhileANoShrinkScopeLives<BTable>(); }
+TEST_CASE(HashTableReplaceKeepsPosition) { ReplaceKeepsPosition<ChainTable>(); }
+TEST_CASE(BucketTableReplaceKeepsPosition) { ReplaceKeepsPosition<BTable>(); }
+TEST_CASE(HashTableRandomCoversElements) { RandomCoversElements<ChainTable>(); }
+TEST_CASE(BucketTableRandomCoversElements) { RandomCoversElements<BTable>(); }
+TEST_CASE(HashTableRandomIsUniform) { RandomIsUniform<ChainTable>(); }
+TEST_CASE(BucketTableRandomIsUniform) { RandomIsUniform<BTable>(); }
+TEST_CASE(HashTableScanSurvivesGrowthAndShrink) { ScanSurvivesGrowthAndShrink<ChainTable>(); }
+TEST_CASE(BucketTableScanSurvivesGrowthAndShrink) { ScanSurvivesGrowthAndShrink<BTable>(); }
+TEST_CASE(HashTableScanOfShrinkingTable) { ScanOfShrinkingTable<ChainTable>(); }
+TEST_CASE(BucketTableScanOfShrinkingTable) { ScanOfShrinkingTable<BTable>(); }
+TEST_CASE(HashTableForEachWhileStopsWhenAsked) { ForEachWhileStopsWhenAsked<ChainTable>(); }
+TEST_CASE(BucketTableForEachWhileStopsWhenAsked) { ForEachWhileStopsWhenAsked<BTable>(); }
+TEST_CASE(HashTableForEachWhileGivesTheFirstKeysWhileTheFrontEmpties) { ForEachWhileGivesTheFirstKeysWhileTheFrontEmpties<ChainTable>(); }
+TEST_CASE(BucketTableForEachWhileGivesTheFirstKeysWhileTheFrontEmpties) { ForEachWhileGivesTheFirstKeysWhileTheFrontEmpties<BTable>(); }
+TEST_CASE(HashTableScanBatchIsStepsOfScan) { ScanBatchIsStepsOfScan<ChainTable>(); }
+TEST_CASE(BucketTableScanBatchIsStepsOfScan) { ScanBatchIsStepsOfScan<BTable>(); }
+
+// BucketTable alone: its sizes, and its chains against a model.
+
+// A bucket array fills to kMaxLoad elements a bucket before it doubles: 1,024 buckets grow on
+// the insert past 1,024 x kMaxLoad; the rehash then ends within an eighth of the operations.
+TEST_CASE(BucketTableGrowsAtItsMaxLoadAndRehashesWithinAnEighth) {
+  BTable t;
+  int i = 0;
+  const int full = 1024 * static_cast<int>(BTable::kMaxLoad);
+  while (t.Buckets() < 1024 || t.Rehashing()) t.Insert(Make(i++));
+  CHECK_EQ(t.Buckets(), 1024u);
+  while (!t.Rehashing()) t.Insert(Make(i++));
+  CHECK_EQ(i, full + 1);
+  while (t.Rehashing() && i < 2 * full) t.Insert(Make(i++));
+  CHECK(i < full + 200);
+  CHECK_EQ(t.Buckets(), 2048u);
+  FreeAll(t);
+}
+
+// 1M elements take 2^17 buckets: the keyspace's memory per key rests on it (about 12 bytes a
+// key with the children). Reserve sizes the same way.
+TEST_CASE(BucketTableHoldsAMillionInTwoToThe17Buckets) {
+  BTable t;
+  t.Reserve(1000000);
+  CHECK_EQ(t.Buckets(), size_t{1} << 17);
+  for (int i = 0; i < 1000000; i++) t.Insert(Make(i));
+  CHECK_EQ(t.Buckets(), size_t{1} << 17);
+  CHECK(!t.Rehashing());
+  double per_key = static_cast<double>(t.BucketBytes()) / t.Size();
+  if (per_key >= 13.5) fprintf(stderr, "  %.2f bytes a key\n", per_key);
+  CHECK(per_key < 13.5);
+  for (int i = 0; i < 1000000; i += 997) CHECK(t.Find("k" + std::to_string(i)) != nullptr);
+  FreeAll(t);
+}
+
+// Random inserts and deletes against a model, with resizing forbidden (long chains of children)
+// and allowed: every key found or not as the model says, scans see each element exactly once
+// when nothing changes, the bytes count the children left, and all children go when the
+// table empties.
+TEST_CASE(BucketTableChainsFollowAModel) {
+  for (int forbid = 1; forbid >= 0; forbid--) {
+    BTable t;
+    t.Insert(Make(-1));
+    delete t.Unlink("k-1");
+    BTable::SetResizeForbidden(forbid);
+    std::set<int> model;
+    uint64_t x = 12345;
+    auto rnd = [&] {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      return x;
+    };
+    for (int op = 0; op < 60000; op++) {
+      int k = static_cast<int>(rnd() % 3000);
+      std::string key = "k" + std::to_string(k);
+      if (model.count(k)) {
+        Node* n = t.Unlink(key);
+        CHECK(n != nullptr && n->key == key);
+        delete n;
+        model.erase(k);
+      } else {
+        CHECK(t.Find(key) == nullptr);
+        t.Insert(Make(k));
+        model.insert(k);
+      }
+      CHECK_EQ(t.Size(), model.size());
+      if (op % 5000 == 0) {
+        std::map<std::string, int> seen;
+        uint64_t c = 0;
+        do c = t.Scan(c, [&](Node* n) { seen[n->key]++; });
+        while (c != 0);
+        if (!t.Rehashing()) {
+          CHECK_EQ(seen.size(), model.size());
+          for (auto& [key2, times] : seen) CHECK_EQ(times, 1);
+        }
+        for (int m : model) CHECK(t.Find("k" + std::to_string(m)) != nullptr);
+      }
+    }
+    BTable::SetResizeForbidden(false);
+    if (forbid) CHECK(t.BucketBytes() > t.Buckets() * 64);  // children exist
+    for (int m : model) delete t.Unlink("k" + std::to_string(m));
+    while (t.RehashSteps(100)) {
+    }
+    CHECK_EQ(t.Size(), 0u);
+    CHECK_EQ(t.BucketBytes(), t.Buckets() * 64);  // no child left behind
+    FreeAll(t);
+  }
+}
+
+// Scan's callback may delete the element it is given (a delete refills its hole from the
+// chain's end): nothing else is skipped or seen twice.
+TEST_CASE(BucketTableScanCallbackMayDeleteItsNode) {
+  BTable t;
+  BTable::SetResizeForbidden(true);
+  t.Insert(Make(0));
+  for (int i = 1; i < 400; i++) t.Insert(Make(i));  // one bucket: a chain of 400
+  BTable::SetResizeForbidden(false);
+  std::map<std::string, int> seen;
+  uint64_t c = 0;
+  do c = t.Scan(c, [&](Node* n) {
+    seen[n->key]++;
+    int id = std::stoi(n->key.substr(1));
+    if (id % 2 == 0) delete t.Unlink(n->key);
+  });
+  while (c != 0);
+  CHECK_EQ(seen.size(), 400u);
+  for (auto& [key, times] : seen) CHECK_EQ(times, 1);
+  CHECK_EQ(t.Size(), 200u);
   FreeAll(t);
 }
