@@ -63,6 +63,9 @@ constexpr size_t kPieceBytes = 16 * 1024;
 // (parsing, dispatch, propagation) is paid once for them all.
 constexpr size_t kBatchKeys = 64;
 constexpr size_t kBatchBytes = 64 * 1024;
+// Buckets of a slot's key table the walk takes a step (about 60 keys at the table's usual
+// load): its time, queue and DEBUG SLOT-MIGRATION-WALK-LIMIT bounds are checked between steps.
+constexpr int kWalkBuckets = 8;
 // A slot of this many keys or more has its table on the target sized before its walk
 // (SYNCSLOTS RESERVE): growing it key by key rehashes every key several times.
 constexpr size_t kReserveFrom = 4096;
@@ -719,7 +722,7 @@ void Walk(Job* j, int64_t deadline) {
       Queue(j, {"CLUSTER", "SYNCSLOTS", "RESERVE", j->name, s, n}, Expect::kData);
     }
     SlotSet(&j->walk_begun, slot);
-    j->walk_cursor = d->ScanSlotBatch(slot, j->walk_cursor, 64, [&](db::Obj* o) {
+    j->walk_cursor = d->ScanSlotBatch(slot, j->walk_cursor, kWalkBuckets, [&](db::Obj* o) {
       if (!Expired(o, now_ms)) SendOrQueue(j, o);
     });
     if (j->walk_cursor == 0) j->walk_slot++;

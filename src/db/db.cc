@@ -378,12 +378,12 @@ Db::Overhead Db::TablesOverhead() const {
   for (auto& t : slots_) {
     if (!t) continue;
     o.tables++;
-    uint64_t kb = t->keys.Buckets() * sizeof(Obj*), eb = t->expires.Buckets() * sizeof(Obj*);
+    uint64_t kb = t->keys.BucketBytes(), eb = t->expires.Buckets() * sizeof(Obj*);
     o.main_bytes += sizeof(SlotTables) + kb + t->keys.Size() * sizeof(Obj);
     o.expires_bytes += eb;
     o.bucket_bytes += kb + eb;
-    size_t rk = t->keys.RehashingFromBuckets(), re = t->expires.RehashingFromBuckets();
-    o.rehashing_bytes += (rk + re) * sizeof(void*);
+    size_t rk = t->keys.RehashingFromBytes(), re = t->expires.RehashingFromBuckets() * sizeof(Obj*);
+    o.rehashing_bytes += rk + re;
     o.rehashing_tables += (rk > 0) + (re > 0);
   }
   return o;

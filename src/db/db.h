@@ -11,16 +11,18 @@
 #include <vector>
 
 #include "db/object.h"
+#include "ds/bucket_table.h"
 #include "ds/hashtable.h"
 #include "ds/ptr_set.h"
 
 namespace db {
 
 struct ObjTraits {
-  static Obj** NextLink(Obj* o) { return &o->next; }
   static std::string_view Key(const Obj* o) { return o->key(); }
 };
-using KeyTable = ds::HashTable<Obj, ObjTraits>;
+// Cache-line buckets of pointers, no link in the object (ds/bucket_table.h).
+using KeyTable = ds::BucketTable<Obj, ObjTraits>;
+static_assert(sizeof(KeyTable) == 48);  // cluster mode holds one a slot
 
 // The keys of a table that have an expire, by address (8.4 bytes a key at 1M keys; a chained
 // entry by key cost 24). Every change of an object's address (Db::Replace, Db::SetExpire)

@@ -77,7 +77,7 @@ HashLimits& GetHashLimits() {
   return l;
 }
 
-void SetObjEncoding(Obj* o, Enc e) { o->meta = (o->meta & ~0xfu) | e; }
+void SetObjEncoding(Obj* o, Enc e) { o->set_enc(e); }
 
 Obj* NewHash(std::string_view key) { return NewContainer(key, kHash, kEncListpack, ds::lp::New()); }
 

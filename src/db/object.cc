@@ -17,30 +17,49 @@ namespace {
 TypeOps g_ops[16];
 
 uint32_t InitialLru();
-size_t ValuePartSize(Enc e, size_t embstr_len) {
-  if (e == kEncEmbstr || e == kEncRawInline) return VarintLen(embstr_len) + embstr_len;
-  return 8;  // int64 or pointer
-}
 
-// Allocates a shell with key and expire filled in; returns it and the value pointer.
-Obj* Alloc(std::string_view key, Type t, Enc e, int64_t expire, size_t value_size) {
-  uint8_t flags = 0;
+bool InlineString(Enc e) { return e == kEncEmbstr || e == kEncRawInline; }
+bool Packs(std::string_view key, size_t str_len) { return key.size() <= 15 && str_len <= 31; }
+
+// Allocates a shell with key and expire filled in, and for an inline string (`str_len` bytes)
+// its length; the value's bytes (8 for other encodings) are the caller's to write at
+// value_ptr(), past the length for an inline string (InlineBytes).
+Obj* Alloc(std::string_view key, Type t, Enc e, int64_t expire, size_t str_len = 0) {
+  uint32_t flags = 0;
   if (expire >= 0)
     flags = Obj::kHasExpire | (expire >= Obj::kNarrowExpireEnd ? Obj::kWideExpire : 0);
   size_t expire_bytes = flags & Obj::kWideExpire ? 8 : flags ? 6 : 0;
-  size_t size = offsetof(Obj, data) + expire_bytes + VarintLen(key.size()) + key.size() +
-                value_size;
+  bool packed = InlineString(e) && Packs(key, str_len);
+  size_t size = offsetof(Obj, data) + expire_bytes + key.size();
+  if (packed)
+    size += 1 + str_len;
+  else
+    size += VarintLen(key.size()) + (InlineString(e) ? VarintLen(str_len) + str_len : 8);
   // Never below sizeof(Obj), so that no access through the struct reaches past the block.
   Obj* o = static_cast<Obj*>(malloc(std::max(size, sizeof(Obj))));
-  o->next = nullptr;
-  o->meta = (static_cast<uint32_t>(t) << 4) | e;
+  if (packed) flags |= Obj::kPacked | (str_len & 16 ? Obj::kPackedLen16 : 0);
+  o->meta = flags | Obj::KindOf(t, e);
   o->set_lru(InitialLru());
-  o->flags = flags;
   if (expire >= 0) o->set_expire_in_place(expire);
   char* p = o->data + expire_bytes;
-  p = PutVarint(p, key.size());
+  if (packed)
+    *p++ = static_cast<char>(key.size() | (str_len & 15) << 4);
+  else
+    p = PutVarint(p, key.size());
   memcpy(p, key.data(), key.size());
+  if (InlineString(e) && !packed) PutVarint(p + key.size(), str_len);
   return o;
+}
+
+// Where an inline string's bytes start, and their length.
+char* InlineBytes(Obj* o, size_t* len) {
+  char* p = o->value_ptr();
+  if (o->meta & Obj::kPacked) {
+    const char* lens = o->data + o->expire_bytes();
+    *len = (static_cast<uint8_t>(*lens) >> 4) | (o->meta & Obj::kPackedLen16 ? 16 : 0);
+    return p;
+  }
+  return const_cast<char*>(GetVarint(p, len));
 }
 
 bool IntCandidate(std::string_view v, int64_t* out) {
@@ -91,8 +110,15 @@ const char* EncodingName(Enc e) {
   return "unknown";
 }
 
+uint32_t Obj::KindOf(Type t, Enc e) {
+  for (uint32_t k = 0; k < 14; k++)
+    if (kKindType[k] == t && kKindEnc[k] == e) return k;
+  abort();  // a pair no code makes
+}
+
 std::string_view Obj::key() const {
   const char* p = data + expire_bytes();
+  if (meta & kPacked) return std::string_view(p + 1, static_cast<uint8_t>(*p) & 15);
   size_t len;
   p = GetVarint(p, &len);
   return std::string_view(p, len);
@@ -110,7 +136,7 @@ std::string_view Obj::str(char* buf) const {
     case kEncEmbstr:
     case kEncRawInline: {
       size_t len;
-      const char* p = GetVarint(value_ptr(), &len);
+      const char* p = InlineBytes(const_cast<Obj*>(this), &len);
       return std::string_view(p, len);
     }
     default:
@@ -127,50 +153,50 @@ Obj* NewString(std::string_view key, std::string_view val, int64_t expire, bool 
   int64_t iv;
   if (try_int && IntCandidate(val, &iv)) return NewInt(key, iv, expire);
   Enc e = val.size() > kEmbstrMaxLen ? kEncRawInline : kEncEmbstr;
-  Obj* o = Alloc(key, kString, e, expire, ValuePartSize(e, val.size()));
-  char* p = PutVarint(o->value_ptr(), val.size());
-  memcpy(p, val.data(), val.size());
+  Obj* o = Alloc(key, kString, e, expire, val.size());
+  size_t len;
+  memcpy(InlineBytes(o, &len), val.data(), val.size());
   return o;
 }
 
 Obj* NewInt(std::string_view key, int64_t v, int64_t expire) {
-  Obj* o = Alloc(key, kString, kEncInt, expire, 8);
+  Obj* o = Alloc(key, kString, kEncInt, expire);
   o->set_int_value(v);
   return o;
 }
 
 Obj* NewRaw(std::string_view key, std::string&& val, int64_t expire) {
-  Obj* o = Alloc(key, kString, kEncRaw, expire, 8);
+  Obj* o = Alloc(key, kString, kEncRaw, expire);
   o->set_ptr(new std::string(std::move(val)));
   return o;
 }
 
 Obj* NewContainer(std::string_view key, Type t, Enc e, void* ptr, int64_t expire) {
-  Obj* o = Alloc(key, t, e, expire, 8);
+  Obj* o = Alloc(key, t, e, expire);
   o->set_ptr(ptr);
   return o;
 }
 
 Obj* Rekey(Obj* o, std::string_view key, int64_t expire, bool steal) {
   Enc e = o->enc();
-  size_t vsize;
-  if (e == kEncEmbstr || e == kEncRawInline) {
-    char buf[24];
-    vsize = ValuePartSize(e, o->str(buf).size());
+  Obj* n;
+  if (InlineString(e)) {
+    size_t len;
+    const char* bytes = InlineBytes(o, &len);
+    n = Alloc(key, o->type(), e, expire, len);
+    memcpy(InlineBytes(n, &len), bytes, len);
   } else {
-    vsize = 8;
+    n = Alloc(key, o->type(), e, expire);
+    if (e == kEncInt)
+      n->set_int_value(o->int_value());
+    else if (steal)
+      n->set_ptr(o->ptr());
+    else if (e == kEncRaw && o->type() == kString)
+      n->set_ptr(new std::string(*o->raw()));
+    else
+      n->set_ptr(g_ops[o->type()].dup(o->ptr(), e));
   }
-  Obj* n = Alloc(key, o->type(), e, expire, vsize);
-  n->meta = o->meta;
-  if (e == kEncEmbstr || e == kEncInt || e == kEncRawInline) {
-    memcpy(n->value_ptr(), o->value_ptr(), vsize);
-  } else if (steal) {
-    n->set_ptr(o->ptr());
-  } else if (e == kEncRaw && o->type() == kString) {
-    n->set_ptr(new std::string(*o->raw()));
-  } else {
-    n->set_ptr(g_ops[o->type()].dup(o->ptr(), e));
-  }
+  n->set_lru(o->lru());
   if (steal) free(o);
   return n;
 }

@@ -1,13 +1,15 @@
 // A key and its value in one allocation: the keyspace's unit of storage.
 //
-// Layout: [next][meta:4][flags:1] then [expire: 6 bytes, or 8 with kWideExpire, if
-// kHasExpire][varint keylen][key][value]. The value part depends on the encoding: int ->
-// int64; embstr -> varint len + bytes; raw -> std::string*; container encodings -> a pointer
-// owned by the object. Keeping key, expire and small strings inline is what holds memory per
-// key under Valkey 8's. The allocation is the header's 13 bytes plus what follows, not
-// sizeof(Obj) (16): an 11-byte key with a 16-byte value and an expire takes 48 bytes, one
-// jemalloc class below 64, because the expire takes 6 bytes when it is below 2^48 ms (the
-// year 10889); a later one takes 8.
+// Layout: [meta:4] then [expire: 6 bytes, or 8 with kWideExpire, if kHasExpire] then the key
+// and the value. meta is lru:24 | flags:4 | kind:4, the kind one of the 14 (type, encoding)
+// pairs. Key and value: usually [varint keylen][key][value], the value depending on the
+// encoding: int -> int64; embstr -> varint len + bytes; raw -> std::string*; container
+// encodings -> a pointer owned by the object. A key of up to 15 bytes with an inline string of
+// up to 31 (kPacked) has both lengths in one byte: [keylen:4 | len:4][key][bytes], the length's
+// fifth bit in meta (kPackedLen16). The node table holds no link in the object (db::KeyTable).
+// So an 11-byte key with a 16-byte value takes 32 bytes, jemalloc's 32-byte class (48 with an
+// expire, which takes 6 bytes below 2^48 ms, the year 10889; a later one takes 8); keeping key,
+// expire and small strings inline is what holds memory per key under Valkey 8's.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -38,21 +40,22 @@ const char* TypeName(Type t);     // "string", "list", ...
 const char* EncodingName(Enc e);  // "embstr", "int", "raw", "listpack", ...
 
 struct Obj {
-  Obj* next;
-  uint32_t meta;  // lru:24 | type:4 | enc:4
-  uint8_t flags;
+  uint32_t meta;  // lru:24 | flags:4 | kind:4
   char data[];
 
-  static constexpr uint8_t kHasExpire = 1;
-  static constexpr uint8_t kWideExpire = 2;  // the expire takes 8 bytes
+  static constexpr uint32_t kHasExpire = 0x10;
+  static constexpr uint32_t kWideExpire = 0x20;   // the expire takes 8 bytes
+  static constexpr uint32_t kPacked = 0x40;       // key and string lengths in one byte
+  static constexpr uint32_t kPackedLen16 = 0x80;  // the packed string length's bit 4
   static constexpr int64_t kNarrowExpireEnd = int64_t{1} << 48;
 
-  Type type() const { return static_cast<Type>((meta >> 4) & 0xf); }
-  Enc enc() const { return static_cast<Enc>(meta & 0xf); }
+  Type type() const { return KindType(meta & 0xf); }
+  Enc enc() const { return KindEnc(meta & 0xf); }
+  void set_enc(Enc e) { meta = (meta & ~0xfu) | KindOf(type(), e); }
   uint32_t lru() const { return meta >> 8; }
   void set_lru(uint32_t v) { meta = (meta & 0xff) | ((v & kLruMax) << 8); }
-  bool has_expire() const { return flags & kHasExpire; }
-  size_t expire_bytes() const { return has_expire() ? (flags & kWideExpire ? 8 : 6) : 0; }
+  bool has_expire() const { return meta & kHasExpire; }
+  size_t expire_bytes() const { return has_expire() ? (meta & kWideExpire ? 8 : 6) : 0; }
   int64_t expire() const {  // -1 when none
     if (!has_expire()) return -1;
     uint64_t v = 0;
@@ -62,12 +65,26 @@ struct Obj {
   // Whether set_expire_in_place can store `when` (>= 0) here: an expire of 6 bytes holds
   // one below kNarrowExpireEnd only.
   bool HoldsExpire(int64_t when) const {
-    return has_expire() && ((flags & kWideExpire) || when < kNarrowExpireEnd);
+    return has_expire() && ((meta & kWideExpire) || when < kNarrowExpireEnd);
   }
   void set_expire_in_place(int64_t when) {  // HoldsExpire(when) only
     uint64_t v = static_cast<uint64_t>(when);
     for (size_t i = 0, n = expire_bytes(); i < n; i++, v >>= 8) data[i] = static_cast<char>(v);
   }
+
+  // The 4-bit kind of a (type, encoding) pair the keyspace holds, and back.
+  static uint32_t KindOf(Type t, Enc e);
+  static Type KindType(uint32_t kind) { return kKindType[kind]; }
+  static Enc KindEnc(uint32_t kind) { return kKindEnc[kind]; }
+  static constexpr Type kKindType[16] = {kString, kString, kString, kString, kList,
+                                         kList,   kSet,    kSet,    kSet,    kZSet,
+                                         kZSet,   kHash,   kHash,   kStream, kString,
+                                         kString};
+  static constexpr Enc kKindEnc[16] = {
+      kEncRaw,      kEncInt,       kEncEmbstr,   kEncRawInline, kEncQuicklist, kEncListpack,
+      kEncHashtable, kEncIntset,   kEncListpack, kEncSkiplist,  kEncListpack,  kEncHashtable,
+      kEncListpack, kEncStream,    kEncRaw,      kEncRaw};
+
   std::string_view key() const;
   // Value accessors.
   char* value_ptr();

@@ -103,6 +103,61 @@ TEST_CASE(ObjExpireTakesSixBytesBelowTwoToThe48) {
   CHECK_EQ(d.RandomVolatileKey(), d.Find("a"));
 }
 
+// A key of up to 15 bytes with an inline string of up to 31 has both lengths in one byte: the
+// benchmark's key (11 bytes, a 16-byte value) takes 32 bytes, jemalloc's 32-byte class (it took
+// 48 with a chain link and a length byte each). Every boundary of the packed form, with and
+// without an expire, reads back; a re-keyed object keeps its value and access time.
+TEST_CASE(ObjPacksShortKeyAndStringLengthsInOneByte) {
+  db::Obj* bench = db::NewString("key:0000001", "v000000000000001");
+  CHECK_EQ(malloc_usable_size(bench), 32u);
+  CHECK(bench->meta & db::Obj::kPacked);
+  db::FreeObj(bench);
+  for (size_t klen : {0, 1, 11, 15, 16, 17, 200})
+    for (size_t vlen : {0, 1, 15, 16, 17, 31, 32, 44, 45, 100, 300}) {
+      for (int64_t when : {int64_t{-1}, int64_t{1764000000000}, INT64_MAX}) {
+        std::string key(klen, 'k'), val(vlen, 'v');
+        if (vlen) val[vlen - 1] = 'x';  // a string of digits would take the int encoding
+        if (klen) key[0] = 'K';
+        db::Obj* o = db::NewString(key, val, when);
+        CHECK_EQ(bool(o->meta & db::Obj::kPacked), klen <= 15 && vlen <= 31);
+        CHECK(o->key() == key);
+        char buf[24];
+        CHECK(o->str(buf) == val);
+        CHECK_EQ(o->str_len(), vlen);
+        CHECK_EQ(o->expire(), when);
+        CHECK_EQ(o->type(), db::kString);
+        CHECK_EQ(o->enc(), vlen > db::kEmbstrMaxLen ? db::kEncRawInline : db::kEncEmbstr);
+        o->set_lru(12345);
+        // re-keyed to a key that packs and to one that does not, and given another expire
+        for (const std::string& nk : {std::string("short"), std::string(40, 'n')}) {
+          db::Obj* n = db::Rekey(o, nk, 77, /*steal=*/false);
+          CHECK(n->key() == nk);
+          CHECK(n->str(buf) == val);
+          CHECK_EQ(n->expire(), 77);
+          CHECK_EQ(n->lru(), 12345u);
+          db::FreeObj(n);
+        }
+        o = db::WithExpire(o, -1);
+        CHECK(o->str(buf) == val);
+        CHECK(o->key() == key);
+        CHECK_EQ(o->expire(), -1);
+        db::FreeObj(o);
+      }
+    }
+  // the kinds: every (type, encoding) pair the keyspace holds goes through the 4-bit kind
+  for (uint32_t k = 0; k < 14; k++) {
+    db::Type t = db::Obj::KindType(k);
+    db::Enc e = db::Obj::KindEnc(k);
+    CHECK_EQ(db::Obj::KindOf(t, e), k);
+  }
+  db::Obj* i = db::NewInt("counter", 42, 5);
+  CHECK_EQ(i->enc(), db::kEncInt);
+  CHECK_EQ(i->int_value(), 42);
+  CHECK_EQ(i->expire(), 5);
+  CHECK(i->key() == "counter");
+  db::FreeObj(i);
+}
+
 // Sets the running command's routed keys for a scope (the environment is process-wide).
 struct RoutedScope {
   explicit RoutedScope(const db::RoutedKeys* r) { db::GetEnv().routed = r; }

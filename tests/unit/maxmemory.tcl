@@ -219,22 +219,23 @@ start_server {tags {maxmemory}} {
     }
 
     test "A key table does not grow its buckets past maxmemory below a load of 1.618" {
-        # As Valkey 8's dictExpandAllowed: the 4097th key of a 4096-bucket table would make it
-        # allocate 64 KB of buckets, and the node evicted hundreds of keys to hold them (660 of
-        # 4098). It waits instead, until a load of 1.618 or room under the limit.
+        # As Valkey 8's dictExpandAllowed: the 5121st key of a table of 512 buckets (10 keys a
+        # bucket) would make it allocate 64 KB of buckets, and the node evicted hundreds of keys
+        # to hold them (660 of 4,098 with the chained table of 4,096 buckets this replaced). It
+        # waits instead, until a load of 1.618 or room under the limit.
         mm_reset allkeys-random
-        r debug populate 4095 "" 1
+        r debug populate 5119 "" 1
         r info
         r info
         mm_limit_above_used 10240
         r set k0 v0
         r set k1 v1
         r set k2 v2
-        assert_equal 4098 [r dbsize]
+        assert_equal 5122 [r dbsize]
         assert_equal 0 [s evicted_keys]
-        assert_match "*table size: 4096*number of elements: 4098*" [r debug htstats 0]
+        assert_match "*Dictionary HT*table size: 512\n number of elements: 5122*" [r debug htstats 0]
         # the same for the set of keys with an expire past 97% of its slots (4096 slots hold
-        # 3968; the key table, of 4096 buckets too, does not grow meanwhile)
+        # 3968; the key table, of 512 buckets, does not grow meanwhile)
         r config set maxmemory 0
         r flushall
         r debug htstats 0
@@ -248,7 +249,7 @@ start_server {tags {maxmemory}} {
         # without the limit the tables grow again
         r config set maxmemory 0
         for {set i 0} {$i < 7000} {incr i} { r set z$i v }
-        assert_match "*table size: 16384*" [r debug htstats 0]
+        assert_match "*Dictionary HT*table size: 2048\n*Expires HT*" [r debug htstats 0]
     }
 
     test "Evictions propagate as UNLINK (lazyfree-lazy-eviction yes) or DEL, and count" {
