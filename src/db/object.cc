@@ -2,6 +2,7 @@
 #include "db/object.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdlib>
 #include <ctime>
@@ -110,10 +111,20 @@ const char* EncodingName(Enc e) {
   return "unknown";
 }
 
+namespace {
+// (type, encoding) -> kind, 0xff for the pairs no code makes.
+constexpr auto kKinds = [] {
+  std::array<std::array<uint8_t, 16>, 8> t{};
+  for (auto& row : t) row.fill(0xff);
+  for (uint8_t k = 0; k < 14; k++) t[Obj::kKindType[k]][Obj::kKindEnc[k]] = k;
+  return t;
+}();
+}  // namespace
+
 uint32_t Obj::KindOf(Type t, Enc e) {
-  for (uint32_t k = 0; k < 14; k++)
-    if (kKindType[k] == t && kKindEnc[k] == e) return k;
-  abort();  // a pair no code makes
+  uint8_t k = kKinds[t & 7][e & 15];
+  if (k == 0xff) abort();  // a pair no code makes
+  return k;
 }
 
 std::string_view Obj::key() const {
