@@ -358,12 +358,16 @@ size_t Db::ActiveExpire(int64_t deadline_us, int64_t now_ms, size_t* total_sampl
   return expired_total;
 }
 
-void Db::RehashSome(int steps) {
+bool Db::RehashSome(int64_t deadline_us) {
   for (auto& t : slots_) {
     if (!t) continue;
-    if (t->keys.Rehashing()) t->keys.RehashSteps(steps);
-    if (t->expires.Rehashing()) t->expires.RehashSteps(steps);
+    while (t->keys.Rehashing() || t->expires.Rehashing()) {
+      if (base::MonotonicUs() >= deadline_us) return false;
+      t->keys.RehashSteps(10);  // about 100 keys
+      t->expires.RehashSteps(10);
+    }
   }
+  return true;
 }
 
 uint64_t Db::ScanExpires(uint64_t cursor, const std::function<void(Obj*)>& fn) {

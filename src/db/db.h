@@ -202,8 +202,10 @@ class Db {
   // mode summed as Valkey 8 sums its per-slot dicts; empty tables are left out, and
   // false means none is left (t 1: none is rehashing).
   bool TableStats(bool expires, int t, bool full, ds::HtStats* out) const;
-  // Incremental rehash work for idle tables.
-  void RehashSome(int steps);
+  // Incremental rehash work for idle tables, until `deadline_us` (monotonic); false when time
+  // ran out first. Bounded by time, as Valkey 8's databasesCron: cluster mode can have a
+  // thousand slot tables half rehashed after a bulk load.
+  bool RehashSome(int64_t deadline_us);
   // What the tables cost beyond the objects' data (MEMORY STATS, INFO memory), as Valkey 8
   // splits it: bucket arrays, per-key headers and expire entries; `tables` 0 when none exists.
   struct Overhead {

@@ -296,8 +296,11 @@ void CronWork() {
   ShutdownCron();
   if (!ShutdownInitiated() && !g.shutdown_asap && !g_signal) g_signalled_shutdown = 0;
   ActiveExpireCycle();
-  if (cfg.activerehashing)
-    for (auto& d : g.dbs) d->RehashSome(100);
+  if (cfg.activerehashing) {
+    int64_t deadline = base::MonotonicUs() + 1000;  // 1 ms a tick for all dbs
+    for (auto& d : g.dbs)
+      if (!d->RehashSome(deadline)) break;
+  }
   ClientsCron();
   PersistenceCron();
   AofCron();
