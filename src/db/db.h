@@ -188,6 +188,11 @@ class Db {
   void PrefetchKey(std::string_view key) const {
     if (const SlotTables* t = slots_[per_slot() ? SlotOf(key) : 0].get()) t->keys.Prefetch(key);
   }
+  // Then its object (the bucket read now, loaded by PrefetchKey earlier).
+  void PrefetchKeyObject(std::string_view key) const {
+    if (const SlotTables* t = slots_[per_slot() ? SlotOf(key) : 0].get())
+      t->keys.PrefetchNodes(key);
+  }
   // A slot's keys and expires, out of this db whole (nullptr if it has none), and into it
   // (where the slot has none). O(1) in the number of keys; per_slot dbs only.
   std::unique_ptr<SlotTables> TakeSlot(int slot);

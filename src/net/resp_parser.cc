@@ -238,4 +238,38 @@ bool SplitArgs(std::string_view line, std::vector<std::string>* out) {
   }
 }
 
+namespace {
+// A decimal after `*` or `$` and its CRLF, at most 10 digits; false if not that.
+bool PeekLength(const char* buf, size_t len, size_t* pos, char prefix, int64_t* out) {
+  size_t p = *pos;
+  if (p >= len || buf[p] != prefix) return false;
+  p++;
+  int64_t v = 0;
+  size_t digits = 0;
+  while (p < len && buf[p] >= '0' && buf[p] <= '9' && digits < 10) {
+    v = v * 10 + (buf[p++] - '0');
+    digits++;
+  }
+  if (digits == 0 || p + 1 >= len || buf[p] != '\r' || buf[p + 1] != '\n') return false;
+  *pos = p + 2;
+  *out = v;
+  return true;
+}
+}  // namespace
+
+bool PeekCommand(const char* buf, size_t len, size_t pos, std::string_view* arg1, size_t* next) {
+  int64_t argc;
+  if (!PeekLength(buf, len, &pos, '*', &argc) || argc < 2 || argc > 64) return false;
+  for (int64_t i = 0; i < argc; i++) {
+    int64_t n;
+    if (!PeekLength(buf, len, &pos, '$', &n)) return false;
+    if (len - pos < static_cast<size_t>(n) + 2) return false;  // not all here yet
+    if (buf[pos + n] != '\r' || buf[pos + n + 1] != '\n') return false;
+    if (i == 1) *arg1 = std::string_view(buf + pos, static_cast<size_t>(n));
+    pos += static_cast<size_t>(n) + 2;
+  }
+  *next = pos;
+  return true;
+}
+
 }  // namespace net

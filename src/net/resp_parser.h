@@ -20,6 +20,13 @@ struct ParserLimits {
   bool trusted = false;                        // primary link: no bulk limit, no inline
 };
 
+// A look at a complete multibulk command at buf[pos..len) without parsing it: its second
+// argument (a command's first key, usually) in *arg1 and where the command ends in *next. False
+// when the bytes there are not a whole command of 2 to 64 arguments in well-formed multibulk
+// (an inline command, a partial one, anything odd: the parser will say what it is). The
+// pipeline's look-ahead uses it to load a later command's key while this one runs.
+bool PeekCommand(const char* buf, size_t len, size_t pos, std::string_view* arg1, size_t* next);
+
 class RequestParser {
  public:
   enum Status { kNeedMore, kCommand, kEmpty, kError };

@@ -477,6 +477,23 @@ bool CheckOutputLimits(Client* c) {
   return true;
 }
 
+namespace {
+// Pipelined commands: while one runs, the next command's key object and the bucket of the one
+// after it are loaded (a lookup otherwise waits on memory twice, bucket then object: a third of
+// GET's time at -P16). Each is a command's second argument, usually its first key; when it is
+// not, a load is wasted, nothing else.
+void PrefetchPipelined(Client* c) {
+  size_t len = c->conn.in.size(), pos = c->conn.in_pos;
+  if (pos >= len || !c->db) return;
+  const char* buf = c->conn.in.data();
+  std::string_view k1, k2;
+  size_t next;
+  if (!net::PeekCommand(buf, len, pos, &k1, &next)) return;
+  c->db->PrefetchKeyObject(k1);
+  if (net::PeekCommand(buf, len, next, &k2, &next)) c->db->PrefetchKey(k2);
+}
+}  // namespace
+
 void ProcessInput(Client* c) {
   net::ParserLimits lim;
   lim.max_bulk_len = cfg.proto_max_bulk_len;
@@ -517,6 +534,7 @@ void ProcessInput(Client* c) {
     c->argv_len_sum = argv_bytes;
     std::string_view raw(c->conn.in.data() + c->parser.LastStart(), c->conn.in_pos - c->parser.LastStart());
     if (slot_stats::On()) slot_stats::RequestParsed(c, raw);
+    PrefetchPipelined(c);
     ProcessCommand(c);
     c->argv.clear();
     if (slot_stats::On() && !(c->flags & (kBlocked | kPaused))) slot_stats::RequestDone(c);

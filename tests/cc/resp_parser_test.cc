@@ -220,3 +220,40 @@ TEST_CASE(RespTrimBetweenCommandsKeepsAnUnfinishedCommand) {
   CHECK(p.Parse(t.data(), t.size(), &tpos, lim) == net::RequestParser::kCommand);
   CHECK(p.args() == std::vector<std::string_view>({"SET", "k", "val"}));
 }
+
+// PeekCommand (the pipeline's look-ahead) finds a whole command's second argument and its end
+// exactly where the parser ends it, and says no to anything partial or unusual.
+TEST_CASE(PeekCommandSeesWholeCommandsOnly) {
+  const std::string get = "*2\r\n$3\r\nGET\r\n$5\r\nkey:1\r\n";
+  const std::string set = "*3\r\n$3\r\nSET\r\n$0\r\n\r\n$3\r\nabc\r\n";
+  const std::string buf = get + set + "PING\r\n";
+  std::string_view arg;
+  size_t next = 0;
+  CHECK(net::PeekCommand(buf.data(), buf.size(), 0, &arg, &next));
+  CHECK(arg == "key:1");
+  CHECK_EQ(next, get.size());
+  CHECK(net::PeekCommand(buf.data(), buf.size(), next, &arg, &next));
+  CHECK(arg.empty());  // SET's empty key
+  CHECK_EQ(next, get.size() + set.size());
+  CHECK(!net::PeekCommand(buf.data(), buf.size(), next, &arg, &next));  // inline
+  // the parser ends each command where PeekCommand said
+  net::RequestParser p;
+  net::ParserLimits lim;
+  size_t pos = 0;
+  CHECK_EQ(p.Parse(buf.data(), buf.size(), &pos, lim), net::RequestParser::kCommand);
+  CHECK_EQ(pos, get.size());
+  // every prefix of a command is no command yet
+  for (size_t n = 0; n < get.size(); n++)
+    CHECK(!net::PeekCommand(get.data(), n, 0, &arg, &next));
+  // one argument, more than 64, a negative or huge length, bad terminators
+  for (const char* bad : {"*1\r\n$4\r\nPING\r\n", "*65\r\n", "*2\r\n$-1\r\n", "*-1\r\n",
+                          "*2\r\n$3\r\nGET\n$1\r\nk\r\n", "*2\r\n$3\r\nGETxx$1\r\nk\r\n",
+                          "*2\r\n$99999999999\r\nxx", "*2\r\n$3\r\nGET\r\n$1\r\nkk\r\n",
+                          "*2\r\n$\r\n", "*\r\n", "$3\r\nGET\r\n"}) {
+    std::string b = bad;
+    if (net::PeekCommand(b.data(), b.size(), 0, &arg, &next)) {
+      fprintf(stderr, "  accepted: %s\n", bad);
+      CHECK(false);
+    }
+  }
+}
