@@ -486,11 +486,14 @@ void PrefetchPipelined(Client* c) {
   size_t len = c->conn.in.size(), pos = c->conn.in_pos;
   if (pos >= len || !c->db) return;
   const char* buf = c->conn.in.data();
-  std::string_view k1, k2;
+  std::string_view k1, k2, k3;
   size_t next;
   if (!net::PeekCommand(buf, len, pos, &k1, &next)) return;
   c->db->PrefetchKeyObject(k1);
-  if (net::PeekCommand(buf, len, next, &k2, &next)) c->db->PrefetchKey(k2);
+  if (!net::PeekCommand(buf, len, next, &k2, &next)) return;
+  c->db->PrefetchKey(k2);
+  if (c->db->per_slot() && net::PeekCommand(buf, len, next, &k3, &next))
+    c->db->PrefetchKeySlot(k3);  // cluster mode: a slot's tables are one more load away
 }
 }  // namespace
 
