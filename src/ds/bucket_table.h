@@ -24,12 +24,16 @@
 
 #include "ds/hashtable.h"
 #include "ds/hashtable_stats.h"
+#include "ds/resize_policy.h"
+#include "ds/scan_cursor.h"
 #include "ds/seed.h"
 
 namespace ds {
 
 template <typename Node, typename Traits>
-class BucketTable {
+class BucketTable : public ResizePolicy<BucketTable<Node, Traits>> {
+  using Policy = ResizePolicy<BucketTable>;
+
  public:
   static constexpr int kPerBucket = 7;
   static constexpr size_t kMaxLoad = 10;  // elements per bucket (average) before doubling
@@ -125,24 +129,8 @@ class BucketTable {
   template <typename Fn>
   uint64_t Scan(uint64_t v, Fn&& fn) {
     if (Size() == 0) return 0;
-    if (!Rehashing()) {
-      uint64_t m0 = t0_.size - 1;
-      VisitChain(&t0_.b[v & m0], fn);
-      v |= ~m0;
-      v = Rev(Rev(v) + 1);
-    } else {
-      const Table* small = &t0_;
-      const Table* large = &rh_->to;
-      if (small->size > large->size) std::swap(small, large);
-      uint64_t m0 = small->size - 1, m1 = large->size - 1;
-      VisitChain(&small->b[v & m0], fn);
-      do {  // every bucket of the large table that expands from the small bucket
-        VisitChain(&large->b[v & m1], fn);
-        v |= ~m1;
-        v = Rev(Rev(v) + 1);
-      } while (v & (m0 ^ m1));
-    }
-    return v;
+    return ScanStep(v, t0_.size, Rehashing() ? rh_->to.size : 0,
+                    [&](int t, size_t i) { VisitChain(&T(t).b[i], fn); });
   }
 
   // Up to `buckets` steps of a scan at once (as many calls of Scan, with the same cursors), the
@@ -154,13 +142,8 @@ class BucketTable {
     constexpr int kMax = 64, kBucketsAhead = 8, kNodesAhead = 2;
     Bucket* arr = t0_.b;
     uint64_t m = t0_.size - 1;
-    uint64_t cur[kMax];
-    int n = 0;
-    do {  // the cursors first (arithmetic only), then the visits with loads in flight
-      cur[n++] = v;
-      v |= ~m;
-      v = Rev(Rev(v) + 1);
-    } while (v != 0 && n < kMax && n < buckets);
+    uint64_t cur[kMax];  // the cursors first (arithmetic only), then the visits, loads in flight
+    int n = CursorRun(v, m, buckets < kMax ? buckets : kMax, cur, &v);
     for (int i = 0; i < n && i < kBucketsAhead; i++) __builtin_prefetch(&arr[cur[i] & m]);
     for (int i = 0; i < n; i++) {
       if (i + kBucketsAhead < n) __builtin_prefetch(&arr[cur[i + kBucketsAhead] & m]);
@@ -284,12 +267,6 @@ class BucketTable {
     ResizeTo(n);
   }
 
-  // As ds::HashTable's: resizing held back while a forked child shares pages, forbidden
-  // (DEBUG DICT-RESIZING 0), and growth checked against maxmemory.
-  static void SetResizeAllowed(bool allowed) { resize_allowed_ = allowed; }
-  static void SetResizeForbidden(bool forbidden) { resize_forbidden_ = forbidden; }
-  static void SetExpandAllowed(ExpandAllowedFn fn) { expand_allowed_ = fn; }
-
  private:
   struct Bucket {
     // bit i < 7: entry i holds a node; kChained: entry 6 holds the child bucket instead
@@ -326,13 +303,6 @@ class BucketTable {
 
   static uint64_t Hash(std::string_view key) { return ds::Hash(key); }
   static uint8_t Tag(uint64_t h) { return static_cast<uint8_t>(h >> 56); }
-  static uint64_t Rev(uint64_t v) {
-    v = ((v >> 1) & 0x5555555555555555ULL) | ((v & 0x5555555555555555ULL) << 1);
-    v = ((v >> 2) & 0x3333333333333333ULL) | ((v & 0x3333333333333333ULL) << 2);
-    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((v & 0x0F0F0F0F0F0F0F0FULL) << 4);
-    return __builtin_bswap64(v);
-  }
-
   static size_t ChainCount(const Bucket* b) {
     size_t n = 0;
     for (; b; b = b->next()) n += __builtin_popcount(b->present());
@@ -460,21 +430,14 @@ class BucketTable {
       ResizeTo(1);
       return;
     }
-    if (resize_forbidden_) return;
     size_t used = t0_.used, cap = size_t{t0_.size} * kMaxLoad;
-    if (used < cap || !(resize_allowed_ || used / cap > 4)) return;
-    // Below a load of 1.618 a table with the hook does not grow when its new bucket array would
-    // take the node past maxmemory (Valkey 8's dictExpandAllowed, on its keyspace dicts).
-    if (expand_allowed_ && used * 1000 <= cap * 1618 &&
-        !expand_allowed_(SizeFor(used + 1) * sizeof(Bucket)))
-      return;
-    ResizeTo(used + 1);
+    if (Policy::ShouldGrow(used, cap, [&] { return SizeFor(used + 1) * sizeof(Bucket); }))
+      ResizeTo(used + 1);
   }
 
   void ShrinkIfNeeded() {
-    if (Rehashing() || t0_.size <= 1 || resize_forbidden_ || g_no_shrink_scopes) return;
-    size_t used = t0_.used, cap = size_t{t0_.size} * kMaxLoad;
-    if (used * 8 <= cap && (resize_allowed_ || used * 32 <= cap)) ResizeTo(used);
+    if (Rehashing() || t0_.size <= 1) return;
+    if (Policy::ShouldShrink(t0_.used, size_t{t0_.size} * kMaxLoad)) ResizeTo(t0_.used);
   }
 
   // Buckets for `want` elements at most kMaxLoad a bucket: a power of 2, at least 1.
@@ -543,9 +506,6 @@ class BucketTable {
   Rehash* rh_ = nullptr;
   uint32_t random_bound_ = kPerBucket;  // Random()'s bound on a chain's elements
   static inline const Table kNone{};
-  static inline bool resize_allowed_ = true;
-  static inline bool resize_forbidden_ = false;
-  static inline ExpandAllowedFn expand_allowed_ = nullptr;
 };
 
 }  // namespace ds

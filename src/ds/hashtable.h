@@ -12,29 +12,18 @@
 #include <string_view>
 
 #include "ds/hashtable_stats.h"
+#include "ds/resize_policy.h"
+#include "ds/scan_cursor.h"
 #include "ds/seed.h"
 
 namespace ds {
 
 uint64_t RandomU64();  // fast non-crypto PRNG shared by tables (random sampling)
 
-// Whether a table may take `more_bytes` for a bigger bucket array (the server's maxmemory
-// check, installed on the keyspace's tables: see HashTable::SetExpandAllowed).
-using ExpandAllowedFn = bool (*)(size_t more_bytes);
-
-// While one lives, no table shrinks: a value being freed element by element (a moved slot's
-// big value) would otherwise shrink its table again and again, each time rehashing what is
-// left into a new bucket array whose pages fault in one by one, only to free it all.
-inline int g_no_shrink_scopes = 0;
-struct NoShrinkScope {
-  NoShrinkScope() { g_no_shrink_scopes++; }
-  ~NoShrinkScope() { g_no_shrink_scopes--; }
-  NoShrinkScope(const NoShrinkScope&) = delete;
-  NoShrinkScope& operator=(const NoShrinkScope&) = delete;
-};
-
 template <typename Node, typename Traits>
-class HashTable {
+class HashTable : public ResizePolicy<HashTable<Node, Traits>> {
+  using Policy = ResizePolicy<HashTable>;
+
  public:
   HashTable() = default;
   HashTable(const HashTable&) = delete;
@@ -135,25 +124,8 @@ class HashTable {
   template <typename Fn>
   uint64_t Scan(uint64_t v, Fn&& fn) {
     if (Size() == 0) return 0;
-    if (!Rehashing()) {
-      uint64_t m0 = t_[0].size - 1;
-      VisitChain(t_[0].slots[v & m0], fn);
-      v |= ~m0;
-      v = Rev(Rev(v) + 1);
-    } else {
-      const Bucket* small = &t_[0];
-      const Bucket* large = &t_[1];
-      if (small->size > large->size) std::swap(small, large);
-      uint64_t m0 = small->size - 1, m1 = large->size - 1;
-      VisitChain(small->slots[v & m0], fn);
-      // Visit every bucket of the large table that expands from the small bucket.
-      do {
-        VisitChain(large->slots[v & m1], fn);
-        v |= ~m1;
-        v = Rev(Rev(v) + 1);
-      } while (v & (m0 ^ m1));
-    }
-    return v;
+    return ScanStep(v, t_[0].size, Rehashing() ? t_[1].size : 0,
+                    [&](int t, size_t i) { VisitChain(t_[t].slots[i], fn); });
   }
 
   // Up to `buckets` steps of a scan at once (as many calls of Scan, with the same cursors),
@@ -167,13 +139,8 @@ class HashTable {
     constexpr int kMax = 64, kSlotsAhead = 8, kHeadsAhead = 4;
     Node** slots = t_[0].slots;
     uint64_t m = t_[0].size - 1;
-    uint64_t cur[kMax];
-    int n = 0;
-    do {  // the cursors first (arithmetic only), then the visits with loads in flight
-      cur[n++] = v;
-      v |= ~m;
-      v = Rev(Rev(v) + 1);
-    } while (v != 0 && n < kMax && n < buckets);
+    uint64_t cur[kMax];  // the cursors first (arithmetic only), then the visits, loads in flight
+    int n = CursorRun(v, m, buckets < kMax ? buckets : kMax, cur, &v);
     for (int i = 0; i < n && i < kSlotsAhead; i++) __builtin_prefetch(&slots[cur[i] & m]);
     for (int i = 0; i < n; i++) {
       if (i + kSlotsAhead < n) __builtin_prefetch(&slots[cur[i + kSlotsAhead] & m]);
@@ -298,14 +265,6 @@ class HashTable {
     ResizeTo(n);
   }
 
-  // Forbids resizing while a forked child shares memory pages (ratio limits still apply).
-  static void SetResizeAllowed(bool allowed) { resize_allowed_ = allowed; }
-  // Forbids every growth and shrink, ratio limits included (DEBUG DICT-RESIZING 0); a new
-  // table still gets its first 4 buckets and Reserve still pre-sizes.
-  static void SetResizeForbidden(bool forbidden) { resize_forbidden_ = forbidden; }
-  // The maxmemory check of growth (GrowIfNeeded), for this kind of table; none by default.
-  static void SetExpandAllowed(ExpandAllowedFn fn) { expand_allowed_ = fn; }
-
  private:
   struct Bucket {
     Node** slots = nullptr;
@@ -317,13 +276,6 @@ class HashTable {
 
   static Node* Next(Node* n) { return *Traits::NextLink(n); }
   static void SetNext(Node* n, Node* next) { *Traits::NextLink(n) = next; }
-  static uint64_t Rev(uint64_t v) {
-    v = ((v >> 1) & 0x5555555555555555ULL) | ((v & 0x5555555555555555ULL) << 1);
-    v = ((v >> 2) & 0x3333333333333333ULL) | ((v & 0x3333333333333333ULL) << 2);
-    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((v & 0x0F0F0F0F0F0F0F0FULL) << 4);
-    return __builtin_bswap64(v);
-  }
-
   template <typename Fn>
   static void VisitChain(Node* n, Fn& fn) {
     while (n) {
@@ -368,23 +320,15 @@ class HashTable {
       ResizeTo(4);
       return;
     }
-    if (resize_forbidden_) return;
     size_t used = t_[0].used;
-    if (used < t_[0].size || !(resize_allowed_ || used / t_[0].size > 4)) return;
-    // Below a load of 1.618 a table with the hook does not grow when its new bucket array would
-    // take the node past maxmemory: keys would be evicted to hold buckets (Valkey 8's
-    // dictExpandAllowed, on its keyspace dicts).
-    if (expand_allowed_ && used * 1000 <= t_[0].size * 1618 &&
-        !expand_allowed_(SizeFor(used + 1) * sizeof(Node*)))
-      return;
-    ResizeTo(used + 1);
+    if (Policy::ShouldGrow(used, t_[0].size, [&] { return SizeFor(used + 1) * sizeof(Node*); }))
+      ResizeTo(used + 1);
   }
 
   void ShrinkIfNeeded() {
-    if (Rehashing() || t_[0].size <= 4 || resize_forbidden_ || g_no_shrink_scopes) return;
+    if (Rehashing() || t_[0].size <= 4) return;
     size_t used = t_[0].used;
-    if (used * 8 <= t_[0].size && (resize_allowed_ || used * 32 <= t_[0].size))
-      ResizeTo(used < 4 ? 4 : used);
+    if (Policy::ShouldShrink(used, t_[0].size)) ResizeTo(used < 4 ? 4 : used);
   }
 
   static size_t SizeFor(size_t want) {
@@ -436,9 +380,6 @@ class HashTable {
   Bucket t_[2];
   int64_t rehash_idx_ = -1;
   size_t random_bound_ = 1;  // Random()'s bound on chain length (the longest it met)
-  static inline bool resize_allowed_ = true;
-  static inline bool resize_forbidden_ = false;
-  static inline ExpandAllowedFn expand_allowed_ = nullptr;
 };
 
 }  // namespace ds
