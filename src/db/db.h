@@ -186,16 +186,15 @@ class Db {
   void ReserveSlot(int slot, size_t keys) { TablesAt(slot, true)->keys.Reserve(keys); }
   // Loads the bucket of key's table ahead of its lookup or insert (a batch of keys).
   void PrefetchKey(std::string_view key) const {
-    if (const SlotTables* t = slots_[per_slot() ? SlotOf(key) : 0].get()) t->keys.Prefetch(key);
+    if (const SlotTables* t = TablesOf(key)) t->keys.Prefetch(key);
   }
   // Before both, in cluster mode: the slot's tables (PrefetchKey reads them to find the bucket).
   void PrefetchKeySlot(std::string_view key) const {
-    if (per_slot()) __builtin_prefetch(slots_[SlotOf(key)].get());
+    if (per_slot()) __builtin_prefetch(TablesOf(key));
   }
   // Then its object (the bucket read now, loaded by PrefetchKey earlier).
   void PrefetchKeyObject(std::string_view key) const {
-    if (const SlotTables* t = slots_[per_slot() ? SlotOf(key) : 0].get())
-      t->keys.PrefetchNodes(key);
+    if (const SlotTables* t = TablesOf(key)) t->keys.PrefetchNodes(key);
   }
   // A slot's keys and expires, out of this db whole (nullptr if it has none), and into it
   // (where the slot has none). O(1) in the number of keys; per_slot dbs only.
@@ -228,6 +227,10 @@ class Db {
 
  private:
   SlotTables* TablesAt(int slot, bool create);
+  // The tables that hold (or would hold) key, nullptr when its slot has none.
+  const SlotTables* TablesOf(std::string_view key) const {
+    return slots_[per_slot() ? SlotOf(key) : 0].get();
+  }
   int SlotOf(std::string_view key) const;
   // Per-slot counts of keys and of keys with an expire, as Fenwick trees (cluster mode):
   // RandomKey and RandomVolatileKey weigh slots by them.

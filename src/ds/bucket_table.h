@@ -179,13 +179,15 @@ class BucketTable : public ResizePolicy<BucketTable<Node, Traits>> {
   // Visits every node; fn must not modify the table.
   template <typename Fn>
   void ForEach(Fn&& fn) const {
-    for (int t = 0; t < 2; t++)
-      for (size_t i = 0; i < T(t).size; i++) {
-        if (i + kAhead < T(t).size) PrefetchNodes(&T(t).b[i + kAhead]);
-        for (Bucket* b = &T(t).b[i]; b; b = b->next())
+    for (int t = 0; t < 2; t++) {
+      const Table& tb = T(t);
+      for (size_t i = 0; i < tb.size; i++) {
+        if (i + kAhead < tb.size) PrefetchNodes(&tb.b[i + kAhead]);
+        for (Bucket* b = &tb.b[i]; b; b = b->next())
           for (uint32_t m = b->present(); m; m &= m - 1)
             fn(static_cast<Node*>(b->e[__builtin_ctz(m)]));
       }
+    }
   }
 
   // As ForEach, until fn returns false. Starts at the first bucket that may hold a node, so
@@ -193,15 +195,17 @@ class BucketTable : public ResizePolicy<BucketTable<Node, Traits>> {
   // over a big slot) costs the keys taken, not the empty buckets left behind each time.
   template <class Fn>
   void ForEachWhile(Fn&& fn) const {
-    for (int t = 0; t < 2; t++)
-      for (size_t i = T(t).low; i < T(t).size; i++) {
-        if (i + kAhead < T(t).size) PrefetchNodes(&T(t).b[i + kAhead]);
-        Bucket* head = &T(t).b[i];
-        if (head->empty() && i == T(t).low) T(t).low = static_cast<uint32_t>(i + 1);  // empties
+    for (int t = 0; t < 2; t++) {
+      const Table& tb = T(t);
+      for (size_t i = tb.low; i < tb.size; i++) {
+        if (i + kAhead < tb.size) PrefetchNodes(&tb.b[i + kAhead]);
+        Bucket* head = &tb.b[i];
+        if (head->empty() && i == tb.low) tb.low = static_cast<uint32_t>(i + 1);  // empties
         for (Bucket* b = head; b; b = b->next())
           for (uint32_t m = b->present(); m; m &= m - 1)
             if (!fn(static_cast<Node*>(b->e[__builtin_ctz(m)]))) return;
       }
+    }
   }
 
   // Empties the table, handing each node to free_fn.
@@ -252,12 +256,13 @@ class BucketTable : public ResizePolicy<BucketTable<Node, Traits>> {
   // rehash runs. Size is its buckets, a "chain" the elements of one, children included.
   bool Stats(int t, bool full, HtStats* out) const {
     if (t == 1 && !Rehashing()) return false;
+    const Table& tb = T(t);
     *out = HtStats{};
     out->table = t;
-    out->size = T(t).size;
-    out->used = T(t).used;
+    out->size = tb.size;
+    out->used = tb.used;
     if (!full) return true;
-    for (size_t i = 0; i < T(t).size; i++) out->AddChain(ChainCount(&T(t).b[i]));
+    for (size_t i = 0; i < tb.size; i++) out->AddChain(ChainCount(&tb.b[i]));
     return true;
   }
 
