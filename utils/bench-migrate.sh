@@ -22,8 +22,12 @@
 #   big zset           (ROWS with bigkey) one sorted set of BIGZ members (5M; 1M) moved between
 #                      two primaries, ours atomically, theirs with MIGRATE (60 s timeout, as
 #                      redis-cli's default --cluster-timeout); both nodes PINGed
-#                      every ms: seconds, the longest PING of each node, and the memory each
-#                      used beyond what it held (source: peak over start; target: peak over end).
+#                      every ms: seconds, the longest PING of each node, the same less the CPU
+#                      wait during it (the longer of the node's main thread's and the prober's
+#                      run delay in /proc schedstat: on a host with fewer cores than busy
+#                      threads, the part of the stall that the node's own work explains), and
+#                      the memory each used beyond what it held (source: peak over start;
+#                      target: peak over end).
 #   p99                (ROWS with p99; ours) SETs (25 clients) to a slot of the source that
 #                      does not move and to one of the target, stable and while P99_SLOTS slots
 #                      (100 keys of 100 B each) move back and forth atomically, phases
@@ -314,16 +318,34 @@ def atomic(src_port, dst_port, slot, rounds):
         print(n, '%.4f' % secs)
         a, b = b, a
 
+def run_delay_ns(path):
+    """The CPU wait (ns runnable but not running) of the thread whose schedstat is at path;
+    0 where the kernel does not account it."""
+    try:
+        with open(path) as f:
+            return int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
 def prober(port, stop, out):
-    """PING every ms; out gets the longest round trip in ms."""
+    """PING every ms; out gets the longest round trip in ms, then the longest round trip less
+    the CPU wait during it (the longer of the node's main thread's and the prober's own): on a
+    machine with fewer cores than busy threads, what the node itself took, at most."""
     c = Conn(port)
-    worst = 0.0
+    info = ok(c.call('INFO', 'server'), 'INFO').decode()
+    pid = int(info.split('process_id:')[1].split()[0])
+    node_stat, own_stat = '/proc/%d/task/%d/schedstat' % (pid, pid), '/proc/thread-self/schedstat'
+    worst = worst_own = 0.0
     while not stop.is_set():
+        n0, p0 = run_delay_ns(node_stat), run_delay_ns(own_stat)
         t0 = time.perf_counter()
         c.call('PING')
-        worst = max(worst, time.perf_counter() - t0)
+        took = time.perf_counter() - t0
+        waited = max(run_delay_ns(node_stat) - n0, run_delay_ns(own_stat) - p0) / 1e9
+        worst = max(worst, took)
+        worst_own = max(worst_own, took - waited)
         time.sleep(0.001)
-    out.append(worst * 1000)
+    out.extend([worst * 1000, worst_own * 1000])
 
 def used_memory(c):
     info = ok(c.call('INFO', 'memory'), 'INFO').decode()
@@ -394,9 +416,9 @@ def bigkey(kind, src_port, dst_port, key, members):
     if got != n:
         raise RuntimeError('the target holds %s members, not %d' % (got, n))
     end_dst = used_memory(b[0])
-    print('secs=%.2f ping_src=%.1f ping_dst=%.1f loop_src=%.1f loop_dst=%.1f extra_src=%.1f '
-          'extra_dst=%.1f' % (
-        secs, outs['ps'][0], outs['pd'][0], loop_src, loop_dst,
+    print('secs=%.2f ping_src=%.1f ping_dst=%.1f own_src=%.1f own_dst=%.1f loop_src=%.1f '
+          'loop_dst=%.1f extra_src=%.1f extra_dst=%.1f' % (
+        secs, outs['ps'][0], outs['pd'][0], outs['ps'][1], outs['pd'][1], loop_src, loop_dst,
         (outs['ms'][1] - outs['ms'][0]) / 1e6,
         max(0, outs['md'][1] - end_dst) / 1e6))
 
@@ -1126,6 +1148,8 @@ row "  lost writes, errors" "${W[lost]:--}, ${W[errors]:--}" "-" "-"
 row "big zset ($BIGZ) move s" "${B[ours,secs]:--}" "${B[theirs,secs]:--}" "-"
 row "  longest PING source ms" "${B[ours,ping_src]:--}" "${B[theirs,ping_src]:--}" "-"
 row "  longest PING target ms" "${B[ours,ping_dst]:--}" "${B[theirs,ping_dst]:--}" "-"
+row "  less CPU waits src/dst ms" "${B[ours,own_src]:--}/${B[ours,own_dst]:--}" \
+  "${B[theirs,own_src]:--}/${B[theirs,own_dst]:--}" "-"
 row "  longest loop pass src/dst ms" "${B[ours,loop_src]:--}/${B[ours,loop_dst]:--}" \
   "${B[theirs,loop_src]:--}/${B[theirs,loop_dst]:--}" "-"
 row "  extra memory source MB" "${B[ours,extra_src]:--}" "${B[theirs,extra_src]:--}" "-"

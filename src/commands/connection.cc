@@ -280,7 +280,9 @@ void ClientKill(Client* c) {
       else
         return c->R().Error(kErrSyntax);
     } else if (base::EqualsNoCase(k, "maxage")) {
-      if (!base::ParseInt64(v, &maxage)) return c->R().Error(kErrSyntax);
+      if (!base::ParseInt64(v, &maxage))
+        return c->R().Error("maxage is not an integer or out of range");
+      if (maxage <= 0) return c->R().Error("maxage should be greater than 0");
     } else {
       return c->R().Error(kErrSyntax);
     }

@@ -248,7 +248,10 @@ void FlushDbCommand(Client* c) {
   bool lazy;
   if (!ParseFlushMode(c, &lazy)) return;
   DbModified(c->dbid);
-  g.dirty += static_cast<int64_t>(c->db->Size()) + 1;
+  // Changes: the keys it removed, as Valkey 8 counts them; an empty db's FLUSHDB changes
+  // nothing but still reaches replicas and the AOF.
+  g.dirty += static_cast<int64_t>(c->db->Size());
+  ForcePropagation();
   EmptyDb(c->db, lazy);
   // A client blocked on a key that went (XREADGROUP) ends with NOGROUP, as after a DEL;
   // Valkey 8 signals the flushed keys too. Before, it stayed blocked forever.
@@ -265,8 +268,7 @@ void FlushAllCommand(Client* c) {
     EmptyDb(GetDb(i), lazy);
     KeysOfDbReady(i);
   }
-  AfterFlushAll();  // may save, which resets the change counter
-  g.dirty++;
+  AfterFlushAll();  // may save, which resets the change counter (to 0, as Valkey 8)
   ForcePropagation();  // as Valkey: even an empty server's FLUSHALL reaches replicas and the AOF
   c->R().Ok();
 }

@@ -768,8 +768,8 @@ void AofEndTransaction() {
     return;
   }
   Annotate(&aof_.buf);
-  SelectIfNeeded(&aof_.buf, aof_.tx.front().first);
-  // One write is written alone; more are wrapped so that a load applies all or none.
+  // One write is written alone; more are wrapped so that a load applies all or none, MULTI
+  // before the SELECT of its first command, as Valkey 8 writes it (and as the stream goes).
   bool wrap = aof_.tx.size() > 1;
   if (wrap) net::AppendCommand(&aof_.buf, {"MULTI"});
   for (auto& [dbid, cmd] : aof_.tx) {
@@ -820,16 +820,21 @@ bool RewriteLimited() {
 
 void AofCron() {
   CheckChild();
-  if (aof_.status == Status::kOff) return;
-  // A failed write is retried every cron; everysec syncs what was written.
-  if (!aof_.last_write_ok || !aof_.buf.empty()) Flush(false);
-  if (cfg.appendfsync == kEverysec) FsyncIfDue(false);
+  if (aof_.status != Status::kOff) {
+    // A failed write is retried every cron; everysec syncs what was written.
+    if (!aof_.last_write_ok || !aof_.buf.empty()) Flush(false);
+    if (cfg.appendfsync == kEverysec) FsyncIfDue(false);
+  }
   if (ChildRunning() || BgsaveInProgress() || OtherChildActive()) return;
+  // A scheduled rewrite starts once no child runs, with the AOF on or off (a BGREWRITEAOF
+  // that met a BGSAVE or ran inside MULTI), as Valkey 8's serverCron starts it.
   if (aof_.scheduled) {
     // After a failure, wait a little before the next try.
     if ((aof_.consecutive_failures == 0 || base::MsTime() - aof_.last_failure_ms > 1000) &&
-        !RewriteLimited())
-      StartRewrite();
+        !RewriteLimited()) {
+      std::string err;
+      AofStartRewrite(&err);
+    }
     return;
   }
   if (aof_.status == Status::kOn && cfg.auto_aof_rewrite_percentage > 0 &&
@@ -993,6 +998,10 @@ bool AofStartRewrite(std::string* err) {
     // BGREWRITEAOF with appendonly no writes a base file and a manifest all the same.
     BioStart();
     if (mkdir(cfg.appenddirname.c_str(), 0755) != 0 && errno != EEXIST) {
+      LOG_WARNING("Can't create the AOF directory %s: %s", cfg.appenddirname.c_str(),
+                  strerror(errno));
+      aof_.consecutive_failures++;  // a scheduled try waits, as after a failed fork
+      aof_.last_failure_ms = base::MsTime();
       *err = "Can't execute an AOF background rewriting. Please check the server logs for more "
              "information.";
       return false;
@@ -1030,6 +1039,13 @@ bool AofTurnOn(std::string* err) {
         "was scheduled to start when possible.");
     aof_.scheduled = true;
     // Until then nothing is fed (AofFeed sees no file): the base will contain every change.
+    return true;
+  }
+  if (g.in_exec) {  // no fork inside a transaction (Valkey 8 waits the same way)
+    LOG_NOTICE(
+        "AOF was enabled during a transaction. An AOF background was scheduled to start when "
+        "possible.");
+    aof_.scheduled = true;
     return true;
   }
   if (!StartRewrite()) {

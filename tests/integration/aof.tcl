@@ -90,6 +90,34 @@ start_server {tags {aof} overrides {appendonly yes appendfsync everysec}} {
         assert_equal [string length $incr] [expr {[s aof_current_size] - [s aof_base_size]}]
     }
 
+    test "A transaction in another db: MULTI before its SELECT, as Valkey 8 writes it" {
+        set size [file size [file join [aof_dir] appendonly.aof.1.incr.aof]]
+        r select 5
+        r multi
+        r set d 4
+        r flushall
+        r exec
+        r select 0
+        after 50
+        set incr [string range [read_binary [file join [aof_dir] appendonly.aof.1.incr.aof]] $size end]
+        set want "*1\r\n\$5\r\nMULTI\r\n*2\r\n\$6\r\nSELECT\r\n\$1\r\n5\r\n"
+        append want "*3\r\n\$3\r\nset\r\n\$1\r\nd\r\n\$1\r\n4\r\n*1\r\n\$8\r\nflushall\r\n*1\r\n\$4\r\nEXEC\r\n"
+        assert_equal $want $incr
+        # and it loads: the SELECT runs inside the transaction
+        r select 5
+        r multi
+        r set e 5
+        r incr n
+        r exec
+        r select 0
+        r set f 6
+        assert_equal OK [r debug loadaof]
+        r select 5
+        assert_equal {5 1} [r mget e n]
+        r select 0
+        assert_equal 6 [r get f]
+    }
+
     test "Every type, expires, databases and transactions survive a restart and a kill -9" {
         r flushall
         aof_fill
@@ -279,6 +307,51 @@ start_server {tags {aof} overrides {appendonly no}} {
         # the reload empties the dbs first: the keys come from the base and the incr file
         assert_equal OK [r debug loadaof]
         assert_equal {v v2 v3} [r mget k k2 k3]
+    }
+}
+
+start_server {tags {aof} overrides {appendonly no}} {
+    test "BGREWRITEAOF scheduled with appendonly no (in MULTI, during a BGSAVE) still runs" {
+        r set foo bar
+        set forks [s total_forks]
+        r multi
+        r set foo baz
+        r bgrewriteaof
+        assert_equal {OK {Background append only file rewriting scheduled}} [r exec]
+        # before, the cron started scheduled rewrites only with the AOF on: never, here
+        wait_for_condition 100 50 {[s total_forks] == $forks + 1 && [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else {
+            fail "the scheduled rewrite did not run"
+        }
+        assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\n" [aof_manifest]
+        r config set rdb-key-save-delay 1000000
+        r bgsave
+        assert_equal {Background append only file rewriting scheduled} [r bgrewriteaof]
+        assert_equal 1 [s aof_rewrite_scheduled]
+        r config set rdb-key-save-delay 0
+        exec kill -9 [exec sh -c "pgrep -P [srv pid]"]
+        wait_for_condition 100 50 {[s aof_rewrite_scheduled] == 0 && [s aof_rewrite_in_progress] == 0 && [s total_forks] == $forks + 3} else {
+            fail "the rewrite scheduled behind the BGSAVE did not run"
+        }
+        assert_equal "file appendonly.aof.2.base.rdb seq 2 type b\n" [aof_manifest]
+        assert_equal OK [r debug loadaof]
+        assert_equal baz [r get foo]
+    }
+
+    test "CONFIG SET appendonly yes inside MULTI: the first rewrite waits for the cron, no fork in EXEC" {
+        r incr counter
+        r multi
+        r incr counter
+        r config set appendonly yes
+        r incr counter
+        assert_equal {2 OK 3} [r exec]
+        assert {[log_contains "*AOF was enabled during a transaction. An AOF background was scheduled to start when possible.*"]}
+        wait_for_condition 100 50 {[s aof_enabled] == 1 && [s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else {
+            fail "the AOF's first rewrite did not run"
+        }
+        r incr counter
+        assert_equal OK [r debug loadaof]
+        assert_equal 4 [r get counter]
+        r config set appendonly no
     }
 }
 

@@ -236,6 +236,24 @@ start_server {tags {persistence}} {
         assert_equal 0 [info_field [r info persistence] rdb_changes_since_last_save]
     }
 
+    test "Changes counted by FLUSHALL and FLUSHDB: the keys removed, 0 after FLUSHALL's save" {
+        r flushall
+        r config set save "3600 1"
+        r set a 1
+        r flushall
+        # the save FLUSHALL makes with save points leaves nothing unsaved, as in Valkey 8
+        assert_equal 0 [info_field [r info persistence] rdb_changes_since_last_save]
+        r config set save ""
+        r flushall
+        r flushdb
+        assert_equal 0 [info_field [r info persistence] rdb_changes_since_last_save]
+        r set a 1
+        r set b 2
+        r flushdb
+        assert_equal 4 [info_field [r info persistence] rdb_changes_since_last_save]
+        r save
+    }
+
     test "DEBUG RELOAD keeps data, TTLs and encodings" {
         r flushall
         pers_fill r

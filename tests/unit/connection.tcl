@@ -447,6 +447,10 @@ start_server {tags {connection}} {
         assert_error "ERR Unknown client type 'foo'" {r client kill type foo}
         assert_error "ERR syntax error" {r client kill skipme maybe}
         assert_error "ERR No such user 'nouser'" {r client kill user nouser}
+        assert_error "ERR maxage is not an integer or out of range" {r client kill maxage str}
+        assert_error "ERR maxage is not an integer or out of range" {r client kill maxage 9999999999999999999}
+        assert_error "ERR maxage should be greater than 0" {r client kill maxage 0}
+        assert_error "ERR maxage should be greater than 0" {r client kill maxage -5}
     }
 
     test "CLIENT KILL TYPE normal skips the caller by default" {
