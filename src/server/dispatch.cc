@@ -314,6 +314,7 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   // way, so EXEC then aborts.
   if (cfg.maxmemory && PerformEvictions() == EvictResult::kFail && (flags & kCmdDenyOom))
     return reject("-OOM command not allowed when used memory > 'maxmemory'.");
+  TrackingLimitKeys();
   if (!(c->flags & kPrimary) && ((flags & kCmdWrite) || std::string_view(cmd->name) == "ping")) {
     if (WritesDeniedByDiskError()) return reject(kErrMisconf);
     std::string aof_err;

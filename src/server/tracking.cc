@@ -330,19 +330,32 @@ void TrackingBeforeSleep() {
   }
 }
 
+void TrackingLimitKeys() {
+  static int misses = 0;  // calls in a row that could not get under the limit
+  size_t max = static_cast<size_t>(cfg.tracking_table_max_keys);
+  if (max == 0 || g_table.size() <= max) {
+    misses = 0;
+    return;
+  }
+  // Over the limit: forget (and invalidate) keys until under it, with more effort each time
+  // one call was not enough, as Valkey 8's trackingLimitUsedSlots.
+  for (int effort = 100 * (misses + 1); effort > 0; effort--) {
+    std::string key = g_table.begin()->first;
+    InvalidateKey(key, false);
+    if (g_table.size() <= max) {
+      misses = 0;
+      return;
+    }
+  }
+  misses++;
+}
+
 void TrackingCron() {
   if (!g_tracking_clients && !g_table.empty()) {  // nobody left to tell: forget them all
     g_table.clear();
     g_items = 0;
   }
-  if (cfg.tracking_table_max_keys == 0) return;
-  // Over the limit: forget (and invalidate) keys until under it, a bounded number per call.
-  int budget = 1000;
-  while (g_table.size() > static_cast<size_t>(cfg.tracking_table_max_keys) && budget-- > 0) {
-    auto it = g_table.begin();
-    std::string key = it->first;
-    InvalidateKey(key, false);
-  }
+  TrackingLimitKeys();
 }
 
 TrackingStats GetTrackingStats() {

@@ -40,7 +40,11 @@ void TrackingInvalidateAll();
 void TrackingInvalidateSlots(const std::vector<bool>& slots);
 // Before the loop sleeps: the broadcast messages of the keys collected since the last time.
 void TrackingBeforeSleep();
-// Cron: keeps the table under tracking-table-max-keys.
+// Keeps the table under tracking-table-max-keys, the readers of the keys it forgets told as
+// if they changed: before each command that passes the gate (a burst of reads cannot grow it
+// far past the limit between two cron ticks) and from the cron.
+void TrackingLimitKeys();
+// Cron: forgets the table once no client tracks, and keeps it under the limit.
 void TrackingCron();
 void TrackingClientFreed(Client* c);
 void TrackingDisable(Client* c);  // CLIENT TRACKING off, RESET

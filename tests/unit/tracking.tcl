@@ -219,4 +219,37 @@ start_server {tags {tracking}} {
         r config set tracking-table-max-keys 1000000
         $c close
     }
+
+    test "tracking-table-max-keys holds before each command, not only from the cron" {
+        r flushall
+        r debug pause-cron 1
+        set c [trk_client]
+        $c client tracking on
+        for {set i 0} {$i < 50} {incr i} { $c get k$i }
+        assert_equal 50 [s tracking_total_keys]
+        r config set tracking-table-max-keys 10
+        # The next command (this INFO) trims the table first, 40 keys in one call
+        assert_equal 10 [s tracking_total_keys]
+        set told 0
+        while {$told < 40} {
+            set msg [$c read 3000]
+            assert_equal invalidate [lindex $msg 0]
+            incr told [llength [lindex $msg 1]]
+        }
+        assert_equal 40 $told
+        # A command queued in MULTI trims the table too: the push comes before its QUEUED
+        $c deferred 1
+        $c multi
+        assert_equal OK [$c read]
+        r config set tracking-table-max-keys 9
+        $c ping
+        assert_match {invalidate *} [$c read]
+        assert_equal QUEUED [$c read]
+        $c exec
+        assert_equal PONG [$c read]
+        $c deferred 0
+        r debug pause-cron 0
+        r config set tracking-table-max-keys 1000000
+        $c close
+    }
 }
