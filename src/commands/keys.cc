@@ -11,6 +11,7 @@
 #include "server/dispatch.h"
 #include "server/evict.h"
 #include "server/lazyfree.h"
+#include "server/memory_report.h"
 #include "server/notify.h"
 #include "server/persistence.h"
 #include "server/transactions.h"
@@ -256,6 +257,7 @@ void FlushDbCommand(Client* c) {
   // A client blocked on a key that went (XREADGROUP) ends with NOGROUP, as after a DEL;
   // Valkey 8 signals the flushed keys too. Before, it stayed blocked forever.
   KeysOfDbReady(c->dbid);
+  if (!lazy) PurgeAllocator();  // the flush's freed pages leave now, as in Valkey 8
   c->R().Ok();
 }
 
@@ -269,6 +271,7 @@ void FlushAllCommand(Client* c) {
     KeysOfDbReady(i);
   }
   AfterFlushAll();  // may save, which resets the change counter (to 0, as Valkey 8)
+  if (!lazy) PurgeAllocator();
   ForcePropagation();  // as Valkey: even an empty server's FLUSHALL reaches replicas and the AOF
   c->R().Ok();
 }

@@ -921,9 +921,13 @@ void MemoryDoctor(Client* c) {
   c->R().Verbatim("No memory problems detected by this node's checks.\n");
 }
 void MemoryMallocStats(Client* c) {
-  c->R().Verbatim("Stats not supported for the current allocator\n");
+  std::string text = AllocatorStatsText();
+  c->R().Verbatim(text.empty() ? "Stats not supported for the current allocator\n" : text);
 }
-void MemoryPurge(Client* c) { c->R().Ok(); }
+void MemoryPurge(Client* c) {
+  PurgeAllocator();
+  c->R().Ok();
+}
 void MemoryHelp(Client* c) {
   ReplyHelp(
       c, "MEMORY",

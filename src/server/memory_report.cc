@@ -33,6 +33,22 @@ T Ctl(const std::string& name) {
 
 }  // namespace
 
+std::string AllocatorStatsText() {
+  std::string text;
+#ifdef USE_JEMALLOC
+  malloc_stats_print([](void* out, const char* s) { static_cast<std::string*>(out)->append(s); },
+                     &text, nullptr);
+#endif
+  return text;
+}
+
+void PurgeAllocator() {
+#ifdef USE_JEMALLOC
+  std::string all = "arena." + std::to_string(MALLCTL_ARENAS_ALL) + ".purge";
+  mallctl(all.c_str(), nullptr, nullptr, nullptr, 0);
+#endif
+}
+
 AllocatorFigures ReadAllocatorFigures() {
   AllocatorFigures f;
 #ifdef USE_JEMALLOC

@@ -4,6 +4,7 @@
 // fragmentation) with the ratios Valkey 8 derives from them.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace server {
@@ -14,6 +15,11 @@ struct AllocatorFigures {
 };
 // jemalloc's figures (zeros with another allocator).
 AllocatorFigures ReadAllocatorFigures();
+// jemalloc's own report (MEMORY MALLOC-STATS); empty with another allocator.
+std::string AllocatorStatsText();
+// Every arena's unused dirty pages go back to the system now (MEMORY PURGE, and after a
+// synchronous flush, as Valkey 8's jemalloc_purge): without traffic jemalloc would keep them.
+void PurgeAllocator();
 
 struct MemoryReport {
   uint64_t total = 0, startup = 0, peak = 0;

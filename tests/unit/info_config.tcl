@@ -155,6 +155,25 @@ start_server {tags {info}} {
             rss-overhead.ratio rss-overhead.bytes fragmentation fragmentation.bytes}] $keys
     }
 
+    test "MEMORY MALLOC-STATS is jemalloc's report; freed pages go back at a sync flush and MEMORY PURGE" {
+        set text [r memory malloc-stats]
+        assert_match "___ Begin jemalloc statistics ___*Version: *--- End jemalloc statistics ---*" $text
+        r flushall sync
+        set base [s allocator_resident]
+        r debug populate 200000 purge: 100
+        assert_morethan [s allocator_resident] [expr {$base + 20000000}]
+        # a synchronous flush gives the pages back at once (before, jemalloc kept them until its
+        # decay, or for good without traffic)
+        r flushall sync
+        assert_lessthan [s allocator_resident] [expr {$base + 5000000}]
+        r debug populate 200000 purge: 100
+        r flushall async
+        wait_for_condition 100 20 {[s lazyfree_pending_objects] == 0} else { fail "not freed" }
+        set before [s allocator_resident]
+        assert_equal OK [r memory purge]
+        assert_morethan [expr {$before - [s allocator_resident]}] 10000000
+    }
+
     test "MEMORY STATS: the overhead is the sum of its parts, the data set the rest" {
         r flushall
         for {set i 0} {$i < 1000} {incr i} { r set k:$i v }
