@@ -112,9 +112,9 @@ void HelloCommand(Client* c) {
   auto r = c->R();
   r.MapLen(7);
   r.Bulk("server");
-  r.Bulk(kServerName);
+  r.Bulk(HelloServerName());
   r.Bulk("version");
-  r.Bulk(kValkeyVersion);
+  r.Bulk(HelloVersion());
   r.Bulk("proto");
   r.Int(c->resp);
   r.Bulk("id");

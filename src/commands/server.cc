@@ -619,7 +619,7 @@ void DebugCommand(Client* c) {
   // A reload from inside a load (DEBUG is flagged loading) would save and replace what is
   // half loaded.
   bool in_load = Loading() || AsyncLoading();
-  if (sub == "reload" && in_load) return r.Error(kErrLoading);
+  if (sub == "reload" && in_load) return r.Error(ErrLoading());
   if (sub == "reload") return DebugReloadCommand(c);
   if (sub == "htstats" && a.size() >= 3) return DebugHtStats(c);
   if (sub == "htstats-key" && a.size() >= 3) return DebugHtStatsKey(c);
@@ -632,7 +632,7 @@ void DebugCommand(Client* c) {
       LOG_WARNING("DEBUG LOADAOF found in the AOF being loaded: refused, the load goes on");
       return r.Error("DEBUG LOADAOF is not allowed while the AOF is loading");
     }
-    if (in_load) return r.Error(kErrLoading);
+    if (in_load) return r.Error(ErrLoading());
     if (!AofDebugReload()) return r.Error("Error trying to load the AOF files, check server logs.");
     g.dirty = 0;
     LOG_NOTICE("Append Only File loaded by DEBUG LOADAOF");

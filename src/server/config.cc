@@ -619,6 +619,7 @@ std::vector<Def>& Table() {
       INT("client-default-resp", client_default_resp, 2, 3, "2", kImmutable | kHidden),
       INT("active-expire-effort", active_expire_effort, 1, 10, "1", 0),
       BOOL("activerehashing", activerehashing, "yes", 0),
+      BOOL("extended-redis-compatibility", extended_redis_compat, "no", 0),
       INT("slowlog-log-slower-than", slowlog_log_slower_than, -1, INT64_MAX, "10000", 0),
       INT("slowlog-max-len", slowlog_max_len, 0, LONG_MAX, "128", 0),
       INT("latency-monitor-threshold", latency_monitor_threshold, 0, LLONG_MAX, "0", 0),

@@ -54,6 +54,9 @@ struct Config {
   // keyspace
   int64_t active_expire_effort = 1;
   bool activerehashing = true;
+  // Valkey 8's bridge for clients that check the server's name: HELLO says redis 7.2.4, INFO
+  // redis_mode, the LOADING and MISCONF errors "Redis" (server/version.h).
+  bool extended_redis_compat = false;
   int64_t slowlog_log_slower_than = 10000;  // microseconds; negative: off
   int64_t slowlog_max_len = 128;
   int64_t latency_monitor_threshold = 0;  // milliseconds; 0: LATENCY records nothing

@@ -316,7 +316,7 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
     return reject("-OOM command not allowed when used memory > 'maxmemory'.");
   TrackingLimitKeys();
   if (!(c->flags & kPrimary) && ((flags & kCmdWrite) || std::string_view(cmd->name) == "ping")) {
-    if (WritesDeniedByDiskError()) return reject(kErrMisconf);
+    if (WritesDeniedByDiskError()) return reject(ErrMisconf());
     std::string aof_err;
     if (AofWritesDenied(&aof_err)) return reject(aof_err);
   }
@@ -333,8 +333,8 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   }
   // A load in progress (loading.h), last as in Valkey 8's processCommand: only commands flagged
   // loading run meanwhile; beside served data (swapdb), all but those flagged no-async-loading.
-  if (Loading() && !(cmd->flags & kCmdLoading)) return reject(kErrLoading);
-  if ((cmd->flags & kCmdNoAsyncLoading) && AsyncLoading()) return reject(kErrLoading);
+  if (Loading() && !(cmd->flags & kCmdLoading)) return reject(ErrLoading());
+  if ((cmd->flags & kCmdNoAsyncLoading) && AsyncLoading()) return reject(ErrLoading());
   return true;
 }
 

@@ -66,7 +66,8 @@ void SecServer(std::string* s) {
   Line(s, "redis_git_sha1:00000000");
   Line(s, "redis_git_dirty:0");
   Line(s, "redis_build_id:0");
-  Line(s, "server_mode:%s", cfg.cluster_enabled ? "cluster" : "standalone");
+  Line(s, "%s_mode:%s", cfg.extended_redis_compat ? "redis" : "server",
+       cfg.cluster_enabled ? "cluster" : "standalone");
   Line(s, "os:%s %s %s", u.sysname, u.release, u.machine);
   Line(s, "arch_bits:64");
   Line(s, "monotonic_clock:POSIX clock_gettime");

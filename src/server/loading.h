@@ -12,7 +12,8 @@
 
 namespace server {
 
-inline constexpr const char* kErrLoading = "-LOADING Valkey is loading the dataset in memory";
+// "-LOADING Valkey is loading the dataset in memory" (Redis with extended-redis-compatibility).
+std::string ErrLoading();
 
 // Marks a load for its lifetime (nested ones keep the outer kind). async: the old data is
 // served meanwhile (repl-diskless-load swapdb), and only commands flagged no-async-loading

@@ -1,4 +1,5 @@
 // Snapshot persistence: foreground and forked saves, save points, loading, DEBUG RELOAD.
+#include "server/version.h"
 #include "server/persistence.h"
 
 #include <errno.h>
@@ -698,6 +699,16 @@ bool ShutdownSave(bool save, bool nosave, bool force) {
 void AfterFlushAll() {
   KillSnapshotChild();
   if (HasSavePoints()) SaveForeground();
+}
+
+std::string ErrMisconf() {
+  std::string name = ServerTitle();
+  return "-MISCONF " + name +
+         " is configured to save RDB snapshots, but it's currently unable to persist to disk. "
+         "Commands that may modify the data set are disabled, because this instance is "
+         "configured to report errors during writes if RDB snapshotting fails "
+         "(stop-writes-on-bgsave-error option). Please check the " +
+         name + " logs for details about the RDB error.";
 }
 
 bool WritesDeniedByDiskError() {

@@ -108,12 +108,8 @@ void AfterFlushAll();
 
 // stop-writes-on-bgsave-error: the last background save failed and save points are set.
 bool WritesDeniedByDiskError();
-inline constexpr const char* kErrMisconf =
-    "-MISCONF Valkey is configured to save RDB snapshots, but it's currently unable to persist "
-    "to disk. Commands that may modify the data set are disabled, because this instance is "
-    "configured to report errors during writes if RDB snapshotting fails "
-    "(stop-writes-on-bgsave-error option). Please check the Valkey logs for details about the "
-    "RDB error.";
+// Its error: Valkey's text (Redis in it with extended-redis-compatibility).
+std::string ErrMisconf();
 
 // DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE].
 void DebugReloadCommand(Client* c);

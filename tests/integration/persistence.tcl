@@ -405,7 +405,10 @@ start_server {tags {persistence}} {
         pers_wait_bgsave
         assert_equal err [info_field [r info persistence] rdb_last_bgsave_status]
         wait_for_log "*Background saving error*"
-        assert_error "MISCONF *stop-writes-on-bgsave-error*" {r set a b}
+        assert_error "MISCONF Valkey is configured to save RDB snapshots*Please check the Valkey logs for details about the RDB error." {r set a b}
+        r config set extended-redis-compatibility yes
+        assert_error "MISCONF Redis is configured to save RDB snapshots*Please check the Redis logs for details about the RDB error." {r set a b}
+        r config set extended-redis-compatibility no
         assert_error "MISCONF *" {r ping}
         assert_equal {} [r get a]
         r multi

@@ -127,6 +127,21 @@ start_server {tags {connection}} {
         $c close
     }
 
+    test "extended-redis-compatibility: HELLO says redis 7.2.4 and INFO redis_mode, as Valkey 8" {
+        assert_equal {extended-redis-compatibility no} [r config get extended-redis-compatibility]
+        r config set extended-redis-compatibility yes
+        set h [r hello 2]
+        assert_equal {redis 7.2.4} [list [dict get $h server] [dict get $h version]]
+        set info [r info server]
+        assert_match "*redis_mode:standalone*" $info
+        assert_no_match "*server_mode:*" $info
+        r config set extended-redis-compatibility no
+        set h [r hello 2]
+        assert_equal valkey [dict get $h server]
+        assert_equal [info_field [r info server] valkey_version] [dict get $h version]
+        assert_match "*server_mode:standalone*" [r info server]
+    }
+
     test "HELLO with SETNAME" {
         set c [valkey_client]
         $c hello 2 setname hello-client
