@@ -25,6 +25,7 @@
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/persistence.h"
+#include "server/proc_title.h"
 #include "server/server.h"
 
 namespace repl {
@@ -223,6 +224,7 @@ void StartDisklessChild() {
   if (pid == 0) {
     close(fds[0]);
     base::SetLogRoleChar('C');
+    server::SetProcTitle("valkey-rdb-to-replicas");
     server::StopWithParent(parent, "");  // no reader left: nothing to stream to
     std::string head = "$EOF:" + mark + "\r\n";
     if (write(fds[1], head.data(), head.size()) != static_cast<ssize_t>(head.size())) _exit(1);

@@ -33,6 +33,7 @@
 #include "server/dispatch.h"
 #include "server/loading.h"
 #include "server/persistence.h"
+#include "server/proc_title.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 #include "server/transactions.h"
@@ -374,6 +375,7 @@ void RewriteDone(bool ok, int bysignal);
 
 [[noreturn]] void RunRewriteChild(pid_t parent) {
   base::SetLogRoleChar('C');
+  SetProcTitle("valkey-aof-rewrite");
   signal(SIGINT, SIG_DFL);
   signal(SIGUSR1, SIG_DFL);
   std::string tmp = RewriteTempName(getpid());

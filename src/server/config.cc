@@ -27,6 +27,7 @@
 #include "server/cluster_hooks.h"
 #include "server/evict.h"
 #include "server/notify.h"
+#include "server/proc_title.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -491,6 +492,11 @@ bool ApplyOomScoreAdj(std::string* err) {
   return false;
 }
 
+bool ApplyProcTitle(std::string*) {
+  SetProcTitle();
+  return true;
+}
+
 bool ApplyJemallocBgThread(std::string*) {
   SetAllocatorBackgroundThread(cfg.jemalloc_bg_thread);
   return true;
@@ -620,6 +626,10 @@ std::vector<Def>& Table() {
       INT("active-expire-effort", active_expire_effort, 1, 10, "1", 0),
       BOOL("activerehashing", activerehashing, "yes", 0),
       BOOL("extended-redis-compatibility", extended_redis_compat, "no", 0),
+      BOOL("set-proc-title", set_proc_title, "yes", kImmutable),
+      {"proc-title-template", nullptr, kStr, 0, static_cast<std::string*>(&cfg.proc_title_template),
+       0, 0, nullptr, {}, ApplyProcTitle, "{title} {listen-addr} {server-mode}",
+       ValidProcTitleTemplate},
       INT("slowlog-log-slower-than", slowlog_log_slower_than, -1, INT64_MAX, "10000", 0),
       INT("slowlog-max-len", slowlog_max_len, 0, LONG_MAX, "128", 0),
       INT("latency-monitor-threshold", latency_monitor_threshold, 0, LLONG_MAX, "0", 0),

@@ -57,6 +57,8 @@ struct Config {
   // Valkey 8's bridge for clients that check the server's name: HELLO says redis 7.2.4, INFO
   // redis_mode, the LOADING and MISCONF errors "Redis" (server/version.h).
   bool extended_redis_compat = false;
+  bool set_proc_title = true;  // server/proc_title.h
+  std::string proc_title_template = "{title} {listen-addr} {server-mode}";
   int64_t slowlog_log_slower_than = 10000;  // microseconds; negative: off
   int64_t slowlog_max_len = 128;
   int64_t latency_monitor_threshold = 0;  // milliseconds; 0: LATENCY records nothing

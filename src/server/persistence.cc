@@ -1,5 +1,4 @@
 // Snapshot persistence: foreground and forked saves, save points, loading, DEBUG RELOAD.
-#include "server/version.h"
 #include "server/persistence.h"
 
 #include <errno.h>
@@ -32,8 +31,10 @@
 #include "server/lazyfree.h"
 #include "server/loading.h"
 #include "server/oom_score.h"
+#include "server/proc_title.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/version.h"
 
 namespace server {
 namespace {
@@ -222,6 +223,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
 
 [[noreturn]] void RunChild(pid_t parent, int progress_fd, uint64_t used_mem, bool for_replication) {
   base::SetLogRoleChar('C');
+  SetProcTitle("valkey-rdb-bgsave");
   signal(SIGINT, SIG_DFL);
   signal(SIGUSR1, SIG_DFL);
   StopWithParent(parent, ChildTempName().c_str());

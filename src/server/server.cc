@@ -45,6 +45,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "server/notify.h"
 #include "server/observe.h"
 #include "server/persistence.h"
+#include "server/proc_title.h"
 #include "server/repl_hooks.h"
 #include "server/shutdown.h"
 #include "server/tracking.h"
@@ -505,6 +506,7 @@ int Main(int argc, char** argv) {
     cli.push_back(a);
   }
   g.exec_argv.assign(argv, argv + argc);
+  ProcTitleInit(argc, argv);  // argv's memory becomes the title's: read from exec_argv below
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   g.executable = n > 0 ? std::string(exe, n) : argv[0];
@@ -528,7 +530,7 @@ int Main(int argc, char** argv) {
     LOG_WARNING(
         "Warning: no config file specified, using the default config. In order to "
         "specify a config file use %s /path/to/valkey.conf",
-        argv[0]);
+        g.exec_argv[0].c_str());
   else
     LOG_NOTICE("Configuration loaded");
   WarnUnimplementedDirectives();
@@ -545,6 +547,7 @@ int Main(int argc, char** argv) {
         "bytes). Are you sure this is what you really want?",
         static_cast<unsigned long long>(cfg.maxmemory));
   RefreshDerivedConfig();
+  SetProcTitle();
   base::SetLogRoleChar('M');
 
   signal(SIGPIPE, SIG_IGN);

@@ -45,6 +45,40 @@ start_server {tags {process}} {
     }
 }
 
+# /proc/PID/cmdline as one string: the title, its padding dropped.
+proc proc_title {pid} {
+    set fd [open /proc/$pid/cmdline rb]
+    set raw [read $fd]
+    close $fd
+    return [string trimright [string map [list "\0" " "] $raw]]
+}
+
+start_server {tags {process}} {
+    test "Process title: Valkey 8's template by default, CONFIG SET proc-title-template, a child's title" {
+        set pid [srv pid]
+        assert_equal {proc-title-template {{title} {listen-addr} {server-mode}}} [r config get proc-title-template]
+        assert_equal "$::cfg(server) 127.0.0.1:[srv port]" [proc_title $pid]
+        r config set proc-title-template "TEST {title} {listen-addr} {port} {tls-port} {unixsocket} {config-file} \{\{x\}"
+        assert_equal "TEST $::cfg(server) 127.0.0.1:[srv port] [srv port] 0  [file normalize [srv config_file]] {x}" [proc_title $pid]
+        foreach bad [list "\{invalid-var\}" "\{port" "x \{" "   "] {
+            assert_error "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables" \
+                {r config set proc-title-template $bad}
+        }
+        r config set proc-title-template "{title} on {port}"
+        assert_equal "$::cfg(server) on [srv port]" [proc_title $pid]
+        # a forked child says what it does; the environment still reads whole in the children
+        r debug populate 1000
+        r config set rdb-key-save-delay 2000
+        r bgsave
+        wait_for_condition 100 20 {[set child [exec sh -c "pgrep -P $pid || true"]] ne {}} else { fail "no child" }
+        assert_equal "valkey-rdb-bgsave on [srv port]" [proc_title $child]
+        r config set rdb-key-save-delay 0
+        wait_for_condition 100 50 {[s rdb_bgsave_in_progress] == 0} else { fail "save never ended" }
+        assert_equal "$::cfg(server) on [srv port]" [proc_title $pid]
+        r config set proc-title-template "{title} {listen-addr} {server-mode}"
+    }
+}
+
 start_server {tags {process} config {jemalloc-bg-thread no}} {
     test "jemalloc-bg-thread no in the config file: no purging thread" {
         assert_equal {jemalloc-bg-thread no} [r config get jemalloc-bg-thread]
