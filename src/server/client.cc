@@ -25,6 +25,7 @@
 #include "server/command.h"
 #include "server/config.h"
 #include "server/dispatch.h"
+#include "server/persistence.h"
 #include "server/pubsub.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
@@ -382,6 +383,10 @@ namespace {
 void Destroy(Client* c) {
   ReleaseClientState(c);
   g.loop->DelFile(c->conn.fd, net::kReadable | net::kWritable);
+  // A forked child holds a copy of the socket: without the shutdown the peer would see the
+  // close only when the child exits (a killed client left hanging for a whole BGSAVE), as
+  // Valkey 8's unlinkClient does it.
+  if (ForkedChildRunning()) shutdown(c->conn.fd, SHUT_RDWR);
   close(c->conn.fd);
   g.clients.remove(c);
   g.clients_by_id.erase(c->id);

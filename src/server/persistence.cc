@@ -774,7 +774,14 @@ void ResetPersistenceStats() {
   st.rdb_saves = 0;
 }
 
+namespace {
+bool g_child_shares_pages = false;
+}  // namespace
+
+bool ForkedChildRunning() { return g_child_shares_pages; }
+
 void SetResizeAllowed(bool allowed) {
+  g_child_shares_pages = !allowed;
   db::KeyTable::SetResizeAllowed(allowed);
   db::ExpireSet::SetResizeAllowed(allowed);
   db::HashTableT::SetResizeAllowed(allowed);

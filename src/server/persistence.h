@@ -85,6 +85,8 @@ void StopWithParent(pid_t parent, const char* tmp_path);
 // Pauses (false) or resumes hash-table resizing of every table while a forked child shares
 // the parent's memory pages.
 void SetResizeAllowed(bool allowed);
+// A forked child (snapshot, AOF rewrite, diskless sync) runs: it holds copies of our sockets.
+bool ForkedChildRunning();
 bool OtherChildActive();
 // A diskless replication child writes a snapshot to replicas from now (start_ms), or no longer
 // (0): INFO counts it as a snapshot in progress, as Valkey 8 counts its socket RDB child.

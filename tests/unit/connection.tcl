@@ -440,6 +440,29 @@ start_server {tags {connection}} {
         assert_equal "\n" [string index $info end]
     }
 
+    test "A client closed while a BGSAVE child runs sees the close at once (CLIENT KILL, QUIT)" {
+        r flushall
+        r set k v
+        set c1 [valkey_client]
+        set c2 [valkey_client]
+        $c1 ping
+        $c2 ping
+        r config set rdb-key-save-delay 10000000
+        r bgsave
+        wait_for_condition 100 20 {[s rdb_bgsave_in_progress] == 1} else { fail "no bgsave" }
+        # the child holds copies of the sockets open before the fork: before, their peers saw
+        # the close only when it ended (10 s here)
+        assert_equal 1 [r client kill id [$c1 client id]]
+        assert_equal 1 [$c1 eof 1000]
+        assert_equal OK [$c2 quit]
+        assert_equal 1 [$c2 eof 1000]
+        assert_equal 1 [s rdb_bgsave_in_progress]
+        $c1 close; $c2 close
+        r config set rdb-key-save-delay 0
+        exec kill -9 [exec sh -c "pgrep -P [srv pid]"]
+        wait_for_condition 100 20 {[s rdb_bgsave_in_progress] == 0} else { fail "child left" }
+    }
+
     test "CLIENT KILL by ID, ADDR and old-style address" {
         set c1 [valkey_client]
         set c2 [valkey_client]
