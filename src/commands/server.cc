@@ -675,7 +675,19 @@ void DebugCommand(Client* c) {
              "lru_seconds_idle:%u lfu_freq:0 lfu_access_time_minutes:0",
              static_cast<void*>(o), db::EncodingName(o->enc()), serialized, o->lru(),
              now >= o->lru() ? now - o->lru() : 0);
-    return r.Simple(buf);
+    std::string line = buf;
+    if (o->enc() == db::kEncQuicklist) {  // Valkey 8's quicklist figures
+      auto* ql = static_cast<const ds::Quicklist*>(o->ptr());
+      size_t raw = 0;
+      for (const ds::QuicklistNode& n : ql->Nodes()) raw += n.csize ? n.rawsize : ds::lp::Bytes(n.lp);
+      snprintf(buf, sizeof(buf),
+               " ql_nodes:%zu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d", ql->NodeCount(),
+               ql->NodeCount() ? static_cast<double>(ql->Count()) / ql->NodeCount() : 0.0,
+               ql->fill(), ql->compress_depth() != 0 ? 1 : 0);
+      line += buf;
+      if (a.size() == 3) line += " ql_uncompressed_size:" + std::to_string(raw);
+    }
+    return r.Simple(line);
   }
   if (sub == "digest" && a.size() == 2) {
     uint8_t total[20] = {};

@@ -641,6 +641,25 @@ start_server {tags {info}} {
         assert_error "ERR no such key" {r debug object nokey}
     }
 
+    test "DEBUG OBJECT of a quicklist: Valkey 8's ql_ figures; a list's snapshot nodes fill 8 KB as Valkey's" {
+        r del l
+        set nums {}
+        for {set i 1} {$i <= 200} {incr i} { lappend nums $i }
+        for {set i 0} {$i < 3} {incr i} { r rpush l {*}$nums }
+        # 600 small integers in one listpack: one snapshot node, compressed whole (Valkey 8.0.1
+        # DUMPs it in 527 bytes; nodes of 128 entries, compressed apart, took 1482)
+        assert_equal listpack [r object encoding l]
+        assert_lessthan [string length [r dump l]] 600
+        for {set i 0} {$i < 30} {incr i} { r rpush l {*}$nums }
+        r rpush l [string repeat x 3000]
+        # recorded from Valkey 8.0.1 with the same commands
+        assert_match {Value at:0x* refcount:1 encoding:quicklist serializedlength:* lru:* lru_seconds_idle:* lfu_freq:* lfu_access_time_minutes:* ql_nodes:3 ql_avg_node:2200.33 ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:18634} [r debug object l]
+        assert_match {* ql_nodes:3 ql_avg_node:2200.33 ql_listpack_max:-2 ql_compressed:0} [r debug object l fast]
+        set len [string length [r dump l]]
+        r del l
+        assert_lessthan $len 1300  ;# Valkey 8.0.1: 1244
+    }
+
     test "DEBUG DIGEST and DIGEST-VALUE" {
         r flushall
         assert_equal 0000000000000000000000000000000000000000 [r debug digest]
