@@ -1081,6 +1081,7 @@ void StopAof() {
 void AofTurnOff() {
   StopAof();
   LOG_NOTICE("AOF stopped (appendonly no)");
+  HandleReplicaAcks();  // WAITAOF clients waiting for the local sync get their error
 }
 
 void AofRestartAfterSync() {

@@ -198,10 +198,21 @@ void SetPendingBlockOffset(Client* c, int64_t offset) {
 
 void HandleReplicaAcks() {
   if (blocks_.wait_clients.empty()) return;
-  std::vector<Client*> done;
+  std::vector<Client*> done, refused;
   for (Client* c : blocks_.wait_clients) {
     const BlockState& st = blocks_.blocked[c];
-    if (Satisfied(st)) done.push_back(c);
+    // The AOF was turned off under a WAITAOF that waits for it: it never would be synced (a
+    // client with no timeout waited forever). Valkey 8 answers its error then.
+    if (st.waitaof && st.numlocal && !cfg.appendonly)
+      refused.push_back(c);
+    else if (Satisfied(st))
+      done.push_back(c);
+  }
+  for (Client* c : refused) {
+    Unblock(c);
+    c->R().Error("WAITAOF cannot be used when numlocal is set but appendonly is disabled.");
+    Completed(c, true);
+    QueueWriteAndResume(c);
   }
   for (Client* c : done) {
     BlockState st = blocks_.blocked[c];

@@ -678,6 +678,23 @@ start_server {tags {aof waitaof} overrides {appendonly yes appendfsync everysec 
         assert_equal {OK {1 0}} [lrange [r exec] 0 1]
     }
 
+    test "WAITAOF waiting for the local sync when the AOF is turned off: its error, not a wait forever" {
+        r config set appendfsync no
+        set rd [valkey_client]
+        $rd deferred 1
+        $rd incr foo
+        assert_equal 1 [$rd read]
+        $rd waitaof 1 0 0
+        wait_for_condition 100 20 {[s blocked_clients] == 1} else { fail "WAITAOF did not block" }
+        r config set appendonly no
+        assert_error "ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled." {$rd read}
+        assert_equal 0 [s blocked_clients]
+        $rd close
+        r config set appendonly yes
+        r config set appendfsync everysec
+        wait_for_condition 100 50 {[s aof_rewrite_in_progress] == 0 && [s aof_rewrite_scheduled] == 0} else { fail "no AOF" }
+    }
+
     test "WAITAOF numreplicas counts replicas whose AOF holds the writes on disk" {
         start_server {overrides {appendonly yes}} {
             r replicaof [srv -1 host] [srv -1 port]
