@@ -25,7 +25,6 @@
 #include "server/config.h"
 #include "server/dispatch.h"
 #include "server/persistence.h"
-#include "server/proc_title.h"
 #include "server/server.h"
 
 namespace repl {

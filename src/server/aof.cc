@@ -33,7 +33,6 @@
 #include "server/dispatch.h"
 #include "server/loading.h"
 #include "server/persistence.h"
-#include "server/proc_title.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 #include "server/transactions.h"

@@ -30,6 +30,7 @@
 #include "server/proc_title.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
+#include "server/version.h"
 
 namespace server {
 
@@ -489,6 +490,13 @@ bool ApplyOomScoreAdj(std::string* err) {
   if (mode == kOomScoreAdjRelativeChoice) mode = kOomScoreAdjRelative;
   if (SetOomScoreAdj(cfg.oom_score_adj, -1)) return true;
   *err = "Failed to set current oom_score_adj. Check server logs.";
+  return false;
+}
+
+bool ValidProcTitleTemplate(const std::string& tmpl, std::string* err) {
+  std::string out;
+  if (ExpandProcTitle(tmpl, ProcTitleVarsNow(""), &out) && !out.empty()) return true;
+  *err = "template format is invalid or contains unknown variables";
   return false;
 }
 
@@ -1611,6 +1619,15 @@ std::string ConfigRewrite() {
   if (rename(tmp.c_str(), g.config_file.c_str()) == -1)
     return "Rewriting config file: " + std::string(strerror(errno));
   return "";
+}
+
+const char* HelloServerName() { return cfg.extended_redis_compat ? "redis" : kServerName; }
+const char* HelloVersion() {
+  return cfg.extended_redis_compat ? kRedisCompatVersion : kValkeyVersion;
+}
+const char* ServerTitle() { return cfg.extended_redis_compat ? "Redis" : "Valkey"; }
+std::string ErrLoading() {
+  return std::string("-LOADING ") + ServerTitle() + " is loading the dataset in memory";
 }
 
 }  // namespace server

@@ -192,4 +192,12 @@ std::string ConfigRewrite();
 // Value of a directive as CONFIG GET shows it ("" if unknown).
 std::string ConfigValue(const std::string& name);
 
+// The names the node gives itself, as extended-redis-compatibility asks (Valkey 8's names):
+// HELLO's server and version, and "Valkey" or "Redis" in some error texts.
+const char* HelloServerName();  // valkey / redis
+const char* HelloVersion();     // kValkeyVersion / kRedisCompatVersion (server/version.h)
+const char* ServerTitle();      // Valkey / Redis
+// "-LOADING Valkey is loading the dataset in memory" (Redis with extended-redis-compatibility).
+std::string ErrLoading();
+
 }  // namespace server

@@ -7,13 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "server/version.h"
-
 namespace server {
-
-std::string ErrLoading() {
-  return std::string("-LOADING ") + ServerTitle() + " is loading the dataset in memory";
-}
 
 using namespace loading_detail;
 

@@ -12,8 +12,6 @@
 
 namespace server {
 
-// "-LOADING Valkey is loading the dataset in memory" (Redis with extended-redis-compatibility).
-std::string ErrLoading();
 
 // Marks a load for its lifetime (nested ones keep the outer kind). async: the old data is
 // served meanwhile (repl-diskless-load swapdb), and only commands flagged no-async-loading

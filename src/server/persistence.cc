@@ -31,10 +31,8 @@
 #include "server/lazyfree.h"
 #include "server/loading.h"
 #include "server/oom_score.h"
-#include "server/proc_title.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
-#include "server/version.h"
 
 namespace server {
 namespace {

@@ -1,13 +1,9 @@
 #include "server/proc_title.h"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
-
-#include "server/config.h"
-#include "server/server.h"
 
 extern char** environ;
 
@@ -17,17 +13,14 @@ namespace {
 char* g_area = nullptr;  // argv[0]'s bytes and the argument and environment strings after it
 size_t g_area_len = 0;
 
-std::optional<std::string> Variable(std::string_view name, std::string_view title) {
-  if (name == "title") return std::string(title);
-  if (name == "listen-addr") {
-    if (!cfg.port) return "unixsocket:" + cfg.unixsocket;
-    return (cfg.bind.empty() ? std::string("*") : cfg.bind[0]) + ":" + std::to_string(cfg.port);
-  }
-  if (name == "server-mode") return std::string(cfg.cluster_enabled ? "[cluster]" : "");
-  if (name == "config-file") return g.config_file.empty() ? std::string("-") : g.config_file;
-  if (name == "port") return std::to_string(cfg.port);
-  if (name == "tls-port") return std::string("0");  // tls-port is refused: no TLS listener
-  if (name == "unixsocket") return cfg.unixsocket;
+std::optional<std::string> Variable(std::string_view name, const ProcTitleVars& v) {
+  if (name == "title") return v.title;
+  if (name == "listen-addr") return v.listen_addr;
+  if (name == "server-mode") return v.server_mode;
+  if (name == "config-file") return v.config_file;
+  if (name == "port") return v.port;
+  if (name == "tls-port") return v.tls_port;
+  if (name == "unixsocket") return v.unixsocket;
   return std::nullopt;
 }
 
@@ -58,7 +51,7 @@ void ProcTitleInit(int argc, char** argv) {
   g_area_len = static_cast<size_t>(end - argv[0]);
 }
 
-bool ExpandProcTitle(std::string_view tmpl, std::string_view title, std::string* out) {
+bool ExpandProcTitle(std::string_view tmpl, const ProcTitleVars& vars, std::string* out) {
   std::string res;
   size_t p = 0;
   while (p < tmpl.size()) {
@@ -76,7 +69,7 @@ bool ExpandProcTitle(std::string_view tmpl, std::string_view title, std::string*
     }
     size_t close = tmpl.find('}', open + 1);
     if (close == std::string_view::npos) return false;
-    std::optional<std::string> v = Variable(tmpl.substr(open + 1, close - open - 1), title);
+    std::optional<std::string> v = Variable(tmpl.substr(open + 1, close - open - 1), vars);
     if (!v) return false;
     res += *v;
     p = close + 1;
@@ -86,20 +79,8 @@ bool ExpandProcTitle(std::string_view tmpl, std::string_view title, std::string*
   return true;
 }
 
-bool ValidProcTitleTemplate(const std::string& tmpl, std::string* err) {
-  std::string out;
-  if (ExpandProcTitle(tmpl, "", &out) && !out.empty()) return true;
-  *err = "template format is invalid or contains unknown variables";
-  return false;
-}
-
-void SetProcTitle(const char* title) {
-  if (!cfg.set_proc_title || !g_area || g_area_len < 2) return;
-  std::string name = title ? title : g.exec_argv.empty() ? "valkey-server" : g.exec_argv[0];
-  if (title && cfg.extended_redis_compat && name.rfind("valkey-", 0) == 0)
-    name = "redis-" + name.substr(7);
-  std::string text;
-  if (!ExpandProcTitle(cfg.proc_title_template, name, &text)) return;
+void WriteProcTitle(std::string_view text) {
+  if (!g_area || g_area_len < 2) return;
   size_t n = std::min(text.size(), g_area_len - 1);
   memcpy(g_area, text.data(), n);
   memset(g_area + n, 0, g_area_len - n);

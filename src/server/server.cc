@@ -481,6 +481,29 @@ void InitDataState() {
   db::RegisterStreamType();
 }
 
+ProcTitleVars ProcTitleVarsNow(const char* title) {
+  ProcTitleVars v;
+  v.title = title ? title : g.exec_argv.empty() ? "valkey-server" : g.exec_argv[0];
+  if (title && cfg.extended_redis_compat && v.title.rfind("valkey-", 0) == 0)
+    v.title = "redis-" + v.title.substr(7);
+  v.listen_addr = cfg.port ? (cfg.bind.empty() ? std::string("*") : cfg.bind[0]) + ":" +
+                                 std::to_string(cfg.port)
+                           : "unixsocket:" + cfg.unixsocket;
+  v.server_mode = cfg.cluster_enabled ? "[cluster]" : "";
+  v.config_file = g.config_file.empty() ? "-" : g.config_file;
+  v.port = std::to_string(cfg.port);
+  v.tls_port = "0";  // tls-port is refused: no TLS listener
+  v.unixsocket = cfg.unixsocket;
+  return v;
+}
+
+void SetProcTitle(const char* title) {
+  if (!cfg.set_proc_title) return;
+  std::string text;
+  if (ExpandProcTitle(cfg.proc_title_template, ProcTitleVarsNow(title), &text))
+    WriteProcTitle(text);
+}
+
 int Main(int argc, char** argv) {
   base::InitFastClock();
   StampWakeUp();

@@ -10,6 +10,7 @@
 
 #include "db/db.h"
 #include "net/event_loop.h"
+#include "server/proc_title.h"
 
 namespace server {
 
@@ -195,5 +196,11 @@ uint64_t UsedMemory();
 uint64_t AllocatorAllocated();
 // jemalloc's background purging thread on or off (jemalloc-bg-thread); a no-op without jemalloc.
 void SetAllocatorBackgroundThread(bool on);
+// The process title from proc-title-template (proc_title.h): title null is the executable as
+// started; a forked child names its work ("valkey-rdb-bgsave": "redis-" with
+// extended-redis-compatibility). Nothing with set-proc-title no.
+void SetProcTitle(const char* title = nullptr);
+// The template's variables now (proc_title.h), for SetProcTitle and CONFIG SET's check.
+ProcTitleVars ProcTitleVarsNow(const char* title);
 
 }  // namespace server

@@ -4,8 +4,4 @@ namespace server {
 inline constexpr const char* kValkeyVersion = "8.0.2";       // valkey_version, HELLO, REPLCONF
 inline constexpr const char* kRedisCompatVersion = "7.2.4";  // redis_version for old clients
 inline constexpr const char* kServerName = "valkey";
-// What HELLO and some error texts say, as extended-redis-compatibility asks (Valkey 8's names).
-const char* HelloServerName();   // valkey / redis
-const char* HelloVersion();      // kValkeyVersion / kRedisCompatVersion
-const char* ServerTitle();       // Valkey / Redis
 }  // namespace server
