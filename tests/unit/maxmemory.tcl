@@ -499,7 +499,7 @@ start_server {tags {maxmemory client-eviction}} {
         r config set maxmemory-clients 0
     }
 
-    test "maxmemory-clients: WATCHed keys and subscriptions count, so such a client is closed too" {
+    test "maxmemory-clients: WATCHed keys, subscriptions and tracking prefixes count, so such a client is closed too" {
         # As Valkey 8: their entries count towards the client's memory.
         r config set maxmemory-clients 200000
         foreach cmd {watch psubscribe subscribe} {
@@ -513,6 +513,18 @@ start_server {tags {maxmemory client-eviction}} {
             assert_morethan [s evicted_clients] $evicted
             catch {$c close}
         }
+        # BCAST prefixes count too (before, a client added them without bound, never closed)
+        set evicted [s evicted_clients]
+        set c [valkey_client]
+        set closed 0
+        for {set j 0} {$j < 200000 && !$closed} {incr j} {
+            if {[catch {$c client tracking on bcast prefix [format a%09s $j] prefix [format b%09s $j]} e]} {
+                set closed 1
+            }
+        }
+        assert_equal 1 $closed "tracking prefixes: the client was never closed"
+        assert_morethan [s evicted_clients] $evicted
+        catch {$c close}
         r config set maxmemory-clients 0
     }
 
