@@ -278,7 +278,7 @@ struct Bus::Core {
 
   void Connect(Node* n, int64_t now) {
     std::string err;
-    int fd = net::ConnectTcp(n->ip, n->cport, &err);
+    int fd = net::ConnectTcp(n->ip, n->cport, &err, cfg.bind_source_addr);
     if (fd < 0) {
       if (!n->ping_sent_ms) n->ping_sent_ms = now;  // failure detection still runs
       return;

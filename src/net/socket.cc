@@ -88,7 +88,22 @@ int Accept(int listen_fd, sockaddr_storage* peer) {
   return accept4(listen_fd, reinterpret_cast<sockaddr*>(peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
-int ConnectTcp(const std::string& host, int port, std::string* err) {
+namespace {
+// Binds fd to the source address (of the target's family) before it connects; false when it
+// cannot (not an address of this host, another family).
+bool BindSource(int fd, int family, const std::string& source) {
+  addrinfo hints = {}, *res = nullptr;
+  hints.ai_family = family;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  if (getaddrinfo(source.c_str(), nullptr, &hints, &res) != 0 || !res) return false;
+  int r = bind(fd, res->ai_addr, res->ai_addrlen);
+  freeaddrinfo(res);
+  return r == 0;
+}
+}  // namespace
+
+int ConnectTcp(const std::string& host, int port, std::string* err, const std::string& source) {
   addrinfo hints = {}, *res = nullptr;
   hints.ai_socktype = SOCK_STREAM;
   std::string service = std::to_string(port);
@@ -98,6 +113,9 @@ int ConnectTcp(const std::string& host, int port, std::string* err) {
     return -1;
   }
   int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  // Best effort, as Valkey 8's anetTcpNonBlockBestEffortBindConnect: a source it cannot bind
+  // leaves the choice to the kernel.
+  if (fd >= 0 && !source.empty()) BindSource(fd, res->ai_family, source);
   int r = fd < 0 ? -1 : connect(fd, res->ai_addr, res->ai_addrlen);
   int saved = errno;
   freeaddrinfo(res);

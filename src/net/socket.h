@@ -19,9 +19,12 @@ int ListenTcp(const std::string& addr, int port, int backlog, bool* unavailable,
 int ListenUnix(const std::string& path, int backlog, std::string* err);
 // The next pending connection, non-blocking and close-on-exec; -1 with errno when none.
 int Accept(int listen_fd, sockaddr_storage* peer);
-// Starts a non-blocking TCP connect to host:port (resolved now). Returns the fd, whose
+// Starts a non-blocking TCP connect to host:port (resolved now), from source when it is an
+// address of this host (else, or empty, the kernel picks: bind-source-addr's best effort, as
+// Valkey 8). Returns the fd, whose
 // writability reports the outcome (ConnectError), or -1 with *err set.
-int ConnectTcp(const std::string& host, int port, std::string* err);
+int ConnectTcp(const std::string& host, int port, std::string* err,
+               const std::string& source = "");
 // 0 once a non-blocking connect succeeded, else its errno.
 int ConnectError(int fd);
 // Blocks up to timeout_ms until fd is ready for mask (kReadable or kWritable, event_loop.h); an

@@ -191,7 +191,7 @@ void Connect() {
   State& st = GetState();
   g_side.last_connect_ms = base::MsTime();
   std::string err;
-  int fd = net::ConnectTcp(st.primary_host, st.primary_port, &err);
+  int fd = net::ConnectTcp(st.primary_host, st.primary_port, &err, server::cfg.bind_source_addr);
   if (fd < 0) {
     LOG_WARNING("Unable to connect to PRIMARY %s:%d: %s", st.primary_host.c_str(), st.primary_port,
                 err.c_str());

@@ -550,6 +550,7 @@ std::vector<Def>& Table() {
        "127.0.0.1 -::1"},
       {"port", nullptr, kInt, 0, &cfg.port, 0, 65535, nullptr, {}, ApplyPort, "6379"},
       STR("unixsocket", unixsocket, "", kImmutable),
+      STR("bind-source-addr", bind_source_addr, "", 0),
       INT("unixsocketperm", unixsocketperm, 0, 0777, "0", kImmutable),
       STR("unixsocketgroup", unixsocketgroup, "", kImmutable),
       STR("hash-seed", hash_seed, "", kImmutable),

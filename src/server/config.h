@@ -14,6 +14,8 @@ namespace server {
 struct Config {
   // network
   std::vector<std::string> bind{"127.0.0.1", "-::1"};
+  // The address the replication link and the cluster bus connect from (empty: any).
+  std::string bind_source_addr;
   int64_t port = 6379;
   std::string unixsocket;
   int64_t unixsocketperm = 0;

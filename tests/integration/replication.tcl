@@ -381,6 +381,21 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
             assert_equal up [status r master_link_status]
         }
 
+        test "bind-source-addr: the replica's link comes from that address" {
+            r config set bind-source-addr 127.0.0.2
+            r replicaof no one
+            r replicaof [srv -1 host] [srv -1 port]
+            repl_wait_link_up 0
+            assert_match "*ip=127.0.0.2,*" [rinfo -1 slave0]
+            # an address this host does not have: best effort, as Valkey 8 (the kernel picks)
+            r config set bind-source-addr 192.0.2.1
+            r replicaof no one
+            r replicaof [srv -1 host] [srv -1 port]
+            repl_wait_link_up 0
+            assert_match "*ip=127.0.0.1,*" [rinfo -1 slave0]
+            r config set bind-source-addr ""
+        }
+
         test "A replica refuses writes from clients" {
             assert_error "READONLY You can't write against a read only replica." {r set x y}
             assert_error "READONLY You can't write against a read only replica.*" {r del k:str:int}
