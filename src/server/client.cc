@@ -266,7 +266,7 @@ void WriteRepliesAndClose(bool spare_protected) {
 namespace {
 // Opens a listener per bind address of cfg on cfg.port (none when the port is 0).
 bool OpenTcpListeners(std::vector<int>* fds, std::string* err) {
-  if (cfg.port == 0) return true;
+  if (cfg.port == 0 || cfg.bind.empty()) return true;  // bind "": no TCP listener, as Valkey 8
   int port = static_cast<int>(cfg.port);
   for (auto b : cfg.bind) {
     bool optional = !b.empty() && b[0] == '-';

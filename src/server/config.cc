@@ -173,7 +173,7 @@ std::vector<std::string> Words(const std::vector<std::string>& args) {
 
 bool SetBind(const std::vector<std::string>& raw, std::string* err) {
   std::vector<std::string> args = Words(raw);
-  if (args.empty() || args.size() > 16) {
+  if (args.size() > 16) {
     *err = "Too many bind addresses specified.";
     return false;
   }
@@ -547,7 +547,7 @@ std::vector<Def>& Table() {
        nullptr,
        {SetBind, GetBind},
        ApplyListen,
-       "127.0.0.1 -::1"},
+       "* -::*"},
       {"port", nullptr, kInt, 0, &cfg.port, 0, 65535, nullptr, {}, ApplyPort, "6379"},
       STR("unixsocket", unixsocket, "", kImmutable),
       STR("bind-source-addr", bind_source_addr, "", 0),

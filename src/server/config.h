@@ -13,7 +13,9 @@ namespace server {
 
 struct Config {
   // network
-  std::vector<std::string> bind{"127.0.0.1", "-::1"};
+  // Valkey 8's default without a config file: every interface, protected-mode refusing
+  // remote clients while no password is set (valkey.conf names the loopback addresses).
+  std::vector<std::string> bind{"*", "-::*"};
   // The address the replication link and the cluster bus connect from (empty: any).
   std::string bind_source_addr;
   int64_t port = 6379;

@@ -137,6 +137,27 @@ catch {
     }
 }
 
+start_server {tags {process}} {
+    test "Without a config file the node binds every interface, as Valkey 8; bind \"\" closes TCP" {
+        set port [::srv::find_free_port]
+        set dir [srv 0 dir]
+        set pid [exec sh -c "cd $dir && exec [file normalize $::cfg(server)] --port $port --save '' --logfile nobind.log" &]
+        try {
+            wait_for_condition 100 20 {![catch {exec redis-cli -p $port ping}]} else { fail "no start" }
+            assert_equal "bind\n* -::*" [exec redis-cli -p $port config get bind]
+            # on every IPv4 address: the wildcard socket is the listener
+            set fd [open /proc/net/tcp]
+            set table [read $fd]
+            close $fd
+            assert_match "*00000000:[format %04X $port] 00000000:0000 0A*" $table
+            assert_equal OK [exec redis-cli -p $port config set bind ""]
+            wait_for_condition 50 20 {[catch {exec redis-cli -p $port ping}]} else { fail "still listening" }
+        } finally {
+            catch {exec kill $pid}
+        }
+    }
+}
+
 start_server {tags {process} config {bind {* -::*} protected-mode yes}} {
     test "protected mode refuses non-loopback clients while no password is set" {
         if {$::other_ip eq {}} { skip_deliberate "no non-loopback IPv4 address on this host" }
