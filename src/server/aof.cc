@@ -64,6 +64,9 @@ struct Aof {
   // offset synced to disk can be acknowledged (REPLCONF ACK ... FACK).
   std::vector<std::pair<uint64_t, int64_t>> repl_marks;
   int64_t fsynced_reploff = 0;
+  // The primary's offset when the first base after turning on (or after a full sync) forked:
+  // what that base holds, on disk once the rewrite succeeds.
+  int64_t fork_reploff = 0;
   int64_t postponed_since_ms = 0;
   uint64_t delayed_fsync = 0;
   bool last_write_ok = true;
@@ -408,6 +411,7 @@ bool StartRewrite() {
     SwitchFd(fd, 0);
     LOG_NOTICE("Creating AOF incr file %s on background rewrite", name.c_str());
   } else if (aof_.status == Status::kWaitRewrite) {
+    aof_.fork_reploff = Repl().offset();
     // (With the AOF off, BGREWRITEAOF writes a base and nothing else: no incremental file.)
     int fd = OpenForAppend(DirPath(TempIncrName()), true);
     if (fd < 0) return false;
@@ -481,6 +485,9 @@ void RewriteDone(bool ok, int bysignal) {
       aof_.base_size = aof_.current_size;
       if (aof_.status == Status::kWaitRewrite) {
         aof_.status = Status::kOn;
+        // The base holds everything up to the fork, on disk: acknowledged from now (a replica
+        // with appendfsync no had nothing else to acknowledge after a full sync).
+        aof_.fsynced_reploff = std::max(aof_.fsynced_reploff, aof_.fork_reploff);
         LOG_NOTICE("Background AOF rewrite finished successfully (AOF enabled)");
       } else {
         LOG_NOTICE("Background AOF rewrite finished successfully");
@@ -727,9 +734,14 @@ uint64_t AofFsyncedOffset() {
   return aof_.fsynced;
 }
 
-bool AofLocalSynced(uint64_t offset) { return AofActive() && AofFsyncedOffset() >= offset; }
+// Until the first base after turning on is written, nothing is on disk in this AOF.
+bool AofLocalSynced(uint64_t offset) {
+  return aof_.status == Status::kOn && AofFsyncedOffset() >= offset;
+}
 
 int64_t AofFsyncedReplOffset() {
+  // Until the first base is written, nothing since the AOF (re)started is on disk in it.
+  if (aof_.status == Status::kWaitRewrite) return aof_.fsynced_reploff;
   uint64_t synced = AofFsyncedOffset();
   while (!aof_.repl_marks.empty() && aof_.repl_marks.front().first <= synced) {
     aof_.fsynced_reploff = aof_.repl_marks.front().second;
@@ -1065,6 +1077,7 @@ void StopAof() {
   if (aof_.fd >= 0) {
     fdatasync(aof_.fd);
     close(aof_.fd);
+    aof_.fsync_asked = aof_.fsynced = aof_.written;  // all of it is on disk now
   }
   aof_.fd = -1;
   if (ChildRunning())
@@ -1086,6 +1099,10 @@ void AofTurnOff() {
 void AofRestartAfterSync() {
   if (aof_.status == Status::kOff) return;
   StopAof();
+  // The new primary's offsets are another history: what the old file acknowledged says
+  // nothing of them (a higher old offset would acknowledge writes never synced here).
+  aof_.fsynced_reploff = 0;
+  aof_.repl_marks.clear();
   std::string err;
   if (AofTurnOn(&err)) return;
   LOG_WARNING("Failed enabling the AOF after successful primary synchronization: %s Trying again.",

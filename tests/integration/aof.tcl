@@ -716,6 +716,41 @@ start_server {tags {aof waitaof} overrides {appendonly yes appendfsync everysec 
     }
 }
 
+# A replica that never fsyncs (appendfsync no) acknowledges what a full sync brought once the
+# base of its restarted AOF is written; a higher offset of its former primary acknowledges
+# nothing of the new one. Before, a WAITAOF waiting for it blocked forever.
+start_server {tags {aof repl} overrides {appendonly yes appendfsync always repl-diskless-sync-delay 0}} {
+    start_server {tags {aof repl} overrides {appendonly yes appendfsync always repl-diskless-sync-delay 0}} {
+        start_server {tags {aof repl} overrides {appendonly yes appendfsync no}} {
+            test "WAITAOF: a replica with appendfsync no acknowledges its full sync once its new base is written" {
+                # the replica first follows the primary at level -1, and writes it sends stay
+                # in its AOF unsynced; that primary's offsets run far ahead of the other's
+                r replicaof [srv -1 host] [srv -1 port]
+                wait_for_condition 100 50 {[status r master_link_status] eq "up"} else { fail "no link" }
+                for {set i 0} {$i < 20} {incr i} { r -1 set old:$i [string repeat x 1000] }
+                wait_for_condition 100 50 {[s master_repl_offset] == [s -1 master_repl_offset]} else { fail "not in sync" }
+                set rd [valkey_client -2]
+                $rd deferred 1
+                $rd set boo 22
+                assert_equal OK [$rd read]
+                $rd waitaof 1 1 0
+                wait_for_condition 100 20 {[s -2 blocked_clients] == 1} else { fail "no block" }
+                # it moves to the primary at level -2: a full sync, then the rewrite of its AOF
+                r replicaof [srv -2 host] [srv -2 port]
+                assert_equal {1 1} [$rd read]
+                $rd close
+                assert_equal 22 [r get boo]
+                # and the old primary's higher offset acknowledged nothing of the new stream
+                assert_morethan [s -1 master_repl_offset] [s -2 master_repl_offset]
+                r -2 set boo 23
+                assert_equal {1 0} [r -2 waitaof 1 1 300]
+                r config set appendfsync everysec
+                assert_equal {1 1} [r -2 waitaof 1 1 3000]
+            }
+        }
+    }
+}
+
 # ---- a replica's AOF after a full sync ----
 
 # The data a full sync brings does not pass through the AOF: the AOF starts again from a
