@@ -634,9 +634,7 @@ size_t ClientMemory(const Client* c) {
                (sizeof(std::string) + 3 * sizeof(void*));  // a hash node and its bucket
   // BCAST prefixes: each held by the client and by the node's prefix table (Valkey 8 counts
   // them too), so a client cannot grow past maxmemory-clients by adding prefixes.
-  if (c->tracking)
-    for (const std::string& p : c->tracking->prefixes)
-      entries += 2 * (sizeof(std::string) + p.capacity()) + 3 * sizeof(void*);
+  if (c->tracking) entries += c->tracking->prefix_bytes;
   return c->conn.in.capacity() + c->conn.OutputAllocated() + c->argv_len_sum + c->multi_argv_mem +
          sizeof(Client) + entries;
 }

@@ -660,9 +660,11 @@ bool OtherChildActive() {
   return false;
 }
 
+bool ForkedChildRunning() { return st.child_pid != -1 || OtherChildActive(); }
+
 void PersistenceCron() {
   CheckChildDone();
-  if (st.child_pid != -1 || OtherChildActive()) return;
+  if (ForkedChildRunning()) return;
   int64_t now = time(nullptr);
   bool may_retry = st.last_bgsave_ok || now - st.last_bgsave_try > kBgsaveRetryDelay;
   if (!may_retry) return;
@@ -772,14 +774,7 @@ void ResetPersistenceStats() {
   st.rdb_saves = 0;
 }
 
-namespace {
-bool g_child_shares_pages = false;
-}  // namespace
-
-bool ForkedChildRunning() { return g_child_shares_pages; }
-
 void SetResizeAllowed(bool allowed) {
-  g_child_shares_pages = !allowed;
   db::KeyTable::SetResizeAllowed(allowed);
   db::ExpireSet::SetResizeAllowed(allowed);
   db::HashTableT::SetResizeAllowed(allowed);

@@ -62,7 +62,7 @@ bool ExpandProcTitle(std::string_view tmpl, const ProcTitleVars& vars, std::stri
     }
     res.append(tmpl.substr(p, open - p));
     if (open + 1 >= tmpl.size()) return false;  // ends in '{'
-    if (tmpl[open + 1] == '{') {                 // "{{": a brace
+    if (tmpl[open + 1] == '{') {                // "{{": a brace
       res += '{';
       p = open + 2;
       continue;

@@ -97,6 +97,7 @@ void EnableBcastPrefix(Client* c, const std::string& p) {
   auto& st = *c->tracking;
   if (std::find(st.prefixes.begin(), st.prefixes.end(), p) != st.prefixes.end()) return;
   st.prefixes.push_back(p);
+  st.prefix_bytes += 2 * (sizeof(std::string) + p.capacity()) + 3 * sizeof(void*);
   g_prefixes[p].clients.insert(c->id);
 }
 

@@ -15,10 +15,11 @@ struct CommandSpec;
 // A tracking client's mode (Client::tracking; null while tracking is off).
 struct TrackingState {
   bool bcast = false, optin = false, optout = false, noloop = false;
-  bool caching = false;         // CLIENT CACHING yes (optin) / no (optout) for the next command
+  bool caching = false;          // CLIENT CACHING yes (optin) / no (optout) for the next command
   bool broken_redirect = false;  // the redirect client went away
   uint64_t redirect = 0;         // client id, 0: this connection
   std::vector<std::string> prefixes;  // BCAST
+  size_t prefix_bytes = 0;            // their memory, here and in the node's prefix table
 };
 
 // CLIENT TRACKING, CLIENT CACHING, CLIENT GETREDIR, CLIENT TRACKINGINFO.
