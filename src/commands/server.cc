@@ -18,6 +18,7 @@
 #include "db/stream.h"
 #include "ds/hashtable.h"
 #include "ds/listpack.h"
+#include "ds/pack.h"
 #include "ds/quicklist.h"
 #include "persist/object_codec.h"
 #include "persist/value_codec.h"
@@ -514,6 +515,15 @@ void PrintListpack(const uint8_t* lp, bool entries, const char* indent) {
   fflush(stdout);
 }
 
+// The same for the pack of a small hash, set or sorted set (stride 2, 1, 2).
+void PrintPack(const uint8_t* pk, unsigned stride) {
+  printf("{pack} bytes:%zu entries:%zu\n", ds::pack::Bytes(pk), ds::pack::Length(pk));
+  ds::pack::Reader r(pk, stride);
+  while (r.Next())
+    printf("  [%zu] %.*s\n", r.Index(), static_cast<int>(r.Text().size()), r.Text().data());
+  fflush(stdout);
+}
+
 void PrintQuicklist(const ds::Quicklist& ql, bool full) {
   printf("{quicklist} nodes:%zu entries:%zu bytes:%zu fill:%d compress:%d\n", ql.NodeCount(),
          ql.Count(), ql.Bytes(), ql.fill(), ql.compress_depth());
@@ -847,7 +857,10 @@ void DebugCommand(Client* c) {
     db::Obj* o = c->db->Find(a[2]);
     if (!o) return r.Error(kErrNoSuchKey);
     if (o->enc() != db::kEncListpack) return r.Error("Not a listpack encoded object.");
-    PrintListpack(static_cast<const uint8_t*>(o->ptr()), true, "");
+    if (o->type() == db::kList)
+      PrintListpack(static_cast<const uint8_t*>(o->ptr()), true, "");
+    else
+      PrintPack(static_cast<const uint8_t*>(o->ptr()), o->type() == db::kSet ? 1 : 2);
     return r.Simple("Listpack structure printed on stdout");
   }
   if (sub == "quicklist" && (a.size() == 3 || a.size() == 4)) {

@@ -1,11 +1,13 @@
-// Hash values and their listpack <-> hashtable conversion.
+// Hash values and their listpack -> hashtable conversion. The listpack encoding holds a ds::pack
+// of stride 2: field, value pairs in insertion order, fields front-coded after fields and values
+// after values.
 #include "db/hash.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
-#include "ds/listpack.h"
+#include "ds/pack.h"
 
 namespace db {
 
@@ -24,29 +26,23 @@ HashNode* NewNode(std::string_view f, std::string_view v) {
 }
 
 HashTableT* Table(const Obj* o) { return static_cast<HashTableT*>(o->ptr()); }
-uint8_t* Lp(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
+uint8_t* Pk(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
 
 // `reserve`: fields the table is sized for, if more than it holds.
 void ToHashtable(Obj* o, size_t reserve = 0) {
   auto* t = new HashTableT();
-  uint8_t* lp = Lp(o);
-  t->Reserve(std::max<size_t>(ds::lp::Length(lp) / 2, reserve));
-  char b1[24], b2[24];
-  for (uint8_t* p = ds::lp::First(lp); p;) {
-    uint8_t* vp = ds::lp::Next(lp, p);
-    std::string_view f = ds::lp::Get(p).View(b1);
-    std::string_view v = ds::lp::Get(vp).View(b2);
-    t->Insert(NewNode(f, v));
-    p = ds::lp::Next(lp, vp);
-  }
-  ds::lp::Free(lp);
+  uint8_t* pk = Pk(o);
+  t->Reserve(std::max<size_t>(ds::pack::Length(pk) / 2, reserve));
+  ds::pack::Reader r(pk, 2);
+  while (r.Next() && r.Next()) t->Insert(NewNode(r.Column(0), r.Text()));
+  ds::pack::Free(pk);
   o->set_ptr(t);
   SetObjEncoding(o, kEncHashtable);
 }
 
 void FreeHash(void* ptr, Enc e) {
   if (e == kEncListpack) {
-    ds::lp::Free(static_cast<uint8_t*>(ptr));
+    ds::pack::Free(static_cast<uint8_t*>(ptr));
   } else {
     auto* t = static_cast<HashTableT*>(ptr);
     t->Clear([](HashNode* n) { free(n); });
@@ -55,7 +51,7 @@ void FreeHash(void* ptr, Enc e) {
 }
 
 void* DupHash(const void* ptr, Enc e) {
-  if (e == kEncListpack) return ds::lp::Dup(static_cast<const uint8_t*>(ptr));
+  if (e == kEncListpack) return ds::pack::Dup(static_cast<const uint8_t*>(ptr));
   auto* src = static_cast<HashTableT*>(const_cast<void*>(ptr));
   auto* t = new HashTableT();
   t->Reserve(src->Size());
@@ -64,7 +60,7 @@ void* DupHash(const void* ptr, Enc e) {
 }
 
 size_t HashBytes(const void* ptr, Enc e) {
-  if (e == kEncListpack) return ds::lp::Bytes(static_cast<const uint8_t*>(ptr));
+  if (e == kEncListpack) return ds::pack::Bytes(static_cast<const uint8_t*>(ptr));
   auto* t = static_cast<HashTableT*>(const_cast<void*>(ptr));
   size_t total = t->BucketBytes();
   t->ForEach([&](HashNode* n) { total += NodeBytes(n->field().size(), n->value().size()); });
@@ -79,20 +75,20 @@ HashLimits& GetHashLimits() {
 
 void SetObjEncoding(Obj* o, Enc e) { o->set_enc(e); }
 
-Obj* NewHash(std::string_view key) { return NewContainer(key, kHash, kEncListpack, ds::lp::New()); }
+Obj* NewHash(std::string_view key) {
+  return NewContainer(key, kHash, kEncListpack, ds::pack::New());
+}
 
 size_t HashLen(const Obj* o) {
-  if (o->enc() == kEncListpack) return ds::lp::Length(Lp(o)) / 2;
+  if (o->enc() == kEncListpack) return ds::pack::Length(Pk(o)) / 2;
   return Table(o)->Size();
 }
 
 bool HashGet(Obj* o, std::string_view field, std::string* val) {
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    uint8_t* p = ds::lp::Find(lp, ds::lp::First(lp), field, 1);
-    if (!p) return false;
-    char buf[24];
-    val->assign(ds::lp::Get(ds::lp::Next(lp, p)).View(buf));
+    ds::pack::Reader r(Pk(o), 2);
+    if (!r.Find(field) || !r.Next()) return false;
+    val->assign(r.Text());
     return true;
   }
   HashNode* n = Table(o)->Find(field);
@@ -102,10 +98,7 @@ bool HashGet(Obj* o, std::string_view field, std::string* val) {
 }
 
 bool HashExists(Obj* o, std::string_view field) {
-  if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    return ds::lp::Find(lp, ds::lp::First(lp), field, 1) != nullptr;
-  }
+  if (o->enc() == kEncListpack) return ds::pack::Reader(Pk(o), 2).Find(field);
   return Table(o)->Find(field) != nullptr;
 }
 
@@ -119,21 +112,22 @@ void HashReserveFields(Obj* o, size_t n) {
 
 bool HashSet(Obj* o, std::string_view field, std::string_view value) {
   const HashLimits& lim = GetHashLimits();
-  if (o->enc() == kEncListpack && (field.size() > lim.max_value || value.size() > lim.max_value))
+  if (o->enc() == kEncListpack &&
+      (field.size() > lim.max_value || value.size() > lim.max_value ||
+       !ds::pack::SafeToAdd(Pk(o), field.size() + value.size() + 32)))
     ToHashtable(o);
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    uint8_t* p = ds::lp::Find(lp, ds::lp::First(lp), field, 1);
-    if (p) {
-      uint8_t* vp = ds::lp::Next(lp, p);
-      lp = ds::lp::Replace(lp, &vp, value);
-      o->set_ptr(lp);
+    uint8_t* pk = Pk(o);
+    ds::pack::Reader r(pk, 2);
+    if (r.Find(field)) {
+      r.Next();
+      if (r.Text() != value) o->set_ptr(ds::pack::Splice(pk, 2, r.Index(), 1, &value, 1));
       return false;
     }
-    lp = ds::lp::Append(lp, field);
-    lp = ds::lp::Append(lp, value);
-    o->set_ptr(lp);
-    if (ds::lp::Length(lp) / 2 > lim.max_entries) ToHashtable(o);
+    std::string_view pair[2] = {field, value};
+    pk = ds::pack::Append(pk, 2, pair, 2);
+    o->set_ptr(pk);
+    if (ds::pack::Length(pk) / 2 > lim.max_entries) ToHashtable(o);
     return true;
   }
   HashTableT* t = Table(o);
@@ -150,13 +144,9 @@ bool HashSet(Obj* o, std::string_view field, std::string_view value) {
 
 bool HashDelete(Obj* o, std::string_view field) {
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    uint8_t* p = ds::lp::Find(lp, ds::lp::First(lp), field, 1);
-    if (!p) return false;
-    uint8_t* next;
-    lp = ds::lp::Delete(lp, p, &next);
-    lp = ds::lp::Delete(lp, next, nullptr);
-    o->set_ptr(lp);
+    ds::pack::Reader r(Pk(o), 2);
+    if (!r.Find(field)) return false;
+    o->set_ptr(ds::pack::Splice(Pk(o), 2, r.Index(), 2, nullptr, 0));
     return true;
   }
   HashNode* n = Table(o)->Unlink(field);
@@ -167,13 +157,8 @@ bool HashDelete(Obj* o, std::string_view field) {
 
 void HashForEach(Obj* o, const std::function<void(std::string_view, std::string_view)>& fn) {
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    char b1[24], b2[24];
-    for (uint8_t* p = ds::lp::First(lp); p;) {
-      uint8_t* vp = ds::lp::Next(lp, p);
-      fn(ds::lp::Get(p).View(b1), ds::lp::Get(vp).View(b2));
-      p = ds::lp::Next(lp, vp);
-    }
+    ds::pack::Reader r(Pk(o), 2);
+    while (r.Next() && r.Next()) fn(r.Column(0), r.Text());
     return;
   }
   Table(o)->ForEach([&](HashNode* n) { fn(n->field(), n->value()); });
@@ -190,12 +175,10 @@ uint64_t HashScan(Obj* o, uint64_t cursor,
 
 void HashRandom(Obj* o, std::string* field, std::string* value) {
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    size_t pairs = ds::lp::Length(lp) / 2;
-    uint8_t* p = ds::lp::Seek(lp, static_cast<long>(2 * (ds::RandomU64() % pairs)));
-    char b[24];
-    field->assign(ds::lp::Get(p).View(b));
-    value->assign(ds::lp::Get(ds::lp::Next(lp, p)).View(b));
+    ds::pack::Reader r(Pk(o), 2);
+    r.SeekTo(2 * (ds::RandomU64() % (ds::pack::Length(Pk(o)) / 2)) + 1);
+    field->assign(r.Column(0));
+    value->assign(r.Text());
     return;
   }
   HashNode* n = Table(o)->Random();

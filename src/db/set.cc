@@ -1,14 +1,16 @@
-// Set values and their intset -> listpack -> hashtable conversions (Valkey 8's rules).
+// Set values and their intset -> listpack -> hashtable conversions (Valkey 8's rules). The
+// listpack encoding holds a ds::pack of stride 1 (members, front-coded in insertion order).
 #include "db/set.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "base/util.h"
 #include "db/hash.h"
 #include "ds/intset.h"
-#include "ds/listpack.h"
+#include "ds/pack.h"
 
 namespace db {
 namespace {
@@ -32,18 +34,20 @@ void ToHashtable(Obj* o, size_t reserve) {
   if (o->enc() == kEncIntset)
     ds::intset::Free(Raw(o));
   else
-    ds::lp::Free(Raw(o));
+    ds::pack::Free(Raw(o));
   o->set_ptr(t);
   SetObjEncoding(o, kEncHashtable);
 }
 
 void IntsetToListpack(Obj* o) {
   uint8_t* is = Raw(o);
-  uint8_t* lp = ds::lp::New();
-  for (uint32_t i = 0; i < ds::intset::Length(is); i++)
-    lp = ds::lp::AppendInt(lp, ds::intset::Get(is, i));
+  uint32_t n = ds::intset::Length(is);
+  std::vector<std::string> texts(n);
+  std::vector<std::string_view> views(n);
+  for (uint32_t i = 0; i < n; i++) views[i] = texts[i] = base::Int64ToString(ds::intset::Get(is, i));
+  uint8_t* pk = ds::pack::Append(ds::pack::New(), 1, views.data(), n);
   ds::intset::Free(is);
-  o->set_ptr(lp);
+  o->set_ptr(pk);
   SetObjEncoding(o, kEncListpack);
 }
 
@@ -51,7 +55,7 @@ void FreeSet(void* ptr, Enc e) {
   if (e == kEncIntset)
     ds::intset::Free(static_cast<uint8_t*>(ptr));
   else if (e == kEncListpack)
-    ds::lp::Free(static_cast<uint8_t*>(ptr));
+    ds::pack::Free(static_cast<uint8_t*>(ptr));
   else {
     auto* t = static_cast<SetTableT*>(ptr);
     t->Clear([](SetNode* n) { free(n); });
@@ -62,7 +66,7 @@ void FreeSet(void* ptr, Enc e) {
 void* DupSet(const void* ptr, Enc e) {
   if (e == kEncIntset || e == kEncListpack) {
     auto* src = static_cast<const uint8_t*>(ptr);
-    size_t n = e == kEncIntset ? ds::intset::Bytes(src) : ds::lp::Bytes(src);
+    size_t n = e == kEncIntset ? ds::intset::Bytes(src) : ds::pack::Bytes(src);
     auto* d = static_cast<uint8_t*>(malloc(n));
     memcpy(d, src, n);
     return d;
@@ -76,7 +80,7 @@ void* DupSet(const void* ptr, Enc e) {
 
 size_t SetBytes(const void* ptr, Enc e) {
   if (e == kEncIntset) return ds::intset::Bytes(static_cast<const uint8_t*>(ptr));
-  if (e == kEncListpack) return ds::lp::Bytes(static_cast<const uint8_t*>(ptr));
+  if (e == kEncListpack) return ds::pack::Bytes(static_cast<const uint8_t*>(ptr));
   auto* t = static_cast<SetTableT*>(const_cast<void*>(ptr));
   size_t total = t->BucketBytes();
   t->ForEach([&](SetNode* n) { total += NodeBytes(n->member().size()); });
@@ -95,7 +99,7 @@ Obj* NewSet(std::string_view key, std::string_view hint, size_t size_hint) {
   if (AsInt(hint, &v) && size_hint <= lim.max_intset_entries)
     return NewContainer(key, kSet, kEncIntset, ds::intset::New());
   if (size_hint <= lim.max_listpack_entries && hint.size() <= lim.max_listpack_value)
-    return NewContainer(key, kSet, kEncListpack, ds::lp::New());
+    return NewContainer(key, kSet, kEncListpack, ds::pack::New());
   Obj* o = NewContainer(key, kSet, kEncHashtable, new SetTableT());
   Table(o)->Reserve(size_hint);
   return o;
@@ -106,7 +110,7 @@ size_t SetLen(const Obj* o) {
     case kEncIntset:
       return ds::intset::Length(Raw(o));
     case kEncListpack:
-      return ds::lp::Length(Raw(o));
+      return ds::pack::Length(Raw(o));
     default:
       return Table(o)->Size();
   }
@@ -136,12 +140,13 @@ bool SetAdd(Obj* o, std::string_view m) {
       ToHashtable(o, n + 1);
   }
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Raw(o);
-    if (ds::lp::Find(lp, ds::lp::First(lp), m, 0)) return false;
-    if (ds::lp::Length(lp) >= lim.max_listpack_entries || m.size() > lim.max_listpack_value) {
+    uint8_t* pk = Raw(o);
+    if (ds::pack::Reader(pk, 1).Find(m)) return false;
+    if (ds::pack::Length(pk) >= lim.max_listpack_entries || m.size() > lim.max_listpack_value ||
+        !ds::pack::SafeToAdd(pk, m.size() + 16)) {
       ToHashtable(o, 0);
     } else {
-      o->set_ptr(ds::lp::Append(lp, m));
+      o->set_ptr(ds::pack::Append(pk, 1, &m, 1));
       return true;
     }
   }
@@ -161,10 +166,9 @@ bool SetRemove(Obj* o, std::string_view m) {
       return removed;
     }
     case kEncListpack: {
-      uint8_t* lp = Raw(o);
-      uint8_t* p = ds::lp::Find(lp, ds::lp::First(lp), m, 0);
-      if (!p) return false;
-      o->set_ptr(ds::lp::Delete(lp, p, nullptr));
+      ds::pack::Reader r(Raw(o), 1);
+      if (!r.Find(m)) return false;
+      o->set_ptr(ds::pack::Splice(Raw(o), 1, r.Index(), 1, nullptr, 0));
       return true;
     }
     default: {
@@ -181,10 +185,8 @@ bool SetContains(Obj* o, std::string_view m) {
   switch (o->enc()) {
     case kEncIntset:
       return AsInt(m, &v) && ds::intset::Find(Raw(o), v);
-    case kEncListpack: {
-      uint8_t* lp = Raw(o);
-      return ds::lp::Find(lp, ds::lp::First(lp), m, 0) != nullptr;
-    }
+    case kEncListpack:
+      return ds::pack::Reader(Raw(o), 1).Find(m);
     default:
       return Table(o)->Find(m) != nullptr;
   }
@@ -201,9 +203,8 @@ void SetForEach(Obj* o, const std::function<void(std::string_view)>& fn) {
       return;
     }
     case kEncListpack: {
-      uint8_t* lp = Raw(o);
-      char buf[24];
-      for (uint8_t* p = ds::lp::First(lp); p; p = ds::lp::Next(lp, p)) fn(ds::lp::Get(p).View(buf));
+      ds::pack::Reader r(Raw(o), 1);
+      while (r.Next()) fn(r.Text());
       return;
     }
     default:
@@ -226,10 +227,9 @@ std::string SetRandom(Obj* o) {
       return base::Int64ToString(
           ds::intset::Get(Raw(o), static_cast<uint32_t>(ds::RandomU64() % n)));
     case kEncListpack: {
-      char buf[24];
-      uint8_t* lp = Raw(o);
-      return std::string(
-          ds::lp::Get(ds::lp::Seek(lp, static_cast<long>(ds::RandomU64() % n))).View(buf));
+      ds::pack::Reader r(Raw(o), 1);
+      r.SeekTo(ds::RandomU64() % n);
+      return std::string(r.Text());
     }
     default:
       return std::string(Table(o)->Random()->member());

@@ -2,6 +2,7 @@
 #include "db/zset.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -10,7 +11,7 @@
 #include "base/util.h"
 #include "db/hash.h"
 #include "ds/hashtable.h"
-#include "ds/listpack.h"
+#include "ds/pack.h"
 
 namespace db {
 namespace {
@@ -193,86 +194,84 @@ struct Skiplist {
 };
 
 Skiplist* Sl(const Obj* o) { return static_cast<Skiplist*>(o->ptr()); }
-uint8_t* Lp(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
+// The listpack encoding holds a ds::pack of stride 2: member, score pairs in the set's order,
+// members front-coded after members and scores (as text) after scores.
+uint8_t* Pk(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
 
-double LpScore(const uint8_t* p) {
-  ds::lp::Entry e = ds::lp::Get(p);
-  if (e.is_int) return static_cast<double>(e.ival);
+// The score of the entry r is on: an integer as such, else the text FormatDouble wrote, which
+// from_chars reads as strtod would (both round correctly) without a copy.
+double Score(const ds::pack::Reader& r) {
+  if (r.IsInt()) return static_cast<double>(r.Int());
+  std::string_view t = r.Text();
   double d = 0;
-  base::ParseDouble(std::string_view(reinterpret_cast<const char*>(e.sval), e.slen), &d);
+  auto res = std::from_chars(t.data(), t.data() + t.size(), d);
+  if (res.ec != std::errc() || res.ptr != t.data() + t.size()) base::ParseDouble(t, &d);
   return d;
 }
 
-// Pairs of a listpack zset as (member, score).
+// Pairs of a pack zset as (member, score) in order; fn returns false to stop.
 template <typename Fn>
-void LpForEach(uint8_t* lp, Fn fn) {
-  char buf[24];
-  for (uint8_t* p = ds::lp::First(lp); p;) {
-    uint8_t* sp = ds::lp::Next(lp, p);
-    if (!fn(ds::lp::Get(p).View(buf), LpScore(sp))) return;
-    p = ds::lp::Next(lp, sp);
-  }
+void PkForEach(const uint8_t* pk, Fn fn) {
+  ds::pack::Reader r(pk, 2);
+  while (r.Next() && r.Next())
+    if (!fn(r.Column(0), Score(r))) return;
 }
 
 // Scores are stored as text; a negative zero is stored as 0, as Valkey's listpacks do.
-std::string LpScoreText(double score) { return score == 0 ? "0" : base::FormatDouble(score); }
+std::string PkScoreText(double score) { return score == 0 ? "0" : base::FormatDouble(score); }
 
-uint8_t* LpInsertSorted(uint8_t* lp, std::string_view m, double score) {
-  std::string s = LpScoreText(score);
-  char buf[24];
-  for (uint8_t* p = ds::lp::First(lp); p;) {
-    uint8_t* sp = ds::lp::Next(lp, p);
-    double cur = LpScore(sp);
-    if (cur > score || (cur == score && ds::lp::Get(p).View(buf) > m)) {
-      uint8_t* np;
-      lp = ds::lp::Insert(lp, p, m, false, &np);
-      return ds::lp::Insert(lp, np, s, true, nullptr);
-    }
-    p = ds::lp::Next(lp, sp);
-  }
-  lp = ds::lp::Append(lp, m);
-  return ds::lp::Append(lp, s);
-}
-
-uint8_t* LpFind(uint8_t* lp, std::string_view m) {
-  return ds::lp::Find(lp, ds::lp::First(lp), m, 1);
+uint8_t* PkInsertSorted(uint8_t* pk, std::string_view m, double score) {
+  std::string s = PkScoreText(score);
+  size_t at = 0;
+  PkForEach(pk, [&](std::string_view cur_m, double cur) {
+    if (cur > score || (cur == score && cur_m > m)) return false;
+    at += 2;
+    return true;
+  });
+  std::string_view pair[2] = {m, s};
+  return ds::pack::Splice(pk, 2, at, 0, pair, 2);
 }
 
 // `reserve`: members the table is sized for, if more than it holds.
 void ToSkiplist(Obj* o, size_t reserve = 0) {
   auto* sl = new Skiplist();
-  uint8_t* lp = Lp(o);
-  sl->dict.Reserve(std::max<size_t>(ds::lp::Length(lp) / 2, reserve));
-  LpForEach(lp, [&](std::string_view m, double s) {
+  uint8_t* pk = Pk(o);
+  sl->dict.Reserve(std::max<size_t>(ds::pack::Length(pk) / 2, reserve));
+  PkForEach(pk, [&](std::string_view m, double s) {
     sl->dict.Insert(sl->Insert(s, m));
     return true;
   });
-  ds::lp::Free(lp);
+  ds::pack::Free(pk);
   o->set_ptr(sl);
   SetObjEncoding(o, kEncSkiplist);
 }
 
 void ToListpack(Obj* o) {
   Skiplist* sl = Sl(o);
-  uint8_t* lp = ds::lp::New();
+  std::vector<std::string> scores;
+  std::vector<std::string_view> texts;
+  scores.reserve(sl->length);
+  texts.reserve(2 * sl->length);
   for (ZNode* x = sl->header->lv[0].forward; x; x = x->lv[0].forward) {
-    lp = ds::lp::Append(lp, x->member());
-    lp = ds::lp::Append(lp, LpScoreText(x->score));
+    scores.push_back(PkScoreText(x->score));
+    texts.push_back(x->member());
+    texts.push_back(scores.back());
   }
+  uint8_t* pk = ds::pack::Append(ds::pack::New(), 2, texts.data(), texts.size());
   delete sl;
-  o->set_ptr(lp);
+  o->set_ptr(pk);
   SetObjEncoding(o, kEncListpack);
 }
 
 void FreeZSet(void* ptr, Enc e) {
   if (e == kEncListpack)
-    ds::lp::Free(static_cast<uint8_t*>(ptr));
+    ds::pack::Free(static_cast<uint8_t*>(ptr));
   else
     delete static_cast<Skiplist*>(ptr);
 }
 
 void* DupZSet(const void* ptr, Enc e) {
-  if (e == kEncListpack) return ds::lp::Dup(static_cast<const uint8_t*>(ptr));
+  if (e == kEncListpack) return ds::pack::Dup(static_cast<const uint8_t*>(ptr));
   auto* src = static_cast<const Skiplist*>(ptr);
   auto* sl = new Skiplist();
   sl->dict.Reserve(src->length);
@@ -282,7 +281,7 @@ void* DupZSet(const void* ptr, Enc e) {
 }
 
 size_t ZSetBytes(const void* ptr, Enc e) {
-  if (e == kEncListpack) return ds::lp::Bytes(static_cast<const uint8_t*>(ptr));
+  if (e == kEncListpack) return ds::pack::Bytes(static_cast<const uint8_t*>(ptr));
   auto* sl = static_cast<const Skiplist*>(ptr);
   size_t total = sizeof(Skiplist) + sl->dict.BucketBytes();
   for (ZNode* x = sl->header->lv[0].forward; x; x = x->lv[0].forward)
@@ -317,20 +316,19 @@ Obj* NewZSet(std::string_view key, size_t size_hint, size_t max_member_len) {
   const ZSetLimits& lim = GetZSetLimits();
   if (size_hint <= lim.max_listpack_entries && max_member_len <= lim.max_listpack_value &&
       lim.max_listpack_entries > 0)
-    return NewContainer(key, kZSet, kEncListpack, ds::lp::New());
+    return NewContainer(key, kZSet, kEncListpack, ds::pack::New());
   return NewContainer(key, kZSet, kEncSkiplist, new Skiplist());
 }
 
 size_t ZLen(const Obj* o) {
-  return o->enc() == kEncListpack ? ds::lp::Length(Lp(o)) / 2 : Sl(o)->length;
+  return o->enc() == kEncListpack ? ds::pack::Length(Pk(o)) / 2 : Sl(o)->length;
 }
 
 bool ZScore(Obj* o, std::string_view m, double* score) {
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    uint8_t* p = LpFind(lp, m);
-    if (!p) return false;
-    *score = LpScore(ds::lp::Next(lp, p));
+    ds::pack::Reader r(Pk(o), 2);
+    if (!r.Find(m) || !r.Next()) return false;
+    *score = Score(r);
     return true;
   }
   ZNode* n = Sl(o)->dict.Find(m);
@@ -360,20 +358,20 @@ void ZMaybeConvert(Obj* o, size_t max_member_len) {
 bool ZSetScore(Obj* o, std::string_view m, double score) {
   if (o->enc() == kEncListpack) {
     const ZSetLimits& lim = GetZSetLimits();
-    uint8_t* lp = Lp(o);
-    uint8_t* p = LpFind(lp, m);
-    if (p) {
-      if (LpScore(ds::lp::Next(lp, p)) == score) return false;
-      uint8_t* next;
-      lp = ds::lp::Delete(lp, p, &next);
-      lp = ds::lp::Delete(lp, next, nullptr);
-      o->set_ptr(LpInsertSorted(lp, m, score));
+    uint8_t* pk = Pk(o);
+    ds::pack::Reader r(pk, 2);
+    if (r.Find(m)) {
+      r.Next();
+      if (Score(r) == score) return false;
+      pk = ds::pack::Splice(pk, 2, r.Index() - 1, 2, nullptr, 0);
+      o->set_ptr(PkInsertSorted(pk, m, score));
       return false;
     }
-    if (ZLen(o) + 1 > lim.max_listpack_entries || m.size() > lim.max_listpack_value) {
+    if (ZLen(o) + 1 > lim.max_listpack_entries || m.size() > lim.max_listpack_value ||
+        !ds::pack::SafeToAdd(pk, m.size() + 64)) {
       ToSkiplist(o);
     } else {
-      o->set_ptr(LpInsertSorted(lp, m, score));
+      o->set_ptr(PkInsertSorted(pk, m, score));
       return true;
     }
   }
@@ -400,12 +398,9 @@ bool ZSetScore(Obj* o, std::string_view m, double score) {
 
 bool ZRemove(Obj* o, std::string_view m) {
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    uint8_t* p = LpFind(lp, m);
-    if (!p) return false;
-    uint8_t* next;
-    lp = ds::lp::Delete(lp, p, &next);
-    o->set_ptr(ds::lp::Delete(lp, next, nullptr));
+    ds::pack::Reader r(Pk(o), 2);
+    if (!r.Find(m)) return false;
+    o->set_ptr(ds::pack::Splice(Pk(o), 2, r.Index(), 2, nullptr, 0));
     return true;
   }
   Skiplist* sl = Sl(o);
@@ -418,16 +413,8 @@ bool ZRemove(Obj* o, std::string_view m) {
 
 int64_t ZRank(Obj* o, std::string_view m) {
   if (o->enc() == kEncListpack) {
-    int64_t rank = 0, found = -1;
-    LpForEach(Lp(o), [&](std::string_view mm, double) {
-      if (mm == m) {
-        found = rank;
-        return false;
-      }
-      rank++;
-      return true;
-    });
-    return found;
+    ds::pack::Reader r(Pk(o), 2);
+    return r.Find(m) ? static_cast<int64_t>(r.Index() / 2) : -1;
   }
   ZNode* n = Sl(o)->dict.Find(m);
   if (!n) return -1;
@@ -439,19 +426,25 @@ void ZWalk(Obj* o, size_t start, bool reverse,
   size_t len = ZLen(o);
   if (start >= len) return;
   if (o->enc() == kEncListpack) {
-    uint8_t* lp = Lp(o);
-    char buf[24];
-    long idx = reverse ? static_cast<long>(2 * (len - 1 - start)) : static_cast<long>(2 * start);
-    uint8_t* p = ds::lp::Seek(lp, idx);
-    while (p) {
-      uint8_t* sp = ds::lp::Next(lp, p);
-      if (!fn(ds::lp::Get(p).View(buf), LpScore(sp))) return;
-      if (reverse) {
-        uint8_t* prev_score = ds::lp::Prev(lp, p);
-        p = prev_score ? ds::lp::Prev(lp, prev_score) : nullptr;
-      } else {
-        p = ds::lp::Next(lp, sp);
-      }
+    ds::pack::Reader r(Pk(o), 2);
+    if (!reverse) {
+      if (start > 0) r.SeekTo(2 * start - 1);
+      while (r.Next() && r.Next())
+        if (!fn(r.Column(0), Score(r))) return;
+      return;
+    }
+    // A pack walks forward only: keep the pairs up to the start, then visit them backwards.
+    size_t n = len - start;
+    std::string arena;
+    std::vector<std::pair<size_t, double>> at;  // member's end in the arena, score
+    at.reserve(n);
+    while (at.size() < n && r.Next() && r.Next()) {
+      arena.append(r.Column(0));
+      at.emplace_back(arena.size(), Score(r));
+    }
+    for (size_t i = at.size(); i-- > 0;) {
+      size_t b = i ? at[i - 1].first : 0;
+      if (!fn(std::string_view(arena).substr(b, at[i].first - b), at[i].second)) return;
     }
     return;
   }
@@ -469,7 +462,7 @@ size_t ZRankAfter(Obj* o, double score, std::string_view member) {
   };
   if (o->enc() == kEncListpack) {
     size_t n = 0;
-    LpForEach(Lp(o), [&](std::string_view m, double s) {
+    PkForEach(Pk(o), [&](std::string_view m, double s) {
       if (!at_or_before(s, m)) return false;
       n++;
       return true;
@@ -485,7 +478,7 @@ void ZScoreRangeRanks(Obj* o, const ScoreRange& r, size_t* first, size_t* count)
   size_t a, b;
   if (o->enc() == kEncListpack) {
     a = b = 0;
-    LpForEach(Lp(o), [&](std::string_view, double s) {
+    PkForEach(Pk(o), [&](std::string_view, double s) {
       if (below_min(s)) a++;
       if (within_max(s)) b++;
       return true;
@@ -518,7 +511,7 @@ bool ZLexStart(Obj* o, const LexRange& r, bool reverse, size_t* rank) {
   bool found = false;
   if (o->enc() == kEncListpack) {
     size_t i = 0;
-    LpForEach(Lp(o), [&](std::string_view m, double) {
+    PkForEach(Pk(o), [&](std::string_view m, double) {
       if (reverse ? r.LteMax(m) : r.GteMin(m)) {
         k = i;
         found = true;
@@ -566,7 +559,8 @@ size_t ZLexCount(Obj* o, const LexRange& r) {
 void ZDeleteRanks(Obj* o, size_t start, size_t count) {
   if (count == 0) return;
   if (o->enc() == kEncListpack) {
-    o->set_ptr(ds::lp::DeleteRange(Lp(o), static_cast<long>(2 * start), 2 * count));
+    count = std::min(count, ZLen(o) - std::min(start, ZLen(o)));
+    o->set_ptr(ds::pack::Splice(Pk(o), 2, 2 * start, 2 * count, nullptr, 0));
     return;
   }
   Skiplist* sl = Sl(o);
@@ -598,7 +592,7 @@ void ZRandom(Obj* o, std::string* member, double* score) {
 
 uint64_t ZScan(Obj* o, uint64_t cursor, const std::function<void(std::string_view, double)>& fn) {
   if (o->enc() == kEncListpack) {
-    LpForEach(Lp(o), [&](std::string_view m, double s) {
+    PkForEach(Pk(o), [&](std::string_view m, double s) {
       fn(m, s);
       return true;
     });

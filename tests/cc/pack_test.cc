@@ -1,0 +1,149 @@
+// ds::pack: byte layouts of each entry form, and a model check of random splices.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "ds/pack.h"
+
+namespace {
+
+std::vector<std::string> Texts(const uint8_t* pk, unsigned stride) {
+  std::vector<std::string> out;
+  ds::pack::Reader r(pk, stride);
+  while (r.Next()) out.emplace_back(r.Text());
+  return out;
+}
+
+std::string Body(const uint8_t* pk) {
+  return std::string(reinterpret_cast<const char*>(pk) + 8, ds::pack::Bytes(pk) - 8);
+}
+
+uint8_t* Build(const std::vector<std::string>& v, unsigned stride) {
+  std::vector<std::string_view> views(v.begin(), v.end());
+  return ds::pack::Append(ds::pack::New(), stride, views.data(), views.size());
+}
+
+}  // namespace
+
+TEST_CASE(PackEntryForms) {
+  // Front coding within a column: "m:00001" shares 6 bytes with "m:00000".
+  uint8_t* pk = Build({"m:00000", "m:00001", "m:00012"}, 1);
+  CHECK_EQ(Body(pk), std::string("\x07m:00000\x61\x31\x52\x31\x32", 13));
+  CHECK_EQ(ds::pack::Length(pk), size_t{3});
+  CHECK_EQ(ds::pack::Bytes(pk), size_t{21});
+  ds::pack::Free(pk);
+  // Stride 2: fields follow fields and values follow values.
+  pk = Build({"f1", "v1", "f2", "v2"}, 2);
+  CHECK_EQ(Body(pk), std::string("\x02" "f1" "\x02" "v1" "\x11" "2" "\x11" "2", 10));
+  ds::pack::Free(pk);
+  // Integers: 0-63 in one byte; others zigzag-coded when shorter than the text; texts that are
+  // not canonical integers stay strings.
+  pk = Build({"5", "-1", "1000000", "007", "-0", "9223372036854775807", "-9223372036854775808"}, 1);
+  std::string b = Body(pk);
+  CHECK_EQ(static_cast<uint8_t>(b[0]), 0x85);
+  CHECK_EQ(b.substr(1, 2), std::string("\xc1\x01", 2));  // zigzag(-1) = 1
+  CHECK_EQ(b.substr(3, 4), std::string("\xc3\x80\x84\x1e", 4));  // zigzag(1e6) = 2e6
+  CHECK_EQ(b.substr(7, 4), std::string("\x03" "007", 4));
+  CHECK_EQ(b.substr(11, 3), std::string("\x02-0", 3));  // shares nothing with "007"
+  CHECK_EQ(static_cast<uint8_t>(b[14]), 0xc8);
+  CHECK(Texts(pk, 1) == (std::vector<std::string>{"5", "-1", "1000000", "007", "-0",
+                                                  "9223372036854775807", "-9223372036854775808"}));
+  ds::pack::Free(pk);
+  // Long strings and long shared prefixes take the varint form.
+  std::string a(20, 'a'), a2 = a + "b";
+  pk = Build({a, a2, ""}, 1);
+  CHECK_EQ(Body(pk), std::string("\xe0\x00\x14", 3) + a + std::string("\xe0\x14\x01" "b" "\x00", 5));
+  CHECK(Texts(pk, 1) == (std::vector<std::string>{a, a2, ""}));
+  ds::pack::Free(pk);
+}
+
+TEST_CASE(PackReaderFindAndSeek) {
+  uint8_t* pk = Build({"name", "ann", "email", "ann@x", "age", "31"}, 2);
+  ds::pack::Reader r(pk, 2);
+  CHECK(r.Find("email"));
+  CHECK_EQ(r.Index(), size_t{2});
+  CHECK(r.Next());
+  CHECK_EQ(std::string(r.Text()), "ann@x");
+  ds::pack::Reader r2(pk, 2);
+  CHECK(!r2.Find("ann"));  // a value, not a field
+  ds::pack::Reader r3(pk, 2);
+  CHECK(r3.SeekTo(5));
+  CHECK_EQ(std::string(r3.Text()), "31");
+  CHECK(!r3.SeekTo(6));
+  ds::pack::Free(pk);
+}
+
+TEST_CASE(PackSpliceModel) {
+  std::mt19937_64 rng(7);
+  auto text = [&]() -> std::string {
+    switch (rng() % 6) {
+      case 0:
+        return std::to_string(static_cast<int64_t>(rng()) >> (rng() % 64));
+      case 1:
+        return std::string(rng() % 40, static_cast<char>('a' + rng() % 3));
+      case 2:
+        return "";
+      default: {
+        std::string s = "user:" + std::to_string(rng() % 300);
+        if (rng() % 2) s += ":" + std::string(rng() % 12, 'x');
+        return s;
+      }
+    }
+  };
+  for (unsigned stride = 1; stride <= 2; stride++) {
+    std::vector<std::string> model;
+    uint8_t* pk = ds::pack::New();
+    for (int step = 0; step < 4000; step++) {
+      size_t groups = model.size() / stride;
+      int op = static_cast<int>(rng() % 4);
+      if (op <= 1 || groups == 0) {  // insert a group
+        size_t at = (rng() % (groups + 1)) * stride;
+        std::vector<std::string> add;
+        for (unsigned k = 0; k < stride; k++) add.push_back(text());
+        std::vector<std::string_view> v(add.begin(), add.end());
+        pk = ds::pack::Splice(pk, stride, at, 0, v.data(), v.size());
+        model.insert(model.begin() + static_cast<long>(at), add.begin(), add.end());
+      } else if (op == 2) {  // delete groups
+        size_t at = (rng() % groups) * stride, n = (1 + rng() % 3) * stride;
+        n = std::min(n, model.size() - at);
+        pk = ds::pack::Splice(pk, stride, at, n, nullptr, 0);
+        model.erase(model.begin() + static_cast<long>(at), model.begin() + static_cast<long>(at + n));
+      } else {  // replace one entry
+        size_t at = rng() % model.size();
+        std::string t = text();
+        std::string_view v = t;
+        pk = ds::pack::Splice(pk, stride, at, 1, &v, 1);
+        model[at] = t;
+      }
+      CHECK_EQ(ds::pack::Length(pk), model.size());
+      // Find against the model: the first column-0 entry equal to a text, if any; a text of
+      // the model, or a prefix or extension of one (the cases the skipping has to get right).
+      std::string probe = model.empty() ? text() : model[rng() % model.size()];
+      if (rng() % 3 == 0) probe = probe.substr(0, probe.size() - std::min<size_t>(probe.size(), 1));
+      if (rng() % 3 == 0) probe += "x";
+      size_t want = SIZE_MAX;
+      for (size_t i = 0; i < model.size(); i += stride)
+        if (model[i] == probe) {
+          want = i;
+          break;
+        }
+      ds::pack::Reader fr(pk, stride);
+      bool found = fr.Find(probe);
+      CHECK_EQ(found ? fr.Index() : SIZE_MAX, want);
+      if (found) CHECK_EQ(std::string(fr.Text()), probe);
+      if (found && fr.Next()) CHECK_EQ(std::string(fr.Text()), model[want + 1]);
+      if (step % 50 == 0 || model.size() < 8) CHECK(Texts(pk, stride) == model);
+      if (model.size() > 300) {
+        pk = ds::pack::Splice(pk, stride, 0, model.size(), nullptr, 0);
+        model.clear();
+        CHECK_EQ(ds::pack::Bytes(pk), size_t{8});
+      }
+    }
+    CHECK(Texts(pk, stride) == model);
+    uint8_t* d = ds::pack::Dup(pk);
+    CHECK(Texts(d, stride) == model);
+    ds::pack::Free(d);
+    ds::pack::Free(pk);
+  }
+}
