@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "ds/pack.h"
 
@@ -140,6 +141,28 @@ bool HashSet(Obj* o, std::string_view field, std::string_view value) {
   }
   t->Insert(n);
   return true;
+}
+
+void HashLoad(Obj* o, const std::vector<std::pair<std::string, std::string>>& pairs) {
+  const HashLimits& lim = GetHashLimits();
+  HashReserveFields(o, pairs.size());
+  if (o->enc() == kEncListpack && HashLen(o) == 0 && !pairs.empty()) {
+    std::vector<std::string_view> texts;
+    texts.reserve(2 * pairs.size());
+    bool fits = true;
+    size_t bytes = 0;
+    for (const auto& [f, v] : pairs) {
+      fits = fits && f.size() <= lim.max_value && v.size() <= lim.max_value;
+      bytes += f.size() + v.size() + 32;
+      texts.push_back(f);
+      texts.push_back(v);
+    }
+    if (fits && bytes < ds::pack::kSafeSize) {
+      o->set_ptr(ds::pack::Append(Pk(o), 2, texts.data(), texts.size()));
+      return;
+    }
+  }
+  for (const auto& [f, v] : pairs) HashSet(o, f, v);
 }
 
 bool HashDelete(Obj* o, std::string_view field) {

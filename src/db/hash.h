@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "db/object.h"
 #include "db/varint.h"
@@ -48,6 +50,9 @@ bool HashGet(Obj* o, std::string_view field, std::string* val);
 bool HashExists(Obj* o, std::string_view field);
 // Sets a field; returns true when the field is new.
 bool HashSet(Obj* o, std::string_view field, std::string_view value);
+// Fills a new, empty hash with a decoded value's pairs, whose fields are distinct: a small
+// hash is packed in one pass instead of one search per field.
+void HashLoad(Obj* o, const std::vector<std::pair<std::string, std::string>>& pairs);
 // Sizes the field table for `n` fields at once; converts a listpack that could not hold them.
 void HashReserveFields(Obj* o, size_t n);
 bool HashDelete(Obj* o, std::string_view field);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "db/object.h"
 #include "db/varint.h"
@@ -37,6 +38,9 @@ SetLimits& GetSetLimits();
 Obj* NewSet(std::string_view key, std::string_view hint, size_t size_hint = 1);
 size_t SetLen(const Obj* o);
 bool SetAdd(Obj* o, std::string_view member);
+// Fills a new, empty set with a decoded value's members, which are distinct (decoders refuse
+// duplicates): a small set is packed in one pass instead of one search per member.
+void SetLoad(Obj* o, const std::vector<std::string>& members);
 bool SetRemove(Obj* o, std::string_view member);
 bool SetContains(Obj* o, std::string_view member);
 void SetForEach(Obj* o, const std::function<void(std::string_view)>& fn);

@@ -396,6 +396,39 @@ bool ZSetScore(Obj* o, std::string_view m, double score) {
   return false;
 }
 
+void ZSetLoad(Obj* o, const std::vector<std::pair<std::string, double>>& elems) {
+  const ZSetLimits& lim = GetZSetLimits();
+  if (o->enc() == kEncListpack && ZLen(o) == 0 && !elems.empty() &&
+      elems.size() <= lim.max_listpack_entries) {
+    bool fits = true;
+    size_t bytes = 0;
+    for (const auto& [m, sc] : elems) {
+      fits = fits && m.size() <= lim.max_listpack_value;
+      bytes += m.size() + 64;
+    }
+    if (fits && bytes < ds::pack::kSafeSize) {
+      std::vector<size_t> order(elems.size());
+      for (size_t i = 0; i < order.size(); i++) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const auto& x = elems[a];
+        const auto& y = elems[b];
+        return x.second < y.second || (x.second == y.second && x.first < y.first);
+      });
+      std::vector<std::string> scores(elems.size());
+      std::vector<std::string_view> texts;
+      texts.reserve(2 * elems.size());
+      for (size_t i : order) {
+        scores[i] = PkScoreText(elems[i].second);
+        texts.push_back(elems[i].first);
+        texts.push_back(scores[i]);
+      }
+      o->set_ptr(ds::pack::Append(Pk(o), 2, texts.data(), texts.size()));
+      return;
+    }
+  }
+  for (const auto& [m, sc] : elems) ZSetScore(o, m, sc);
+}
+
 bool ZRemove(Obj* o, std::string_view m) {
   if (o->enc() == kEncListpack) {
     ds::pack::Reader r(Pk(o), 2);

@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "db/object.h"
 
@@ -47,6 +49,9 @@ size_t ZLen(const Obj* o);
 bool ZScore(Obj* o, std::string_view member, double* score);
 // Inserts or updates; returns true when the member is new.
 bool ZSetScore(Obj* o, std::string_view member, double score);
+// Fills a new, empty sorted set with a decoded value's members, which are distinct: a small
+// one is sorted and packed in one pass instead of one search and insert per member.
+void ZSetLoad(Obj* o, const std::vector<std::pair<std::string, double>>& elems);
 bool ZRemove(Obj* o, std::string_view member);
 // 0-based rank in ascending order, -1 if absent.
 int64_t ZRank(Obj* o, std::string_view member);

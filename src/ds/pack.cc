@@ -254,28 +254,41 @@ uint8_t* Splice(uint8_t* pk, unsigned stride, size_t index, size_t remove, const
     follow[nfollow++] = r.Text();
     stop = r.End();
   }
-  std::string mid;
-  uint8_t tmp[64];
-  auto put = [&](std::string_view t, size_t q) {
-    std::string& pv = prev[q % stride];
-    size_t n = Encode(t, pv, nullptr);
-    if (n <= sizeof(tmp)) {
-      Encode(t, pv, tmp);
-      mid.append(reinterpret_cast<const char*>(tmp), n);
-    } else {
-      size_t at = mid.size();
-      mid.resize(at + n);
-      Encode(t, pv, reinterpret_cast<uint8_t*>(mid.data() + at));
+  // Each text follows its column's previous one: a copy of what the pack held before `index`,
+  // then the texts given.
+  std::string_view pv[2] = {prev[0], prev[1]};
+  size_t bound = 0;
+  for (size_t i = 0; i < nadd; i++) bound += add[i].size() + 21;
+  for (size_t k = 0; k < nfollow; k++) bound += follow[k].size() + 21;
+  auto encode_all = [&](uint8_t* out) {
+    uint8_t* p = out;
+    for (size_t i = 0; i < nadd; i++) {
+      std::string_view& prev_text = pv[(index + i) % stride];
+      p += Encode(add[i], prev_text, p);
+      prev_text = add[i];
     }
-    pv.assign(t);
+    for (size_t k = 0; k < nfollow; k++) {
+      std::string_view& prev_text = pv[(index + nadd + k) % stride];
+      p += Encode(follow[k], prev_text, p);
+      prev_text = follow[k];
+    }
+    return static_cast<size_t>(p - out);
   };
-  for (size_t i = 0; i < nadd; i++) put(add[i], index + i);
-  for (size_t k = 0; k < nfollow; k++) put(follow[k], index + nadd + k);
-  size_t new_total = start + mid.size() + (total - stop);
-  if (new_total > total) pk = static_cast<uint8_t*>(realloc(pk, new_total));
-  memmove(pk + start + mid.size(), pk + stop, total - stop);
-  memcpy(pk + start, mid.data(), mid.size());
-  if (new_total < total) pk = static_cast<uint8_t*>(realloc(pk, new_total));
+  size_t new_total;
+  if (stop == total) {
+    // Nothing after: encode in place.
+    pk = static_cast<uint8_t*>(realloc(pk, start + bound));
+    new_total = start + encode_all(pk + start);
+    if (new_total < start + bound) pk = static_cast<uint8_t*>(realloc(pk, new_total));
+  } else {
+    std::string mid(bound, '\0');
+    size_t n = encode_all(reinterpret_cast<uint8_t*>(mid.data()));
+    new_total = start + n + (total - stop);
+    if (new_total > total) pk = static_cast<uint8_t*>(realloc(pk, new_total));
+    memmove(pk + start + n, pk + stop, total - stop);
+    memcpy(pk + start, mid.data(), n);
+    if (new_total < total) pk = static_cast<uint8_t*>(realloc(pk, new_total));
+  }
   Put32(pk, static_cast<uint32_t>(new_total));
   Put32(pk + 4, static_cast<uint32_t>(len - remove + nadd));
   return pk;

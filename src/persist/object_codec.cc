@@ -68,18 +68,18 @@ db::Obj* FromValue(std::string_view key, const Value& v, int64_t expire) {
       break;
     case Kind::kSet:
       o = db::NewSet(key, v.elems.empty() ? std::string_view() : v.elems[0], v.elems.size());
-      for (auto& e : v.elems) db::SetAdd(o, e);
+      db::SetLoad(o, v.elems);
       break;
     case Kind::kZSet: {
       size_t maxlen = 0;
       for (auto& [m, s] : v.zelems) maxlen = std::max(maxlen, m.size());
       o = db::NewZSet(key, v.zelems.size(), maxlen);
-      for (auto& [m, s] : v.zelems) db::ZSetScore(o, m, s);
+      db::ZSetLoad(o, v.zelems);
       break;
     }
     case Kind::kHash:
       o = db::NewHash(key);
-      for (auto& [f, val] : v.pairs) db::HashSet(o, f, val);
+      db::HashLoad(o, v.pairs);
       break;
     case Kind::kStream: {
       // A decoded value hands its stream over; a borrowed one is copied.

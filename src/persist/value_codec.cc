@@ -2,16 +2,17 @@
 #include "persist/value_codec.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <unordered_set>
 
 #include "base/crc64.h"
 #include "base/lzf.h"
 #include "base/util.h"
 #include "db/stream.h"
 #include "ds/intset.h"
+#include "ds/seed.h"
 #include "ds/listpack.h"
 #include "persist/ziplist_reader.h"
 #include "persist/zipmap_reader.h"
@@ -76,10 +77,27 @@ bool HasDuplicates(std::vector<std::string_view>& keys) {
         if (keys[i] == keys[j]) return true;
     return false;
   }
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(keys.size());
-  for (auto k : keys)
-    if (!seen.insert(k).second) return true;
+  if (keys.size() >= UINT32_MAX) {
+    std::sort(keys.begin(), keys.end());
+    return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+  }
+  // Open addressing over indexes into keys, with a part of each key's (seeded) hash beside it:
+  // one allocation of 8 bytes a slot, and a comparison only where those parts are equal.
+  size_t cap = 16;
+  while (cap < 2 * keys.size()) cap <<= 1;
+  std::vector<std::pair<uint32_t, uint32_t>> slots(cap, {0, 0});  // (hash bits, index + 1)
+  for (size_t i = 0; i < keys.size(); i++) {
+    uint64_t h = ds::Hash(keys[i]);
+    auto tag = static_cast<uint32_t>(h >> 32);
+    for (size_t at = h & (cap - 1);; at = (at + 1) & (cap - 1)) {
+      auto& [st, idx] = slots[at];
+      if (idx == 0) {
+        slots[at] = {tag, static_cast<uint32_t>(i + 1)};
+        break;
+      }
+      if (st == tag && keys[idx - 1] == keys[i]) return true;
+    }
+  }
   return false;
 }
 
@@ -101,6 +119,7 @@ bool ListpackEntries(std::string& blob, std::vector<std::string>* out) {
   auto* lp = reinterpret_cast<uint8_t*>(blob.data());
   if (!ds::lp::Validate(lp, blob.size(), true)) return false;
   char buf[24];
+  out->reserve(out->size() + ds::lp::Length(lp));
   for (uint8_t* p = ds::lp::First(lp); p; p = ds::lp::Next(lp, p)) {
     out->emplace_back(ds::lp::Get(p).View(buf));
   }
@@ -112,7 +131,13 @@ bool ZiplistEntries(const std::string& blob, std::vector<std::string>* out) {
                         [&](std::string_view s) { out->emplace_back(s); });
 }
 
-bool ParseScore(std::string_view s, double* d) { return base::ParseDouble(s, d); }
+// A score's text: most are integers or short decimals, which from_chars reads without the copy
+// and locale of strtod (both round correctly); anything else ("inf", "+1", "0x1p3") as before.
+bool ParseScore(std::string_view s, double* d) {
+  auto r = std::from_chars(s.data(), s.data() + s.size(), *d);
+  if (r.ec == std::errc() && r.ptr == s.data() + s.size() && !std::isnan(*d)) return true;
+  return base::ParseDouble(s, d);
+}
 
 bool FlatToPairs(std::vector<std::string>& flat, Value* out) {
   if (flat.empty() || flat.size() % 2) return false;

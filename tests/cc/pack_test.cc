@@ -1,9 +1,14 @@
-// ds::pack: byte layouts of each entry form, and a model check of random splices.
+// ds::pack: byte layouts of each entry form, a model check of random splices, and the one-pass
+// fill of loaded small collections.
 #include <random>
 #include <string>
 #include <vector>
 
+#include "base/util.h"
 #include "check.h"
+#include "db/hash.h"
+#include "db/set.h"
+#include "db/zset.h"
 #include "ds/pack.h"
 
 namespace {
@@ -146,4 +151,61 @@ TEST_CASE(PackSpliceModel) {
     ds::pack::Free(d);
     ds::pack::Free(pk);
   }
+}
+
+// Loading a decoded value fills a small collection in one pass; what it holds and its encoding
+// are what one add per member gives.
+TEST_CASE(PackLoadedValuesMatchOneAddPerMember) {
+  db::RegisterSetType();
+  db::RegisterHashType();
+  db::RegisterZSetType();
+  // Sorted sets: any order in, (score, member) order out; ties ordered by member.
+  std::vector<std::pair<std::string, double>> z = {{"b", 2}, {"a", 2}, {"c", -1.5}, {"d", 1e20}};
+  db::Obj* zo = db::NewZSet("z", z.size(), 1);
+  db::ZSetLoad(zo, z);
+  std::vector<std::string> got;
+  db::ZWalk(zo, 0, false, [&](std::string_view m, double s) {
+    got.push_back(std::string(m) + "=" + base::FormatDouble(s));
+    return true;
+  });
+  CHECK(got == (std::vector<std::string>{"c=-1.5", "a=2", "b=2", "d=1e+20"}));
+  CHECK_EQ(zo->enc(), db::kEncListpack);
+  CHECK_EQ(db::ZRank(zo, "b"), int64_t{2});
+  db::FreeObj(zo);
+  // Sets: integers only stay an intset; a non-integer makes a pack; too many a table.
+  std::vector<std::string> ints = {"3", "1", "2"}, mixed = {"3", "x", "1"};
+  db::Obj* so = db::NewSet("s", ints[0], ints.size());
+  db::SetLoad(so, ints);
+  CHECK_EQ(so->enc(), db::kEncIntset);
+  db::FreeObj(so);
+  so = db::NewSet("s", mixed[0], mixed.size());
+  db::SetLoad(so, mixed);
+  CHECK_EQ(so->enc(), db::kEncListpack);
+  CHECK_EQ(db::SetLen(so), size_t{3});
+  CHECK(db::SetContains(so, "x") && db::SetContains(so, "1") && !db::SetContains(so, "2"));
+  db::FreeObj(so);
+  std::vector<std::string> many;
+  for (int i = 0; i < 200; i++) many.push_back("m" + std::to_string(i));
+  so = db::NewSet("s", many[0], many.size());
+  db::SetLoad(so, many);
+  CHECK_EQ(so->enc(), db::kEncHashtable);
+  CHECK_EQ(db::SetLen(so), size_t{200});
+  db::FreeObj(so);
+  // Hashes: insertion order kept; a value over hash-max-listpack-value makes a table.
+  std::vector<std::pair<std::string, std::string>> h = {{"f2", "b"}, {"f1", "a"}};
+  db::Obj* ho = db::NewHash("h");
+  db::HashLoad(ho, h);
+  CHECK_EQ(ho->enc(), db::kEncListpack);
+  std::vector<std::string> pairs;
+  db::HashForEach(ho, [&](std::string_view f, std::string_view v) {
+    pairs.push_back(std::string(f) + "=" + std::string(v));
+  });
+  CHECK(pairs == (std::vector<std::string>{"f2=b", "f1=a"}));
+  db::FreeObj(ho);
+  h.emplace_back("big", std::string(db::GetHashLimits().max_value + 1, 'v'));
+  ho = db::NewHash("h");
+  db::HashLoad(ho, h);
+  CHECK_EQ(ho->enc(), db::kEncHashtable);
+  CHECK_EQ(db::HashLen(ho), size_t{3});
+  db::FreeObj(ho);
 }

@@ -453,6 +453,32 @@ TEST_CASE(DumpRejectsBadPayloads) {
   dup.kind = Kind::kZSet;
   dup.zelems = {{"a", 1}, {"a", 2}};
   CHECK(Decode(persist::EncodeDump(dup), &v) == DumpStatus::kBadFormat);
+  // Duplicates among more members (the hashed check), far apart or side by side; the same
+  // values without them decode.
+  for (size_t n : {9, 100, 5000}) {
+    Value h, z, st;
+    h.kind = Kind::kHash;
+    z.kind = Kind::kZSet;
+    st.kind = Kind::kSet;
+    for (size_t i = 0; i < n; i++) {
+      std::string m = "m:" + std::to_string(i);
+      h.pairs.emplace_back(m, "v");
+      z.zelems.emplace_back(m, static_cast<double>(i % 7));
+      st.elems.push_back(m);
+    }
+    CHECK(Decode(persist::EncodeDump(h), &v) == DumpStatus::kOk);
+    CHECK(Decode(persist::EncodeDump(z), &v) == DumpStatus::kOk);
+    CHECK(Decode(persist::EncodeDump(st), &v) == DumpStatus::kOk);
+    for (size_t at : {n / 3, n - 2}) {
+      Value h2 = h, z2 = z, st2 = st;
+      h2.pairs.back().first = h.pairs[at].first;
+      z2.zelems.back().first = z.zelems[at].first;
+      st2.elems.back() = st.elems[at];
+      CHECK(Decode(persist::EncodeDump(h2), &v) == DumpStatus::kBadFormat);
+      CHECK(Decode(persist::EncodeDump(z2), &v) == DumpStatus::kBadFormat);
+      CHECK(Decode(persist::EncodeDump(st2), &v) == DumpStatus::kBadFormat);
+    }
+  }
   // Odd number of entries in a hash listpack; bad quicklist container.
   Value l = MakeList({"a", "b", "c"});
   std::string lp_payload = persist::EncodeDump(l);
