@@ -4,6 +4,7 @@
 // the data set is flushed. Valkey 8's behaviour and texts.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,8 +19,10 @@ struct TrackingState {
   bool caching = false;          // CLIENT CACHING yes (optin) / no (optout) for the next command
   bool broken_redirect = false;  // the redirect client went away
   uint64_t redirect = 0;         // client id, 0: this connection
-  std::vector<std::string> prefixes;  // BCAST
-  size_t prefix_bytes = 0;            // their memory, here and in the node's prefix table
+  // BCAST, in byte order as Valkey 8 lists them; none overlaps another, but for the empty one
+  // that BCAST without PREFIX adds (as Valkey 8 does, whatever the client had).
+  std::set<std::string, std::less<>> prefixes;
+  size_t prefix_bytes = 0;  // their memory, here and in the node's prefix table
 };
 
 // CLIENT TRACKING, CLIENT CACHING, CLIENT GETREDIR, CLIENT TRACKINGINFO.

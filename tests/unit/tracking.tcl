@@ -177,6 +177,38 @@ start_server {tags {tracking}} {
         $c close
     }
 
+    test "BCAST prefixes: listed in byte order, overlaps named as Valkey 8.0.1 names them" {
+        # Recorded from Valkey 8.0.1: TRACKINGINFO lists prefixes in byte order; a prefix the
+        # client already has is an overlap; BCAST without PREFIX adds "" whatever the client
+        # had, and "" then overlaps every prefix given later.
+        set c [valkey_client]
+        foreach {cmd want} {
+            {client tracking on bcast prefix c prefix a prefix e} OK
+            {client trackinginfo} {flags {on bcast} redirect 0 prefixes {a c e}}
+            {client tracking on bcast prefix b} OK
+            {client tracking on bcast prefix ab} {ERROR {ERR Prefix 'ab' overlaps with an existing prefix 'a'. Prefixes for a single client must not overlap.}}
+            {client tracking on bcast prefix {}} {ERROR {ERR Prefix '' overlaps with an existing prefix 'a'. Prefixes for a single client must not overlap.}}
+            {client tracking on bcast prefix d prefix ee} {ERROR {ERR Prefix 'ee' overlaps with an existing prefix 'e'. Prefixes for a single client must not overlap.}}
+            {client tracking on bcast prefix a} {ERROR {ERR Prefix 'a' overlaps with an existing prefix 'a'. Prefixes for a single client must not overlap.}}
+            {client tracking on bcast prefix q prefix q} {ERROR {ERR Prefix 'q' overlaps with another provided prefix 'q'. Prefixes for a single client must not overlap.}}
+            {client trackinginfo} {flags {on bcast} redirect 0 prefixes {a b c e}}
+            {client tracking on bcast} OK
+            {client tracking on bcast prefix zz} {ERROR {ERR Prefix 'zz' overlaps with an existing prefix ''. Prefixes for a single client must not overlap.}}
+            {client trackinginfo} {flags {on bcast} redirect 0 prefixes {{} a b c e}}
+            {client tracking off} OK
+        } {
+            if {[catch {$c {*}$cmd} got]} { set got [list ERROR $got] }
+            assert_equal $want $got $cmd
+        }
+        # Many prefixes added one command at a time all register.
+        for {set i 0} {$i < 2000} {incr i} { $c client tracking on bcast prefix p:$i: }
+        assert_equal 2000 [llength [lindex [$c client trackinginfo] 5]]
+        assert_equal 2000 [s tracking_total_prefixes]
+        $c client tracking off
+        assert_equal 0 [s tracking_total_prefixes]
+        $c close
+    }
+
     test "INFO counts tracking clients, keys and prefixes; RESET turns tracking off" {
         r flushall
         set c [trk_client]
