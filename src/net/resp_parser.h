@@ -42,6 +42,8 @@ class RequestParser {
   void Shift(size_t n);
   // Bytes the unfinished command still needs, when known (to pre-size the buffer).
   size_t PendingBulkLen() const { return bulk_len_ > 0 ? static_cast<size_t>(bulk_len_) : 0; }
+  // Where in the buffer that bulk's bytes start (when PendingBulkLen() is not 0).
+  size_t PendingBulkStart() const { return cur_; }
   bool InMultibulk() const { return multibulk_left_ > 0; }
   // Bytes of the arguments of an unfinished multibulk command received so far (argv-mem).
   size_t PartialArgsBytes() const;

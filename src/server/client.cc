@@ -166,8 +166,20 @@ void ReadHandler(int, void* data, int) {
   // A big bulk argument in progress: read it in larger pieces straight into the buffer.
   size_t pending = c->parser.PendingBulkLen();
   if (pending >= 32 * 1024) {
-    size_t have = c->conn.in.size() - c->conn.in_pos;
-    if (pending + 2 > have) want = std::max(want, std::min<size_t>(pending + 2 - have, 1 << 20));
+    size_t start = c->parser.PendingBulkStart();
+    size_t have = c->conn.in.size() - std::min(start, c->conn.in.size());
+    if (pending + 2 > have) {
+      want = std::max(want, std::min<size_t>(pending + 2 - have, 1 << 20));
+      // Room for exactly the rest of it, as Valkey 8 makes (a string would double its
+      // capacity, and maxmemory-clients would count up to twice the argument).
+      size_t need = start + pending + 2;
+      if (c->conn.in.capacity() < need) {
+        std::string exact;
+        exact.reserve(need);
+        exact.append(c->conn.in);
+        c->conn.in.swap(exact);
+      }
+    }
   }
   net::IoResult io = c->conn.Read(want);
   if (io.status != net::IoResult::kOk) {

@@ -485,6 +485,38 @@ start_server {tags {maxmemory client-eviction}} {
         r config set maxmemory-clients 0
     }
 
+    test "maxmemory-clients: an unfinished big argument is held in a buffer of its size" {
+        # As Valkey 8 (client-eviction.tcl's "decrease maxmemory-clients" case): ten clients
+        # each part-way through a 300 KB argument fit a 4 MB limit. The buffer grew by doubling
+        # before, to 512 KB each, and two of them were closed.
+        r config set maxmemory-clients 4mb
+        set evicted [s evicted_clients]
+        set n 314572
+        set fds {}
+        for {set j 0} {$j < 10} {incr j} {
+            set fd [valkey_raw]
+            puts -nonewline $fd "CLIENT SETNAME big$j\r\n*2\r\n\$$n\r\n[string repeat v $n]"
+            flush $fd
+            lappend fds $fd
+            wait_for_condition 200 10 {
+                [regexp [format {name=big%d .*qbuf=([0-9]+)} $j] [r client list] -> q] && $q >= $n
+            } else { fail "big$j's argument did not arrive" }
+        }
+        set lines [lsearch -all -inline [split [string trim [r client list]] "\r\n"] *name=big*]
+        assert_equal 10 [llength $lines]
+        foreach line $lines {
+            assert_equal 2 [client_field $line qbuf-free]
+            assert_range [client_field $line tot-mem] $n [expr {$n + 16384}]
+        }
+        assert_equal $evicted [s evicted_clients]
+        r config set maxmemory-clients 2mb
+        wait_for_condition 100 20 {[s evicted_clients] > $evicted} else { fail "none closed" }
+        set left [llength [lsearch -all [split [string trim [r client list]] "\r\n"] *name=big*]]
+        assert {$left > 0 && $left < 10}
+        foreach fd $fds { close $fd }
+        r config set maxmemory-clients 0
+    }
+
     test "maxmemory-clients: a CLIENT NO-EVICT client stays, its memory still counts" {
         r config set maxmemory-clients 1mb
         set evicted [s evicted_clients]
