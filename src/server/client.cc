@@ -50,6 +50,9 @@ void WriteRepliesAndClose(bool spare_protected);
 void Destroy(Client* c);
 
 constexpr const char* kRedacted = "*redacted*";
+// Valkey 8's reply buffer: output up to this much is not its reply list, which CLIENT LIST's omem
+// and the output buffer limits count.
+constexpr size_t kReplyBufferBytes = 16 * 1024;
 
 
 // The short reason Valkey's protocol-error log line gives for each error reply.
@@ -201,12 +204,24 @@ void ReadHandler(int, void* data, int) {
   if (c->conn.in.size() > c->qbuf_peak) c->qbuf_peak = c->conn.in.size();
   // Our primary's link is exempt, as in Valkey's readQueryFromClient (CLIENT_PRIMARY): one
   // command longer than this replica's limit must not break replication.
-  if (!(c->flags & kPrimary) &&
-      static_cast<int64_t>(c->conn.in.size()) > cfg.client_query_buffer_limit) {
+  // Valkey 8 holds a big argument (32 KB or more) alone in its query buffer, the command's
+  // earlier arguments moved out: the limit applies to that argument, so a command whose
+  // argument is exactly at the limit is refused once it has arrived whole, not a few bytes
+  // before (which closed the connection with input unread: a reset, not an orderly close).
+  size_t qbuf = c->conn.in.size();
+  if (c->parser.PendingBulkLen() >= 32 * 1024)
+    qbuf -= std::min(qbuf, c->parser.PendingBulkStart());
+  if (!(c->flags & kPrimary) && static_cast<int64_t>(qbuf) > cfg.client_query_buffer_limit) {
     LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)",
                 ClientInfoForLog(c).c_str(),
                 cfg.hide_user_data_from_log ? kRedacted : base::Repr(c->conn.in, 64).c_str());
     g.stats.client_qbuf_limit_disconnections++;
+    // What the client sent already is read and dropped first: closing a socket with unread
+    // input resets the connection (RST) and the client may lose the reason; Valkey 8 reads a
+    // big argument whole before it checks, so its client sees an orderly close.
+    char sink[16384];
+    for (int i = 0; i < 64 && read(c->conn.fd, sink, sizeof(sink)) > 0; i++) {
+    }
     FreeClient(c);
     return;
   }
@@ -467,7 +482,10 @@ bool CheckOutputLimits(Client* c) {
   const OutputLimit& lim = (c->flags & kReplica) ? cfg.obuf_replica
                            : c->pubsub           ? cfg.obuf_pubsub
                                                  : cfg.obuf_normal;
+  // Valkey 8 counts a client's reply list, what does not fit its 16 KB reply buffer (a replica's
+  // stream has no such buffer): a reply of a few KB never closes a client, whatever the limit.
   uint64_t used = c->PendingOutput();
+  if (!(c->flags & kReplica)) used = used > kReplyBufferBytes ? used - kReplyBufferBytes : 0;
   bool hard = lim.hard && used >= lim.hard;
   bool soft = false;
   if (lim.soft && used >= lim.soft) {
@@ -677,11 +695,10 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   // oll and omem: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer
   // is full) and their memory; ours are the sealed blocks of a backlog (BufferedConn::Seal),
   // and what `out` holds unsent beyond the first 16 KB (an idle client shows 0, as in Valkey).
-  constexpr size_t kReplyBuffer = 16 * 1024;
   const size_t oll = c->conn.sealed.size();
   const size_t unsent_out = c->conn.out.size() - c->conn.out_sent;
   const size_t omem = c->conn.OutputAllocated() - c->conn.out.capacity() +
-                      (unsent_out > kReplyBuffer ? unsent_out - kReplyBuffer : 0);
+                      (unsent_out > kReplyBufferBytes ? unsent_out - kReplyBufferBytes : 0);
   auto fmt = [&](char* buf, size_t size) {
     return snprintf(
         buf, size,

@@ -349,6 +349,49 @@ start_server {tags {info}} {
         assert_morethan [s expired_stale_perc] 0
     }
 
+    test "Buffer limits count as Valkey 8's: a big argument whole, and no reply within 16 KB" {
+        # The limit applies to a big argument alone, as Valkey 8 holds it apart from the command's
+        # earlier ones: an argument just below it is taken (its command's header counted too,
+        # it was refused), one of exactly the limit is refused once it has arrived whole, and
+        # the connection closed in order.
+        r config set client-query-buffer-limit 1mb
+        set before [s client_query_buffer_limit_disconnections]
+        try {
+            set c [valkey_client]
+            assert_equal OK [$c set qkey [string repeat a 1048560]]
+            assert_equal 1048560 [$c strlen qkey]
+            $c del qkey
+            $c close
+            set fd [valkey_raw]
+            puts -nonewline $fd "*3\r\n\$3\r\nSET\r\n\$4\r\nqkey\r\n\$1048576\r\n[string repeat a 1048576]\r\n"
+            flush $fd
+            assert_equal 0 [catch {read $fd} got] "read: $got"
+            assert_equal {} $got
+            assert_equal 1 [eof $fd]
+            close $fd
+            wait_for_condition 50 20 {[s client_query_buffer_limit_disconnections] == $before + 1}
+            assert_equal 0 [r exists qkey]
+        } finally {
+            r config set client-query-buffer-limit 1gb
+        }
+        # Output limits count what does not fit Valkey's 16 KB reply buffer: a 10-byte limit
+        # closes the client asking for 100 KB, not one reading INFO (2 KB).
+        r set big [string repeat x 100000]
+        set before [s client_output_buffer_limit_disconnections]
+        r config set client-output-buffer-limit "normal 10 0 0"
+        try {
+            assert_match "*client_output_buffer_limit_disconnections:$before*" [r info stats]
+            set c [valkey_client]
+            catch {$c get big}
+            assert_equal 1 [$c eof 2000]
+            catch {$c close}
+            assert_equal [expr {$before + 1}] [s client_output_buffer_limit_disconnections]
+        } finally {
+            r config set client-output-buffer-limit "normal 0 0 0"
+        }
+        r del big
+    }
+
     test "INFO stats: query and output buffer limit disconnections" {
         r config resetstat
         r config set client-query-buffer-limit 1mb
