@@ -60,38 +60,36 @@ bool CanonicalInt(std::string_view s, int64_t* v) {
   return std::string_view(buf, base::FormatInt64(*v, buf)) == s;
 }
 
-// Encodes s after prev (its column's previous text) at out (nullptr: only measures).
+// Writes s after prev (its column's previous text) at out; returns the bytes written (at most
+// s.size() + 11: a varint of a length below 2^32 takes 5 bytes).
 size_t Encode(std::string_view s, std::string_view prev, uint8_t* out) {
   size_t shared = 0, lim = std::min(s.size(), prev.size());
   while (shared < lim && s[shared] == prev[shared]) shared++;
   size_t rest = s.size() - shared;
-  size_t str_len = shared <= 7 && rest <= 15 ? 1 + rest : 1 + VarLen(shared) + VarLen(rest) + rest;
+  bool short_form = shared <= 7 && rest <= 15;
+  size_t str_len = short_form ? 1 + rest : 1 + VarLen(shared) + VarLen(rest) + rest;
   int64_t v;
   if (CanonicalInt(s, &v)) {
     uint64_t z = ZigZag(v);
     size_t int_len = v >= 0 && v < 64 ? 1 : 1 + IntBytes(z);
     if (int_len < str_len) {
-      if (out) {
-        if (int_len == 1) {
-          out[0] = static_cast<uint8_t>(kSmallInt + v);
-        } else {
-          out[0] = static_cast<uint8_t>(kInt + int_len - 1);
-          for (size_t i = 0; i + 1 < int_len; i++) out[1 + i] = static_cast<uint8_t>(z >> (8 * i));
-        }
+      if (int_len == 1) {
+        out[0] = static_cast<uint8_t>(kSmallInt + v);
+      } else {
+        out[0] = static_cast<uint8_t>(kInt + int_len - 1);
+        for (size_t i = 0; i + 1 < int_len; i++) out[1 + i] = static_cast<uint8_t>(z >> (8 * i));
       }
       return int_len;
     }
   }
-  if (out) {
-    uint8_t* p = out;
-    if (shared <= 7 && rest <= 15) {
-      *p++ = static_cast<uint8_t>(shared << 4 | rest);
-    } else {
-      *p++ = kLongStr;
-      p = PutVar(PutVar(p, shared), rest);
-    }
-    memcpy(p, s.data() + shared, rest);
+  uint8_t* p = out;
+  if (short_form) {
+    *p++ = static_cast<uint8_t>(shared << 4 | rest);
+  } else {
+    *p++ = kLongStr;
+    p = PutVar(PutVar(p, shared), rest);
   }
+  memcpy(p, s.data() + shared, rest);
   return str_len;
 }
 
@@ -258,8 +256,8 @@ uint8_t* Splice(uint8_t* pk, unsigned stride, size_t index, size_t remove, const
   // then the texts given.
   std::string_view pv[2] = {prev[0], prev[1]};
   size_t bound = 0;
-  for (size_t i = 0; i < nadd; i++) bound += add[i].size() + 21;
-  for (size_t k = 0; k < nfollow; k++) bound += follow[k].size() + 21;
+  for (size_t i = 0; i < nadd; i++) bound += add[i].size() + 11;
+  for (size_t k = 0; k < nfollow; k++) bound += follow[k].size() + 11;
   auto encode_all = [&](uint8_t* out) {
     uint8_t* p = out;
     for (size_t i = 0; i < nadd; i++) {
