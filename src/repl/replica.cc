@@ -529,9 +529,15 @@ int StreamDbToRecord() {
 }
 void SetStreamDbFromSnapshot(int db) { g_side.stream_db = db < 0 ? 0 : db; }
 bool PrimaryLinkUp() { return g_side.state == kConnected; }
-int64_t PrimaryLastContactMs() {
-  return PrimaryLinkUp() ? g_side.last_io_ms : g_side.last_in_step_ms;
+// When the primary was last heard from: its stream applied, or bytes read from its link and
+// not applied yet (a CLIENT PAUSE holds them; as Valkey 8's primary client's lastinteraction).
+int64_t LastHeardMs() {
+  int64_t t = g_side.last_io_ms;
+  if (g_side.primary) t = std::max(t, g_side.primary->last_interaction_ms);
+  return t;
 }
+
+int64_t PrimaryLastContactMs() { return PrimaryLinkUp() ? LastHeardMs() : g_side.last_in_step_ms; }
 bool RefuseWrites() { return IsReplica() && server::cfg.replica_read_only; }
 bool StaleDataRefused() {
   return IsReplica() && !PrimaryLinkUp() && !server::cfg.replica_serve_stale_data;
@@ -596,7 +602,7 @@ void ReplicaCron() {
     return;
   }
   // repl-timeout: nothing heard from the primary for too long (Valkey 8's line per state).
-  if (now - g_side.last_io_ms > server::cfg.repl_timeout * 1000) {
+  if (now - LastHeardMs() > server::cfg.repl_timeout * 1000) {
     if (g_side.state == kConnected)
       LOG_WARNING("PRIMARY timeout: no data nor PING received...");
     else if (g_side.state == kTransfer)
@@ -622,11 +628,15 @@ void AppendReplicaInfo(std::string* s) {
   line("master_port:" + std::to_string(st.primary_port));
   line(std::string("master_link_status:") + (PrimaryLinkUp() ? "up" : "down"));
   line("master_last_io_seconds_ago:" +
-       std::to_string(PrimaryLinkUp() ? (now - g_side.last_io_ms) / 1000 : -1));
+       std::to_string(PrimaryLinkUp() ? (now - LastHeardMs()) / 1000 : -1));
   // As in Valkey, "in progress" is the snapshot transfer (after +FULLRESYNC), not the handshake.
   bool syncing = g_side.state == kTransfer;
   line(std::string("master_sync_in_progress:") + (syncing ? "1" : "0"));
-  line("slave_read_repl_offset:" + std::to_string(st.offset));
+  // Read: also what the primary sent that is not applied yet (a CLIENT PAUSE holds it).
+  int64_t unapplied = 0;
+  if (Client* p = g_side.primary)
+    unapplied = static_cast<int64_t>(p->conn.in.size() - p->conn.in_pos);
+  line("slave_read_repl_offset:" + std::to_string(st.offset + unapplied));
   line("slave_repl_offset:" + std::to_string(st.offset));
   line("replicas_repl_buffer_size:0");  // dual-channel replication buffer: not implemented
   line("replicas_repl_buffer_peak:0");

@@ -540,6 +540,10 @@ void ProcessInput(Client* c) {
   lim.max_bulk_len = cfg.proto_max_bulk_len;
   int64_t slice_end = (c->flags & kInputSliced) ? base::MonotonicUs() + kInputSliceUs : 0;
   while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused | kBlocked))) {
+    // Under CLIENT PAUSE (WRITE or ALL) a replica applies nothing of its primary's stream, as
+    // Valkey 8 (its data stays as of the pause; slave_repl_offset stays, the read offset grows);
+    // the rest runs when the pause ends (ReleaseHeldClients).
+    if ((c->flags & kPrimary) && ClientPauseActive()) break;
     if (slice_end && base::MonotonicUs() >= slice_end && c->conn.in_pos < c->conn.in.size()) {
       if (!(c->flags & kInputResume)) {
         c->flags |= kInputResume;
