@@ -632,10 +632,11 @@ void AppendReplicaInfo(std::string* s) {
   // As in Valkey, "in progress" is the snapshot transfer (after +FULLRESYNC), not the handshake.
   bool syncing = g_side.state == kTransfer;
   line(std::string("master_sync_in_progress:") + (syncing ? "1" : "0"));
-  // Read: also what the primary sent that is not applied yet (a CLIENT PAUSE holds it).
+  // Read: also what the primary sent that is not applied yet (a command a CLIENT PAUSE holds,
+  // and what came after it).
   int64_t unapplied = 0;
   if (Client* p = g_side.primary)
-    unapplied = static_cast<int64_t>(p->conn.in.size() - p->conn.in_pos);
+    unapplied = static_cast<int64_t>(p->held_stream.size() + p->conn.in.size() - p->conn.in_pos);
   line("slave_read_repl_offset:" + std::to_string(st.offset + unapplied));
   line("slave_repl_offset:" + std::to_string(st.offset));
   line("replicas_repl_buffer_size:0");  // dual-channel replication buffer: not implemented

@@ -540,10 +540,6 @@ void ProcessInput(Client* c) {
   lim.max_bulk_len = cfg.proto_max_bulk_len;
   int64_t slice_end = (c->flags & kInputSliced) ? base::MonotonicUs() + kInputSliceUs : 0;
   while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused | kBlocked))) {
-    // Under CLIENT PAUSE (WRITE or ALL) a replica applies nothing of its primary's stream, as
-    // Valkey 8 (its data stays as of the pause; slave_repl_offset stays, the read offset grows);
-    // the rest runs when the pause ends (ReleaseHeldClients).
-    if ((c->flags & kPrimary) && ClientPauseActive()) break;
     if (slice_end && base::MonotonicUs() >= slice_end && c->conn.in_pos < c->conn.in.size()) {
       if (!(c->flags & kInputResume)) {
         c->flags |= kInputResume;
@@ -589,7 +585,15 @@ void ProcessInput(Client* c) {
       c->flags &= ~kAsking;
     // A blocked or held command keeps its arguments (argv-mem) until it completes.
     if (!(c->flags & (kBlocked | kPaused))) c->argv_len_sum = 0;
-    if (c->flags & kPrimary) Repl().primary_stream_applied(c, raw);
+    // Our primary's stream counts (offset, backlog, chained replicas) once applied: a command
+    // a CLIENT PAUSE holds keeps its bytes until it runs (ReleaseHeldClients), as Valkey 8
+    // advances the offset of a postponed command only when it is processed.
+    if (c->flags & kPrimary) {
+      if (c->flags & kPaused)
+        c->held_stream.assign(raw);
+      else
+        Repl().primary_stream_applied(c, raw);
+    }
     SealOutputIfLarge(c);
     if (!(c->flags & kPendingWrite) && c->conn.Pending()) {
       c->flags |= kPendingWrite;

@@ -104,6 +104,7 @@ struct Client {
   std::vector<std::string_view> argv;  // current command (views; valid during execution)
   size_t qbuf_peak = 0;
   std::vector<std::string> held_argv;  // a command held by CLIENT PAUSE
+  std::string held_stream;  // our primary's: the held command's bytes, counted once it runs
   int64_t reprocess_deadline_ms = -1;  // a woken blocked command: the deadline it had
 
   // output

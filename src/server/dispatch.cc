@@ -389,8 +389,6 @@ bool SlotHeldFor(const Client* c, const CommandSpec* cmd, uint32_t flags) {
   return (flags & (kCmdWrite | kCmdMayReplicate)) && Cluster().write_held(c, cmd);
 }
 
-bool ClientPauseActive() { return g.pause_end_ms && base::MsTime() < g.pause_end_ms; }
-
 bool WritesPaused() {
   int64_t now = base::MsTime();
   return now < g.pause_end_ms || now < g.failover_pause_end_ms || now < g.shutdown_pause_end_ms;
@@ -431,15 +429,6 @@ void UnpauseClientsIfDue() {
 
 void ReleaseHeldClients() {
   db::GetEnv().keep_expired = WritesPaused();
-  // Our primary's stream, left unapplied by a CLIENT PAUSE (ProcessInput), runs again.
-  if (!ClientPauseActive())
-    for (Client* c : g.clients) {
-      bool waiting = c->conn.in.size() > c->conn.in_pos;
-      if ((c->flags & kPrimary) && !(c->flags & kInputResume) && waiting) {
-        c->flags |= kInputResume;
-        g.resume_input.push_back(c);
-      }
-    }
   std::vector<Client*> held;
   held.swap(g.paused_clients);
   for (Client* c : held) {
@@ -449,6 +438,10 @@ void ReleaseHeldClients() {
     c->argv.assign(argv.begin(), argv.end());
     ProcessCommand(c);
     c->argv.clear();
+    if ((c->flags & kPrimary) && !(c->flags & kPaused)) {
+      Repl().primary_stream_applied(c, c->held_stream);
+      std::string().swap(c->held_stream);
+    }
     if (!(c->flags & (kBlocked | kPaused))) {
       c->argv_len_sum = 0;
       if (slot_stats::On()) slot_stats::RequestDone(c);

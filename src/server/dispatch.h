@@ -50,8 +50,6 @@ void HoldClient(Client* c);
 // Writes are paused (either pause): keys do not expire, nothing is added to the stream, so the
 // replication offset holds still.
 bool WritesPaused();
-// A CLIENT PAUSE (WRITE or ALL) is on: our primary's stream waits unapplied.
-bool ClientPauseActive();
 // The write pause of a manual failover (until end_ms; 0 ends it now).
 void SetFailoverPause(int64_t end_ms);
 // The write pause of a shutdown waiting for its replicas (0 ends it).
