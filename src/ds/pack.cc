@@ -15,6 +15,7 @@ namespace {
 constexpr size_t kHeader = 8;
 constexpr uint8_t kSmallInt = 0x80;  // 0x80-0xbf: 0-63
 constexpr uint8_t kInt = 0xc0;       // 0xc1-0xc8: 1-8 bytes follow
+constexpr uint8_t kMidStr = 0xd0;   // 0xd0-0xdf: rest 0-15, then one byte of shared 8-255
 constexpr uint8_t kLongStr = 0xe0;
 
 uint32_t Get32(const uint8_t* p) {
@@ -67,7 +68,10 @@ size_t Encode(std::string_view s, std::string_view prev, uint8_t* out) {
   while (shared < lim && s[shared] == prev[shared]) shared++;
   size_t rest = s.size() - shared;
   bool short_form = shared <= 7 && rest <= 15;
-  size_t str_len = short_form ? 1 + rest : 1 + VarLen(shared) + VarLen(rest) + rest;
+  bool mid_form = !short_form && shared <= 255 && rest <= 15;
+  size_t str_len = short_form ? 1 + rest
+                   : mid_form ? 2 + rest
+                              : 1 + VarLen(shared) + VarLen(rest) + rest;
   int64_t v;
   if (CanonicalInt(s, &v)) {
     uint64_t z = ZigZag(v);
@@ -85,6 +89,9 @@ size_t Encode(std::string_view s, std::string_view prev, uint8_t* out) {
   uint8_t* p = out;
   if (short_form) {
     *p++ = static_cast<uint8_t>(shared << 4 | rest);
+  } else if (mid_form) {
+    *p++ = static_cast<uint8_t>(kMidStr | rest);
+    *p++ = static_cast<uint8_t>(shared);
   } else {
     *p++ = kLongStr;
     p = PutVar(PutVar(p, shared), rest);
@@ -138,11 +145,14 @@ void Reader::Reserve(Buf* b, size_t n) {
 // integer. Returns the byte after the entry.
 const uint8_t* Reader::Parse(const uint8_t* p, Entry* e) {
   uint8_t h = *p++;
-  if (h < kSmallInt || h == kLongStr) {
+  if (h < kSmallInt || h >= kMidStr) {
     e->is_int = false;
     if (h < kSmallInt) {
       e->shared = h >> 4;
       e->rest = h & 15;
+    } else if (h < kLongStr) {
+      e->rest = h & 15;
+      e->shared = *p++;
     } else {
       p = GetVar(GetVar(p, &e->shared), &e->rest);
     }

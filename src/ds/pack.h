@@ -6,12 +6,14 @@
 // in columns: with a stride of 2 (a hash's field, value pairs; a sorted set's member, score
 // pairs) entry i follows entry i - 2, its column's previous one; with a stride of 1 (a set) entry
 // i - 1. Each string entry stores only what it does not share with its column's previous entry
-// (front coding), so "user:1001", "user:1002" cost 2 bytes each; entries have no back-lengths.
+// (front coding): after "m:00041", "m:00042" costs 2 bytes, after "user:1041", "user:1042" 3;
+// entries have no back-lengths.
 // An entry that is an integer's canonical text may be stored as the integer instead, whichever
 // is shorter. The first byte of an entry:
 //   0x00-0x7f  string: shares (b >> 4) bytes (0-7) with its previous, then (b & 15) bytes follow
 //   0x80-0xbf  the integer b - 0x80 (0-63)
 //   0xc1-0xc8  an integer, zigzag-coded in the (b - 0xc0) little-endian bytes that follow
+//   0xd0-0xdf  string: (b & 15) bytes follow a byte saying how many it shares (8-255)
 //   0xe0       string: varint shared, varint length, then that many bytes
 // A pack is walked forward only; every edit is one splice of bytes in place.
 #pragma once

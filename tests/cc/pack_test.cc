@@ -55,11 +55,14 @@ TEST_CASE(PackEntryForms) {
   CHECK(Texts(pk, 1) == (std::vector<std::string>{"5", "-1", "1000000", "007", "-0",
                                                   "9223372036854775807", "-9223372036854775808"}));
   ds::pack::Free(pk);
-  // Long strings and long shared prefixes take the varint form.
-  std::string a(20, 'a'), a2 = a + "b";
-  pk = Build({a, a2, ""}, 1);
-  CHECK_EQ(Body(pk), std::string("\xe0\x00\x14", 3) + a + std::string("\xe0\x14\x01" "b" "\x00", 5));
-  CHECK(Texts(pk, 1) == (std::vector<std::string>{a, a2, ""}));
+  // A share of 8-255 with a short rest takes two header bytes; a longer rest, or a longer
+  // share, the varint form.
+  std::string a(20, 'a'), a2 = a + "b", a3 = a2 + std::string(16, 'c');
+  pk = Build({"user:1041", "user:1042", a, a2, a3, ""}, 1);
+  CHECK_EQ(Body(pk), std::string("\x09user:1041" "\xd1\x08" "2" "\xe0\x00\x14", 16) + a +
+                         std::string("\xd1\x14" "b" "\xe0\x15\x10", 6) + std::string(16, 'c') +
+                         std::string("\x00", 1));
+  CHECK(Texts(pk, 1) == (std::vector<std::string>{"user:1041", "user:1042", a, a2, a3, ""}));
   ds::pack::Free(pk);
 }
 
@@ -82,9 +85,11 @@ TEST_CASE(PackReaderFindAndSeek) {
 TEST_CASE(PackSpliceModel) {
   std::mt19937_64 rng(7);
   auto text = [&]() -> std::string {
-    switch (rng() % 6) {
+    switch (rng() % 7) {
       case 0:
         return std::to_string(static_cast<int64_t>(rng()) >> (rng() % 64));
+      case 6:  // shares of 128 and more: the two-byte form's whole range, and the varint form
+        return std::string(100 + rng() % 200, 'z') + std::to_string(rng() % 10);
       case 1:
         return std::string(rng() % 40, static_cast<char>('a' + rng() % 3));
       case 2:
