@@ -88,10 +88,19 @@ std::string FormatLongDouble(long double v) {
 bool ParseDouble(std::string_view s, double* out) {
   if (s.empty() || s.size() >= 5120) return false;
   if (isspace(static_cast<unsigned char>(s[0]))) return false;
+  // Most numbers (scores, increments, a sorted set's stored scores) are plain decimals, which
+  // from_chars reads without a copy; it rounds as strtod does. Anything it does not take whole
+  // ("+1", "0x1p3", an overflow, a NaN) goes to strtod for strtod's answer.
+  double v;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec == std::errc() && r.ptr == s.data() + s.size() && !std::isnan(v)) {
+    *out = v;
+    return true;
+  }
   std::string tmp(s);
   char* end;
   errno = 0;
-  double v = strtod(tmp.c_str(), &end);
+  v = strtod(tmp.c_str(), &end);
   if (static_cast<size_t>(end - tmp.c_str()) != s.size() ||
       (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || v == 0)) || std::isnan(v))
     return false;

@@ -2,7 +2,6 @@
 #include "db/zset.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -198,14 +197,11 @@ Skiplist* Sl(const Obj* o) { return static_cast<Skiplist*>(o->ptr()); }
 // members front-coded after members and scores (as text) after scores.
 uint8_t* Pk(const Obj* o) { return static_cast<uint8_t*>(o->ptr()); }
 
-// The score of the entry r is on: an integer as such, else the text FormatDouble wrote, which
-// from_chars reads as strtod would (both round correctly) without a copy.
+// The score of the entry r is on: an integer as such, else the text FormatDouble wrote.
 double Score(const ds::pack::Reader& r) {
   if (r.IsInt()) return static_cast<double>(r.Int());
-  std::string_view t = r.Text();
   double d = 0;
-  auto res = std::from_chars(t.data(), t.data() + t.size(), d);
-  if (res.ec != std::errc() || res.ptr != t.data() + t.size()) base::ParseDouble(t, &d);
+  base::ParseDouble(r.Text(), &d);
   return d;
 }
 
@@ -219,6 +215,21 @@ void PkForEach(const uint8_t* pk, Fn fn) {
 
 // Scores are stored as text; a negative zero is stored as 0, as Valkey's listpacks do.
 std::string PkScoreText(double score) { return score == 0 ? "0" : base::FormatDouble(score); }
+
+// A pack of n (member, score) pairs that each(fn) gives in the set's order.
+template <typename Each>
+uint8_t* PackInOrder(size_t n, Each each) {
+  std::vector<std::string> scores;
+  std::vector<std::string_view> texts;
+  scores.reserve(n);  // no reallocation: texts points into them
+  texts.reserve(2 * n);
+  each([&](std::string_view m, double score) {
+    scores.push_back(PkScoreText(score));
+    texts.push_back(m);
+    texts.push_back(scores.back());
+  });
+  return ds::pack::Append(ds::pack::New(), 2, texts.data(), texts.size());
+}
 
 uint8_t* PkInsertSorted(uint8_t* pk, std::string_view m, double score) {
   std::string s = PkScoreText(score);
@@ -248,16 +259,9 @@ void ToSkiplist(Obj* o, size_t reserve = 0) {
 
 void ToListpack(Obj* o) {
   Skiplist* sl = Sl(o);
-  std::vector<std::string> scores;
-  std::vector<std::string_view> texts;
-  scores.reserve(sl->length);
-  texts.reserve(2 * sl->length);
-  for (ZNode* x = sl->header->lv[0].forward; x; x = x->lv[0].forward) {
-    scores.push_back(PkScoreText(x->score));
-    texts.push_back(x->member());
-    texts.push_back(scores.back());
-  }
-  uint8_t* pk = ds::pack::Append(ds::pack::New(), 2, texts.data(), texts.size());
+  uint8_t* pk = PackInOrder(sl->length, [&](auto add) {
+    for (ZNode* x = sl->header->lv[0].forward; x; x = x->lv[0].forward) add(x->member(), x->score);
+  });
   delete sl;
   o->set_ptr(pk);
   SetObjEncoding(o, kEncListpack);
@@ -414,15 +418,10 @@ void ZSetLoad(Obj* o, const std::vector<std::pair<std::string, double>>& elems) 
         const auto& y = elems[b];
         return x.second < y.second || (x.second == y.second && x.first < y.first);
       });
-      std::vector<std::string> scores(elems.size());
-      std::vector<std::string_view> texts;
-      texts.reserve(2 * elems.size());
-      for (size_t i : order) {
-        scores[i] = PkScoreText(elems[i].second);
-        texts.push_back(elems[i].first);
-        texts.push_back(scores[i]);
-      }
-      o->set_ptr(ds::pack::Append(Pk(o), 2, texts.data(), texts.size()));
+      ds::pack::Free(Pk(o));
+      o->set_ptr(PackInOrder(order.size(), [&](auto add) {
+        for (size_t i : order) add(elems[i].first, elems[i].second);
+      }));
       return;
     }
   }

@@ -15,7 +15,7 @@ namespace {
 constexpr size_t kHeader = 8;
 constexpr uint8_t kSmallInt = 0x80;  // 0x80-0xbf: 0-63
 constexpr uint8_t kInt = 0xc0;       // 0xc1-0xc8: 1-8 bytes follow
-constexpr uint8_t kMidStr = 0xd0;   // 0xd0-0xdf: rest 0-15, then one byte of shared 8-255
+constexpr uint8_t kMidStr = 0xd0;    // 0xd0-0xdf: rest 0-15, then one byte of shared 8-255
 constexpr uint8_t kLongStr = 0xe0;
 
 uint32_t Get32(const uint8_t* p) {
@@ -46,7 +46,9 @@ const uint8_t* GetVar(const uint8_t* p, size_t* v) {
   return p;
 }
 
-uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
 int64_t UnZigZag(uint64_t u) { return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1); }
 size_t IntBytes(uint64_t z) {
   size_t n = 1;
@@ -174,7 +176,6 @@ const uint8_t* Reader::Parse(const uint8_t* p, Entry* e) {
 void Reader::Step() {
   index_ = index_ == SIZE_MAX ? 0 : index_ + 1;
   col_ = stride_ == 1 ? 0 : static_cast<unsigned>(index_ % stride_);
-  off_ = pos_;
 }
 
 void Reader::Apply(Buf* b) const {
@@ -242,8 +243,8 @@ bool Reader::SeekTo(size_t index) {
   return index_ == index;
 }
 
-uint8_t* Splice(uint8_t* pk, unsigned stride, size_t index, size_t remove, const std::string_view* add,
-                size_t nadd) {
+uint8_t* Splice(uint8_t* pk, unsigned stride, size_t index, size_t remove,
+                const std::string_view* add, size_t nadd) {
   size_t len = Length(pk), total = Bytes(pk);
   Reader r(pk, stride);
   size_t start = kHeader;

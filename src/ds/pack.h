@@ -49,8 +49,7 @@ class Reader {
   // The last text read in column c (empty before any).
   std::string_view Column(unsigned c) const { return {cols_[c].p, cols_[c].len}; }
   size_t Index() const { return index_; }  // of the current entry
-  size_t Offset() const { return off_; }    // of the current entry's first byte
-  size_t End() const { return pos_; }       // of the byte after the current entry
+  size_t End() const { return pos_; }      // where the byte after the current entry is
   // Whether the current entry is stored as an integer, and which (its text is that integer's).
   bool IsInt() const { return cur_.is_int; }
   int64_t Int() const { return cur_.ival; }
@@ -74,7 +73,7 @@ class Reader {
   Entry cur_{};
   const uint8_t* pk_;
   unsigned stride_;
-  size_t pos_, end_, off_ = 0, index_ = SIZE_MAX;
+  size_t pos_, end_, index_ = SIZE_MAX;
   unsigned col_ = 0;
   Buf cols_[2];
 };
@@ -82,8 +81,8 @@ class Reader {
 // Replaces entries [index, index + remove) by the `nadd` texts at `add`, re-encoding the entries
 // after them whose column's previous entry changed. remove and nadd differ by a multiple of the
 // stride. Returns the (possibly moved) pack.
-uint8_t* Splice(uint8_t* pk, unsigned stride, size_t index, size_t remove, const std::string_view* add,
-                size_t nadd);
+uint8_t* Splice(uint8_t* pk, unsigned stride, size_t index, size_t remove,
+                const std::string_view* add, size_t nadd);
 // Packs are kept below 1 GB, so that sizes fit their fields; callers convert to another
 // encoding when SafeToAdd(pk, bytes of the new entries) is false.
 inline constexpr size_t kSafeSize = size_t{1} << 30;

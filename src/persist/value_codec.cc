@@ -2,7 +2,6 @@
 #include "persist/value_codec.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -12,8 +11,8 @@
 #include "base/util.h"
 #include "db/stream.h"
 #include "ds/intset.h"
-#include "ds/seed.h"
 #include "ds/listpack.h"
+#include "ds/seed.h"
 #include "persist/ziplist_reader.h"
 #include "persist/zipmap_reader.h"
 
@@ -131,13 +130,7 @@ bool ZiplistEntries(const std::string& blob, std::vector<std::string>* out) {
                         [&](std::string_view s) { out->emplace_back(s); });
 }
 
-// A score's text: most are integers or short decimals, which from_chars reads without the copy
-// and locale of strtod (both round correctly); anything else ("inf", "+1", "0x1p3") as before.
-bool ParseScore(std::string_view s, double* d) {
-  auto r = std::from_chars(s.data(), s.data() + s.size(), *d);
-  if (r.ec == std::errc() && r.ptr == s.data() + s.size() && !std::isnan(*d)) return true;
-  return base::ParseDouble(s, d);
-}
+bool ParseScore(std::string_view s, double* d) { return base::ParseDouble(s, d); }
 
 bool FlatToPairs(std::vector<std::string>& flat, Value* out) {
   if (flat.empty() || flat.size() % 2) return false;

@@ -1,6 +1,7 @@
 // Number formatting and parsing helpers.
 #include "base/util.h"
 
+#include <cmath>
 #include <string>
 
 #include "base/time.h"
@@ -54,6 +55,17 @@ TEST_CASE(FloatParsingTakesTheWholeString) {
   CHECK(!base::ParseLongDouble("1e99999", &ld));
   CHECK(base::ParseDouble("5e-324", &d));
   CHECK(!base::ParseDouble("1e-400", &d));
+  // What strtod takes and from_chars does not, or takes differently, keeps strtod's answer.
+  CHECK(base::ParseDouble("+1", &d));
+  CHECK_EQ(d, 1.0);
+  CHECK(base::ParseDouble("0x10", &d));
+  CHECK_EQ(d, 16.0);
+  CHECK(base::ParseDouble("-inf", &d));
+  CHECK(std::isinf(d) && d < 0);
+  CHECK(!base::ParseDouble("nan", &d));
+  CHECK(!base::ParseDouble("1.5 ", &d));
+  CHECK(base::ParseDouble("0.1", &d));
+  CHECK_EQ(d, 0.1);
 }
 
 TEST_CASE(FastClockKeepsPaceWithTheMonotonicClock) {
