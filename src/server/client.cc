@@ -53,6 +53,8 @@ constexpr const char* kRedacted = "*redacted*";
 // Valkey 8's reply buffer: output up to this much is not its reply list, which CLIENT LIST's omem
 // and the output buffer limits count.
 constexpr size_t kReplyBufferBytes = 16 * 1024;
+// A bulk argument this long or longer is a big one (Valkey 8's PROTO_MBULK_BIG_ARG).
+constexpr size_t kBigArgBytes = 32 * 1024;
 
 
 // The short reason Valkey's protocol-error log line gives for each error reply.
@@ -166,16 +168,18 @@ void ReadHandler(int, void* data, int) {
   if (c->flags & (kCloseAsap | kCloseAfterReply | kProtected)) return;
   if ((c->flags & kInputResume) && c->conn.in.size() - c->conn.in_pos >= kSlicedInputMax) return;
   size_t want = kReadChunk;
-  // A big bulk argument in progress: read it in larger pieces straight into the buffer.
+  // A big bulk argument in progress (Valkey 8's PROTO_MBULK_BIG_ARG) is read in larger pieces
+  // into a buffer with room for exactly the rest of it, as Valkey 8 makes (a string would
+  // double its capacity, and maxmemory-clients would count up to twice the argument); the query
+  // buffer limit applies to it alone (below). Where it starts holds until the next parse.
   size_t pending = c->parser.PendingBulkLen();
-  if (pending >= 32 * 1024) {
-    size_t start = c->parser.PendingBulkStart();
-    size_t have = c->conn.in.size() - std::min(start, c->conn.in.size());
+  bool big_arg = pending >= kBigArgBytes;
+  size_t big_start = big_arg ? c->parser.PendingBulkStart() : 0;
+  if (big_arg) {
+    size_t have = c->conn.in.size() - std::min(big_start, c->conn.in.size());
     if (pending + 2 > have) {
       want = std::max(want, std::min<size_t>(pending + 2 - have, 1 << 20));
-      // Room for exactly the rest of it, as Valkey 8 makes (a string would double its
-      // capacity, and maxmemory-clients would count up to twice the argument).
-      size_t need = start + pending + 2;
+      size_t need = big_start + pending + 2;
       if (c->conn.in.capacity() < need) {
         std::string exact;
         exact.reserve(need);
@@ -204,24 +208,16 @@ void ReadHandler(int, void* data, int) {
   if (c->conn.in.size() > c->qbuf_peak) c->qbuf_peak = c->conn.in.size();
   // Our primary's link is exempt, as in Valkey's readQueryFromClient (CLIENT_PRIMARY): one
   // command longer than this replica's limit must not break replication.
-  // Valkey 8 holds a big argument (32 KB or more) alone in its query buffer, the command's
-  // earlier arguments moved out: the limit applies to that argument, so a command whose
-  // argument is exactly at the limit is refused once it has arrived whole, not a few bytes
-  // before (which closed the connection with input unread: a reset, not an orderly close).
-  size_t qbuf = c->conn.in.size();
-  if (c->parser.PendingBulkLen() >= 32 * 1024)
-    qbuf -= std::min(qbuf, c->parser.PendingBulkStart());
+  // Valkey 8 holds a big argument alone in its query buffer, the command's earlier arguments
+  // moved out: the limit applies to that argument, so one of exactly the limit is refused once
+  // it has arrived whole, not a few bytes before (which closed the connection with input
+  // unread: a reset, not an orderly close).
+  size_t qbuf = c->conn.in.size() - (big_arg ? std::min(big_start, c->conn.in.size()) : 0);
   if (!(c->flags & kPrimary) && static_cast<int64_t>(qbuf) > cfg.client_query_buffer_limit) {
     LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)",
                 ClientInfoForLog(c).c_str(),
                 cfg.hide_user_data_from_log ? kRedacted : base::Repr(c->conn.in, 64).c_str());
     g.stats.client_qbuf_limit_disconnections++;
-    // What the client sent already is read and dropped first: closing a socket with unread
-    // input resets the connection (RST) and the client may lose the reason; Valkey 8 reads a
-    // big argument whole before it checks, so its client sees an orderly close.
-    char sink[16384];
-    for (int i = 0; i < 64 && read(c->conn.fd, sink, sizeof(sink)) > 0; i++) {
-    }
     FreeClient(c);
     return;
   }
