@@ -863,7 +863,12 @@ struct Bus::Core {
     }
     l->conn.in_pos = pos;
     l->conn.CompactIn();
-    if (in.capacity() > 1024 * 1024 && in.size() < 1024) in.shrink_to_fit();
+    // An idle link holds no buffer (as Valkey 8 frees each packet's and its sent blocks), so
+    // mem_cluster_links at rest is the same figure before and after any burst.
+    if (in.empty())
+      std::string().swap(in);
+    else if (in.capacity() > 1024 * 1024 && in.size() < 1024)
+      in.shrink_to_fit();
     return true;
   }
 
@@ -880,9 +885,8 @@ struct Bus::Core {
     int fd = l->conn.fd;
     if (!l->conn.Pending()) {
       if (loop.FileMask(fd) & net::kWritable) loop.DelFile(fd, net::kWritable);
-      // A burst (PUBLISH of big messages) leaves no big buffer behind: mem_cluster_links
-      // returns to what the links hold at rest, as Valkey 8's freed send blocks do.
-      if (l->conn.out.capacity() > 64 * 1024) std::string().swap(l->conn.out);
+      // Nothing queued, no buffer held (see ProcessInput).
+      std::string().swap(l->conn.out);
       return;
     }
     if (l->conn.out_sent > 64 * 1024) l->conn.CompactOut();  // a long queue drops what was sent
