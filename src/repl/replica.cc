@@ -188,6 +188,12 @@ void OnConnected(int fd, void*, int) {
 }
 
 void Connect() {
+  // Nothing of the link happens while this node loads its own data (at start, DEBUG RELOAD):
+  // the events a load serves between keys would take the handshake on, PSYNC before the
+  // snapshot's history is known, and commit a full sync that the rest of the load then lands
+  // on (an AOF's RPUSHes replayed on the primary's lists). ReplicaCron connects once it is
+  // done, as Valkey 8's clusterCron sets a restarted replica's primary only after its load.
+  if (!server::g.data_loaded_at_start || server::Loading()) return;
   State& st = GetState();
   g_side.last_connect_ms = base::MsTime();
   std::string err;

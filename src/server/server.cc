@@ -614,6 +614,7 @@ int Main(int argc, char** argv) {
   g.initial_memory_usage = UsedMemory();
   // The AOF, when on, is preferred to the snapshot.
   if (!(cfg.appendonly ? AofLoadAtStartup() : LoadSnapshotAtStartup())) return 1;
+  g.data_loaded_at_start = true;
   if (!cfg.appendonly) {
     Repl().snapshot_loaded_at_start();
     // Keys the snapshot held already expired were left out: a primary's replicas continuing its

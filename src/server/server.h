@@ -102,6 +102,8 @@ struct Server {
   uint64_t cron_loops = 0;
   bool shutdown_asap = false;
   bool in_exec = false;
+  // The data of the start (snapshot or AOF) is loaded; a replica's link waits for it.
+  bool data_loaded_at_start = false;
   // A command is writing a slot import's staging db (cluster/syncslots_cmd.cc), which no
   // client serves: its keys signal no WATCH, no blocked client, no client-side cache and no
   // keyspace notification (KeyModified, DbModified, KeyReady and Notify return at once).
