@@ -334,7 +334,9 @@ void SetSlotCommand(Client* c) {
     // Valkey; one still syncing gets it through the stream it receives after its snapshot.
     // One that changes nothing here is still streamed (a replica may lag behind a change
     // made here alone, e.g. CLUSTER FORGET) but not waited for.
-    server::ForcePropagation();
+    // Replicas only, as Valkey 8's PROPAGATE_REPL: slot ownership lives in nodes.conf, and an
+    // AOF replaying old SETSLOTs at start took back slots moved away since (aof.cc).
+    server::ForcePropagation(server::kToReplicas);
     int eligible = repl::SlotStateReplicas();
     bool can_block = !server::g.in_exec && !c->InMulti() && changes;
     if (eligible > 0 && can_block) {

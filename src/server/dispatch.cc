@@ -32,6 +32,7 @@ struct PropagationOverride {
   // Several commands instead (SPOP of more than 1024 members): wrapped in MULTI/EXEC.
   std::vector<std::vector<std::string>> many;
   bool force_prop = false;  // propagate although nothing changed (PUBLISH)
+  uint8_t targets = kToAll;  // where a forced one goes (ForcePropagation)
   bool prevent = false;     // nothing leaves although data changed (PropagateAsMany of none)
 };
 PropagationOverride override_;
@@ -97,7 +98,10 @@ void PropagateAsMany(Client* c, std::vector<std::vector<std::string>> cmds) {
   override_.has_override = true;
 }
 
-void ForcePropagation() { override_.force_prop = true; }
+void ForcePropagation(uint8_t targets) {
+  override_.force_prop = true;
+  override_.targets = targets;
+}
 
 PropagationRequest TakePropagation() {
   PropagationRequest r;
@@ -125,6 +129,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   uint64_t errors_before = g.stats.error_seq, charged_before = errors_charged_;
   override_.has_override = false;
   override_.force_prop = false;
+  override_.targets = kToAll;
   override_.prevent = false;
   override_.many.clear();
   Client* prev = g.current_client;
@@ -197,7 +202,7 @@ void Call(Client* c, const CommandSpec* cmd) {
     }
     // A replica's AOF records its primary's stream as it applies it; only our own writes go
     // down the replication stream.
-    uint8_t targets = (c->flags & kPrimary) ? kToAof : kToAll;
+    uint8_t targets = ((c->flags & kPrimary) ? kToAof : kToAll) & override_.targets;
     if (override_.many.empty()) {
       WriteOut(c->dbid, *out, targets);
     } else {
@@ -217,6 +222,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   override_.many.clear();
   override_.has_override = false;
   override_.force_prop = false;
+  override_.targets = kToAll;
   override_.prevent = false;
   if (slot_stats) slot_stats::CallEnded(c, dur, nested);  // after its replication bytes
   if (c->flags & kReplySkip) {

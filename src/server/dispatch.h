@@ -2,6 +2,7 @@
 #pragma once
 #include "server/client.h"
 #include "server/command.h"
+#include "server/write_out.h"
 
 namespace server {
 void ProcessCommand(Client* c);
@@ -17,8 +18,9 @@ void PropagateAs(Client* c, std::vector<std::string> argv);
 // Several commands instead of the command (MULTI/EXEC around them in the stream and the AOF);
 // none: nothing leaves for this command.
 void PropagateAsMany(Client* c, std::vector<std::vector<std::string>> cmds);
-// Propagate the running command although it changed no data (PUBLISH).
-void ForcePropagation();
+// Propagate the running command although it changed no data (PUBLISH), to `targets`
+// (write_out.h) only: CLUSTER SETSLOT goes to replicas alone, never to the AOF.
+void ForcePropagation(uint8_t targets = kToAll);
 // What the running command asked to leave instead of its argv so far (PropagateAs,
 // PropagateAsMany, ForcePropagation), taken out: the command then leaves as its own argv
 // again. For a command that runs another one inside it and must wrap what that one asked
