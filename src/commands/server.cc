@@ -554,7 +554,9 @@ void DebugCommand(Client* c) {
   if (sub == "help") {
     return ReplyHelp(
         c, "DEBUG",
-        {"CHANGE-REPL-ID",
+        {"AOF-FLUSH-SLEEP <microsec>",
+         "    Sleep this long before each write of the AOF buffer (0: never; for tests).",
+         "CHANGE-REPL-ID",
          "    Give the node new replication IDs (for tests of replication only).",
          "DIGEST",
          "    Reply with a hex digest of the whole data set.",
@@ -656,6 +658,11 @@ void DebugCommand(Client* c) {
     double secs;
     if (!base::ParseDouble(a[2], &secs) || secs < 0) return r.Error(kErrNotFloat);
     usleep(static_cast<useconds_t>(secs * 1e6));
+    return r.Ok();
+  }
+  if (sub == "aof-flush-sleep" && a.size() == 3) {
+    // As Valkey 8's: the argument read with atoi (a word is 0).
+    g.aof_flush_sleep_us = atoi(std::string(a[2]).c_str());
     return r.Ok();
   }
   if (sub == "set-active-expire" && a.size() == 3) {

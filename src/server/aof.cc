@@ -317,6 +317,7 @@ void Flush(bool force) {
         "without waiting for fsync to complete, this may slow down the server.");
   }
   aof_.postponed_since_ms = 0;
+  if (g.aof_flush_sleep_us > 0) usleep(static_cast<useconds_t>(g.aof_flush_sleep_us));
   size_t done = 0;
   while (done < aof_.buf.size()) {
     ssize_t w = write(aof_.fd, aof_.buf.data() + done, aof_.buf.size() - done);

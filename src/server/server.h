@@ -124,6 +124,7 @@ struct Server {
   // DEBUG switches (commands/server.cc), off in normal running.
   bool pause_cron = false;                // DEBUG PAUSE-CRON: Cron does nothing
   bool skip_checksum_validation = false;  // DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE, loads
+  int aof_flush_sleep_us = 0;  // DEBUG AOF-FLUSH-SLEEP: each AOF write waits this long first
   // DEBUG DROP-CLUSTER-PACKET-FILTER: the cluster bus ignores received messages of this type
   // (-1: none); with the second switch it also closes the link that brought one.
   int64_t cluster_drop_packet_filter = -1;

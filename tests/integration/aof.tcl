@@ -387,6 +387,32 @@ start_server {tags {aof} overrides {appendonly yes appendfsync always}} {
     }
 }
 
+start_server {tags {aof} overrides {appendonly yes appendfsync always}} {
+    # DEBUG AOF-FLUSH-SLEEP (Valkey 8's, for its test of this barrier) holds each AOF write: a
+    # reply that left before its write would arrive while the file is still short.
+    test "appendfsync always: a write is in the AOF before its reply, even behind a big reply" {
+        set aof [lindex [glob -directory [aof_dir] *.incr.aof] 0]
+        set rd [valkey_client]
+        $rd deferred 1
+        for {set i 0} {$i < 3} {incr i} {
+            assert_equal OK [r debug aof-flush-sleep 0]
+            r del x
+            r setrange x [expr {int(rand()*5000000)+10000000}] x
+            assert_equal OK [r debug aof-flush-sleep 200000]
+            set size1 [file size $aof]
+            set t0 [clock milliseconds]
+            $rd get x
+            $rd incr new_value
+            $rd read
+            assert_equal [expr {$i + 1}] [$rd read]
+            assert_morethan_equal [expr {[clock milliseconds] - $t0}] 200
+            assert_morethan [file size $aof] $size1
+        }
+        $rd close
+        assert_equal OK [r debug aof-flush-sleep 0]
+    }
+}
+
 start_server {tags {aof} overrides {appendonly yes aof-use-rdb-preamble no aof-timestamp-enabled yes}} {
     test "aof-use-rdb-preamble no: the base file is written as commands; timestamps annotate" {
         aof_fill
