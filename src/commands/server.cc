@@ -591,6 +591,8 @@ void DebugCommand(Client* c) {
          "PROTOCOL <type>",
          "    Reply with a sample of a RESP type: string, integer, double, bignum, null,",
          "    array, set, map, attrib, push, verbatim, true or false.",
+         "REPLICATE <command> [<arg> ...]",
+         "    Send the command down the replication stream only, without running it here.",
          "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
          "    Save the snapshot, then load it back in place of the data set. MERGE: loaded",
          "    keys replace existing ones; NOFLUSH: the data set is not emptied first;",
@@ -658,6 +660,10 @@ void DebugCommand(Client* c) {
     double secs;
     if (!base::ParseDouble(a[2], &secs) || secs < 0) return r.Error(kErrNotFloat);
     usleep(static_cast<useconds_t>(secs * 1e6));
+    return r.Ok();
+  }
+  if (sub == "replicate" && a.size() >= 3) {
+    WriteOut(c->dbid, std::vector<std::string_view>(a.begin() + 2, a.end()), kToReplicas);
     return r.Ok();
   }
   if (sub == "aof-flush-sleep" && a.size() == 3) {

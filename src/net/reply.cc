@@ -8,9 +8,11 @@
 
 namespace net {
 namespace {
-void (*g_error_hook)(std::string_view) = nullptr;
+void (*g_error_hook)(std::string_view, std::string_view) = nullptr;
 }
-void SetErrorHook(void (*hook)(std::string_view code)) { g_error_hook = hook; }
+void SetErrorHook(void (*hook)(std::string_view code, std::string_view text)) {
+  g_error_hook = hook;
+}
 
 void Reply::Header(char c, int64_t n) {
   char buf[32];
@@ -30,12 +32,12 @@ void Reply::Simple(std::string_view s) {
 void Reply::Error(std::string_view msg) {
   // As in Valkey: a message starting with '-' carries its own code, else ERR is the code.
   if (!msg.empty() && msg[0] == '-') {
+    if (g_error_hook) g_error_hook(msg.substr(1, msg.find(' ') - 1), msg);
     out_->push_back('-');
     msg.remove_prefix(1);
-    if (g_error_hook) g_error_hook(msg.substr(0, msg.find(' ')));
   } else {
     out_->append("-ERR ", 5);
-    if (g_error_hook) g_error_hook("ERR");
+    if (g_error_hook) g_error_hook("ERR", msg);
   }
   // Newlines would break the protocol: replace them.
   for (char c : msg) out_->push_back((c == '\r' || c == '\n') ? ' ' : c);

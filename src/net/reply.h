@@ -23,8 +23,9 @@ inline std::string Command(std::initializer_list<std::string_view> argv) {
   return out;
 }
 
-// Called with the error code ("ERR", "WRONGTYPE", ...) of every error reply (errorstats).
-void SetErrorHook(void (*hook)(std::string_view code));
+// Called with the error code ("ERR", "WRONGTYPE", ...) of every error reply (errorstats) and
+// its message as written: "-CODE text", or the text alone for ERR.
+void SetErrorHook(void (*hook)(std::string_view code, std::string_view text));
 
 class Reply {
  public:

@@ -380,6 +380,9 @@ void ProcessTransfer() {
                  static_cast<long long>(g_side.transfer_size), to);
     else
       LOG_NOTICE("PRIMARY <-> REPLICA sync: receiving streamed RDB from primary with EOF %s", to);
+    // Valkey 8's line for the start of the load (which here goes on as the bytes arrive);
+    // operators' and tests' log watchers wait for it.
+    LOG_NOTICE("PRIMARY <-> REPLICA sync: Loading DB in memory");
     if (g_side.to_disk) {
       g_side.tmp_path =
           "temp-" + std::to_string(getpid()) + "-" + std::to_string(base::MsTime()) + ".rdb";

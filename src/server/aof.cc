@@ -577,10 +577,13 @@ bool Execute(Client* fake, const std::vector<std::string_view>& argv, const std:
   if (cmd->fullname == "cluster|setslot") return true;
   fake->argv = argv;
   std::string_view name = cmd->name;
+  fake->last_cmd = cmd;
   if (fake->InMulti() && name != "exec" && name != "discard" && name != "multi") {
     QueueCommand(fake, cmd);
   } else {
+    uint64_t errors_before = g.stats.error_seq;
     Call(fake, cmd);
+    if (g.stats.error_seq != errors_before) ReportLinkError(fake, true);
   }
   fake->discard.clear();
   return true;

@@ -67,6 +67,7 @@ const char* const kLogLevels[] = {"debug", "verbose", "notice", "warning", "noth
 const char* const kDebugCmd[] = {"no", "yes", "local", nullptr};  // also protected configs
 const char* const kPubsubDefault[] = {"allchannels", "resetchannels", nullptr};
 const char* const kDisklessLoad[] = {"disabled", "on-empty-db", "swapdb", nullptr};
+const char* const kPropagationErrorBehavior[] = {"ignore", "panic", "panic-on-replicas", nullptr};
 const char* const kAppendFsync[] = {"always", "everysec", "no", nullptr};
 const char* const kMaxmemoryPolicies[] = {"volatile-lru",   "volatile-lfu",   "volatile-random",
                                           "volatile-ttl",   "allkeys-lru",    "allkeys-lfu",
@@ -779,6 +780,17 @@ std::vector<Def>& Table() {
        {},
        nullptr,
        "disabled"},
+      {"propagation-error-behavior",
+       nullptr,
+       kEnum,
+       0,
+       &cfg.propagation_error_behavior,
+       0,
+       0,
+       kPropagationErrorBehavior,
+       {},
+       nullptr,
+       "ignore"},
       {"replica-read-only",
        "slave-read-only",
        kBool,

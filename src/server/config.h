@@ -122,6 +122,9 @@ struct Config {
   int64_t repl_diskless_sync_delay = 5;
   int64_t repl_diskless_sync_max_replicas = 0;  // 0: the delay is always waited out
   int repl_diskless_load = 0;  // disabled, on-empty-db, swapdb
+  // An error replied on a replication link or to the AOF load: ignore (logged), panic (stop
+  // the node, also for the AOF), panic-on-replicas (a read-only replica only).
+  int propagation_error_behavior = 0;
   bool replica_read_only = true;
   bool replica_serve_stale_data = true;
   int64_t min_replicas_to_write = 0;

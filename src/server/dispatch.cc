@@ -2,7 +2,9 @@
 #include "server/dispatch.h"
 
 #include <algorithm>
+#include <cstdlib>
 
+#include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
 #include "server/acl.h"
@@ -344,7 +346,37 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   return true;
 }
 
+void ReportLinkError(const Client* c, bool aof) {
+  bool from_primary = c->flags & kPrimary;
+  const char* from = aof ? "server" : from_primary ? "replica" : "primary";
+  const char* to = aof ? "AOF-loading-client" : from_primary ? "primary" : "replica";
+  const char* cmd = c->last_cmd ? c->last_cmd->fullname.c_str() : "<unknown>";
+  LOG_WARNING("== CRITICAL == This %s is sending an error to its %s: '%s' after processing the "
+              "command '%s'",
+              from, to, g.stats.last_error_text.c_str(), cmd);
+  g.stats.unexpected_error_replies++;
+  enum { kIgnore, kPanic, kPanicOnReplicas };
+  int b = cfg.propagation_error_behavior;
+  bool panic = aof ? b == kPanic : from_primary && cfg.replica_read_only && b != kIgnore;
+  if (!panic) return;
+  LOG_WARNING("This %s panicked sending an error to its %s after processing the command '%s'",
+              from, to, cmd);
+  abort();
+}
+
+namespace {
+void Dispatch(Client* c);
+}  // namespace
+
 void ProcessCommand(Client* c) {
+  uint64_t errors_before = g.stats.error_seq;
+  Dispatch(c);
+  if ((c->flags & (kPrimary | kReplica)) && g.stats.error_seq != errors_before)
+    ReportLinkError(c, false);
+}
+
+namespace {
+void Dispatch(Client* c) {
   const CommandSpec* cmd = LookupCommand(c->argv[0]);
   // The primary link may speak real names of commands renamed here (our primaries propagate
   // them so).
@@ -375,6 +407,7 @@ void ProcessCommand(Client* c) {
   Call(c, cmd);
   HandleReadyKeys();
 }
+}  // namespace
 
 bool PausedFor(uint32_t flags) {
   if (!g.pause_end_ms && !g.failover_pause_end_ms && !g.shutdown_pause_end_ms) return false;

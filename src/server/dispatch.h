@@ -6,6 +6,11 @@
 
 namespace server {
 void ProcessCommand(Client* c);
+// An error was replied on a replication link (to our primary's stream, or on a replica's
+// link) or to the AOF load: the two sides' data may differ. Logged as Valkey 8's
+// afterErrorReply logs it, counted in unexpected_error_replies, and the node stops when
+// propagation-error-behavior says so. `aof`: the AOF load's client.
+void ReportLinkError(const Client* c, bool aof);
 // The checks of the dispatch path after lookup and arity (auth, subscriber context, MULTI,
 // MISCONF, READONLY, MASTERDOWN, NOREPLICAS; cluster routing next): every command passes them
 // before it runs, including a woken blocked command. EXEC is judged by what it queued. On

@@ -173,10 +173,13 @@ void StampWakeUp() {
   g.loop_time_ms = wall / 1000;
 }
 
-void OnErrorReply(std::string_view code) {
+void OnErrorReply(std::string_view code, std::string_view text) {
   g.stats.total_error_replies++;
   g.stats.error_seq++;
   g.stats.error_counts[std::string(code.substr(0, 64))]++;
+  // Kept for the log line of an error replied on a replication link (ReportLinkError), as
+  // written: Valkey 8 logs "-WRONGTYPE ..." but a plain ERR's text without its code.
+  g.stats.last_error_text.assign(text.substr(0, 4096));
 }
 
 void OnExpired(int dbid, std::string_view key) {

@@ -29,7 +29,8 @@ struct Stats {
   uint64_t net_output_bytes = 0;
   uint64_t total_error_replies = 0;
   uint64_t error_seq = 0;  // never reset: tells whether a call replied an error
-  uint64_t unexpected_error_replies = 0;
+  uint64_t unexpected_error_replies = 0;  // on a replication link or to the AOF load
+  std::string last_error_text;            // the last error replied, up to 4 KB
   uint64_t client_qbuf_limit_disconnections = 0;
   uint64_t sync_full = 0, sync_partial_ok = 0, sync_partial_err = 0;
   uint64_t net_repl_input_bytes = 0, net_repl_output_bytes = 0;

@@ -1379,3 +1379,63 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
         }
     }
 }
+
+# An error replied on a replication link means a replica's data may no longer be its
+# primary's. As Valkey 8: the replica logs "== CRITICAL == This replica is sending an error to
+# its primary: ..." (the message as written: "-CODE ..." or a plain ERR's text alone) and counts INFO unexpected_error_replies, and with
+# propagation-error-behavior panic or panic-on-replicas a read-only replica stops rather than
+# go on diverged; an error replayed from the AOF is logged the same way. DEBUG REPLICATE (Valkey
+# 8's) sends a command down the stream without running it.
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        set pport [srv -1 port]
+        test "An error the primary's stream causes: logged as CRITICAL, counted, and the stream goes on" {
+            r replicaof 127.0.0.1 $pport
+            repl_wait_synced -1 0
+            assert_equal 0 [info_field [r info stats] unexpected_error_replies]
+            assert_equal OK [r -1 debug replicate fake-command-1 x]
+            assert_equal OK [r -1 set foo bar]
+            repl_wait_synced -1 0
+            assert_equal bar [r get foo]
+            assert_equal 1 [info_field [r info stats] unexpected_error_replies]
+            assert {[log_contains "*== CRITICAL == This replica is sending an error to its primary: 'unknown command 'fake-command-1', with args beginning with: 'x' ' after processing the command '<unknown>'*"]}
+            # a known command failing: its name is logged
+            r -1 set s str
+            r -1 debug replicate lpush s x
+            repl_wait_synced -1 0
+            assert_equal 2 [info_field [r info stats] unexpected_error_replies]
+            assert {[log_contains "*This replica is sending an error to its primary: '-WRONGTYPE Operation against a key holding the wrong kind of value' after processing the command 'lpush'*"]}
+        }
+
+        test "propagation-error-behavior panic-on-replicas: a read-only replica stops on it" {
+            r replicaof 127.0.0.1 $pport
+            repl_wait_synced -1 0
+            assert_equal OK [r config set propagation-error-behavior panic-on-replicas]
+            set pid [srv pid]
+            r -1 debug replicate fake-command-2
+            wait_for_condition 100 50 {![::srv::alive $pid]} else {
+                fail "the replica did not stop"
+            }
+            assert {[log_contains "*This replica panicked sending an error to its primary after processing the command '<unknown>'*"]}
+            restart_server
+            assert_equal ignore [lindex [r config get propagation-error-behavior] 1]
+        }
+    }
+}
+
+start_server {tags {aof} overrides {appendonly yes}} {
+    test "An error replayed from the AOF is logged as CRITICAL and counted" {
+        r set s str
+        r lpush l a
+        set incr [lindex [glob -directory [file join [srv dir] appendonlydir] *.incr.aof] 0]
+        catch {exec kill -KILL [srv pid]}
+        while {[::srv::alive [srv pid]]} { after 10 }
+        set fd [open $incr ab]
+        puts -nonewline $fd "*3\r\n\$5\r\nlpush\r\n\$1\r\ns\r\n\$1\r\nx\r\n"
+        close $fd
+        restart_server
+        assert_equal {a} [r lrange l 0 -1]
+        assert {[log_contains "*== CRITICAL == This server is sending an error to its AOF-loading-client: '-WRONGTYPE Operation against a key holding the wrong kind of value' after processing the command 'lpush'*"]}
+        assert_equal 1 [info_field [r info stats] unexpected_error_replies]
+    }
+}
