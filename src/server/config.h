@@ -11,6 +11,13 @@
 
 namespace server {
 
+// propagation-error-behavior's values, in its enum's order (config.cc).
+enum PropagationErrorBehavior {
+  kPropagationErrorIgnore,
+  kPropagationErrorPanic,
+  kPropagationErrorPanicOnReplicas,
+};
+
 struct Config {
   // network
   // Valkey 8's default without a config file: every interface, protected-mode refusing
@@ -124,7 +131,7 @@ struct Config {
   int repl_diskless_load = 0;  // disabled, on-empty-db, swapdb
   // An error replied on a replication link or to the AOF load: ignore (logged), panic (stop
   // the node, also for the AOF), panic-on-replicas (a read-only replica only).
-  int propagation_error_behavior = 0;
+  int propagation_error_behavior = 0;  // kPropagationError*
   bool replica_read_only = true;
   bool replica_serve_stale_data = true;
   int64_t min_replicas_to_write = 0;

@@ -38,6 +38,13 @@ struct PropagationOverride {
   bool prevent = false;     // nothing leaves although data changed (PropagateAsMany of none)
 };
 PropagationOverride override_;
+// Nothing asked: the next command leaves as its own argv, to every target (keeps the buffers).
+void ClearOverride() {
+  override_.prop_override.clear();
+  override_.many.clear();
+  override_.has_override = override_.force_prop = override_.prevent = false;
+  override_.targets = kToAll;
+}
 // Error replies already charged to a command's failed_calls: EXEC's own count leaves out those
 // of the commands it ran (Valkey 8 charges each error to the command that replied it).
 uint64_t errors_charged_ = 0;
@@ -116,9 +123,7 @@ PropagationRequest TakePropagation() {
   }
   r.force = override_.force_prop;
   r.prevent = override_.prevent;
-  override_.has_override = override_.force_prop = override_.prevent = false;
-  override_.prop_override.clear();
-  override_.many.clear();
+  ClearOverride();
   return r;
 }
 
@@ -129,11 +134,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   }
   int64_t dirty_before = g.dirty;
   uint64_t errors_before = g.stats.error_seq, charged_before = errors_charged_;
-  override_.has_override = false;
-  override_.force_prop = false;
-  override_.targets = kToAll;
-  override_.prevent = false;
-  override_.many.clear();
+  ClearOverride();
   Client* prev = g.current_client;
   g.current_client = c;
   c->flags |= kProtected;
@@ -221,11 +222,7 @@ void Call(Client* c, const CommandSpec* cmd) {
       if (c->flags & kBlocked) SetPendingBlockOffset(c, c->woff);
     }
   }
-  override_.many.clear();
-  override_.has_override = false;
-  override_.force_prop = false;
-  override_.targets = kToAll;
-  override_.prevent = false;
+  ClearOverride();
   if (slot_stats) slot_stats::CallEnded(c, dur, nested);  // after its replication bytes
   if (c->flags & kReplySkip) {
     c->flags &= ~kReplySkip;
@@ -355,9 +352,9 @@ void ReportLinkError(const Client* c, bool aof) {
               "command '%s'",
               from, to, g.stats.last_error_text.c_str(), cmd);
   g.stats.unexpected_error_replies++;
-  enum { kIgnore, kPanic, kPanicOnReplicas };
   int b = cfg.propagation_error_behavior;
-  bool panic = aof ? b == kPanic : from_primary && cfg.replica_read_only && b != kIgnore;
+  bool panic = aof ? b == kPropagationErrorPanic
+                   : from_primary && cfg.replica_read_only && b != kPropagationErrorIgnore;
   if (!panic) return;
   LOG_WARNING("This %s panicked sending an error to its %s after processing the command '%s'",
               from, to, cmd);
