@@ -199,10 +199,13 @@ std::string ReplicaIp(const Client* c) {
   return l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
 }
 
+// Valkey 8 names a replica wait_bgsave while the snapshot's child runs, including while a
+// diskless child streams it (or ours sends the file as it is written); send_bulk is only the
+// sending of a finished file.
 const char* ReplicaStateName(const ReplicaLink* l) {
-  return l->state == ReplicaLink::kOnline    ? "online"
-         : l->state == ReplicaLink::kSendRdb ? "send_bulk"
-                                             : "wait_bgsave";
+  if (l->state == ReplicaLink::kOnline) return "online";
+  bool child_running = l->diskless || (l->tailing && !l->tail_end);
+  return l->state == ReplicaLink::kSendRdb && !child_running ? "send_bulk" : "wait_bgsave";
 }
 
 void DisconnectReplicas() {
