@@ -207,6 +207,7 @@ void OnBgsaveDone(bool ok) {
 void DisklessPipeRead(int fd, void*, int);
 
 void StartDisklessChild() {
+  LOG_NOTICE("Starting BGSAVE for SYNC with target: replicas sockets");
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) == -1) return;
   std::string mark;
@@ -224,11 +225,11 @@ void StartDisklessChild() {
     close(fds[0]);
     base::SetLogRoleChar('C');
     server::SetProcTitle("valkey-rdb-to-replicas");
+    signal(SIGUSR1, SIG_DFL);  // how the node stops it
     server::StopWithParent(parent, "");  // no reader left: nothing to stream to
     std::string head = "$EOF:" + mark + "\r\n";
     if (write(fds[1], head.data(), head.size()) != static_cast<ssize_t>(head.size())) _exit(1);
-    persist::SaveOptions opts;
-    opts.for_replication = true;
+    persist::SaveOptions opts = server::SnapshotSaveOptions(true);
     opts.key_save_delay_us = server::cfg.rdb_key_save_delay;
     persist::SnapshotWriter w(fds[1], opts);
     bool ok = persist::WriteSnapshot(w, dbs, now, mem);
@@ -256,14 +257,23 @@ void StartDisklessChild() {
     if (Link(c)->state == ReplicaLink::kWaitBgsaveEnd && Link(c)->diskless) {
       Link(c)->state = ReplicaLink::kSendRdb;
       Link(c)->rdb_fd = -1;
+      Link(c)->stalled_since_ms = 0;
     }
-  LOG_NOTICE("Starting BGSAVE for SYNC with target: replicas sockets");
+  LOG_NOTICE("Background RDB transfer started by pid %ld to pipe through parent process",
+             static_cast<long>(pid));
 }
 
 bool DisklessBacklogged() {
   for (Client* c : primary_.replicas)
     if (Link(c)->state == ReplicaLink::kSendRdb && Link(c)->rdb_buf.size() > (1 << 20)) return true;
   return false;
+}
+
+// The pipe is read again once no replica has too much of it waiting.
+void ResumePipeIfDrained() {
+  if (primary_.pipe != -1 && !DisklessBacklogged() &&
+      !(g.loop->FileMask(primary_.pipe) & net::kReadable))
+    g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
 }
 
 // A replica being sent the diskless child's snapshot.
@@ -305,25 +315,66 @@ void DisklessPipeRead(int fd, void*, int) {
 
 void ReapDisklessChild() {
   if (primary_.child == -1) return;
-  if (primary_.pipe != -1 && !DisklessBacklogged() &&
-      !(g.loop->FileMask(primary_.pipe) & net::kReadable))
-    g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
+  ResumePipeIfDrained();
   int status = 0;
   pid_t r = waitpid(primary_.child, &status, WNOHANG);
   if (r == 0 || (r < 0 && errno == EINTR)) return;
   // Reaped, or lost to an error (then failed: its readable pidfd would wake every loop pass).
   bool ok = r == primary_.child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (ok)
+    LOG_NOTICE("Background RDB transfer terminated with success");
+  else if (r == primary_.child && WIFSIGNALED(status))
+    LOG_WARNING("Background RDB transfer terminated by signal %d", WTERMSIG(status));
+  else
+    LOG_WARNING("Background RDB transfer error");
   primary_.child = -1;
   server::NoteSocketSnapshot(0);
   server::UnwatchChild(&primary_.child_pidfd);
   server::SetResizeAllowed(true);
   if (!ok) {
-    LOG_WARNING("Diskless replication child failed");
+    // What is left in the pipe is a cut snapshot: no one reads it.
+    if (primary_.pipe != -1) {
+      g.loop->DelFile(primary_.pipe, net::kReadable);
+      close(primary_.pipe);
+      primary_.pipe = -1;
+    }
     for (Client* c : primary_.replicas)
-      if (InDisklessTransfer(c)) server::CloseAsync(c);
+      if (InDisklessTransfer(c)) {
+        LOG_WARNING("SYNC failed. BGSAVE child returned an error");
+        server::CloseAsync(c);
+      }
     return;
   }
   WakeDisklessTransfers();
+}
+
+// Stops the diskless child; it is reaped (and logged) by ReapDisklessChild.
+void KillDisklessChild() {
+  if (primary_.child != -1) kill(primary_.child, SIGUSR1);
+}
+
+bool WaitsForDiskSnapshot(const ReplicaLink* l) {
+  return (l->state == ReplicaLink::kWaitBgsaveEnd && !l->diskless) || (l->tailing && !l->tail_end);
+}
+
+// A snapshot that no replica waits for any more is stopped, as Valkey 8 stops it: the
+// diskless child once its last reader is gone, a disk one made for replicas alone when there
+// are no save points (then no one keeps the file). Its memory and CPU serve no one, and the
+// next replica to come gets a fresh snapshot sooner.
+void StopUnwantedSnapshot(const ReplicaLink* gone) {
+  bool was_diskless = gone->state == ReplicaLink::kSendRdb && gone->diskless;
+  if (was_diskless && primary_.child != -1) {
+    for (Client* c : primary_.replicas)
+      if (InDisklessTransfer(c)) return;
+    LOG_WARNING("Diskless rdb transfer, last replica dropped, killing fork child.");
+    return KillDisklessChild();
+  }
+  if (!WaitsForDiskSnapshot(gone) || !server::BgsaveForReplicasInProgress() ||
+      server::HasSavePoints())
+    return;
+  for (Client* c : primary_.replicas)
+    if (WaitsForDiskSnapshot(Link(c))) return;
+  server::KillSnapshotChild();
 }
 
 int GoodReplicas() {
@@ -449,15 +500,15 @@ bool ReplicaWriteReady(Client* c) {
     net::IoResult io = net::WriteOnce(c->conn.fd, l->rdb_buf.data(), l->rdb_buf.size());
     if (io.status != net::IoResult::kOk) {
       if (io.Failed()) server::CloseAsync(c);
+      if (!l->stalled_since_ms) l->stalled_since_ms = base::MsTime();
       return false;
     }
+    l->stalled_since_ms = 0;
     g.stats.net_repl_output_bytes += io.bytes;
     l->rdb_buf.erase(0, io.bytes);
   }
   // Drained: let the diskless pipe flow again.
-  if (l->diskless && primary_.pipe != -1 && !DisklessBacklogged() &&
-      !(g.loop->FileMask(primary_.pipe) & net::kReadable))
-    g.loop->AddFile(primary_.pipe, net::kReadable, DisklessPipeRead, nullptr);
+  if (l->diskless) ResumePipeIfDrained();
   bool done = l->diskless            ? (primary_.child == -1 && primary_.pipe_eof)
               : !l->eof_mark.empty() ? !l->tailing && l->tail_end
                                      : l->rdb_off >= l->rdb_size;
@@ -493,6 +544,8 @@ void ClientFreed(Client* c) {
     if (c->repl && c->repl->rdb_fd >= 0) close(c->repl->rdb_fd);
     LOG_NOTICE("Connection with replica %s lost.", c->addr.c_str());
     if (primary_.replicas.empty()) GetState().no_replicas_since_ms = base::MsTime();
+    if (c->repl) StopUnwantedSnapshot(c->repl);
+    ResumePipeIfDrained();  // it may have been the replica the pipe waited for
   }
   delete c->repl;
   c->repl = nullptr;
@@ -560,6 +613,13 @@ void PrimaryCron() {
       LOG_WARNING("Disconnecting timedout replica (streaming sync): %s", c->addr.c_str());
       server::CloseAsync(c);
     }
+    // Only a diskless transfer: its child waits for the slowest reader, so one that stopped
+    // holds up every other replica's sync (a disk transfer's reader holds up no one).
+    if (InDisklessTransfer(c) && l->stalled_since_ms &&
+        t - l->stalled_since_ms > server::cfg.repl_timeout * 1000) {
+      LOG_WARNING("Disconnecting timedout replica (full sync): %s", c->addr.c_str());
+      server::CloseAsync(c);
+    }
   }
   MaybeStartFullSync();
   SendPresyncNewlines(t);
@@ -594,7 +654,7 @@ void PrimaryBeforeSleep() {
 void InitPrimary() {
   server::AddBgsaveDoneHook(OnBgsaveDone);
   // Only one child at a time: BGSAVE waits for our diskless child and the reverse.
-  server::AddOtherChildCheck([] { return primary_.child != -1; });
+  server::AddOtherChildCheck([] { return primary_.child != -1; }, KillDisklessChild);
 }
 
 // ---- commands ----

@@ -27,6 +27,9 @@ struct ReplicaLink {
   int rdb_fd = -1;
   int64_t rdb_off = 0, rdb_size = 0;
   std::string rdb_buf;
+  // A diskless transfer's socket has taken nothing since (0: it takes bytes). The child feeds
+  // every replica at once, so one that stops reading holds all: after repl-timeout it goes.
+  int64_t stalled_since_ms = 0;
   // A disk snapshot sent while the child writes it (EOF-marked form): the file is read up to
   // where it ends so far; once the child is done (`tail_end`), what is left, then the mark.
   bool tailing = false, tail_end = false;

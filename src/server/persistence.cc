@@ -39,7 +39,12 @@ namespace {
 
 PersistenceState st;
 std::vector<std::function<void(bool)>> g_done_hooks;
-std::vector<std::function<bool()>> g_other_children;
+struct OtherChild {
+  std::function<bool()> active;
+  std::function<void()> kill_on_flushall;  // may be empty
+};
+std::vector<OtherChild> g_other_children;
+bool g_child_for_replication = false;  // the running snapshot child was forked for replicas
 int64_t g_socket_snapshot_start_ms = 0;  // a diskless replication child runs since
 int g_child_pipe = -1;  // parent's read end of the child's progress pipe
 // The temp file the snapshot child writes: set by the parent before the fork when it made the
@@ -92,8 +97,6 @@ std::vector<SavePoint> SavePoints() {
   return out;
 }
 
-bool HasSavePoints() { return cfg.save.find_first_not_of(' ') != std::string::npos; }
-
 std::string Cwd() {
   char buf[4096];
   return getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string("?");
@@ -103,19 +106,6 @@ std::string TempFileName(pid_t pid) { return "temp-" + std::to_string(pid) + ".r
 // In the snapshot child: the file it writes before renaming it into place.
 std::string ChildTempName() {
   return g_tmp_override.empty() ? TempFileName(getpid()) : g_tmp_override;
-}
-
-persist::SaveOptions MakeSaveOptions(bool for_replication, bool aof_base = false) {
-  persist::SaveOptions o;
-  o.for_replication = for_replication;
-  o.aof_base = aof_base;
-  o.compress = cfg.rdbcompression;
-  o.checksum = cfg.rdbchecksum;
-  std::string policy = ConfigValue("maxmemory-policy");
-  o.write_idle = policy.find("lru") != std::string::npos;
-  o.write_freq = policy.find("lfu") != std::string::npos;
-  o.autosync_bytes = cfg.rdb_save_incremental_fsync ? kAutosyncBytes : 0;
-  return o;
 }
 
 // Private dirty bytes of this process (the copy-on-write cost of a child).
@@ -161,7 +151,7 @@ bool SaveToFile(const std::string& filename, int progress_fd, uint64_t used_mem,
                 tmp.c_str(), Cwd().c_str(), strerror(errno));
     return false;
   }
-  persist::SnapshotWriter w(fd, MakeSaveOptions(for_replication, aof_base));
+  persist::SnapshotWriter w(fd, SnapshotSaveOptions(for_replication, aof_base));
   w.Header(time(nullptr), used_mem);
   int64_t last_report = base::MonotonicUs();
   uint64_t keys = 0;
@@ -458,6 +448,21 @@ LoadStatus LoadRange(const std::string& filename, const uint8_t* p, size_t n, Lo
 
 }  // namespace
 
+bool HasSavePoints() { return cfg.save.find_first_not_of(' ') != std::string::npos; }
+
+persist::SaveOptions SnapshotSaveOptions(bool for_replication, bool aof_base) {
+  persist::SaveOptions o;
+  o.for_replication = for_replication;
+  o.aof_base = aof_base;
+  o.compress = cfg.rdbcompression;
+  o.checksum = cfg.rdbchecksum;
+  std::string policy = ConfigValue("maxmemory-policy");
+  o.write_idle = policy.find("lru") != std::string::npos;
+  o.write_freq = policy.find("lfu") != std::string::npos;
+  o.autosync_bytes = cfg.rdb_save_incremental_fsync ? kAutosyncBytes : 0;
+  return o;
+}
+
 void LogLoadOrigin(const persist::LoadResult& res) {
   if (!res.producer.empty()) LOG_NOTICE("Loading RDB produced by %s", res.producer.c_str());
   if (res.ctime >= 0) {
@@ -590,6 +595,7 @@ bool StartBgsave(bool for_replication, int* tail_fd) {
   st.rdb_saves++;
   g_child_pipe = pfd[0];
   st.child_pid = pid;
+  g_child_for_replication = for_replication;
   st.child_start_ms = base::MsTime();
   st.dirty_at_fork = g.dirty;
   st.save_keys_total = keys;
@@ -650,15 +656,17 @@ void AddBgsaveDoneHook(std::function<void(bool)> fn) { g_done_hooks.push_back(st
 
 void NoteSocketSnapshot(int64_t start_ms) { g_socket_snapshot_start_ms = start_ms; }
 
-void AddOtherChildCheck(std::function<bool()> active) {
-  g_other_children.push_back(std::move(active));
+void AddOtherChildCheck(std::function<bool()> active, std::function<void()> kill_on_flushall) {
+  g_other_children.push_back({std::move(active), std::move(kill_on_flushall)});
 }
 
 bool OtherChildActive() {
-  for (auto& f : g_other_children)
-    if (f()) return true;
+  for (auto& c : g_other_children)
+    if (c.active()) return true;
   return false;
 }
+
+bool BgsaveForReplicasInProgress() { return st.child_pid != -1 && g_child_for_replication; }
 
 bool ForkedChildRunning() { return st.child_pid != -1 || OtherChildActive(); }
 
@@ -699,7 +707,11 @@ bool ShutdownSave(bool save, bool nosave, bool force) {
 }
 
 void AfterFlushAll() {
+  // A snapshot of the data just flushed is of no use: killed, as Valkey 8's FLUSHALL kills
+  // its RDB child, whether it writes a file or streams to replicas (they sync again).
   KillSnapshotChild();
+  for (auto& c : g_other_children)
+    if (c.kill_on_flushall && c.active()) c.kill_on_flushall();
   if (HasSavePoints()) SaveForeground();
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "persist/snapshot.h"
 #include "server/client.h"
 
 namespace persist {
@@ -57,6 +58,9 @@ bool LoadSnapshotPreamble(const std::string& name, const uint8_t* p, size_t n,
 // place), with the aux field aof-base 1 when it is an AOF base file.
 bool WriteSnapshotFile(const std::string& path, bool aof_base);
 
+// How a snapshot is written as configured (rdbcompression, rdbchecksum, the LRU/LFU fields of
+// maxmemory-policy): to a file, an AOF's base, or a diskless sync's socket alike.
+persist::SaveOptions SnapshotSaveOptions(bool for_replication, bool aof_base = false);
 // Foreground save to dbfilename (SAVE, SHUTDOWN, DEBUG RELOAD, FLUSHALL with save points).
 bool SaveForeground();
 // Forks the snapshot child. False (and logged) when the fork fails or a child is running.
@@ -75,7 +79,13 @@ void KillSnapshotChild();
 void AddBgsaveDoneHook(std::function<void(bool ok)> fn);
 // Other forked children (e.g. the diskless replication one) report whether they are alive:
 // BGSAVE is then refused (or scheduled with SCHEDULE) and save points wait, one child at a time.
-void AddOtherChildCheck(std::function<bool()> active);
+// kill_on_flushall: how to stop one that snapshots the data (FLUSHALL makes it useless).
+void AddOtherChildCheck(std::function<bool()> active,
+                        std::function<void()> kill_on_flushall = nullptr);
+// `save` has save points (a snapshot file is part of what the operator keeps).
+bool HasSavePoints();
+// The running snapshot child was started for replicas (StartBgsave's for_replication).
+bool BgsaveForReplicasInProgress();
 // Every forked child calls this first: the child ends (SIGTERM) when `parent` dies, removing
 // `tmp_path` (may be empty) on the way, and exits at once when `parent` is already gone. A
 // snapshot child whose node was killed must not go on to replace dbfilename under a node
