@@ -725,16 +725,23 @@ void PsyncGeneric(Client* c, bool psync) {
     return c->R().Error("-NOMASTERLINK Can't SYNC while failing over");
   if (IsReplica() && !PrimaryLinkUp())
     return c->R().Error("-NOMASTERLINK Can't SYNC while not connected with my master");
+  // Replies of earlier commands still unsent would land inside the replica's stream.
+  if (c->PendingOutput() > 0)
+    return c->R().Error("SYNC and PSYNC are invalid with pending output");
+  LOG_NOTICE("Replica %s asks for synchronization", c->addr.c_str());
+  int64_t from = 0;
+  if (psync && !base::ParseInt64(c->argv[2], &from)) {
+    LOG_WARNING("Replica %s asks for synchronization but with a wrong offset", c->addr.c_str());
+    return c->R().Error("value is not an integer or out of range");
+  }
   if (!c->repl) c->repl = new ReplicaLink();
   c->repl->old_sync = !psync;
   c->flags |= server::kReplica;
   c->repl->ack_time_ms = base::MsTime();
   primary_.replicas.push_back(c);
-  LOG_NOTICE("Replica %s asks for synchronization", c->addr.c_str());
   EnsureBacklog();
   if (psync) {
-    int64_t from;
-    if (base::ParseInt64(c->argv[2], &from) && TryPartial(c, c->argv[1], from)) return;
+    if (TryPartial(c, c->argv[1], from)) return;
     if (c->argv[1] != "?")
       LOG_NOTICE("Partial resynchronization not accepted: replid or offset out of range");
     g.stats.sync_partial_err += c->argv[1] != "?";

@@ -124,8 +124,10 @@ struct Client {
   // replication: per-replica state when this client is a replica of ours
   repl::ReplicaLink* repl = nullptr;
 
+  // A replica's link carries our stream only: a reply to it goes aside, and ProcessCommand
+  // drops the replica that caused one.
   net::Reply R() {
-    return net::Reply((flags & (kReplyOff | kReplySkip)) ? &discard : &conn.out, resp);
+    return net::Reply((flags & (kReplyOff | kReplySkip | kReplica)) ? &discard : &conn.out, resp);
   }
   size_t PendingOutput() const { return conn.PendingBytes(); }
   bool InMulti() const { return flags & kMulti; }

@@ -340,6 +340,9 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   // loading run meanwhile; beside served data (swapdb), all but those flagged no-async-loading.
   if (Loading() && !(cmd->flags & kCmdLoading)) return reject(ErrLoading());
   if ((cmd->flags & kCmdNoAsyncLoading) && AsyncLoading()) return reject(ErrLoading());
+  // A replica link may not touch the keyspace (it is exempt from CLIENT PAUSE), as Valkey 8.
+  if ((c->flags & kReplica) && (flags & (kCmdWrite | kCmdReadonly | kCmdMayReplicate)))
+    return reject("Replica can't interact with the keyspace");
   return true;
 }
 
@@ -370,6 +373,15 @@ void ProcessCommand(Client* c) {
   Dispatch(c);
   if ((c->flags & (kPrimary | kReplica)) && g.stats.error_seq != errors_before)
     ReportLinkError(c, false);
+  // A command a replica sent over its link replied (Client::R set the reply aside): its peer
+  // does not speak the protocol, so it goes, as Valkey 8 drops it.
+  if ((c->flags & kReplica) && !c->discard.empty()) {
+    c->discard.clear();
+    LOG_WARNING("Replica generated a reply to command '%s', disconnecting it: %s",
+                c->last_cmd ? c->last_cmd->fullname.c_str() : "<unknown>",
+                ClientInfoForLog(c).c_str());
+    CloseAsync(c);
+  }
 }
 
 namespace {

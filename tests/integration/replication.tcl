@@ -794,30 +794,35 @@ start_server {tags {repl}} {
 # A replica that waits for its snapshot (repl-diskless-sync-delay, default 5 s; or a disk
 # snapshot being made) gets a bare "\n" every second, as from Valkey 8 and Redis 7.0: a
 # replica counts its repl-timeout from the last byte it received.
+# REPLCONF's reply read before PSYNC is sent: a primary refuses PSYNC behind an unsent reply.
+proc repl_ask_sync {fd} {
+    puts -nonewline $fd "REPLCONF capa eof capa psync2\r\n"
+    flush $fd
+    assert_equal "+OK" [string trim [gets $fd]]
+    puts -nonewline $fd "PSYNC ? -1\r\n"
+    flush $fd
+}
+
 start_server {tags {repl}} {
     test "A replica waiting out repl-diskless-sync-delay gets a newline every second" {
         assert_equal 5 [lindex [r config get repl-diskless-sync-delay] 1]
         set fd [valkey_raw]
-        puts -nonewline $fd "REPLCONF capa eof capa psync2\r\nPSYNC ? -1\r\n"
-        flush $fd
+        repl_ask_sync $fd
         set got [read_for $fd 2600]
         close $fd
-        assert_match "+OK\r\n\n\n*" $got
-        assert_equal {} [string map {"\n" ""} [string range $got 5 end]]
+        assert_match "\n\n*" $got
+        assert_equal {} [string map {"\n" ""} $got]
     }
 
     test "repl-diskless-sync-max-replicas: the delay ends once that many replicas wait" {
         r config set repl-diskless-sync-delay 60 repl-diskless-sync-max-replicas 2
         r set k v
         r config set rdb-key-save-delay 3000000   ;# the transfer's child lasts 3 s
-        set hello "REPLCONF capa eof capa psync2\r\nPSYNC ? -1\r\n"
         set a [valkey_raw]
-        puts -nonewline $a $hello
-        flush $a
+        repl_ask_sync $a
         assert_no_match "*FULLRESYNC*" [read_for $a 1200]   ;# one of two: it waits
         set b [valkey_raw]
-        puts -nonewline $b $hello
-        flush $b
+        repl_ask_sync $b
         set got_b [read_for $b 1500]
         set got_a [read_for $a 200]
         assert_match "*+FULLRESYNC * *\r\n*\$EOF:*" $got_b
@@ -834,7 +839,7 @@ start_server {tags {repl}} {
         r config set repl-diskless-sync-max-replicas 0
         set a [valkey_raw]
         set b [valkey_raw]
-        foreach fd [list $a $b] { puts -nonewline $fd $hello; flush $fd }
+        foreach fd [list $a $b] { repl_ask_sync $fd }
         assert_no_match "*FULLRESYNC*" [read_for $b 1500]
         assert_no_match "*FULLRESYNC*" [read_for $a 100]
         close $a

@@ -527,9 +527,11 @@ start_server {tags {repl faults} overrides {repl-diskless-sync yes repl-diskless
     r set legacy 1
     test "SYNC (no PSYNC) gets the snapshot without a +FULLRESYNC line" {
         set fd [valkey_raw]
-        puts -nonewline $fd "*3\r\n\$8\r\nREPLCONF\r\n\$4\r\ncapa\r\n\$3\r\neof\r\n*1\r\n\$4\r\nSYNC\r\n"
+        puts -nonewline $fd "*3\r\n\$8\r\nREPLCONF\r\n\$4\r\ncapa\r\n\$3\r\neof\r\n"
         flush $fd
         assert_equal +OK [rf_read_line $fd]
+        puts -nonewline $fd "*1\r\n\$4\r\nSYNC\r\n"
+        flush $fd
         set line [rf_read_line $fd]
         while {$line eq "\n" || $line eq ""} { set line [string trimleft [rf_read_line $fd] \n] }
         close $fd
@@ -548,6 +550,79 @@ start_server {tags {repl faults} overrides {repl-diskless-sync yes repl-diskless
     }
 }
 
+# ---------------------------------------------------------------- a replica link misused
+
+# After SYNC/PSYNC the link carries our stream one way: a command sent over it that replies
+# would put the reply inside the stream (a replica speaking the protocol sends REPLCONF ACK
+# only), so the replica is dropped, and it may not touch the keyspace (a replica is exempt
+# from CLIENT PAUSE). Valkey 8's replies and log lines; its tests pass on ours.
+proc rf_log_count {pattern} {
+    set n 0
+    foreach line [split [::srv::file_tail [srv log] 100000] \n] {
+        if {[string match "*$pattern*" $line]} { incr n }
+    }
+    return $n
+}
+
+proc rf_closed_by_peer {fd timeout_ms} {
+    fconfigure $fd -blocking 0
+    set deadline [expr {[clock milliseconds] + $timeout_ms}]
+    while {[clock milliseconds] < $deadline} {
+        if {[catch {read $fd}] || [eof $fd]} { return 1 }
+        after 10
+    }
+    return 0
+}
+
+start_server {tags {repl faults} overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
+    r set foo bar
+    foreach {sync cmd name} {SYNC PING ping  PSYNC {SLOWLOG GET} slowlog|get  PSYNC {GET foo} get
+                             PSYNC {SET foo other} set} {
+        test "A replica link that sends $cmd after $sync is dropped, its reply never sent" {
+            set synced [rf_log_count "Synchronization with replica * succeeded"]
+            set fd [valkey_raw]
+            puts -nonewline $fd [expr {$sync eq "SYNC" ? "SYNC\r\n" : "PSYNC ? -1\r\n"}]
+            flush $fd
+            wait_for_condition 100 20 {[rf_log_count "Synchronization with replica * succeeded"] > $synced}
+            read_for $fd 100   ;# the snapshot
+            puts -nonewline $fd "$cmd\r\n"
+            flush $fd
+            assert [rf_closed_by_peer $fd 3000] "the replica is disconnected"
+            close $fd
+            wait_for_log "*Replica generated a reply to command '$name', disconnecting it: id=*"
+            if {$name in {get set}} {
+                wait_for_log "*== CRITICAL == This primary is sending an error to its replica: 'Replica can't interact with the keyspace' after processing the command '$name'*"
+            }
+            assert_equal bar [r get foo]
+            assert_equal PONG [r ping]
+            wait_for_condition 100 20 {[s connected_slaves] == 0}
+        }
+    }
+
+    test "PSYNC with an offset that is not a number: an error, and no replica" {
+        set full [s sync_full]
+        set fd [valkey_raw]
+        puts -nonewline $fd "PSYNC replid offset_str\r\nPING\r\n"
+        flush $fd
+        assert_equal "-ERR value is not an integer or out of range" [rf_read_line $fd]
+        assert_equal "+PONG" [rf_read_line $fd]
+        close $fd
+        wait_for_log "*Replica * asks for synchronization but with a wrong offset*"
+        assert_equal 0 [s connected_slaves]
+        assert_equal $full [s sync_full]
+    }
+
+    test "SYNC or PSYNC behind a reply not yet sent is refused" {
+        set fd [valkey_raw]
+        puts -nonewline $fd "PING\r\nPSYNC ? -1\r\n"
+        flush $fd
+        assert_equal "+PONG" [rf_read_line $fd]
+        assert_equal "-ERR SYNC and PSYNC are invalid with pending output" [rf_read_line $fd]
+        close $fd
+        assert_equal 0 [s connected_slaves]
+    }
+}
+
 # A diskless transfer ends when the child's last bytes have been read from its pipe and sent,
 # whether the child was reaped before that or after. Reaped first (its exit and the pipe's end
 # seen in one loop pass), the end came only with the next write to that replica: the
@@ -559,9 +634,10 @@ start_server {tags {repl faults} overrides {repl-diskless-sync yes repl-diskless
         for {set i 0} {$i < 10} {incr i} {
             set fd [valkey_raw]
             puts -nonewline $fd "*3\r\n\$8\r\nREPLCONF\r\n\$4\r\ncapa\r\n\$3\r\neof\r\n"
-            puts -nonewline $fd "*3\r\n\$5\r\nPSYNC\r\n\$1\r\n?\r\n\$2\r\n-1\r\n"
             flush $fd
             assert_equal +OK [rf_read_line $fd]
+            puts -nonewline $fd "*3\r\n\$5\r\nPSYNC\r\n\$1\r\n?\r\n\$2\r\n-1\r\n"
+            flush $fd
             assert_match "+FULLRESYNC *" [rf_read_line $fd]
             set line [string trimleft [rf_read_line $fd 5000] \n]
             assert_match {$EOF:*} $line
