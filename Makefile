@@ -14,7 +14,8 @@ SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-poi
 	-DNODE_DEBUG_CHECKS
 endif
 CXXFLAGS += $(SAN_FLAGS) -std=c++20 -Wall -Wextra -Wno-missing-field-initializers -Isrc -MMD -MP
-LDLIBS = -lpthread
+# -rdynamic: the crash report names the functions of its stack trace (backtrace_symbols_fd).
+LDLIBS = -rdynamic -lpthread
 
 ifeq ($(MALLOC),jemalloc)
 CXXFLAGS += -DUSE_JEMALLOC

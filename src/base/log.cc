@@ -100,6 +100,15 @@ void LogFromSignalHandler(const char* msg) {
   WriteLine(line, n);
 }
 
+int OpenLogFd() {
+  if (g_path.empty()) return STDOUT_FILENO;
+  return open(g_path.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
+}
+
+void CloseLogFd(int fd) {
+  if (fd >= 0 && fd != STDOUT_FILENO) close(fd);
+}
+
 void LogRaw(int level, const std::string& text) {
   if (level < g_level) return;
   WriteLine(text.data(), text.size());

@@ -13,6 +13,10 @@ void Log(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 // From a signal handler: only async-signal-safe calls (open, write, close), no formatting
 // beyond the pid; the line reads "<pid>:signal-handler (<unix time>) <msg>", as Valkey's.
 void LogFromSignalHandler(const char* msg);
+// The log's descriptor for raw writes from a signal handler (open(2) of the file, or stdout);
+// -1 if the file cannot be opened. Give it back to CloseLogFd.
+int OpenLogFd();
+void CloseLogFd(int fd);
 // Raw line without the prefix (the start-up banner).
 void LogRaw(int level, const std::string& text);
 }  // namespace base

@@ -26,6 +26,7 @@
 #include "server/cluster_hooks.h"
 #include "server/command_docs.h"
 #include "server/config.h"
+#include "server/crash_report.h"
 #include "server/dispatch.h"
 #include "server/info.h"
 #include "server/loading.h"
@@ -607,6 +608,10 @@ void DebugCommand(Client* c) {
          "    1 skips the checksum checks of loaded snapshots and of RESTORE payloads.",
          "SLEEP <seconds>",
          "    Block the node for <seconds> (fractions allowed).",
+         "SEGFAULT",
+         "    Crash the node with a memory access fault (its bug report goes to the log).",
+         "ASSERT",
+         "    Crash the node with a failed assertion (its report goes to the log).",
          "STRINGMATCH-TEST",
          "    Run random patterns and strings through the glob matcher.",
          "LISTPACK <key>",
@@ -659,9 +664,18 @@ void DebugCommand(Client* c) {
   if (sub == "sleep" && a.size() == 3) {
     double secs;
     if (!base::ParseDouble(a[2], &secs) || secs < 0) return r.Error(kErrNotFloat);
-    usleep(static_cast<useconds_t>(secs * 1e6));
+    // The whole time, also when a signal (the watchdog's SIGALRM) cuts a sleep short.
+    int64_t until = base::MonotonicUs() + static_cast<int64_t>(secs * 1e6);
+    for (int64_t now; (now = base::MonotonicUs()) < until;)
+      usleep(static_cast<useconds_t>(std::min<int64_t>(until - now, 1000000)));
     return r.Ok();
   }
+  // A crash and a failed assertion on demand: their reports in the log (crash_report.h).
+  if (sub == "segfault" && a.size() == 2) {
+    volatile char* bad = reinterpret_cast<volatile char*>(-1);
+    *bad = 'x';
+  }
+  if (sub == "assert" && a.size() == 2) AssertFailed("1 == 2", __FILE__, __LINE__);
   if (sub == "replicate" && a.size() >= 3) {
     WriteOut(c->dbid, std::vector<std::string_view>(a.begin() + 2, a.end()), kToReplicas);
     return r.Ok();

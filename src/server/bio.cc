@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "server/crash_report.h"
+
 namespace server {
 
 namespace {
@@ -61,6 +63,7 @@ void Run(const Job& j) {
 }
 
 void Loop() {
+  BlockAlarmInThisThread();
   Bio& b = B();
   while (true) {
     Job j;

@@ -25,6 +25,7 @@
 #include "server/command.h"
 #include "server/aof.h"
 #include "server/cluster_hooks.h"
+#include "server/crash_report.h"
 #include "server/evict.h"
 #include "server/notify.h"
 #include "server/proc_title.h"
@@ -577,6 +578,14 @@ std::vector<Def>& Table() {
        "./"},
       BOOL("always-show-logo", always_show_logo, "no", kImmutable),
       BOOL("hide-user-data-from-log", hide_user_data_from_log, "yes", 0),
+      {"crash-log-enabled", nullptr, kBool, 0, &cfg.crash_log_enabled, 0, 0, nullptr, {},
+       [](std::string*) { return ApplyCrashLog(); }, "yes"},
+      {"watchdog-period", nullptr, kInt, kHidden, &cfg.watchdog_period, 0, INT_MAX, nullptr, {},
+       [](std::string*) {
+         WatchdogCron();  // armed now, not at the next tick
+         return true;
+       },
+       "0"},
       INT("databases", databases, 1, INT_MAX, "16", kImmutable),
       {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
       BOOL("dynamic-hz", dynamic_hz, "yes", 0),

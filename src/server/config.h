@@ -45,6 +45,8 @@ struct Config {
   std::string dir;
   bool always_show_logo = false;
   bool hide_user_data_from_log = true;
+  bool crash_log_enabled = true;  // crash_report.h
+  int64_t watchdog_period = 0;    // ms; 0: off (crash_report.h)
   int64_t databases = 16;
   int64_t hz = 10;
   bool dynamic_hz = true;

@@ -17,6 +17,7 @@
 #include "db/stream.h"
 #include "db/zset.h"
 #include "ds/quicklist.h"
+#include "server/crash_report.h"
 
 namespace server {
 
@@ -44,6 +45,7 @@ LazyFree& L() {
 }
 
 void Loop() {
+  BlockAlarmInThisThread();
   LazyFree& l = L();
 #ifdef USE_JEMALLOC
   uint64_t* a = nullptr;

@@ -37,6 +37,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();  // libasan
 #include "server/cluster_hooks.h"
 #include "server/command.h"
 #include "server/config.h"
+#include "server/crash_report.h"
 #include "server/dispatch.h"
 #include "server/evict.h"
 #include "server/oom_score.h"
@@ -273,6 +274,7 @@ void Cron() {
 
 void CronWork() {
   g.cron_loops++;
+  WatchdogCron();
   db::UpdateLruClock();
   Repl().cron();
   int64_t now = base::MsTime();
@@ -578,6 +580,7 @@ int Main(int argc, char** argv) {
 
   signal(SIGPIPE, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
+  InstallCrashHandlers();
   snprintf(g_shutdown_temp_rdb, sizeof(g_shutdown_temp_rdb), "temp-%ld.rdb",
            static_cast<long>(getpid()));
   struct sigaction sa = {};
