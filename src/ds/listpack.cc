@@ -302,6 +302,39 @@ Entry Get(const uint8_t* p) {
   return e;
 }
 
+Writer::Writer(std::string* out) : out_(out), start_(out->size()) { out->append(kHdr, '\0'); }
+
+namespace {
+void Put(std::string* out, const Encoded& e) {
+  out->append(reinterpret_cast<const char*>(e.hdr), e.hdr_len);
+  if (e.data_len) out->append(e.data, e.data_len);
+  out->append(reinterpret_cast<const char*>(e.back), e.back_len);
+}
+}  // namespace
+
+void Writer::Add(std::string_view s) {
+  Encoded e;
+  EncodeString(s, &e);
+  Put(out_, e);
+  count_++;
+}
+
+void Writer::AddInt(int64_t v) {
+  Encoded e;
+  EncodeInt(v, &e);
+  Put(out_, e);
+  count_++;
+}
+
+std::string_view Writer::Finish() {
+  out_->push_back(static_cast<char>(kEof));
+  auto* lp = reinterpret_cast<uint8_t*>(out_->data() + start_);
+  size_t total = out_->size() - start_;
+  base::Store32LE(lp, static_cast<uint32_t>(total));
+  SetNumElements(lp, count_ < kUnknownCount ? static_cast<uint16_t>(count_) : kUnknownCount);
+  return {out_->data() + start_, total};
+}
+
 uint8_t* Append(uint8_t* lp, std::string_view s) {
   Encoded e;
   EncodeString(s, &e);

@@ -8,8 +8,60 @@
 #include "db/set.h"
 #include "db/stream.h"
 #include "db/zset.h"
+#include "ds/listpack.h"
+#include "ds/pack.h"
 
 namespace persist {
+
+namespace {
+
+// A compact hash's or sorted set's pairs (a pack of stride 2, a sorted set's in its order) as
+// the listpack WriteValue would write, built in `buf`; false when they exceed what it writes
+// compact. Each entry goes in as WriteValue appends its text: an integer pack entry is that
+// integer's text, and a score's text is the one the plain path formats (db/zset.cc keeps it so).
+bool PairsAsListpack(const uint8_t* pk, bool zset, std::string* buf, std::string_view* lp) {
+  size_t n = ds::pack::Length(pk);
+  if (n == 0 || n / 2 > kMaxListpackEntries) return false;
+  buf->clear();
+  ds::lp::Writer w(buf);
+  ds::pack::Reader r(pk, 2);
+  while (r.Next()) {
+    if (r.IsInt()) {
+      w.AddInt(r.Int());
+      continue;
+    }
+    bool limited = !zset || r.Index() % 2 == 0;  // a score has no length limit
+    if (limited && r.Text().size() > kMaxListpackValue) return false;
+    w.Add(r.Text());
+  }
+  *lp = w.Finish();
+  return true;
+}
+
+}  // namespace
+
+void WriteObject(std::string* out, db::Obj* o, bool compress) {
+  if (o->enc() == db::kEncListpack) {
+    bool zset = o->type() == db::kZSet;
+    if (zset || o->type() == db::kHash) {
+      static thread_local std::string buf;  // reused: a snapshot writes many
+      std::string_view lp;
+      if (PairsAsListpack(static_cast<const uint8_t*>(o->ptr()), zset, &buf, &lp)) {
+        if (zset)
+          WriteZSetListpack(out, lp, compress);
+        else
+          WriteHashListpack(out, lp, compress);
+        return;
+      }
+    } else if (o->type() == db::kList) {
+      const auto* lp = static_cast<const uint8_t*>(o->ptr());
+      if (ds::lp::Length(lp) > 0 && ds::lp::Bytes(lp) <= kListNodeBytes)
+        return WriteListOneNode(
+            out, {reinterpret_cast<const char*>(lp), ds::lp::Bytes(lp)}, compress);
+    }
+  }
+  WriteValue(out, ToValue(o), compress);
+}
 
 Value ToValue(db::Obj* o) {
   Value v;

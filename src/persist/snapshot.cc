@@ -180,8 +180,7 @@ void SnapshotWriter::SelectDb(int id, uint64_t keys, uint64_t expires) {
   WriteLen(&buf_, expires);
 }
 
-void SnapshotWriter::Key(std::string_view key, const Value& v, int64_t expire_ms, int64_t idle_sec,
-                         int freq) {
+void SnapshotWriter::KeyPrefix(int64_t expire_ms, int64_t idle_sec, int freq) {
   if (expire_ms >= 0) {
     buf_.push_back(static_cast<char>(kOpExpireTimeMs));
     PutLe64(&buf_, static_cast<uint64_t>(expire_ms));
@@ -194,14 +193,23 @@ void SnapshotWriter::Key(std::string_view key, const Value& v, int64_t expire_ms
     buf_.push_back(static_cast<char>(kOpFreq));
     buf_.push_back(static_cast<char>(freq & 0xff));
   }
-  // Layout: type byte, key, value. WriteValue emits type+value: slip the key in between.
-  size_t at = buf_.size();
-  WriteValue(&buf_, v, opts_.compress);
+}
+
+void SnapshotWriter::KeyEnd(std::string_view key, size_t at) {
   std::string k;
   WriteString(&k, key, opts_.compress);
   buf_.insert(at + 1, k);
   keys_++;
   MaybeFlush();
+}
+
+void SnapshotWriter::Key(std::string_view key, const Value& v, int64_t expire_ms, int64_t idle_sec,
+                         int freq) {
+  KeyPrefix(expire_ms, idle_sec, freq);
+  // Layout: type byte, key, value. WriteValue emits type+value: the key goes in between.
+  size_t at = buf_.size();
+  WriteValue(&buf_, v, opts_.compress);
+  KeyEnd(key, at);
 }
 
 void SnapshotWriter::Object(db::Obj* o) {
@@ -212,7 +220,10 @@ void SnapshotWriter::Object(db::Obj* o) {
     idle = now >= lru ? now - lru : now + (db::kLruMax - lru);
   }
   if (opts_.write_freq) freq = db::LfuCounter(o);
-  Key(o->key(), ToValue(o), o->expire(), idle, freq);
+  KeyPrefix(o->expire(), idle, freq);
+  size_t at = buf_.size();
+  WriteObject(&buf_, o, opts_.compress);
+  KeyEnd(o->key(), at);
 }
 
 bool SnapshotWriter::Finish() {

@@ -95,6 +95,10 @@ class SnapshotWriter {
   void MaybeFlush() {
     if (buf_.size() >= kChunk) Flush();
   }
+  // A key's record: the opcodes before it; then, once its type byte and value are in buf_
+  // from `at`, the key slipped in between.
+  void KeyPrefix(int64_t expire_ms, int64_t idle_sec, int freq);
+  void KeyEnd(std::string_view key, size_t at);
   void Flush();
 
   static constexpr size_t kChunk = 64 * 1024;

@@ -61,11 +61,7 @@ constexpr uint64_t kContainerPacked = 2;
 // LZF output is at most 88 times its input (a 3-byte back reference copies 264 bytes).
 constexpr uint64_t kLzfMaxRatio = 88;
 
-// What we write in compact encodings (the defaults of Redis 7 / Valkey 8).
-constexpr size_t kMaxListpackEntries = 128;
-constexpr size_t kMaxListpackValue = 64;
 constexpr size_t kMaxIntsetEntries = 512;
-constexpr size_t kListNodeBytes = 8192;
 constexpr size_t kPlainNodeThreshold = size_t{1} << 30;
 
 bool HasDuplicates(std::vector<std::string_view>& keys) {
@@ -723,6 +719,23 @@ void WriteBinaryDouble(std::string* out, double d) {
   uint64_t u;
   memcpy(&u, &d, 8);
   StoreLe64(out, u);
+}
+
+void WriteHashListpack(std::string* out, std::string_view lp, bool compress) {
+  out->push_back(static_cast<char>(kTypeHashListpack));
+  WriteString(out, lp, compress);
+}
+
+void WriteZSetListpack(std::string* out, std::string_view lp, bool compress) {
+  out->push_back(static_cast<char>(kTypeZSetListpack));
+  WriteString(out, lp, compress);
+}
+
+void WriteListOneNode(std::string* out, std::string_view lp, bool compress) {
+  out->push_back(static_cast<char>(kTypeListQuicklist2));
+  WriteLen(out, 1);
+  WriteLen(out, kContainerPacked);
+  WriteString(out, lp, compress);
 }
 
 void WriteValue(std::string* out, const Value& v, bool compress) {

@@ -83,6 +83,17 @@ void WriteBinaryDouble(std::string* out, double d);
 // Snapshot object type byte followed by the value. Writes the plain (non-compact) encodings,
 // except that small values may use listpack types; every result loads in Redis 7.0.
 void WriteValue(std::string* out, const Value& v, bool compress = true);
+
+// What WriteValue writes in the compact encodings (the defaults of Redis 7 / Valkey 8).
+inline constexpr size_t kMaxListpackEntries = 128;  // pairs of a hash or sorted set
+inline constexpr size_t kMaxListpackValue = 64;     // bytes of a field, value or member
+inline constexpr size_t kListNodeBytes = 8192;      // a list node's listpack
+// The same bytes WriteValue writes, from a listpack the caller already holds (object_codec.cc
+// builds it from a compact value without the plain Value): a hash's or a sorted set's pairs
+// within the limits above (a sorted set's in its order), a list that fits one node.
+void WriteHashListpack(std::string* out, std::string_view lp, bool compress);
+void WriteZSetListpack(std::string* out, std::string_view lp, bool compress);
+void WriteListOneNode(std::string* out, std::string_view lp, bool compress);
 // Reads a value of snapshot object type `type`. False on any malformed or unsupported data
 // (nothing is allocated beyond what the input can justify).
 bool ReadValue(Reader& r, uint8_t type, Value* out);

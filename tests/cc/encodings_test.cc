@@ -156,6 +156,34 @@ TEST_CASE(LzfDecompressFuzz) {
   }
 }
 
+// Writer: the bytes of New() and the same Appends, also past 65535 entries (count unknown) and
+// with strings of each length encoding; written after what the string already held.
+TEST_CASE(ListpackWriterMatchesAppends) {
+  for (size_t n : {0, 1, 7, 65534, 65535, 65536, 70000}) {
+    uint8_t* lp = ds::lp::New();
+    std::string buf = "prefix";
+    ds::lp::Writer w(&buf);
+    for (size_t i = 0; i < n; i++) {
+      std::string s = i % 5 == 0   ? std::to_string(static_cast<int64_t>(i * 7919) - 100000)
+                      : i % 5 == 1 ? std::string(i % 5000, 'x')
+                                   : "e" + std::to_string(i);
+      if (i % 11 == 0) {
+        lp = ds::lp::AppendInt(lp, static_cast<int64_t>(i) << (i % 40));
+        w.AddInt(static_cast<int64_t>(i) << (i % 40));
+      } else {
+        lp = ds::lp::Append(lp, s);
+        w.Add(s);
+      }
+    }
+    std::string_view got = w.Finish();
+    CHECK(buf.compare(0, 6, "prefix") == 0);
+    CHECK(got.data() == buf.data() + 6);
+    CHECK(got == LpBytes(lp));
+    CHECK(ds::lp::Validate(reinterpret_cast<const uint8_t*>(got.data()), got.size(), true));
+    ds::lp::Free(lp);
+  }
+}
+
 TEST_CASE(ListpackByteLayout) {
   // The same entries as a redis-server 7.0 small hash: identical bytes.
   uint8_t* lp = ds::lp::New();

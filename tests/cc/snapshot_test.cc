@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -634,6 +635,74 @@ TEST_CASE(SnapshotLoadIntoDatabases) {
   r = persist::LoadSnapshot(reinterpret_cast<const uint8_t*>(s.data()), s.size(), lo, dbs, true);
   CHECK(r.ok);
   db::GetEnv().on_new = nullptr;
+}
+
+// Compact hashes, sorted sets and lists are written from their encoding (WriteObject): the same
+// bytes as the plain path, WriteValue(ToValue(o)), for contents of every shape near the limits
+// (long fields and members, integers, scores of every kind, counts around 128 pairs).
+TEST_CASE(SnapshotCompactValuesWrittenAsThePlainPath) {
+  db::RegisterHashType();
+  db::RegisterListType();
+  db::RegisterZSetType();
+  XorShift rnd;
+  const double special[] = {0,        -0.0,      1,        -1,     1.5,     -2.25,   0.1,
+                            1e-300,   1e300,     1e20,     -1e20,  4503599627370496.0,
+                            4503599627370495.0,   9007199254740993.0, 1152921504606846976.0,
+                            3.0,      12345678,  -987654321, 1.0 / 3, 2.5e-7,  65535.0,
+                            HUGE_VAL, -HUGE_VAL};
+  auto text = [&](size_t i) -> std::string {
+    if (rnd() % 200 == 0) return std::string(65 + rnd() % 30, 'x');  // over 64: plain form
+    switch (rnd() % 6) {
+      case 0: return std::to_string(static_cast<int64_t>(rnd() % 100000) - 500);  // integer
+      case 1: return std::to_string(static_cast<int64_t>(rnd()));                 // big integer
+      case 2: return std::string(56 + rnd() % 9, static_cast<char>('a' + i % 26));  // up to 64
+      case 3: return "0" + std::to_string(rnd() % 100);                            // not canonical
+      default: return "f" + std::to_string(i) + ":" + std::to_string(rnd() % 1000);
+    }
+  };
+  size_t compact = 0;
+  db::HashLimits hash_limits = db::GetHashLimits();
+  db::ZSetLimits zset_limits = db::GetZSetLimits();
+  db::ListLimits list_limits = db::GetListLimits();
+  for (int round = 0; round < 400; round++) {
+    // Half the rounds with encodings allowed past what the snapshot writes compact
+    // (hash-max-listpack-value 100 and the like): those must go the plain way.
+    bool loose = round % 2;
+    db::GetHashLimits().max_entries = loose ? 300 : hash_limits.max_entries;
+    db::GetHashLimits().max_value = loose ? 100 : hash_limits.max_value;
+    db::GetZSetLimits().max_listpack_entries = loose ? 300 : zset_limits.max_listpack_entries;
+    db::GetZSetLimits().max_listpack_value = loose ? 100 : zset_limits.max_listpack_value;
+    db::GetListLimits().fill = loose ? -4 : list_limits.fill;
+    size_t n = 1 + rnd() % (loose ? 280 : 140);
+    db::Obj* h = db::NewHash("h");
+    db::Obj* z = db::NewZSet("z", 0, 0);
+    db::Obj* l = db::NewList("l");
+    for (size_t i = 0; i < n; i++) {
+      db::HashSet(h, text(i), text(i + 1));
+      double score = rnd() % 3 == 0 ? special[rnd() % (sizeof(special) / sizeof(double))]
+                                    : static_cast<double>(static_cast<int64_t>(rnd() % 2001) - 1000) /
+                                          (1 + rnd() % 8);
+      db::ZSetScore(z, text(i), score);
+      db::ListPush(l, text(i), rnd() % 2);
+      if (loose) db::ListPush(l, text(i), rnd() % 2);  // past one 8 KB node
+    }
+    for (db::Obj* o : {h, z, l}) {
+      compact += o->enc() == db::kEncListpack;
+      for (bool compress : {false, true}) {
+        std::string direct, plain;
+        persist::WriteObject(&direct, o, compress);
+        persist::WriteValue(&plain, persist::ToValue(o), compress);
+        CHECK_EQ(direct, plain);
+      }
+    }
+    db::FreeObj(h);
+    db::FreeObj(z);
+    db::FreeObj(l);
+  }
+  db::GetHashLimits() = hash_limits;
+  db::GetZSetLimits() = zset_limits;
+  db::GetListLimits() = list_limits;
+  CHECK(compact > 700);  // most went the direct way (of 1200)
 }
 
 }  // namespace
