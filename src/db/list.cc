@@ -88,6 +88,26 @@ void ListPush(Obj* o, std::string_view s, bool head) {
   }
 }
 
+void ListLoad(Obj* o, const std::vector<std::string>& elems) {
+  if (o->enc() == kEncListpack && ListLen(o) == 0 && !elems.empty()) {
+    // Tail pushes keep one listpack unless one of them finds the limit passed (GrowCheck:
+    // the listpack so far plus the new element); bytes and count only grow, so the last
+    // push's check decides for all.
+    std::string buf;
+    ds::lp::Writer w(&buf);
+    for (size_t i = 0; i + 1 < elems.size(); i++) w.Add(elems[i]);
+    size_t before_last = buf.size() + 1;  // the listpack of all but the last: + terminator
+    if (!ds::Quicklist::ExceedsLimit(GetListLimits().fill, before_last + elems.back().size(),
+                                     elems.size())) {
+      w.Add(elems.back());
+      ds::lp::Free(Lp(o));
+      o->set_ptr(ds::lp::FromBytes(w.Finish()));
+      return;
+    }
+  }
+  for (const std::string& e : elems) ListPush(o, e, false);
+}
+
 void ListMaybeShrink(Obj* o) {
   if (o->enc() != kEncQuicklist) return;
   ds::Quicklist* ql = Ql(o);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "db/object.h"
 
@@ -19,6 +20,9 @@ ListLimits& GetListLimits();
 Obj* NewList(std::string_view key);
 size_t ListLen(const Obj* o);
 void ListPush(Obj* o, std::string_view s, bool head);
+// Fills a new, empty list with a decoded value's elements, in order: the same list as pushing
+// each at the tail, made in one pass when it stays one listpack.
+void ListLoad(Obj* o, const std::vector<std::string>& elems);
 bool ListPop(Obj* o, bool head, std::string* out);
 bool ListIndex(Obj* o, long index, std::string* out);
 bool ListSet(Obj* o, long index, std::string_view s);

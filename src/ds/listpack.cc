@@ -206,6 +206,13 @@ bool Entry::Equals(std::string_view s) const {
   return View(buf) == s;
 }
 
+uint8_t* FromBytes(std::string_view bytes) {
+  auto* lp = static_cast<uint8_t*>(malloc(bytes.size()));
+  if (!lp) abort();
+  memcpy(lp, bytes.data(), bytes.size());
+  return lp;
+}
+
 uint8_t* New(size_t capacity_hint) {
   size_t cap = capacity_hint > kHdr + 1 ? capacity_hint : kHdr + 1;
   uint8_t* lp = static_cast<uint8_t*>(malloc(cap));

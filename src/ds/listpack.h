@@ -30,6 +30,7 @@ struct Entry {
 uint8_t* New(size_t capacity_hint = 0);
 void Free(uint8_t* lp);
 uint8_t* Dup(const uint8_t* lp);  // an exact copy
+uint8_t* FromBytes(std::string_view bytes);  // a listpack owned as New's, from Writer's bytes
 size_t Bytes(const uint8_t* lp);
 size_t Length(const uint8_t* lp);  // number of entries
 

@@ -116,7 +116,7 @@ db::Obj* FromValue(std::string_view key, const Value& v, int64_t expire) {
       return db::NewString(key, v.str, expire);
     case Kind::kList:
       o = db::NewList(key);
-      for (auto& e : v.elems) db::ListPush(o, e, false);
+      db::ListLoad(o, v.elems);
       break;
     case Kind::kSet:
       o = db::NewSet(key, v.elems.empty() ? std::string_view() : v.elems[0], v.elems.size());
