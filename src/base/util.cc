@@ -117,36 +117,55 @@ std::string FormatDouble(double v) {
   if (v >= -kIntLimit && v <= kIntLimit && v == std::trunc(v))
     return Int64ToString(static_cast<int64_t>(v));
   // Shortest round-trip digits, laid out like Valkey 8: plain integers and short decimals
-  // without an exponent, otherwise "d.ddde[+-]x" with no zero-padding of the exponent.
+  // without an exponent, otherwise "d.ddde[+-]x" with no zero-padding of the exponent. Built
+  // in one buffer: sorted-set scores are formatted by the million (replies, loads).
   char sci[64];
   auto r = std::to_chars(sci, sci + sizeof(sci), v, std::chars_format::scientific);
-  std::string_view t(sci, r.ptr - sci);
-  bool neg = t[0] == '-';
-  if (neg) t.remove_prefix(1);
-  size_t epos = t.find('e');
-  std::string digits;
-  for (char c : t.substr(0, epos))
-    if (c != '.') digits.push_back(c);
-  int e10 = std::atoi(std::string(t.substr(epos + 1)).c_str());
-  int n = static_cast<int>(digits.size());
+  const char* p = sci;
+  bool neg = *p == '-';
+  if (neg) p++;
+  char digits[32];  // at most 17 significant digits
+  int n = 0;
+  for (; p < r.ptr && *p != 'e'; p++)
+    if (*p != '.') digits[n++] = *p;
+  int e10 = 0;
+  if (p < r.ptr) {
+    const char* q = p + 1;
+    if (*q == '+') q++;
+    std::from_chars(q, r.ptr, e10);
+  }
   int k = e10 - (n - 1);  // value = digits * 10^k
   int exp = std::abs(k + n - 1);
-  std::string out = neg ? "-" : "";
+  char out[64];
+  int o = 0;
+  if (neg) out[o++] = '-';
   if (k >= 0 && exp < n + 7) {
-    out += digits + std::string(k, '0');
+    for (int i = 0; i < n; i++) out[o++] = digits[i];
+    for (int i = 0; i < k; i++) out[o++] = '0';
   } else if (k < 0 && (k > -7 || exp < 4)) {
     int offset = n + k;
-    if (offset <= 0)
-      out += "0." + std::string(-offset, '0') + digits;
-    else
-      out += digits.substr(0, offset) + "." + digits.substr(offset);
+    if (offset <= 0) {
+      out[o++] = '0';
+      out[o++] = '.';
+      for (int i = 0; i < -offset; i++) out[o++] = '0';
+      for (int i = 0; i < n; i++) out[o++] = digits[i];
+    } else {
+      for (int i = 0; i < offset; i++) out[o++] = digits[i];
+      out[o++] = '.';
+      for (int i = offset; i < n; i++) out[o++] = digits[i];
+    }
   } else {
-    out += digits[0];
-    if (n > 1) out += "." + digits.substr(1);
-    out += (k + n - 1 < 0) ? "e-" : "e+";
-    out += std::to_string(exp);
+    out[o++] = digits[0];
+    if (n > 1) {
+      out[o++] = '.';
+      for (int i = 1; i < n; i++) out[o++] = digits[i];
+    }
+    out[o++] = 'e';
+    out[o++] = (k + n - 1 < 0) ? '-' : '+';
+    auto er = std::to_chars(out + o, out + sizeof(out), exp);
+    o = static_cast<int>(er.ptr - out);
   }
-  return out;
+  return std::string(out, static_cast<size_t>(o));
 }
 
 std::optional<uint64_t> ParseMemory(std::string_view s) {

@@ -2,6 +2,10 @@
 #include "base/util.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <charconv>
 #include <string>
 
 #include "base/time.h"
@@ -34,6 +38,75 @@ TEST_CASE(DoubleFormattingMatchesValkey) {
                {1.7976931348623157e308, "1.7976931348623157e+308"},
                {-0.0, "-0"}};
   for (auto& c : cases) CHECK_EQ(base::FormatDouble(c.v), std::string(c.want));
+}
+
+namespace {
+// FormatDouble as it was written before it kept to one buffer: the reference for its layout.
+std::string FormatDoubleBefore(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  // Integral values in a safe range print as integers.
+  constexpr double kIntLimit = static_cast<double>(INT64_MAX / 2);
+  if (v >= -kIntLimit && v <= kIntLimit && v == std::trunc(v))
+    return base::Int64ToString(static_cast<int64_t>(v));
+  // Shortest round-trip digits, laid out like Valkey 8: plain integers and short decimals
+  // without an exponent, otherwise "d.ddde[+-]x" with no zero-padding of the exponent.
+  char sci[64];
+  auto r = std::to_chars(sci, sci + sizeof(sci), v, std::chars_format::scientific);
+  std::string_view t(sci, r.ptr - sci);
+  bool neg = t[0] == '-';
+  if (neg) t.remove_prefix(1);
+  size_t epos = t.find('e');
+  std::string digits;
+  for (char c : t.substr(0, epos))
+    if (c != '.') digits.push_back(c);
+  int e10 = std::atoi(std::string(t.substr(epos + 1)).c_str());
+  int n = static_cast<int>(digits.size());
+  int k = e10 - (n - 1);  // value = digits * 10^k
+  int exp = std::abs(k + n - 1);
+  std::string out = neg ? "-" : "";
+  if (k >= 0 && exp < n + 7) {
+    out += digits + std::string(k, '0');
+  } else if (k < 0 && (k > -7 || exp < 4)) {
+    int offset = n + k;
+    if (offset <= 0)
+      out += "0." + std::string(-offset, '0') + digits;
+    else
+      out += digits.substr(0, offset) + "." + digits.substr(offset);
+  } else {
+    out += digits[0];
+    if (n > 1) out += "." + digits.substr(1);
+    out += (k + n - 1 < 0) ? "e-" : "e+";
+    out += std::to_string(exp);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE(DoubleFormattingMatchesItsReference) {
+  uint64_t x = 88172645463325252ULL;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  for (int i = 0; i < 300000; i++) {
+    double v;
+    switch (i % 4) {
+      case 0: {  // any bit pattern: every exponent, denormals
+        uint64_t bits = next();
+        std::memcpy(&v, &bits, sizeof(v));
+        break;
+      }
+      case 1: v = static_cast<double>(static_cast<int64_t>(next() % 2000001) - 1000000) / 64; break;
+      case 2: v = (static_cast<double>(next() % 1000000) + 0.5) * std::pow(10.0, static_cast<int>(next() % 40) - 20); break;
+      default: v = static_cast<double>(next() % 100000) / 1000; break;
+    }
+    if (std::isnan(v)) continue;
+    CHECK_EQ(base::FormatDouble(v), FormatDoubleBefore(v));
+  }
 }
 
 TEST_CASE(FloatParsingTakesTheWholeString) {
