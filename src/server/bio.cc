@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "server/crash_report.h"
+#include "base/thread_signals.h"
 
 namespace server {
 
@@ -63,7 +63,7 @@ void Run(const Job& j) {
 }
 
 void Loop() {
-  BlockAlarmInThisThread();
+  base::BlockSignalInThisThread(SIGALRM);  // the watchdog's trace is the main thread's
   Bio& b = B();
   while (true) {
     Job j;

@@ -579,10 +579,14 @@ std::vector<Def>& Table() {
       BOOL("always-show-logo", always_show_logo, "no", kImmutable),
       BOOL("hide-user-data-from-log", hide_user_data_from_log, "yes", 0),
       {"crash-log-enabled", nullptr, kBool, 0, &cfg.crash_log_enabled, 0, 0, nullptr, {},
-       [](std::string*) { return ApplyCrashLog(); }, "yes"},
+       [](std::string*) {
+         HandleFatalSignals(cfg.crash_log_enabled);
+         return true;
+       },
+       "yes"},
       {"watchdog-period", nullptr, kInt, kHidden, &cfg.watchdog_period, 0, INT_MAX, nullptr, {},
        [](std::string*) {
-         WatchdogCron();  // armed now, not at the next tick
+         ArmWatchdog(cfg.watchdog_period, cfg.hz);  // now, not at the next tick
          return true;
        },
        "0"},

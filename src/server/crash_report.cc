@@ -1,7 +1,6 @@
 #include "server/crash_report.h"
 
 #include <execinfo.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -15,9 +14,6 @@
 #include <cstring>
 
 #include "base/log.h"
-#include "server/client.h"
-#include "server/config.h"
-#include "server/server.h"
 #include "server/version.h"
 
 namespace server {
@@ -28,6 +24,7 @@ constexpr int kMaxFrames = 100;
 // A stack of its own for the handlers, so that a stack overflow is reported too.
 alignas(16) char g_alt_stack[64 * 1024];
 bool g_watchdog_armed = false;
+std::string (*g_current_command)() = nullptr;
 
 void Put(int fd, const char* s) {
   ssize_t r = write(fd, s, strlen(s));
@@ -70,17 +67,15 @@ void LogStackTrace(void* eip) {
   base::CloseLogFd(fd);
 }
 
-// The command being run, if the crash came while one ran: its name only (its arguments may be
-// user data, as hide-user-data-from-log keeps out of the log).
+// The command being run, if the crash came while one ran (server.cc says which).
 void LogCurrentCommand() {
-  Client* c = g.current_client;
-  if (!c) return;
-  LOG_WARNING("------ CURRENT CLIENT INFO ------");
-  LOG_WARNING("%s", ClientInfoForLog(c).c_str());
-  LOG_WARNING("argc: '%zu'", c->argv.size());
-  if (!c->argv.empty())
-    LOG_WARNING("argv[0]: '%.*s'", static_cast<int>(std::min<size_t>(c->argv[0].size(), 64)),
-                c->argv[0].data());
+  if (!g_current_command) return;
+  std::string lines = g_current_command();
+  for (size_t at = 0; at < lines.size();) {
+    size_t nl = std::min(lines.find('\n', at), lines.size());
+    LOG_WARNING("%.*s", static_cast<int>(nl - at), lines.data() + at);
+    at = nl + 1;
+  }
 }
 
 void ReportEnd() {
@@ -143,7 +138,8 @@ void SetFatalHandlers(bool on) {
 
 }  // namespace
 
-void InstallCrashHandlers() {
+void InstallCrashHandlers(bool fatal, std::string (*current_command)()) {
+  g_current_command = current_command;
   void* warm[1];
   backtrace(warm, 1);  // loads what backtrace needs now, not inside a handler
   stack_t ss = {};
@@ -155,32 +151,22 @@ void InstallCrashHandlers() {
   act.sa_flags = SA_SIGINFO | SA_RESTART;  // interrupted reads and writes resume
   act.sa_sigaction = OnAlarm;
   sigaction(SIGALRM, &act, nullptr);
-  SetFatalHandlers(cfg.crash_log_enabled);
+  SetFatalHandlers(fatal);
 }
 
-bool ApplyCrashLog() {
-  SetFatalHandlers(cfg.crash_log_enabled);
-  return true;
-}
+void HandleFatalSignals(bool on) { SetFatalHandlers(on); }
 
-void WatchdogCron() {
-  if (cfg.watchdog_period <= 0 && !g_watchdog_armed) return;
+void ArmWatchdog(int64_t period_ms, int64_t hz) {
+  if (period_ms <= 0 && !g_watchdog_armed) return;
   struct itimerval it = {};
-  if (cfg.watchdog_period > 0) {
-    // At least two cron periods: a timer the cron cannot re-arm in time fires on every pass.
-    int64_t ms = std::max<int64_t>(cfg.watchdog_period, 2 * 1000 / std::max<int64_t>(cfg.hz, 1));
+  if (period_ms > 0) {
+    // A timer the cron cannot re-arm in time would fire on every pass.
+    int64_t ms = std::max<int64_t>(period_ms, 2 * 1000 / std::max<int64_t>(hz, 1));
     it.it_value.tv_sec = ms / 1000;
     it.it_value.tv_usec = (ms % 1000) * 1000;
   }
   setitimer(ITIMER_REAL, &it, nullptr);
-  g_watchdog_armed = cfg.watchdog_period > 0;
-}
-
-void BlockAlarmInThisThread() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGALRM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  g_watchdog_armed = period_ms > 0;
 }
 
 void AssertFailed(const char* expr, const char* file, int line) {

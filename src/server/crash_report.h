@@ -5,21 +5,25 @@
 //   crash-log-enabled no leaves those signals to the system.
 // - SIGALRM logs the stack trace of the main thread and goes on ("Received SIGALRM"); with
 //   watchdog-period set, the cron re-arms a timer at each tick, so a loop pass stuck longer than
-//   the period logs where it is ("--- WATCHDOG TIMER EXPIRED ---").
+//   the period logs where it is ("--- WATCHDOG TIMER EXPIRED ---"). Helper threads block
+//   SIGALRM (base/thread_signals.h), so that it comes to the main thread.
 // - AssertFailed logs "=== ASSERTION FAILED ===" and the report, then aborts (DEBUG ASSERT).
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 namespace server {
 
-// At start, once the log is set up: SIGALRM always, the fatal signals per crash-log-enabled.
-void InstallCrashHandlers();
+// At start, once the log is set up: SIGALRM always, the fatal signals when `fatal` (crash-log-
+// enabled). `current_command` describes the command being run for the report (log lines, ""
+// when none); it is called only while the node crashes.
+void InstallCrashHandlers(bool fatal, std::string (*current_command)());
 // crash-log-enabled changed (CONFIG SET).
-bool ApplyCrashLog();
-// Each cron tick: the watchdog timer re-armed for watchdog-period (or stopped at 0).
-void WatchdogCron();
+void HandleFatalSignals(bool on);
+// The watchdog timer armed for `period_ms` (at least two cron periods at `hz`), or stopped at
+// 0: called at each cron tick and when watchdog-period changes.
+void ArmWatchdog(int64_t period_ms, int64_t hz);
 [[noreturn]] void AssertFailed(const char* expr, const char* file, int line);
-// Helper threads call it first: a timer's SIGALRM then comes to the main thread, whose stack
-// is the one the watchdog is for.
-void BlockAlarmInThisThread();
 
 }  // namespace server

@@ -11,13 +11,13 @@
 #include <jemalloc/jemalloc.h>
 #endif
 
+#include "base/thread_signals.h"
 #include "base/util.h"
 #include "db/hash.h"
 #include "db/set.h"
 #include "db/stream.h"
 #include "db/zset.h"
 #include "ds/quicklist.h"
-#include "server/crash_report.h"
 
 namespace server {
 
@@ -45,7 +45,7 @@ LazyFree& L() {
 }
 
 void Loop() {
-  BlockAlarmInThisThread();
+  base::BlockSignalInThisThread(SIGALRM);  // the watchdog's trace is the main thread's
   LazyFree& l = L();
 #ifdef USE_JEMALLOC
   uint64_t* a = nullptr;

@@ -149,6 +149,18 @@ void SetAllocatorBackgroundThread(bool on) {
 
 namespace {
 
+// For a crash report: the command being run, by name only (its arguments may be user data,
+// which hide-user-data-from-log keeps out of the log).
+std::string DescribeCurrentCommand() {
+  Client* c = g.current_client;
+  if (!c) return "";
+  std::string s = "------ CURRENT CLIENT INFO ------\n" + ClientInfoForLog(c) +
+                  "\nargc: '" + std::to_string(c->argv.size()) + "'";
+  if (!c->argv.empty())
+    s += "\nargv[0]: '" + std::string(c->argv[0].substr(0, 64)) + "'";
+  return s;
+}
+
 volatile sig_atomic_t g_signal = 0;
 // A shutdown asked by a signal is under way (until it fails or is aborted).
 volatile sig_atomic_t g_signalled_shutdown = 0;
@@ -274,7 +286,7 @@ void Cron() {
 
 void CronWork() {
   g.cron_loops++;
-  WatchdogCron();
+  ArmWatchdog(cfg.watchdog_period, cfg.hz);
   db::UpdateLruClock();
   Repl().cron();
   int64_t now = base::MsTime();
@@ -580,7 +592,7 @@ int Main(int argc, char** argv) {
 
   signal(SIGPIPE, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
-  InstallCrashHandlers();
+  InstallCrashHandlers(cfg.crash_log_enabled, DescribeCurrentCommand);
   snprintf(g_shutdown_temp_rdb, sizeof(g_shutdown_temp_rdb), "temp-%ld.rdb",
            static_cast<long>(getpid()));
   struct sigaction sa = {};
