@@ -23,6 +23,14 @@ proc cr_wait_dead {} {
 
 proc cr_log {} { return [::srv::file_tail [srv log] 100000] }
 
+# Runs a command that crashes the node, waits for it to be gone, and gives its log.
+proc cr_crash_with {args} {
+    cr_expect_exit
+    catch {r {*}$args}
+    cr_wait_dead
+    return [cr_log]
+}
+
 proc cr_count {pattern} {
     return [regexp -all -line -- $pattern [cr_log]]
 }
@@ -34,10 +42,7 @@ proc cr_assert_stack_trace {} {
 
 start_server {tags {crash}} {
     test "DEBUG SEGFAULT: a bug report with the stack trace, then the node dies of the signal" {
-        cr_expect_exit
-        catch {r debug segfault}
-        cr_wait_dead
-        set log [cr_log]
+        set log [cr_crash_with debug segfault]
         assert_match "*=== VALKEY BUG REPORT START: Cut & paste starting from here ===*" $log
         assert_match "*crashed by signal: 11, si_code: *" $log
         assert_match "*Accessing address: 0xffffffffffffffff*" $log
@@ -101,10 +106,7 @@ start_server {tags {crash}} {
 
 start_server {tags {crash}} {
     test "DEBUG ASSERT: the failed assertion, the report, then the node aborts" {
-        cr_expect_exit
-        catch {r debug assert}
-        cr_wait_dead
-        set log [cr_log]
+        set log [cr_crash_with debug assert]
         assert_match "*ASSERTION FAILED ===*==> *:* '1 == 2' is not true*" $log
         assert_match {*=== VALKEY BUG REPORT START*STACK TRACE DONE*BUG REPORT END*} $log
         assert_equal 1 [cr_count {STACK TRACE -}] "the abort is not reported again"
@@ -116,9 +118,7 @@ start_server {tags {crash} overrides {crash-log-enabled no}} {
         assert_equal {crash-log-enabled no} [r config get crash-log-enabled]
         r config set crash-log-enabled yes
         r config set crash-log-enabled no
-        cr_expect_exit
-        catch {r debug segfault}
-        cr_wait_dead
+        cr_crash_with debug segfault
         assert_equal 0 [cr_count {BUG REPORT}]
     }
 }

@@ -56,17 +56,6 @@ proc dl_transfers_started {level} {
                 [::srv::file_tail [srv $level log] 100000]]
 }
 
-# Whether the other end closed `fd` within timeout_ms (what it sent meanwhile is discarded).
-proc dl_closed_by_peer {fd timeout_ms} {
-    fconfigure $fd -blocking 0
-    set deadline [expr {[clock milliseconds] + $timeout_ms}]
-    while {[clock milliseconds] < $deadline} {
-        if {[catch {read $fd}] || [eof $fd]} { return 1 }
-        after 10
-    }
-    return 0
-}
-
 start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
     test "A diskless sync's snapshot is written as configured: rdbcompression" {
         r set big [string repeat x 200000]
@@ -158,7 +147,7 @@ start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-d
         wait_for_condition 100 20 {[s rdb_bgsave_in_progress] == 0}
         wait_for_log "*Background RDB transfer terminated by signal 9*"
         wait_for_log "*SYNC failed. BGSAVE child returned an error*"
-        assert [dl_closed_by_peer $fd 2000] "the primary closed the link"
+        assert [closed_by_peer $fd 2000] "the primary closed the link"
         close $fd
         wait_for_condition 100 20 {[s connected_slaves] == 0}
     }

@@ -564,16 +564,6 @@ proc rf_log_count {pattern} {
     return $n
 }
 
-proc rf_closed_by_peer {fd timeout_ms} {
-    fconfigure $fd -blocking 0
-    set deadline [expr {[clock milliseconds] + $timeout_ms}]
-    while {[clock milliseconds] < $deadline} {
-        if {[catch {read $fd}] || [eof $fd]} { return 1 }
-        after 10
-    }
-    return 0
-}
-
 start_server {tags {repl faults} overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
     r set foo bar
     foreach {sync cmd name} {SYNC PING ping  PSYNC {SLOWLOG GET} slowlog|get  PSYNC {GET foo} get
@@ -587,7 +577,7 @@ start_server {tags {repl faults} overrides {repl-diskless-sync yes repl-diskless
             read_for $fd 100   ;# the snapshot
             puts -nonewline $fd "$cmd\r\n"
             flush $fd
-            assert [rf_closed_by_peer $fd 3000] "the replica is disconnected"
+            assert [closed_by_peer $fd 3000] "the replica is disconnected"
             close $fd
             wait_for_log "*Replica generated a reply to command '$name', disconnecting it: id=*"
             if {$name in {get set}} {

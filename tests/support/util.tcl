@@ -174,8 +174,17 @@ proc fail {msg} {
     return -code error -errorcode ASSERTION $msg
 }
 
-# An interoperation peer (redis-server, redis-cli ...) that `make test` installs: missing, it
-# is a broken setup and fails the test that needs it.
+# Whether the other end closed socket `fd` within timeout_ms (what it sent is read and dropped).
+proc closed_by_peer {fd timeout_ms} {
+    fconfigure $fd -blocking 0
+    set deadline [expr {[clock milliseconds] + $timeout_ms}]
+    while {[clock milliseconds] < $deadline} {
+        if {[catch {read $fd}] || [eof $fd]} { return 1 }
+        after 10
+    }
+    return 0
+}
+
 # What a raw socket receives within ms milliseconds (a replication stream, say); the socket
 # stays open and in its blocking mode.
 proc read_for {fd ms} {
@@ -191,6 +200,8 @@ proc read_for {fd ms} {
     return $got
 }
 
+# An interoperation peer (redis-server, redis-cli ...) that `make test` installs: missing, it
+# is a broken setup and fails the test that needs it.
 proc require_peer {path package} {
     if {![file executable $path]} {
         ::testutil::fail "$path is missing: install the Debian package '$package' (make test does)"
