@@ -6,15 +6,6 @@
 # failed assertion. crash-log-enabled no leaves fatal signals to the system.
 # Valkey 8.0.1 passes these but the function-name check (its names are its own).
 
-proc cr_expect_exit {} {
-    set idx [::srv::index 0]
-    set s [lindex $::srv::stack $idx]
-    ::srv::close_clients $s
-    dict set s expect_exit 1
-    dict set s client {}
-    lset ::srv::stack $idx $s
-}
-
 proc cr_wait_dead {} {
     wait_for_condition 100 50 {![::srv::alive [srv pid]]} else {
         fail "the node is still running\n[::srv::file_tail [srv log] 20]"
@@ -25,7 +16,7 @@ proc cr_log {} { return [::srv::file_tail [srv log] 100000] }
 
 # Runs a command that crashes the node, waits for it to be gone, and gives its log.
 proc cr_crash_with {args} {
-    cr_expect_exit
+    expect_server_exit
     catch {r {*}$args}
     cr_wait_dead
     return [cr_log]
@@ -62,7 +53,7 @@ start_server {tags {crash}} {
         $rd deferred 1
         $rd debug sleep 10
         after 200
-        cr_expect_exit
+        expect_server_exit
         exec kill -ABRT [srv pid]
         cr_wait_dead
         set log [cr_log]

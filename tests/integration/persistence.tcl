@@ -460,14 +460,6 @@ start_server {tags {persistence} overrides {rdbchecksum no}} {
     }
 }
 
-# The processes a server forked (its snapshot child), from /proc.
-proc pers_children {pid} {
-    if {[catch {open /proc/$pid/task/$pid/children r} f]} { return {} }
-    set l [string trim [read $f]]
-    close $f
-    return $l
-}
-
 start_server {tags {persistence}} {
     test "A BGSAVE child whose node is killed with SIGKILL stops and never replaces dump.rdb" {
         for {set i 0} {$i < 100} {incr i} { r set k$i $i }
@@ -480,7 +472,7 @@ start_server {tags {persistence}} {
         r set extra 1  ;# a snapshot taken now differs from the file
         r config set rdb-key-save-delay 100000  ;# 0.1 s per key: about 10 s for the save
         assert_equal "Background saving started" [r bgsave]
-        set child [pers_children [srv pid]]
+        set child [server_children]
         assert_equal 1 [llength $child] "one snapshot child: '$child'"
         set tmp [file join [srv dir] temp-$child.rdb]
         wait_for_condition 100 20 {[file exists $tmp]} else {

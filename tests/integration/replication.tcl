@@ -1137,15 +1137,6 @@ start_server {tags {repl} overrides {repl-diskless-sync no}} {
     }
 }
 
-# The pid of the snapshot child of the node at level `lvl` ("" when none).
-proc repl_snapshot_child {lvl} {
-    set pid [srv $lvl pid]
-    set f [open /proc/$pid/task/$pid/children r]
-    set child [string trim [read $f]]
-    close $f
-    return $child
-}
-
 # A disk-based sync sent while its file is written: the snapshot child killed midway. The
 # replica has part of a payload that will not end: the link is closed, its data stays as it
 # was, the partial file on the primary is removed, and the next sync completes.
@@ -1159,13 +1150,13 @@ start_server {tags {repl} overrides {repl-diskless-sync no rdbcompression no}} {
             wait_for_condition 300 10 {[rinfo 0 master_sync_read_bytes] > 0} else {
                 fail "the replica never read the file as it was written"
             }
-            set child [repl_snapshot_child -1]
+            set child [server_children -1]
             exec kill -9 $child
             wait_for_log "*SYNC failed. BGSAVE child returned an error*" 100 50 -1
             # The replica is back, reading the next (slow) snapshot: its data is untouched.
             # (a second child, not merely none: the first may be gone before the next forks)
             wait_for_condition 300 10 {[rinfo 0 master_sync_read_bytes] > 0 &&
-                [set child2 [repl_snapshot_child -1]] ne {} && $child2 ne $child} else {
+                [set child2 [server_children -1]] ne {} && $child2 ne $child} else {
                 fail "no second sync"
             }
             assert_equal 1 [r get mine]
@@ -1190,10 +1181,7 @@ start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-d
             r -1 config set rdb-key-save-delay 10000000
             r replicaof 127.0.0.1 [srv -1 port]
             wait_for_log "*Starting BGSAVE for SYNC with target: replicas sockets*" 100 50 -1
-            set pid [srv -1 pid]
-            set f [open /proc/$pid/task/$pid/children r]
-            set child [string trim [read $f]]
-            close $f
+            set child [server_children -1]
             assert_equal 1 [llength $child] "one child: '$child'"
             kill_server -1
             # Without the parent-death signal it would sleep on until its next write.

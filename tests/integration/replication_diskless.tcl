@@ -43,10 +43,7 @@ proc dl_read_payload {fd timeout_ms} {
 }
 
 proc dl_child_pid {{level 0}} {
-    set pid [srv $level pid]
-    set f [open /proc/$pid/task/$pid/children]
-    set pids [string trim [read $f]]
-    close $f
+    set pids [server_children $level]
     assert_equal 1 [llength $pids] "one forked child"
     return [lindex $pids 0]
 }

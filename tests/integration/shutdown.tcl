@@ -3,13 +3,6 @@
 # what it acknowledged reaches them before it exits; NOW skips the wait, ABORT ends it, and the
 # first rewrite of an AOF just turned on keeps the node from exiting unless FORCE.
 
-proc sd_expect_exit {level} {
-    set idx [::srv::index $level]
-    set s [lindex $::srv::stack $idx]
-    dict set s expect_exit 1
-    dict set s client {}
-    lset ::srv::stack $idx $s
-}
 proc sd_wait_exit {level} {
     wait_for_condition 200 50 {![::srv::alive [srv $level pid]]} else {
         ::testutil::fail "the primary did not exit\n[::srv::file_tail [srv $level log] 15]"
@@ -58,7 +51,7 @@ foreach how {sigterm shutdown} {
                 } finally {
                     exec kill -CONT [srv pid]
                 }
-                sd_expect_exit -1
+                expect_server_exit -1
                 sd_wait_exit -1
                 assert_equal 2 [r get k]
                 assert_equal 0 [r exists held]
@@ -77,7 +70,7 @@ start_server {tags {repl shutdown} overrides {save "" repl-diskless-sync-delay 0
             try {
                 set t0 [clock milliseconds]
                 exec kill -TERM [srv -1 pid]
-                sd_expect_exit -1
+                expect_server_exit -1
                 sd_wait_exit -1
                 assert_morethan [expr {[clock milliseconds] - $t0}] 900
             } finally {
@@ -129,7 +122,7 @@ start_server {tags {repl shutdown} overrides {save "" repl-diskless-sync-delay 0
                 r -1 incr k
                 set t0 [clock milliseconds]
                 catch {r -1 shutdown now}
-                sd_expect_exit -1
+                expect_server_exit -1
                 sd_wait_exit -1
                 assert_lessthan [expr {[clock milliseconds] - $t0}] 5000
             } finally {
@@ -152,7 +145,7 @@ start_server {tags {shutdown aof} overrides {save ""}} {
         assert {[log_contains "*Writing initial AOF, can't exit.*Errors trying to shut down the server. Check the logs for more information.*"]}
         assert_equal v [r get k]
         catch {r shutdown nosave force}
-        sd_expect_exit 0
+        expect_server_exit 0
         sd_wait_exit 0
         assert {[log_contains "*Writing initial AOF. Exit anyway.*"]}
     }
@@ -167,7 +160,7 @@ start_server {tags {shutdown} overrides {save {900 1}}} {
         exec kill -INT $pid
         wait_for_condition 100 10 {[file exists $temp]} else { fail "no final save started" }
         exec kill -INT $pid
-        sd_expect_exit 0
+        expect_server_exit 0
         sd_wait_exit 0
         assert_equal 0 [file exists $temp]
         assert_equal 0 [file exists [file join [srv dir] dump.rdb]]

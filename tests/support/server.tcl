@@ -235,16 +235,33 @@ proc restart_server {{wait_ready 1} {level 0}} {
     if {$wait_ready} { ::srv::wait_ready $s }
 }
 
-# Kill the innermost server (SIGKILL) and mark it as expected to be gone.
-proc kill_server {{level 0}} {
+# Marks the server at `level` as expected to be gone by the end of its block (it exits or
+# crashes on purpose), its cached client dropped.
+proc expect_server_exit {{level 0}} {
     set idx [::srv::index $level]
     set s [lindex $::srv::stack $idx]
     ::srv::close_clients $s
     dict set s client {}
     dict set s expect_exit 1
-    catch {exec kill -KILL [dict get $s pid]}
-    while {[::srv::alive [dict get $s pid]]} { after 10 }
     lset ::srv::stack $idx $s
+}
+
+# Kill the innermost server (SIGKILL) and mark it as expected to be gone.
+proc kill_server {{level 0}} {
+    expect_server_exit $level
+    set pid [srv $level pid]
+    catch {exec kill -KILL $pid}
+    while {[::srv::alive $pid]} { after 10 }
+}
+
+# The pids of the processes the server at `level` forked and that still run (its snapshot
+# or diskless child), from /proc; empty when none.
+proc server_children {{level 0}} {
+    set pid [srv $level pid]
+    if {[catch {open /proc/$pid/task/$pid/children r} f]} { return {} }
+    set l [string trim [read $f]]
+    close $f
+    return $l
 }
 
 proc ::srv::index {level} {
