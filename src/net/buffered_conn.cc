@@ -30,6 +30,25 @@ IoResult WriteOnce(int fd, const char* data, size_t len) {
   }
 }
 
+IoResult WritevOnce(int fd, const iovec* iov, int n) {
+  IoResult r;
+  while (true) {
+    ssize_t w = writev(fd, iov, n);
+    if (w > 0) {
+      r.bytes = static_cast<size_t>(w);
+      return r;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && errno == EAGAIN) {
+      r.status = IoResult::kAgain;
+      return r;
+    }
+    r.status = IoResult::kError;
+    r.err = w < 0 ? errno : EPIPE;
+    return r;
+  }
+}
+
 IoResult BufferedConn::Read(size_t max) {
   static std::vector<char> scratch;
   if (scratch.size() < max) scratch.resize(max);

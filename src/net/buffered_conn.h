@@ -5,6 +5,7 @@
 // connections, replica links, our link to a primary (handshake included) and the cluster bus.
 #pragma once
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,8 @@ struct IoResult {
 // One write(2) of len bytes (EINTR retried): kOk with the bytes written, kAgain when the
 // socket takes nothing now, kError otherwise.
 IoResult WriteOnce(int fd, const char* data, size_t len);
+// One writev(2) of the spans (a replica's stream from the replication buffer's blocks).
+IoResult WritevOnce(int fd, const iovec* iov, int n);
 
 struct BufferedConn {
   int fd = -1;

@@ -14,7 +14,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "persist/snapshot.h"
-#include "repl/backlog.h"
+#include "repl/repl_buffer.h"
 #include "repl/propagate.h"
 #include "repl/repl.h"
 #include "repl/repl_internal.h"
@@ -53,12 +53,32 @@ void ReapDisklessChild();
 
 ReplicaLink* Link(Client* c) { return c->repl; }
 
-// The PSYNC reply line: everything in `out` up to here goes before the snapshot, the stream
-// that follows goes after it.
-void WriteDirect(Client* c, std::string_view s) {
-  c->conn.out.append(s);
-  c->repl->stream_start = c->conn.out.size();
+// The PSYNC reply line, after which the replica reads the stream from `pos` (once it has the
+// snapshot, in a full sync): `out` goes first.
+void StartStream(Client* c, std::string_view line, ReplBuffer::Pos pos) {
+  c->conn.out.append(line);
+  c->repl->streaming = true;
+  c->repl->pos = pos;
   server::QueueWrite(c);
+}
+
+size_t StreamPending(const ReplicaLink* l) {
+  const ReplBuffer* b = GetState().backlog.get();
+  return l->streaming && b ? b->PendingFrom(l->pos) : 0;
+}
+
+// The lowest block a replica still reads (UINT64_MAX: none).
+uint64_t OldestReader() {
+  uint64_t oldest = UINT64_MAX;
+  for (Client* c : primary_.replicas)
+    if (Link(c)->streaming) oldest = std::min(oldest, Link(c)->pos.block);
+  return oldest;
+}
+
+// Bytes written to a replica link: Valkey 8 counts them apart from replies to clients.
+void CountReplicaBytes(Client* c, size_t n) {
+  c->net_output_bytes += n;
+  g.stats.net_repl_output_bytes += n;
 }
 
 bool TryPartial(Client* c, std::string_view replid, int64_t from) {
@@ -68,17 +88,18 @@ bool TryPartial(Client* c, std::string_view replid, int64_t from) {
   // byte of the old history this node never had (Valkey 8's bound).
   bool same = replid == st.replid || (replid == st.replid2 && from <= st.second_offset);
   if (!same) return false;
-  std::string data;
-  if (!st.backlog->ReadFrom(from, st.offset, &data)) return false;
+  // No copy: the replica reads the buffer from there, as it reads what comes next.
+  ReplBuffer::Pos pos;
+  if (!st.backlog->PosOf(from, &pos)) return false;
   Link(c)->state = ReplicaLink::kOnline;
   Link(c)->ack_time_ms = base::MsTime();
-  WriteDirect(c, Link(c)->capa_psync2 ? "+CONTINUE " + st.replid + "\r\n" : "+CONTINUE\r\n");
-  c->conn.out.append(data);
+  StartStream(c, Link(c)->capa_psync2 ? "+CONTINUE " + st.replid + "\r\n" : "+CONTINUE\r\n",
+              pos);
   g.stats.sync_partial_ok++;
   LOG_NOTICE(
       "Partial resynchronization request from %s accepted. Sending %zu bytes of backlog "
       "starting from offset %lld.",
-      c->addr.c_str(), data.size(), static_cast<long long>(from));
+      c->addr.c_str(), st.backlog->PendingFrom(pos), static_cast<long long>(from));
   return true;
 }
 
@@ -118,9 +139,10 @@ void MaybeStartFullSync() {
     if (l->state != ReplicaLink::kWaitBgsaveStart) continue;
     l->state = ReplicaLink::kWaitBgsaveEnd;
     l->diskless = diskless;
-    WriteDirect(c, l->old_sync
-                       ? std::string()
-                       : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
+    StartStream(c,
+                l->old_sync ? std::string()
+                            : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n",
+                st.backlog->EndPos());
   }
   ResetStreamDb();
   if (diskless) return StartDisklessChild();
@@ -430,14 +452,35 @@ bool AppliesSlotStates(Client* c) {
 
 }  // namespace
 
+size_t BacklogLimit() {
+  return static_cast<size_t>(std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size));
+}
+
 void EnsureBacklog() {
+  if (!GetState().backlog) NewBacklog();
+}
+
+void NewBacklog() {
   State& st = GetState();
-  if (!st.backlog) {
-    st.backlog = std::make_unique<Backlog>(
-        static_cast<size_t>(std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size)));
-    // A fresh backlog starts a new history: stream offsets continue from here.
-    st.backlog->Append("", st.offset);
-  }
+  for (Client* c : primary_.replicas)
+    if (Link(c)->streaming) {  // its place is in the buffer that goes
+      Link(c)->streaming = false;
+      server::CloseAsync(c);
+    }
+  // Stream offsets continue from here.
+  st.backlog = std::make_unique<ReplBuffer>(BacklogLimit(), st.offset);
+}
+
+void TrimBacklog(size_t max_blocks) {
+  State& st = GetState();
+  if (st.backlog) st.backlog->Trim(OldestReader(), max_blocks);
+}
+
+size_t ReplicaHeldOutput(const Client* c, size_t* blocks) {
+  *blocks = 0;
+  const ReplBuffer* b = GetState().backlog.get();
+  if (!c->repl || !c->repl->streaming || !b) return 0;
+  return b->HeldFrom(c->repl->pos, blocks);
 }
 
 int SlotStateReplicas() {
@@ -463,20 +506,10 @@ void RequestAcks() { primary_.getack_pending = true; }
 
 // ---- hooks used by the rest of the node ----
 
-bool ReplicaWriteReady(Client* c) {
+namespace {
+// Sends the snapshot; true once all of it is sent (the link is online then).
+bool SendSnapshot(Client* c) {
   ReplicaLink* l = Link(c);
-  if (l->state == ReplicaLink::kOnline || l->state == ReplicaLink::kWaitBgsaveStart ||
-      l->state == ReplicaLink::kNone)
-    return true;  // everything buffered may go
-  // Handshake replies and the FULLRESYNC line go first...
-  if (c->conn.out_sent < l->stream_start) {
-    net::IoResult io = c->conn.Write(l->stream_start);
-    c->net_output_bytes += io.bytes;
-    if (io.Failed()) server::CloseAsync(c);
-    if (io.status != net::IoResult::kOk || c->conn.out_sent < l->stream_start) return false;
-  }
-  if (l->state == ReplicaLink::kWaitBgsaveEnd) return false;
-  // ...then the snapshot, then the stream buffered meanwhile.
   while (true) {
     if (l->rdb_buf.empty() && l->rdb_fd >= 0 && (l->tailing || l->rdb_off < l->rdb_size)) {
       char buf[64 * 1024];
@@ -504,7 +537,7 @@ bool ReplicaWriteReady(Client* c) {
       return false;
     }
     l->stalled_since_ms = 0;
-    g.stats.net_repl_output_bytes += io.bytes;
+    CountReplicaBytes(c, io.bytes);
     l->rdb_buf.erase(0, io.bytes);
   }
   // Drained: let the diskless pipe flow again.
@@ -521,17 +554,63 @@ bool ReplicaWriteReady(Client* c) {
   return true;
 }
 
+// Sends the stream from the replica's place in the buffer, as much as the socket takes.
+bool SendStream(Client* c) {
+  ReplicaLink* l = Link(c);
+  ReplBuffer* b = GetState().backlog.get();
+  if (!l->streaming || !b) return true;
+  uint64_t was_on = l->pos.block;
+  while (true) {
+    iovec iov[16];
+    size_t n = b->Gather(l->pos, iov, 16, 1 << 20);
+    if (n == 0) break;
+    net::IoResult io = net::WritevOnce(c->conn.fd, iov, static_cast<int>(n));
+    if (io.bytes) {
+      CountReplicaBytes(c, io.bytes);
+      l->pos = b->Advance(l->pos, io.bytes);
+    }
+    if (io.status == net::IoResult::kOk) continue;
+    if (io.Failed()) {
+      server::CloseAsync(c);
+      return false;
+    }
+    break;  // the socket is full
+  }
+  // It left a block: the backlog may free what no one reads now.
+  if (l->pos.block != was_on) TrimBacklog(kTrimBlocksPerFeed);
+  return true;
+}
+}  // namespace
+
+bool ReplicaWrite(Client* c) {
+  ReplicaLink* l = Link(c);
+  // Replies of the handshake and the PSYNC line first...
+  if (c->conn.Pending()) {
+    net::IoResult io = c->conn.Write();
+    CountReplicaBytes(c, io.bytes);
+    if (io.Failed()) {
+      server::CloseAsync(c);
+      return false;
+    }
+    if (c->conn.Pending()) return true;
+  }
+  // ...then the snapshot, then the stream from where the snapshot was taken.
+  if (l->state == ReplicaLink::kWaitBgsaveEnd) return true;
+  if (l->state == ReplicaLink::kSendRdb && !SendSnapshot(c)) return !(c->flags & server::kCloseAsap);
+  return SendStream(c);
+}
+
 // Whether the client layer should wait for the socket to become writable.
 bool ReplicaWantsWrite(Client* c) {
   ReplicaLink* l = Link(c);
+  if (c->conn.Pending()) return true;
   if (l->state == ReplicaLink::kSendRdb) {
     // Caught up with a file still being written: no socket event helps, the tail timer does.
-    if (l->tail_caught_up && l->rdb_buf.empty() && c->conn.out_sent >= l->stream_start)
-      return false;
-    return !l->rdb_buf.empty() || l->rdb_fd >= 0 || c->conn.out_sent < l->stream_start;
+    if (l->tail_caught_up && l->rdb_buf.empty()) return false;
+    return !l->rdb_buf.empty() || l->rdb_fd >= 0;
   }
-  if (l->state == ReplicaLink::kWaitBgsaveEnd) return c->conn.out_sent < l->stream_start;
-  return c->PendingOutput() > 0;
+  if (l->state == ReplicaLink::kWaitBgsaveEnd) return false;
+  return StreamPending(l) > 0;
 }
 
 bool ReplicaHasPending(Client* c) { return c->repl && ReplicaWantsWrite(c); }
@@ -547,17 +626,18 @@ void ClientFreed(Client* c) {
     if (c->repl) StopUnwantedSnapshot(c->repl);
     ResumePipeIfDrained();  // it may have been the replica the pipe waited for
   }
+  bool was_replica = c->flags & server::kReplica;
   delete c->repl;
   c->repl = nullptr;
+  if (was_replica) TrimBacklog(kTrimBlocksPerFeed);  // what it alone held (then the cron)
 }
 
-void FeedReplicas(std::string_view bytes) {
+void FeedReplicas(bool new_block) {
   for (Client* c : primary_.replicas) {
     ReplicaLink* l = Link(c);
-    if (l->state == ReplicaLink::kWaitBgsaveStart) continue;  // gets a snapshot later
-    c->conn.out.append(bytes);
-    server::QueueWrite(c);
-    server::CheckOutputLimits(c);
+    if (!l->streaming) continue;  // waits for its snapshot to start
+    if (l->state == ReplicaLink::kOnline) server::QueueWrite(c);
+    if (new_block) server::CheckOutputLimits(c);
   }
 }
 
@@ -593,9 +673,7 @@ void SendPresyncNewlines(int64_t now) {
     ReplicaLink* l = Link(c);
     bool waiting = l->state == ReplicaLink::kWaitBgsaveStart ||
                    (l->state == ReplicaLink::kWaitBgsaveEnd && !l->diskless);
-    size_t before_stream =
-        l->state == ReplicaLink::kWaitBgsaveStart ? c->conn.out.size() : l->stream_start;
-    if (!waiting || c->conn.out_sent < before_stream) continue;
+    if (!waiting || c->conn.Pending()) continue;
     net::IoResult io = net::WriteOnce(c->conn.fd, "\n", 1);
     if (io.Failed()) server::CloseAsync(c);
     g.stats.net_repl_output_bytes += io.bytes;
@@ -624,6 +702,7 @@ void PrimaryCron() {
   MaybeStartFullSync();
   SendPresyncNewlines(t);
   server::HandleReplicaAcks();
+  TrimBacklog(kTrimBlocksPerCron);
   State& st = GetState();
   // Free the backlog after repl-backlog-ttl without replicas (never on a replica: PSYNC2).
   if (st.backlog && primary_.replicas.empty() && !IsReplica() && server::cfg.repl_backlog_ttl > 0 &&

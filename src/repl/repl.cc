@@ -11,7 +11,7 @@
 #include "base/util.h"
 #include "ds/seed.h"
 #include "persist/snapshot.h"
-#include "repl/backlog.h"
+#include "repl/repl_buffer.h"
 #include "repl/propagate.h"
 #include "repl/repl_internal.h"
 #include "repl/saved_history.h"
@@ -120,8 +120,9 @@ void Install() {
   h.not_enough_replicas = NotEnoughReplicas;
   h.replica_without_slot_import = ReplicaWithoutSlotImport;
   h.replicas_with_slot_import = ReplicasWithSlotImport;
-  h.replica_write_ready = ReplicaWriteReady;
+  h.replica_write = ReplicaWrite;
   h.replica_has_pending = ReplicaHasPending;
+  h.replica_held_output = ReplicaHeldOutput;
   h.client_freed = ClientFreed;
   h.replica_newline = [](server::Client* c) {
     if (c->repl) c->repl->ack_time_ms = base::MsTime();
@@ -131,8 +132,8 @@ void Install() {
   h.before_sleep = BeforeSleep;
   h.append_info = AppendInfo;
   h.resize_backlog = ResizeBacklog;
-  h.backlog_bytes = []() -> uint64_t {
-    return GetState().backlog ? GetState().backlog->size() : 0;
+  h.repl_buffer_bytes = []() -> uint64_t {
+    return GetState().backlog ? GetState().backlog->allocated() : 0;
   };
   h.lagging_replicas = LaggingReplicas;
   h.request_acks = RequestAcks;
@@ -154,15 +155,15 @@ void FeedStream(std::string_view bytes) {
   State& st = GetState();
   if (!st.backlog) return;
   st.offset += static_cast<int64_t>(bytes.size());
-  st.backlog->Append(bytes, st.offset);
-  FeedReplicas(bytes);
+  FeedReplicas(st.backlog->Append(bytes));
+  TrimBacklog(kTrimBlocksPerFeed);
 }
 
 void ResizeBacklog() {
   State& st = GetState();
   if (!st.backlog) return;
-  size_t size = static_cast<size_t>(std::max<int64_t>(16 * 1024, server::cfg.repl_backlog_size));
-  if (size != st.backlog->size()) st.backlog->Resize(size, st.offset);
+  st.backlog->SetLimit(BacklogLimit());
+  TrimBacklog(kTrimBlocksPerFeed);
 }
 
 void ShiftReplicationId() {
@@ -182,8 +183,7 @@ void AdoptHistory(const std::string& id, int64_t offset) {
   st.offset = offset;
   st.replid2 = std::string(40, '0');
   st.second_offset = -1;
-  st.backlog = std::make_unique<Backlog>(static_cast<size_t>(server::cfg.repl_backlog_size));
-  st.backlog->Append("", st.offset);
+  NewBacklog();
 }
 
 void Cron() {

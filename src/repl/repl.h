@@ -12,13 +12,14 @@
 
 namespace repl {
 
-class Backlog;
+class ReplBuffer;
 
 struct State {
   std::string replid, replid2;
   int64_t offset = 0;          // master_repl_offset: stream bytes produced or applied
   int64_t second_offset = -1;  // replid2 valid up to this offset
-  std::unique_ptr<Backlog> backlog;
+  // The backlog: the replication buffer the replicas read from too (repl_buffer.h).
+  std::unique_ptr<ReplBuffer> backlog;
   int64_t no_replicas_since_ms = 0;
   // replica side
   std::string primary_host;
@@ -38,7 +39,7 @@ void FeedStream(std::string_view bytes);
 // Whether anything consumes the stream (a backlog exists): Propagate skips encoding if not.
 bool HasConsumers();
 
-// Applies a new repl-backlog-size to the live backlog (keeping its most recent bytes).
+// Applies a new repl-backlog-size to the live backlog (it trims to it as replicas allow).
 void ResizeBacklog();
 
 bool IsReplica();
@@ -57,8 +58,13 @@ bool StaleDataRefused();
 bool NotEnoughReplicas();
 
 // Primary side hooks from the client layer.
-bool ReplicaWriteReady(server::Client* c);  // false: hold `out` (RDB not sent yet)
-bool ReplicaHasPending(server::Client* c);  // RDB bytes still to send
+// Writes what a replica link has to send, in order: replies of its handshake and the PSYNC
+// line, the snapshot, the stream. False when the link is being closed.
+bool ReplicaWrite(server::Client* c);
+bool ReplicaHasPending(server::Client* c);  // anything of the above left to send
+// The replication buffer a replica link holds (its block and every later one, whole), and
+// how many blocks: its output buffer, as Valkey 8 counts it.
+size_t ReplicaHeldOutput(const server::Client* c, size_t* blocks);
 // Every client going away (replica links, our primary's link, clients blocked in WAIT).
 void ClientFreed(server::Client* c);
 // Replica side: bytes of a command applied from the primary (offset accounting, proxying).

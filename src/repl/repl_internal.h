@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "repl/repl.h"
+#include "repl/repl_buffer.h"
 
 namespace repl {
 
@@ -22,7 +23,10 @@ struct ReplicaLink {
   bool capa_slot_import = false;  // one of ours: applies CLUSTER SYNCSLOTS
   bool old_sync = false;  // came with SYNC: no +FULLRESYNC line, no acks
   bool diskless = false;
-  size_t stream_start = 0;  // index in Client::out where the stream (after FULLRESYNC) begins
+  // Its place in the replication buffer, once it takes the stream (from the +FULLRESYNC or
+  // +CONTINUE line, which `out` holds with the handshake's replies: they go first).
+  bool streaming = false;
+  ReplBuffer::Pos pos;
   // snapshot transfer
   int rdb_fd = -1;
   int64_t rdb_off = 0, rdb_size = 0;
@@ -37,9 +41,23 @@ struct ReplicaLink {
   std::string eof_mark;
 };
 
-void FeedReplicas(std::string_view bytes);
+// New stream bytes are in the buffer: wakes the replicas that read it; when it took a new
+// block, checks their output limits (a replica's usage grows by blocks, as Valkey 8 checks).
+void FeedReplicas(bool new_block);
+// Frees what of the buffer neither the backlog's size nor a replica holds, at most
+// max_blocks blocks (a big release is spread over the calls).
+void TrimBacklog(size_t max_blocks);
+// Blocks freed a feed or a write to a replica, and a cron tick (a replica gone after holding
+// a large part of the stream leaves many: freed over a few ticks, not in one pass).
+constexpr size_t kTrimBlocksPerFeed = 64;
+constexpr size_t kTrimBlocksPerCron = 640;
+// repl-backlog-size, at least 16 KB.
+size_t BacklogLimit();
 // A primary keeps a backlog once it has had a replica (or restarted with a history to offer).
 void EnsureBacklog();
+// A fresh backlog that starts after the current offset (a new history); replicas still
+// reading the old one are dropped.
+void NewBacklog();
 // A replica link's address as INFO and the log name it (announced IP, listening port), and
 // its state as Valkey 8 names it.
 std::string ReplicaIp(const server::Client* c);

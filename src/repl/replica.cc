@@ -15,7 +15,7 @@
 #include "net/reply.h"
 #include "net/socket.h"
 #include "persist/snapshot.h"
-#include "repl/backlog.h"
+#include "repl/repl_buffer.h"
 #include "repl/propagate.h"
 #include "repl/repl_internal.h"
 #include "repl/staged_load.h"

@@ -7,7 +7,7 @@
 #include "base/time.h"
 #include "base/util.h"
 #include "persist/snapshot.h"
-#include "repl/backlog.h"
+#include "repl/repl_buffer.h"
 #include "repl/repl_internal.h"
 #include "server/config.h"
 
@@ -74,11 +74,10 @@ void AdoptSavedHistory() {
     // older than a replica's offset is refused by that bound, so the replica syncs in full.
     // Without a recorded history there is nothing to continue, and no backlog.
     if (r.id.empty() || r.offset < 0) return;
-    EnsureBacklog();
     st.replid2 = r.id;
     st.second_offset = r.offset + 1;
     st.offset = r.offset;
-    st.backlog->Append("", st.offset);
+    NewBacklog();
     st.no_replicas_since_ms = base::MsTime();
     LOG_NOTICE("Replication history from the snapshot: %s, offset %lld, kept as the secondary ID",
                st.replid2.c_str(), static_cast<long long>(r.offset));

@@ -225,8 +225,16 @@ void ReadHandler(int, void* data, int) {
 }
 
 bool WriteSome(Client* c) {
-  // A replica in full sync gets its snapshot before the buffered stream.
-  if (c->repl && !Repl().replica_write_ready(c)) return true;
+  // A replica link: its replies, its snapshot, its stream (repl/primary.cc).
+  if (c->repl) {
+    uint64_t before = c->net_output_bytes;
+    if (!Repl().replica_write(c)) return false;
+    if (c->net_output_bytes != before) {
+      g.stats.io_writes++;
+      c->obuf_soft_since_ms = 0;
+    }
+    return true;
+  }
   net::IoResult io = c->conn.Write();
   c->net_output_bytes += io.bytes;
   g.stats.net_output_bytes += io.bytes;
@@ -482,7 +490,17 @@ bool CheckOutputLimits(Client* c) {
   // stream has no such buffer): a reply of a few KB never closes a client, whatever the limit.
   uint64_t used = c->PendingOutput();
   if (!(c->flags & kReplica)) used = used > kReplyBufferBytes ? used - kReplyBufferBytes : 0;
-  bool hard = lim.hard && used >= lim.hard;
+  uint64_t hard_limit = lim.hard;
+  if (c->flags & kReplica) {
+    // A replica's output is the replication buffer it holds. A hard limit below
+    // repl-backlog-size counts as that size, as in Valkey 8: a replica that just continued by
+    // PSYNC from a full backlog would be cut at once, for memory the backlog holds anyway.
+    size_t blocks;
+    used += Repl().replica_held_output(c, &blocks);
+    if (hard_limit && hard_limit < static_cast<uint64_t>(cfg.repl_backlog_size))
+      hard_limit = static_cast<uint64_t>(cfg.repl_backlog_size);
+  }
+  bool hard = hard_limit && used >= hard_limit;
   bool soft = false;
   if (lim.soft && used >= lim.soft) {
     // In whole seconds, as Valkey 8 counts them: past the limit for more than soft_seconds
@@ -595,7 +613,9 @@ void ProcessInput(Client* c) {
       c->flags |= kPendingWrite;
       g.pending_writes.push_back(c);
     }
-    if (c->PendingOutput() && !CheckOutputLimits(c)) break;
+    // A replica link's limit is checked as its stream grows (repl/primary.cc's FeedReplicas):
+    // right after PSYNC it holds the backlog it is about to read, not a reply it ignores.
+    if (c->PendingOutput() && !(c->flags & kReplica) && !CheckOutputLimits(c)) break;
   }
   if (!(c->flags & kPendingWrite) && (c->conn.Pending() || (c->flags & kCloseAfterReply))) {
     c->flags |= kPendingWrite;
@@ -699,10 +719,14 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   // oll and omem: Valkey counts the blocks of its reply list (used once its 16 KB reply buffer
   // is full) and their memory; ours are the sealed blocks of a backlog (BufferedConn::Seal),
   // and what `out` holds unsent beyond the first 16 KB (an idle client shows 0, as in Valkey).
-  const size_t oll = c->conn.sealed.size();
+  // A replica's are the replication buffer's blocks it holds, as Valkey 8 counts them.
+  size_t repl_blocks = 0;
+  const size_t repl_held = c->repl ? Repl().replica_held_output(c, &repl_blocks) : 0;
+  const size_t oll = c->conn.sealed.size() + repl_blocks;
   const size_t unsent_out = c->conn.out.size() - c->conn.out_sent;
   const size_t omem = c->conn.OutputAllocated() - c->conn.out.capacity() +
-                      (unsent_out > kReplyBufferBytes ? unsent_out - kReplyBufferBytes : 0);
+                      (unsent_out > kReplyBufferBytes ? unsent_out - kReplyBufferBytes : 0) +
+                      repl_held;
   auto fmt = [&](char* buf, size_t size) {
     return snprintf(
         buf, size,
@@ -719,7 +743,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
         (c->flags & kMulti) ? static_cast<int>(c->mstate.size()) : -1, c->watched.size(),
         c->conn.in.size() - c->conn.in_pos, c->conn.in.capacity() - c->conn.in.size(), argv_mem, c->multi_argv_mem,
         c->conn.in.capacity(), c->qbuf_peak, c->PendingOutput(), oll, omem,
-        ClientMemory(c), events.c_str(),
+        ClientMemory(c) + repl_held, events.c_str(),
         c->last_cmd ? c->last_cmd->fullname.c_str() : "NULL",
         hide_user_data ? kRedacted : (c->user ? c->user->name.c_str() : "default"),
         c->tracking ? static_cast<long long>(c->tracking->redirect) : -1LL, c->resp, c->lib_name.c_str(), c->lib_ver.c_str(),

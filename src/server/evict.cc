@@ -196,8 +196,14 @@ uint64_t MemoryNotCountedForEvict() {
   uint64_t n = 0;
   // Replicas' output, as Valkey 8's freeMemoryGetNotCountedMemory: what a slow replica is owed
   // must not evict data (its size as allocated: capacity alone missed jemalloc's rounding).
+  // The replication buffer beyond the backlog's size is theirs (the backlog's part counts, as
+  // it stays that size); each block's header is allowed for in the backlog's part.
   for (Client* c : g.clients)
     if (c->flags & kReplica) n += c->conn.OutputHeapBytes();
+  uint64_t buffers = Repl().repl_buffer_bytes();
+  uint64_t backlog = static_cast<uint64_t>(cfg.repl_backlog_size);
+  backlog += (backlog / (16 * 1024) + 1) * 64;
+  if (buffers > backlog) n += buffers - backlog;
   return n;
 }
 

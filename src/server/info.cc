@@ -176,9 +176,7 @@ void SecMemory(std::string* s) {
   Line(s, "mem_fragmentation_bytes:%lld", static_cast<ll>(m.total_frag_bytes));
   Line(s, "mem_not_counted_for_evict:%llu", static_cast<ull>(MemoryNotCountedForEvict()));
   Line(s, "mem_replication_backlog:%llu", static_cast<ull>(m.repl_backlog));
-  // Valkey 8 shares one buffer between the backlog and its replicas; ours are apart: both.
-  Line(s, "mem_total_replication_buffers:%llu",
-       static_cast<ull>(m.repl_backlog + m.clients_replicas));
+  Line(s, "mem_total_replication_buffers:%llu", static_cast<ull>(m.repl_buffers));
   Line(s, "mem_clients_slaves:%llu", static_cast<ull>(m.clients_replicas));
   Line(s, "mem_clients_normal:%llu", static_cast<ull>(m.clients_normal));
   Line(s, "mem_cluster_links:%llu", static_cast<ull>(m.cluster_links));

@@ -14,6 +14,7 @@
 #include "server/aof.h"
 #include "server/client.h"
 #include "server/cluster_hooks.h"
+#include "server/config.h"
 #include "server/repl_hooks.h"
 #include "server/server.h"
 
@@ -91,12 +92,22 @@ MemoryReport BuildMemoryReport() {
   if (m.total > g.stat_peak_memory) g.stat_peak_memory = m.total;
   m.peak = g.stat_peak_memory;
   m.startup = g.initial_memory_usage;
-  m.repl_backlog = Repl().backlog_bytes();
+  m.repl_buffers = Repl().repl_buffer_bytes();
+  bool replicas = false;
   for (Client* c : g.clients) {
-    if (c->flags & kReplica)
+    if (c->flags & kReplica) {
       m.clients_replicas += c->conn.OutputHeapBytes();
-    else
+      replicas = true;
+    } else {
       m.clients_normal += ClientMemory(c);
+    }
+  }
+  uint64_t backlog_size = static_cast<uint64_t>(cfg.repl_backlog_size);
+  if (replicas && m.repl_buffers > backlog_size) {
+    m.repl_backlog = backlog_size;
+    m.clients_replicas += m.repl_buffers - backlog_size;
+  } else {
+    m.repl_backlog = m.repl_buffers;
   }
   m.cluster_links = Cluster().links_memory();
   m.aof_buffer = AofBufferBytes();

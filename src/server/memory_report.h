@@ -23,8 +23,12 @@ void PurgeAllocator();
 
 struct MemoryReport {
   uint64_t total = 0, startup = 0, peak = 0;
-  uint64_t repl_backlog = 0;      // the backlog's buffer
-  uint64_t clients_replicas = 0;  // what replica links hold (their output)
+  // The replication buffer, shared by the backlog and the replicas, split as Valkey 8 splits
+  // it: up to repl-backlog-size is the backlog's, the rest the replicas' (with their own
+  // output before the stream).
+  uint64_t repl_buffers = 0;
+  uint64_t repl_backlog = 0;
+  uint64_t clients_replicas = 0;
   uint64_t clients_normal = 0;    // every other client
   uint64_t cluster_links = 0, aof_buffer = 0;
   struct DbOverhead {

@@ -18,8 +18,12 @@ ReplHooks& Repl() {
       .not_enough_replicas = [] { return false; },
       .replica_without_slot_import = []() -> std::string { return ""; },
       .replicas_with_slot_import = [] { return 0; },
-      .replica_write_ready = [](Client*) { return true; },
+      .replica_write = [](Client*) { return true; },
       .replica_has_pending = [](Client*) { return false; },
+      .replica_held_output = [](const Client*, size_t* blocks) -> size_t {
+        *blocks = 0;
+        return 0;
+      },
       .client_freed = [](Client*) {},
       .replica_newline = [](Client*) {},
       .primary_stream_applied = [](Client*, std::string_view) {},
@@ -27,7 +31,7 @@ ReplHooks& Repl() {
       .before_sleep = [] {},
       .append_info = [](std::string*) {},
       .resize_backlog = [] {},
-      .backlog_bytes = []() -> uint64_t { return 0; },
+      .repl_buffer_bytes = []() -> uint64_t { return 0; },
       .lagging_replicas =
           [](bool, int* total) {
             *total = 0;

@@ -35,8 +35,10 @@ struct ReplHooks {
   std::string (*replica_without_slot_import)();
   int (*replicas_with_slot_import)();  // attached replicas that announced it
   // Client I/O of replica links and of our primary's link.
-  bool (*replica_write_ready)(Client* c);  // false: hold the output (snapshot not sent yet)
-  bool (*replica_has_pending)(Client* c);  // snapshot bytes still to send
+  bool (*replica_write)(Client* c);        // a replica link's write step; false: closing
+  bool (*replica_has_pending)(Client* c);  // a replica link has something to send
+  // The replication buffer a replica link holds, and how many of its blocks (its omem/oll).
+  size_t (*replica_held_output)(const Client* c, size_t* blocks);
   void (*client_freed)(Client* c);
   // A replica sent an empty line: it is alive (one loading a long snapshot says so), which
   // counts as an acknowledgement for repl-timeout, as in Valkey 8.
@@ -47,7 +49,7 @@ struct ReplHooks {
   void (*before_sleep)();
   void (*append_info)(std::string* s);  // INFO replication
   void (*resize_backlog)();             // CONFIG SET repl-backlog-size
-  uint64_t (*backlog_bytes)();          // the backlog's buffer, 0 without one
+  uint64_t (*repl_buffer_bytes)();      // the replication buffer's blocks, 0 without one
   // Shutdown: replicas not acknowledging our offset (each logged if `log`), of *total; and a
   // REPLCONF GETACK to all before the loop sleeps.
   int (*lagging_replicas)(bool log, int* total);
