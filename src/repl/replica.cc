@@ -585,6 +585,18 @@ void PrimaryStreamApplied(Client* c, std::string_view raw) {
   FeedStream(raw);  // backlog and our own replicas (chained replication)
 }
 
+// Closes the link to our primary (REPLICAOF elsewhere, promotion), keeping the db its stream
+// had selected: a PSYNC continues the stream where it stopped, with no SELECT, as Valkey 8's
+// cached primary keeps its db (the link is freed later, no longer ours, see PrimaryLinkFreed).
+namespace {
+void ClosePrimaryClient() {
+  Client* p = g_side.primary;
+  g_side.stream_db = p->dbid;
+  g_side.primary = nullptr;
+  server::CloseAsync(p);
+}
+}  // namespace
+
 void PrimaryLinkFreed(Client* c) {
   if (g_side.primary != c) return;
   g_side.stream_db = c->dbid;
@@ -678,9 +690,7 @@ void BecomeReplica(const std::string& host, int port, bool full_sync_required) {
   // whoever replaced it has newer data.
   if (PrimaryLinkUp()) g_side.last_in_step_ms = g_side.last_io_ms;
   if (g_side.primary) {
-    Client* p = g_side.primary;
-    g_side.primary = nullptr;
-    server::CloseAsync(p);
+    ClosePrimaryClient();
   } else if (g_side.conn.fd != -1) {
     Drop(nullptr);
   }
@@ -705,9 +715,7 @@ void BecomeReplica(const std::string& host, int port, bool full_sync_required) {
 void BecomePrimary() {
   if (!IsReplica()) return;
   if (g_side.primary) {
-    Client* p = g_side.primary;
-    g_side.primary = nullptr;
-    server::CloseAsync(p);
+    ClosePrimaryClient();
   } else {
     Drop(nullptr);
   }

@@ -753,6 +753,52 @@ start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+# ---------------------------------------------------------------- the stream's db across links
+
+# A replica moved by REPLICAOF continues by PSYNC where its stream stopped, with no SELECT: the
+# db the stream had selected must carry over from the link it left (Valkey 8 keeps it in its
+# cached primary). It was lost when REPLICAOF closed a live link: the writes after the move
+# went to db 0.
+start_server {tags {repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {overrides {repl-diskless-sync-delay 0}} {
+        start_server {overrides {repl-diskless-sync-delay 0}} {
+            # primary -2, replicas -1 (B) and 0 (A)
+            r -1 replicaof 127.0.0.1 [srv -2 port]
+            r replicaof 127.0.0.1 [srv -2 port]
+            repl_wait_link_up -1
+            repl_wait_link_up 0
+            test "A replica moved to a sibling continues the stream in the db it had selected" {
+                set p [valkey_client -2]
+                $p select 9
+                $p set before 1
+                repl_wait_synced -2 0
+                repl_wait_synced -2 -1
+                set pok [rinfo -1 sync_partial_ok]
+                # A follows B now: same history, so B continues A's stream from its offset
+                r replicaof 127.0.0.1 [srv -1 port]
+                repl_wait_link_up 0
+                assert_equal [expr {$pok + 1}] [rinfo -1 sync_partial_ok]
+                $p set after 1
+                $p incr after
+                repl_wait_synced -2 0
+                set a [valkey_client 0]
+                $a select 9
+                assert_equal {1 2} [list [$a get before] [$a get after]]
+                assert_equal 0 [r dbsize] "nothing written to db 0"
+                # and back to the primary directly, by PSYNC again
+                r replicaof 127.0.0.1 [srv -2 port]
+                repl_wait_link_up 0
+                $p incr after
+                repl_wait_synced -2 0
+                assert_equal 3 [$a get after]
+                assert_equal 0 [r dbsize]
+                $a close
+                $p close
+            }
+        }
+    }
+}
+
 # ---------------------------------------------------------------- a node with no replica
 
 start_server {tags {repl}} {
