@@ -471,9 +471,9 @@ void NewBacklog() {
   st.backlog = std::make_unique<ReplBuffer>(BacklogLimit(), st.offset);
 }
 
-void TrimBacklog(size_t max_blocks) {
-  State& st = GetState();
-  if (st.backlog) st.backlog->Trim(OldestReader(), max_blocks);
+void TrimBacklog(size_t max_bytes) {
+  ReplBuffer* b = GetState().backlog.get();
+  if (b) b->Trim(OldestReader(), max_bytes);
 }
 
 size_t ReplicaHeldOutput(const Client* c, size_t* blocks) {
@@ -577,7 +577,7 @@ bool SendStream(Client* c) {
     break;  // the socket is full
   }
   // It left a block: the backlog may free what no one reads now.
-  if (l->pos.block != was_on) TrimBacklog(kTrimBlocksPerFeed);
+  if (l->pos.block != was_on) TrimBacklog(kTrimBytesPerFeed);
   return true;
 }
 }  // namespace
@@ -629,7 +629,7 @@ void ClientFreed(Client* c) {
   bool was_replica = c->flags & server::kReplica;
   delete c->repl;
   c->repl = nullptr;
-  if (was_replica) TrimBacklog(kTrimBlocksPerFeed);  // what it alone held (then the cron)
+  if (was_replica) TrimBacklog(kTrimBytesPerFeed);  // what it alone held (then the cron)
 }
 
 void FeedReplicas(bool new_block) {
@@ -702,7 +702,7 @@ void PrimaryCron() {
   MaybeStartFullSync();
   SendPresyncNewlines(t);
   server::HandleReplicaAcks();
-  TrimBacklog(kTrimBlocksPerCron);
+  TrimBacklog(kTrimBytesPerCron);
   State& st = GetState();
   // Free the backlog after repl-backlog-ttl without replicas (never on a replica: PSYNC2).
   if (st.backlog && primary_.replicas.empty() && !IsReplica() && server::cfg.repl_backlog_ttl > 0 &&

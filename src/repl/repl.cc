@@ -156,14 +156,14 @@ void FeedStream(std::string_view bytes) {
   if (!st.backlog) return;
   st.offset += static_cast<int64_t>(bytes.size());
   FeedReplicas(st.backlog->Append(bytes));
-  TrimBacklog(kTrimBlocksPerFeed);
+  TrimBacklog(kTrimBytesPerFeed);
 }
 
 void ResizeBacklog() {
   State& st = GetState();
   if (!st.backlog) return;
   st.backlog->SetLimit(BacklogLimit());
-  TrimBacklog(kTrimBlocksPerFeed);
+  TrimBacklog(kTrimBytesPerFeed);
 }
 
 void ShiftReplicationId() {

@@ -116,13 +116,15 @@ size_t ReplBuffer::HeldFrom(Pos p, size_t* nblocks) const {
                              At(p.block)->first_offset);
 }
 
-size_t ReplBuffer::Trim(uint64_t oldest_reader, size_t max_blocks) {
-  size_t freed = 0;
-  while (freed < max_blocks && blocks_.size() > 1 && front_id_ < oldest_reader) {
+size_t ReplBuffer::Trim(uint64_t oldest_reader, size_t max_bytes) {
+  size_t freed = 0, bytes = 0;
+  while ((freed == 0 || bytes < max_bytes) && blocks_.size() > 1 && front_id_ < oldest_reader) {
     Block* f = blocks_.front();
     if (histlen_ - f->used < limit_) break;  // the backlog keeps at least its size
     histlen_ -= f->used;
-    allocated_ -= malloc_usable_size(f);
+    size_t size = malloc_usable_size(f);
+    allocated_ -= size;
+    bytes += size;
     free(f);
     blocks_.pop_front();
     front_id_++;

@@ -60,10 +60,10 @@ class ReplBuffer {
   // replica's output buffer (its client-output-buffer-limit applies to it), and how many blocks.
   size_t HeldFrom(Pos p, size_t* nblocks = nullptr) const;
 
-  // Frees the oldest blocks, at most max_blocks, while more than the limit stays held
-  // without them and no reader is on them: `oldest_reader` is the lowest block a reader is
-  // on (UINT64_MAX: no reader). Returns how many it freed.
-  size_t Trim(uint64_t oldest_reader, size_t max_blocks);
+  // Frees the oldest blocks while more than the limit stays held without them and no reader
+  // is on them, until about max_bytes are freed (at least one block): `oldest_reader` is the
+  // lowest block a reader is on (UINT64_MAX: no reader). Returns how many blocks it freed.
+  size_t Trim(uint64_t oldest_reader, size_t max_bytes);
 
   // A block is at least this big, so that small writes share one, and at most the larger of
   // this and a 16th of the limit, so that a big write is cut into blocks the trim can free one

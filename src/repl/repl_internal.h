@@ -44,13 +44,13 @@ struct ReplicaLink {
 // New stream bytes are in the buffer: wakes the replicas that read it; when it took a new
 // block, checks their output limits (a replica's usage grows by blocks, as Valkey 8 checks).
 void FeedReplicas(bool new_block);
-// Frees what of the buffer neither the backlog's size nor a replica holds, at most
-// max_blocks blocks (a big release is spread over the calls).
-void TrimBacklog(size_t max_blocks);
-// Blocks freed a feed or a write to a replica, and a cron tick (a replica gone after holding
-// a large part of the stream leaves many: freed over a few ticks, not in one pass).
-constexpr size_t kTrimBlocksPerFeed = 64;
-constexpr size_t kTrimBlocksPerCron = 640;
+// Frees what of the buffer neither the backlog's size nor a replica holds, about max_bytes
+// (at least a block): a big release is spread over the calls.
+void TrimBacklog(size_t max_bytes);
+// Freed a feed or a write to a replica, and a cron tick: a replica gone after holding a
+// large part of the stream leaves much, freed over a few ticks rather than in one pass.
+constexpr size_t kTrimBytesPerFeed = 1 << 20;
+constexpr size_t kTrimBytesPerCron = 16 << 20;
 // repl-backlog-size, at least 16 KB.
 size_t BacklogLimit();
 // A primary keeps a backlog once it has had a replica (or restarted with a history to offer).
