@@ -72,6 +72,7 @@ proc run_worker {file} {
     }
     # Leftover servers (body aborted by an uncaught error) are stopped here.
     foreach s [lreverse $::srv::stack] { catch {::srv::stop [dict get $s pid]} }
+    if {$::testutil::failed == 0} { ::srv::remove_made_dirs }
     ::testutil::emit done {} {}
     flush stdout
     exit 0

@@ -86,8 +86,20 @@ proc ::srv::make_dir {} {
     set base [expr {[info exists ::env(TMPDIR)] ? $::env(TMPDIR) : "/tmp"}]
     for {set i 0} {1} {incr i} {
         set d [file join $base "vtest-[pid]-[clock milliseconds]-$i"]
-        if {![file exists $d]} { file mkdir $d; return $d }
+        if {![file exists $d]} {
+            file mkdir $d
+            lappend ::srv::made_dirs $d
+            return $d
+        }
     }
+}
+
+# Every directory the file's tests made, once the file has passed whole (a failure keeps them
+# all, for its logs): servers that exited as a test expected, files tests made for themselves.
+set ::srv::made_dirs {}
+proc ::srv::remove_made_dirs {} {
+    foreach d $::srv::made_dirs { catch {file delete -force $d} }
+    set ::srv::made_dirs {}
 }
 
 # Default directives; test options override them.
