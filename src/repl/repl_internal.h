@@ -49,8 +49,8 @@ void FeedReplicas(bool new_block);
 void TrimBacklog(size_t max_bytes);
 // Freed a feed or a write to a replica, and a cron tick: a replica gone after holding a
 // large part of the stream leaves much, freed over a few ticks rather than in one pass.
-constexpr size_t kTrimBytesPerFeed = 1 << 20;
-constexpr size_t kTrimBytesPerCron = 16 << 20;
+constexpr size_t kTrimBytesPerFeed = 8 << 20;
+constexpr size_t kTrimBytesPerCron = 64 << 20;
 // repl-backlog-size, at least 16 KB.
 size_t BacklogLimit();
 // A primary keeps a backlog once it has had a replica (or restarted with a history to offer).
