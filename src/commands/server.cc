@@ -559,6 +559,8 @@ void DebugCommand(Client* c) {
          "    Sleep this long before each write of the AOF buffer (0: never; for tests).",
          "CHANGE-REPL-ID",
          "    Give the node new replication IDs (for tests of replication only).",
+         "CONFIG-REWRITE-FORCE-ALL",
+         "    Like CONFIG REWRITE, with every directive written, defaults included.",
          "DIGEST",
          "    Reply with a hex digest of the whole data set.",
          "DIGEST-VALUE <key> [<key> ...]",
@@ -693,6 +695,11 @@ void DebugCommand(Client* c) {
     auto sz = base::ParseMemory(a[2]);
     if (!sz || *sz > (uint64_t{1} << 32))
       return r.Error("argument must be a memory value bigger than 1 and smaller than 4gb");
+    return r.Ok();
+  }
+  if (sub == "config-rewrite-force-all" && a.size() == 2) {
+    std::string err = ConfigRewrite(/*force_all=*/true);
+    if (!err.empty()) return r.Error("CONFIG-REWRITE-FORCE-ALL failed: " + err);
     return r.Ok();
   }
   if (sub == "change-repl-id" && a.size() == 2) {

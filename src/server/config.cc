@@ -87,7 +87,7 @@ bool SetReplicaof(const std::vector<std::string>& raw, std::string* err) {
   }
   int64_t port;
   if (a.size() != 2 || !base::ParseInt64(a[1], &port) || port < 0 || port > 65535) {
-    *err = "Invalid master port";
+    *err = "Invalid primary port";
     return false;
   }
   cfg.replicaof = a[0] + " " + a[1];
@@ -555,7 +555,7 @@ std::vector<Def>& Table() {
       STR("bind-source-addr", bind_source_addr, "", 0),
       INT("unixsocketperm", unixsocketperm, 0, 0777, "0", kImmutable),
       STR("unixsocketgroup", unixsocketgroup, "", kImmutable),
-      STR("hash-seed", hash_seed, "", kImmutable),
+      STR("hash-seed", hash_seed, "", kImmutable | kHidden),
       BOOL("protected-mode", protected_mode, "yes", 0),
       INT("maxclients", maxclients, 1, UINT32_MAX, "10000", 0),
       INT("timeout", timeout, 0, INT_MAX, "0", 0),
@@ -1255,27 +1255,6 @@ bool SetValue(Def& d, const std::vector<std::string>& args, std::string* err) {
   return false;
 }
 
-std::vector<std::string> CliToLines(const std::vector<std::string>& cli) {
-  // "--name a b --other c" -> lines "name "a" "b"", as the server joins them.
-  std::vector<std::string> lines;
-  for (auto& a : cli) {
-    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
-      lines.push_back(a.substr(2));
-    } else if (!lines.empty()) {
-      std::string q = "\"";
-      for (char c : a) {
-        if (c == '"' || c == '\\') q.push_back('\\');
-        if (c == '\n') {
-          q += "\\n";
-          continue;
-        }
-        q.push_back(c);
-      }
-      lines.back() += " " + q + "\"";
-    }
-  }
-  return lines;
-}
 
 FILE* g_err_stream = nullptr;  // nullptr: stderr
 
@@ -1372,6 +1351,47 @@ bool LoadLines(const std::vector<std::string>& lines, int depth) {
 }
 
 }  // namespace
+
+std::vector<std::string> CliToLines(const std::vector<std::string>& cli) {
+  // "--name a b --other c" -> lines "name "a" "b"", as Valkey 8 joins them. An argument
+  // starting with "--" names a directive only once the previous directive has a value: the
+  // first argument after a bare name is its value whatever it looks like ("--port --bla" sets
+  // port to "--bla"), so a value may start with "--". A bare --save followed by another name,
+  // or last, is save "" (what an empty list of save points produces).
+  std::vector<std::string> lines;
+  bool has_value = true;  // the last directive has an argument (or there is none yet)
+  auto quoted = [](const std::string& a) {
+    std::string q = "\"";
+    for (char c : a) {
+      if (c == '"' || c == '\\') q.push_back('\\');
+      if (c == '\n') {
+        q += "\\n";
+        continue;
+      }
+      q.push_back(c);
+    }
+    return q + "\"";
+  };
+  for (size_t i = 0; i < cli.size(); i++) {
+    const std::string& a = cli[i];
+    bool dashed = a.size() > 2 && a[0] == '-' && a[1] == '-';
+    if (dashed && has_value) {
+      lines.push_back(a.substr(2));
+      std::vector<std::string> words;
+      // "--port 6380" in one argument carries its value
+      has_value = net::SplitArgs(a, &words) && words.size() > 1;
+      bool next_dashed = i + 1 < cli.size() && cli[i + 1].rfind("--", 0) == 0;
+      if (!has_value && base::EqualsNoCase(a, "--save") && (next_dashed || i + 1 == cli.size())) {
+        lines.back() += " \"\"";
+        has_value = true;
+      }
+    } else if (!lines.empty()) {
+      lines.back() += " " + quoted(a);
+      has_value = true;
+    }
+  }
+  return lines;
+}
 
 std::string FormatPercentile(double p) {
   char buf[64];
@@ -1550,7 +1570,7 @@ bool MultiWordValue(const std::string& name) {
 
 constexpr const char* kDefaultUserLine = "user default on nopass sanitize-payload ~* &* +@all";
 
-std::string ConfigRewrite() {
+std::string ConfigRewrite(bool force_all) {
   if (g.config_file.empty()) return "The server is running without a config file";
   std::vector<std::string> lines;
   {
@@ -1578,14 +1598,16 @@ std::string ConfigRewrite() {
     if (n % 1024 == 0) return std::to_string(n >> 10) + "kb";
     return v;
   };
-  // Current non-default values of every directive.
+  // Current non-default values of every directive (every value, with force_all; a primary
+  // has no replicaof line either way).
   std::map<std::string, std::string> want;
   for (auto& d : Table()) {
     std::string v = GetValue(d);
-    if (std::string(d.name) != "dir" && v != BuiltinDefaults()[d.name]) want[d.name] = human(d, v);
+    if (std::string(d.name) == "dir" || (std::string(d.name) == "replicaof" && v.empty())) continue;
+    if (force_all || v != BuiltinDefaults()[d.name]) want[d.name] = human(d, v);
   }
   for (auto& u : kUnimplemented)
-    if (UnimplValues()[u.name] != u.deflt) want[u.name] = UnimplValues()[u.name];
+    if (force_all || UnimplValues()[u.name] != u.deflt) want[u.name] = UnimplValues()[u.name];
   std::set<std::string> written;
   std::vector<std::string> out;
   // The users (ACL LIST lines) replace the file's user lines, where the first one was.

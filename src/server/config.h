@@ -204,7 +204,10 @@ void ConfigGet(const std::vector<std::string>& patterns,
 std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pairs,
                       bool local_client);
 // CONFIG REWRITE: returns "" or the error text.
-std::string ConfigRewrite();
+// force_all: every directive, defaults too (DEBUG CONFIG-REWRITE-FORCE-ALL), as Valkey 8.
+std::string ConfigRewrite(bool force_all = false);
+// The command line's "--name value ..." arguments as config file lines (exposed for tests).
+std::vector<std::string> CliToLines(const std::vector<std::string>& cli);
 // Value of a directive as CONFIG GET shows it ("" if unknown).
 std::string ConfigValue(const std::string& name);
 

@@ -666,6 +666,23 @@ start_server {tags {info}} {
         r config rewrite
     }
 
+    test "DEBUG CONFIG-REWRITE-FORCE-ALL writes every directive; the node starts from it unchanged" {
+        r config set hz 12
+        set before [lsort -stride 2 -index 0 [r config get *]]
+        assert_equal OK [r debug config-rewrite-force-all]
+        set f [open [srv config_file]]
+        set text [read $f]
+        close $f
+        # defaults too (Valkey 8's form of the file a tool can start from)
+        assert_match "*\nlatency-tracking yes\n*" "\n$text"
+        assert_match "*\nmaxmemory-policy noeviction\n*" "\n$text"
+        assert_match "*\nhz 12\n*" "\n$text"
+        restart_server
+        assert_equal $before [lsort -stride 2 -index 0 [r config get *]]
+        r config set hz 10
+        r config rewrite
+    }
+
     test "DEBUG SLEEP, LOG, SET-ACTIVE-EXPIRE" {
         assert_equal OK [r debug sleep 0]
         assert_equal OK [r debug log "hello from the test suite"]
@@ -950,5 +967,20 @@ tags {info} {
         lassign [server_try_start "port 0\n" {--nosuchoption 1}] code out
         assert_equal 1 $code
         assert_match "*FATAL CONFIG FILE ERROR*nosuchoption*Bad directive or wrong number of arguments*" $out
+    }
+
+    test "command line: the argument after a bare option name is its value, dashes and all" {
+        # as Valkey 8 reads a command line (its error lines quote what it read)
+        lassign [server_try_start "port 0\n" {--port --bla --loglevel verbose}] code out
+        assert_equal 1 $code
+        assert_match "*'port \"--bla\"'*argument couldn't be parsed into an integer*" $out
+        lassign [server_try_start "port 0\n" {--logfile --my--log--file --loglevel --bla}] code out
+        assert_match "*'loglevel \"--bla\"'*argument(s) must be one of the following*" $out
+        lassign [server_try_start "port 0\n" {--replicaof --127.0.0.1 abc}] code out
+        assert_match "*'replicaof \"--127.0.0.1\" \"abc\"'*Invalid primary port*" $out
+        # a bare --save before another option is save "": the node starts
+        set port [::srv::find_free_port]
+        lassign [server_try_start "port $port\n" {--save --loglevel verbose} 1500] code out
+        assert_equal running $code
     }
 }
