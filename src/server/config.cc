@@ -30,6 +30,7 @@
 #include "server/notify.h"
 #include "server/proc_title.h"
 #include "server/repl_hooks.h"
+#include "server/shutdown.h"
 #include "server/server.h"
 #include "server/version.h"
 
@@ -482,6 +483,56 @@ bool SetOomScoreAdjValues(const std::vector<std::string>& args, std::string* err
   return true;
 }
 
+// shutdown-on-sigint / shutdown-on-sigterm: words of SHUTDOWN's flags, read and written as
+// Valkey 8 does (its order when written, "default" for none).
+const std::pair<const char*, unsigned> kShutdownSigFlags[] = {
+    {"default", 0}, {"save", kShutdownSave}, {"nosave", kShutdownNosave},
+    {"now", kShutdownNow}, {"force", kShutdownForce}};
+
+bool ParseShutdownSigFlags(const std::vector<std::string>& args, unsigned* out, std::string* err) {
+  std::vector<std::string> words;
+  for (auto& a : args) {
+    std::istringstream is(a);
+    for (std::string w; is >> w;) words.push_back(w);
+  }
+  unsigned flags = 0;
+  for (auto& w : words) {
+    bool known = false;
+    for (auto& [name, bit] : kShutdownSigFlags)
+      if (base::EqualsNoCase(w, name)) {
+        flags |= bit;
+        known = true;
+      }
+    if (!known) words.clear();
+  }
+  if (words.empty()) {
+    *err = "argument(s) must be one of the following: default, save, nosave, now, force";
+    return false;
+  }
+  if ((flags & kShutdownSave) && (flags & kShutdownNosave)) {
+    *err = "shutdown options SAVE and NOSAVE can't be used simultaneously";
+    return false;
+  }
+  *out = flags;
+  return true;
+}
+
+std::string ShutdownSigFlagsText(unsigned flags) {
+  std::string s;
+  for (auto& [name, bit] : kShutdownSigFlags)
+    if (bit & flags) s += (s.empty() ? "" : " ") + std::string(name);
+  return s.empty() ? "default" : s;
+}
+
+bool SetShutdownOnSigint(const std::vector<std::string>& a, std::string* err) {
+  return ParseShutdownSigFlags(a, &cfg.shutdown_on_sigint, err);
+}
+bool SetShutdownOnSigterm(const std::vector<std::string>& a, std::string* err) {
+  return ParseShutdownSigFlags(a, &cfg.shutdown_on_sigterm, err);
+}
+std::string GetShutdownOnSigint() { return ShutdownSigFlagsText(cfg.shutdown_on_sigint); }
+std::string GetShutdownOnSigterm() { return ShutdownSigFlagsText(cfg.shutdown_on_sigterm); }
+
 std::string GetOomScoreAdjValues() {
   const int* v = cfg.oom_score_adj.values;
   return std::to_string(v[0]) + " " + std::to_string(v[1]) + " " + std::to_string(v[2]);
@@ -873,6 +924,10 @@ std::vector<Def>& Table() {
       {"repl-timeout", nullptr, kInt, 0, &cfg.repl_timeout, 1, INT_MAX, nullptr, {}, nullptr, "60"},
       {"shutdown-timeout", nullptr, kInt, 0, &cfg.shutdown_timeout, 0, INT_MAX, nullptr, {}, nullptr,
        "10"},
+      {"shutdown-on-sigint", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
+       {SetShutdownOnSigint, GetShutdownOnSigint}, nullptr, "default"},
+      {"shutdown-on-sigterm", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
+       {SetShutdownOnSigterm, GetShutdownOnSigterm}, nullptr, "default"},
       {"repl-ping-replica-period",
        "repl-ping-slave-period",
        kInt,
@@ -1313,7 +1368,8 @@ bool ApplyLine(const std::string& raw, int lineno, int depth) {
       return Fatal(lineno, line, "wrong number of arguments");
     if (d->kind == kSpecial && vals.empty() && std::string(d->name) == "save")
       vals.push_back("");  // "save" alone disables snapshots, as save ""
-    if (d->kind == kSpecial && vals.empty())
+    // (the shutdown flags' own check names the values, as Valkey 8's)
+    if (d->kind == kSpecial && vals.empty() && std::string(d->name).rfind("shutdown-on-", 0) != 0)
       return Fatal(lineno, line, "wrong number of arguments");
     std::string err = RefusedValue(d->name, Join(vals));
     if (!err.empty()) return Fatal(lineno, line, err);
@@ -1565,7 +1621,8 @@ std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pa
 // Directives whose value is several words, written unquoted.
 bool MultiWordValue(const std::string& name) {
   return name == "save" || name == "bind" || name == "client-output-buffer-limit" ||
-         name == "replicaof" || name == "oom-score-adj-values";
+         name == "replicaof" || name == "oom-score-adj-values" || name == "shutdown-on-sigint" ||
+         name == "shutdown-on-sigterm";
 }
 
 constexpr const char* kDefaultUserLine = "user default on nopass sanitize-payload ~* &* +@all";

@@ -140,6 +140,8 @@ struct Config {
   int64_t min_replicas_max_lag = 10;
   int64_t repl_timeout = 60;
   int64_t shutdown_timeout = 10;  // seconds a shutdown waits for replicas to catch up
+  // SHUTDOWN's flags (server/shutdown.h) for a shutdown by SIGINT / SIGTERM; 0: "default".
+  unsigned shutdown_on_sigint = 0, shutdown_on_sigterm = 0;
   int64_t repl_ping_replica_period = 10;
   std::string primaryauth, primaryuser;
   std::string replicaof;  // "host port" from the config file, applied at start

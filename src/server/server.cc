@@ -302,14 +302,16 @@ void CronWork() {
   g.stats.el_cycles.Track(now, g.stats.el_cycles_total);
   g.stats.el_duration.TrackPer(static_cast<int64_t>(g.stats.el_cycles_total),
                                g.stats.el_duration_sum, 1.0);
+  static unsigned signal_flags = 0;  // shutdown-on-sigint / -sigterm of the signal received
   if (g_signal) {
     LOG_WARNING("Received %s scheduling shutdown...", g_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    signal_flags = g_signal == SIGINT ? cfg.shutdown_on_sigint : cfg.shutdown_on_sigterm;
     g_signal = 0;
     g.shutdown_asap = true;
   }
   if (g.shutdown_asap && !ShutdownInitiated()) {
     g.shutdown_asap = false;
-    StartShutdown(nullptr, 0);  // exits, unless it waits for replicas or failed
+    StartShutdown(nullptr, signal_flags);  // exits, unless it waits for replicas or failed
   }
   ShutdownCron();
   if (!ShutdownInitiated() && !g.shutdown_asap && !g_signal) g_signalled_shutdown = 0;

@@ -167,3 +167,39 @@ start_server {tags {shutdown} overrides {save {900 1}}} {
         assert {[log_contains "*signal-handler (*) You insist... exiting now.*"]}
     }
 }
+
+# shutdown-on-sigint / shutdown-on-sigterm: SHUTDOWN's flags for a shutdown by signal.
+start_server {tags {shutdown}} {
+    test "shutdown-on-sigint/-sigterm: Valkey 8's words, written back in its order" {
+        assert_equal {shutdown-on-sigint default} [r config get shutdown-on-sigint]
+        assert_equal OK [r config set shutdown-on-sigint "force NOSAVE now"]
+        assert_equal {shutdown-on-sigint {nosave now force}} [r config get shutdown-on-sigint]
+        assert_equal OK [r config set shutdown-on-sigint default]
+        assert_equal {shutdown-on-sigint default} [r config get shutdown-on-sigint]
+        assert_error "*shutdown options SAVE and NOSAVE can't be used simultaneously*" {r config set shutdown-on-sigterm "save nosave"}
+        assert_error "*argument(s) must be one of the following: default, save, nosave, now, force*" \
+            {r config set shutdown-on-sigterm "now later"}
+        assert_equal {shutdown-on-sigterm default} [r config get shutdown-on-sigterm]
+    }
+}
+
+start_server {tags {shutdown} overrides {save "" shutdown-on-sigterm save}} {
+    test "shutdown-on-sigterm save: SIGTERM saves without save points" {
+        r set k v
+        exec kill -TERM [srv pid]
+        expect_server_exit 0
+        sd_wait_exit 0
+        assert_equal 1 [file exists [file join [srv dir] dump.rdb]]
+        assert {[log_contains "*DB saved on disk*"]}
+    }
+}
+
+start_server {tags {shutdown} overrides {save {900 1} shutdown-on-sigint nosave}} {
+    test "shutdown-on-sigint nosave: SIGINT exits without the save its save points would make" {
+        r set k v
+        exec kill -INT [srv pid]
+        expect_server_exit 0
+        sd_wait_exit 0
+        assert_equal 0 [file exists [file join [srv dir] dump.rdb]]
+    }
+}
