@@ -86,8 +86,12 @@ bool SetReplicaof(const std::vector<std::string>& raw, std::string* err) {
     cfg.replicaof.clear();
     return true;
   }
+  if (a.size() != 2) {
+    *err = "wrong number of arguments";
+    return false;
+  }
   int64_t port;
-  if (a.size() != 2 || !base::ParseInt64(a[1], &port) || port < 0 || port > 65535) {
+  if (!base::ParseInt64(a[1], &port) || port < 0 || port > 65535) {
     *err = "Invalid primary port";
     return false;
   }
