@@ -27,6 +27,7 @@
 #include "server/cluster_hooks.h"
 #include "server/crash_report.h"
 #include "server/evict.h"
+#include "server/loading.h"
 #include "server/notify.h"
 #include "server/proc_title.h"
 #include "server/repl_hooks.h"
@@ -43,7 +44,10 @@ namespace {
 enum Kind { kBool, kInt, kMem, kStr, kEnum, kSpecial };
 // kImmutable: CONFIG SET refuses it. kProtectedConfig: CONFIG SET refuses it unless
 // enable-protected-configs allows the client. kHidden: CONFIG GET patterns skip it.
-enum Flags : unsigned { kImmutable = 1, kProtectedConfig = 2, kHidden = 4 };
+// kDenyLoading: CONFIG SET answers -LOADING while the data set loads (Valkey 8's
+// DENY_LOADING_CONFIG: what the load reads). Valkey 8 denies appendonly too; ours takes it and
+// starts the AOF once the load ends (integration/loading.tcl).
+enum Flags : unsigned { kImmutable = 1, kProtectedConfig = 2, kHidden = 4, kDenyLoading = 8 };
 
 struct Special {
   bool (*set)(const std::vector<std::string>& args, std::string* err);
@@ -623,7 +627,7 @@ std::vector<Def>& Table() {
       {"dir",
        nullptr,
        kSpecial,
-       kProtectedConfig,
+       kProtectedConfig | kDenyLoading,
        nullptr,
        0,
        0,
@@ -840,7 +844,7 @@ std::vector<Def>& Table() {
       {"repl-diskless-load",
        nullptr,
        kEnum,
-       0,
+       kDenyLoading,
        &cfg.repl_diskless_load,
        0,
        0,
@@ -1562,6 +1566,7 @@ std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pa
   bool protected_ok =
       cfg.enable_protected_configs == 1 || (cfg.enable_protected_configs == 2 && local_client);
   std::set<std::string> names;
+  bool deny_loading = false;
   for (auto& [n, v] : pairs) {
     Def* d = FindDef(n);
     const Unimpl* u = d ? nullptr : FindUnimpl(n);
@@ -1570,12 +1575,17 @@ std::string ConfigSet(const std::vector<std::pair<std::string, std::string>>& pa
     unsigned flags = d ? d->flags : u->flags;
     if (flags & kImmutable) return failed(n, "can't set immutable config");
     if ((flags & kProtectedConfig) && !protected_ok) return failed(n, "can't set protected config");
+    if ((flags & kDenyLoading) && Loading()) {
+      deny_loading = true;  // answered after the other checks of the names, as Valkey 8
+      continue;
+    }
     if (!names.insert(canon).second) return failed(n, "duplicate parameter");
     std::string err;
     if (u && !CheckUnimplValue(*u, v, &err)) return failed(n, err);
     err = RefusedValue(canon, v);
     if (!err.empty()) return failed(n, err);
   }
+  if (deny_loading) return ErrLoading();
   std::vector<std::pair<Def*, std::string>> old;
   std::string err;
   for (auto& [n, v] : pairs) {

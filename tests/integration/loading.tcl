@@ -39,6 +39,13 @@ start_server {tags {loading} overrides {enable-debug-command yes key-load-delay 
         assert_error $::ld_err {$c dbsize}
         # commands flagged loading run
         assert_equal {key-load-delay 500} [$c config get key-load-delay]
+        # CONFIG SET too, but not of what the load reads (dir, repl-diskless-load), as
+        # Valkey 8 (an AOF switched on waits for the load: below)
+        assert_equal OK [$c config set loglevel notice]
+        assert_error $::ld_err {$c config set dir /nonexistent}
+        assert_error $::ld_err {$c config set loglevel debug repl-diskless-load swapdb}
+        assert_equal {repl-diskless-load disabled} [$c config get repl-diskless-load]
+        assert_equal {loglevel notice} [$c config get loglevel]
         assert_equal 0 [info_field [$c info persistence] async_loading]
         # Valkey 8's progress fields: the file's size, what is loaded, the estimate.
         set size [file size [file join [srv dir] dump.rdb]]
