@@ -11,10 +11,13 @@
 
 namespace net {
 
-IoResult WriteOnce(int fd, const char* data, size_t len) {
+namespace {
+// One write call, retried on EINTR only: the bytes taken, kAgain when the socket is full.
+template <typename Call>
+IoResult WriteCall(Call call) {
   IoResult r;
   while (true) {
-    ssize_t n = write(fd, data, len);
+    ssize_t n = call();
     if (n > 0) {
       r.bytes = static_cast<size_t>(n);
       return r;
@@ -25,28 +28,18 @@ IoResult WriteOnce(int fd, const char* data, size_t len) {
       return r;
     }
     r.status = IoResult::kError;
-    r.err = n < 0 ? errno : EPIPE;  // write(2) of a non-empty buffer returning 0: give up
+    r.err = n < 0 ? errno : EPIPE;  // a write of a non-empty buffer returning 0: give up
     return r;
   }
 }
+}  // namespace
+
+IoResult WriteOnce(int fd, const char* data, size_t len) {
+  return WriteCall([&] { return write(fd, data, len); });
+}
 
 IoResult WritevOnce(int fd, const iovec* iov, int n) {
-  IoResult r;
-  while (true) {
-    ssize_t w = writev(fd, iov, n);
-    if (w > 0) {
-      r.bytes = static_cast<size_t>(w);
-      return r;
-    }
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0 && errno == EAGAIN) {
-      r.status = IoResult::kAgain;
-      return r;
-    }
-    r.status = IoResult::kError;
-    r.err = w < 0 ? errno : EPIPE;
-    return r;
-  }
+  return WriteCall([&] { return writev(fd, iov, n); });
 }
 
 IoResult BufferedConn::Read(size_t max) {

@@ -169,6 +169,15 @@ start_server {tags {shutdown} overrides {save {900 1}}} {
 }
 
 # shutdown-on-sigint / shutdown-on-sigterm: SHUTDOWN's flags for a shutdown by signal.
+# Writes a key, sends the signal, waits for the exit; whether dump.rdb exists then.
+proc sd_signal_and_exit {sig} {
+    r set k v
+    exec kill -$sig [srv pid]
+    expect_server_exit 0
+    sd_wait_exit 0
+    return [file exists [file join [srv dir] dump.rdb]]
+}
+
 start_server {tags {shutdown}} {
     test "shutdown-on-sigint/-sigterm: Valkey 8's words, written back in its order" {
         assert_equal {shutdown-on-sigint default} [r config get shutdown-on-sigint]
@@ -185,21 +194,13 @@ start_server {tags {shutdown}} {
 
 start_server {tags {shutdown} overrides {save "" shutdown-on-sigterm save}} {
     test "shutdown-on-sigterm save: SIGTERM saves without save points" {
-        r set k v
-        exec kill -TERM [srv pid]
-        expect_server_exit 0
-        sd_wait_exit 0
-        assert_equal 1 [file exists [file join [srv dir] dump.rdb]]
+        assert_equal 1 [sd_signal_and_exit TERM]
         assert {[log_contains "*DB saved on disk*"]}
     }
 }
 
 start_server {tags {shutdown} overrides {save {900 1} shutdown-on-sigint nosave}} {
     test "shutdown-on-sigint nosave: SIGINT exits without the save its save points would make" {
-        r set k v
-        exec kill -INT [srv pid]
-        expect_server_exit 0
-        sd_wait_exit 0
-        assert_equal 0 [file exists [file join [srv dir] dump.rdb]]
+        assert_equal 0 [sd_signal_and_exit INT]
     }
 }
