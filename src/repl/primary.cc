@@ -548,6 +548,7 @@ bool SendSnapshot(Client* c) {
   if (!done) return false;
   if (l->rdb_fd >= 0) close(l->rdb_fd);
   l->rdb_fd = -1;
+  std::string().swap(l->rdb_buf);  // its 64 KB chunks' room, kept for the link's life else
   l->state = ReplicaLink::kOnline;
   l->ack_time_ms = base::MsTime();
   LOG_NOTICE("Synchronization with replica %s succeeded", c->addr.c_str());

@@ -402,6 +402,26 @@ start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+# A replica link costs little once its sync is done: the room its snapshot passed through
+# (64 KB chunks) went with the transfer; it stayed for the link's life (85 KB counted as data
+# by eviction, found by Valkey 8.0.1's "replica buffer don't induce eviction").
+start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "A synced replica link holds no snapshot buffer: dropping it frees little" {
+            for {set j 0} {$j < 100} {incr j} { r -1 setrange key:$j 100000 x }
+            r replicaof [srv -1 host] [srv -1 port]
+            wait_for_condition 100 50 {[status r master_link_status] eq "up"} else { fail "no link" }
+            set mem [r -1 info memory]
+            set before [expr {[info_field $mem used_memory] - [info_field $mem mem_not_counted_for_evict]}]
+            r replicaof no one
+            wait_for_condition 100 50 {[s -1 connected_slaves] == 0}
+            set mem [r -1 info memory]
+            set after [expr {[info_field $mem used_memory] - [info_field $mem mem_not_counted_for_evict]}]
+            assert_lessthan [expr {$before - $after}] 40000
+        }
+    }
+}
+
 start_server {tags {maxmemory} overrides {maxmemory 100mb maxmemory-policy allkeys-lfu}} {
     test "maxmemory in the config file is enforced from the start" {
         assert_equal {maxmemory 104857600} [r config get maxmemory]
