@@ -7,7 +7,9 @@
 # the servers of the enclosing run.
 proc harness_run {fixture} {
     set base [expr {$::cfg(port_base) + $::cfg(slot) * $::cfg(port_span) + $::cfg(port_span) / 2}]
-    set cmd [list env TEST_PORT_BASE=$base TEST_PORT_SPAN=[expr {$::cfg(port_span) / 2}] \
+    # Its servers' directories (kept by the failing fixture) go in one of ours, removed with it.
+    set tmp [::srv::make_dir]
+    set cmd [list env TEST_PORT_BASE=$base TEST_PORT_SPAN=[expr {$::cfg(port_span) / 2}] TMPDIR=$tmp \
                  [info nameofexecutable] [file join $::testdir test_helper.tcl] \
                  --server $::cfg(server) --jobs 1 --timeout 120 \
                  --single [file join $::testdir selftest $fixture]]
