@@ -347,14 +347,19 @@ start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
+# The inner server becomes a replica of the outer one, which holds 100 keys of 100 KB.
+proc mm_replica_of_10mb_primary {} {
+    for {set j 0} {$j < 100} {incr j} { r -1 setrange key:$j 100000 x }
+    r replicaof [srv -1 host] [srv -1 port]
+    wait_for_condition 100 50 {[status r master_link_status] eq "up"} else { fail "no link" }
+}
+
 # What a stopped replica is owed is not data: INFO mem_clients_slaves shows it (as Valkey 8),
 # mem_not_counted_for_evict leaves it out at its allocated size, and no key is evicted for it.
 start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
     start_server {} {
         test "A stopped replica's output: mem_clients_slaves, not counted for eviction" {
-            for {set j 0} {$j < 100} {incr j} { r -1 setrange key:$j 100000 x }
-            r replicaof [srv -1 host] [srv -1 port]
-            wait_for_condition 100 50 {[status r master_link_status] eq "up"} else { fail "no link" }
+            mm_replica_of_10mb_primary
             r -1 config set client-output-buffer-limit "replica 0 0 0"
             r -1 config set maxmemory-policy allkeys-random
             # The backlog fills to its size first, as in Valkey 8 (its blocks come as the stream
@@ -408,9 +413,7 @@ start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
 start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
     start_server {} {
         test "A synced replica link holds no snapshot buffer: dropping it frees little" {
-            for {set j 0} {$j < 100} {incr j} { r -1 setrange key:$j 100000 x }
-            r replicaof [srv -1 host] [srv -1 port]
-            wait_for_condition 100 50 {[status r master_link_status] eq "up"} else { fail "no link" }
+            mm_replica_of_10mb_primary
             set mem [r -1 info memory]
             set before [expr {[info_field $mem used_memory] - [info_field $mem mem_not_counted_for_evict]}]
             r replicaof no one
