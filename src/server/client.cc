@@ -202,7 +202,8 @@ void ReadHandler(int, void* data, int) {
   }
   ssize_t n = static_cast<ssize_t>(io.bytes);
   c->net_input_bytes += n;
-  g.stats.net_input_bytes += n;
+  // Our primary's stream is replication input (Valkey 8 counts it apart).
+  ((c->flags & kPrimary) ? g.stats.net_repl_input_bytes : g.stats.net_input_bytes) += n;
   g.stats.io_reads++;
   c->last_interaction_ms = g.loop_time_ms;
   if (c->conn.in.size() > c->qbuf_peak) c->qbuf_peak = c->conn.in.size();

@@ -206,14 +206,16 @@ void SecStats(std::string* s) {
   Line(s, "total_connections_received:%llu", static_cast<ull>(st.total_connections_received));
   Line(s, "total_commands_processed:%llu", static_cast<ull>(st.total_commands_processed));
   Line(s, "instantaneous_ops_per_sec:%lld", static_cast<ll>(st.ops.Mean()));
-  Line(s, "total_net_input_bytes:%llu", static_cast<ull>(st.net_input_bytes));
-  Line(s, "total_net_output_bytes:%llu", static_cast<ull>(st.net_output_bytes));
+  // The totals count the replication links' bytes too, as Valkey 8's.
+  Line(s, "total_net_input_bytes:%llu", static_cast<ull>(st.net_input_bytes + st.net_repl_input_bytes));
+  Line(s, "total_net_output_bytes:%llu",
+       static_cast<ull>(st.net_output_bytes + st.net_repl_output_bytes));
   Line(s, "total_net_repl_input_bytes:%llu", static_cast<ull>(st.net_repl_input_bytes));
   Line(s, "total_net_repl_output_bytes:%llu", static_cast<ull>(st.net_repl_output_bytes));
   Line(s, "instantaneous_input_kbps:%.2f", st.net_in.Mean() / 1024);
   Line(s, "instantaneous_output_kbps:%.2f", st.net_out.Mean() / 1024);
-  Line(s, "instantaneous_input_repl_kbps:0.00");
-  Line(s, "instantaneous_output_repl_kbps:0.00");
+  Line(s, "instantaneous_input_repl_kbps:%.2f", st.net_repl_in.Mean() / 1024);
+  Line(s, "instantaneous_output_repl_kbps:%.2f", st.net_repl_out.Mean() / 1024);
   Line(s, "rejected_connections:%llu", static_cast<ull>(st.rejected_connections));
   Line(s, "sync_full:%llu", static_cast<ull>(st.sync_full));
   Line(s, "sync_partial_ok:%llu", static_cast<ull>(st.sync_partial_ok));

@@ -299,6 +299,8 @@ void CronWork() {
   g.stats.ops.Track(now, g.stats.total_commands_processed);
   g.stats.net_in.Track(now, g.stats.net_input_bytes);
   g.stats.net_out.Track(now, g.stats.net_output_bytes);
+  g.stats.net_repl_in.Track(now, g.stats.net_repl_input_bytes);
+  g.stats.net_repl_out.Track(now, g.stats.net_repl_output_bytes);
   g.stats.el_cycles.Track(now, g.stats.el_cycles_total);
   g.stats.el_duration.TrackPer(static_cast<int64_t>(g.stats.el_cycles_total),
                                g.stats.el_duration_sum, 1.0);

@@ -63,7 +63,7 @@ struct Stats {
       for (double v : samples) s += v;
       return s / kSamples;
     }
-  } ops, net_in, net_out, el_cycles, el_duration;
+  } ops, net_in, net_out, net_repl_in, net_repl_out, el_cycles, el_duration;
   // Event loop passes (as Valkey 8's duration stats): a pass runs from the poll's return to the
   // end of the work before the next poll, in microseconds.
   uint64_t el_cycles_total = 0, el_duration_sum = 0, el_duration_max = 0;

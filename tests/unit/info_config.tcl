@@ -986,3 +986,34 @@ tags {info} {
         assert_equal running $code
     }
 }
+
+# The replication links' bytes: counted apart (total_net_repl_*), and in the totals, as Redis
+# 7.0 does (passes on Debian's redis-server). Valkey 8.0.1 counts the replica's input so, but
+# counts none of the stream its primary writes (its shared-buffer writes skip the counters).
+proc ic_delta {a b field} { expr {[info_field $b $field] - [info_field $a $field]} }
+start_server {tags {info repl} overrides {repl-diskless-sync-delay 0}} {
+    start_server {} {
+        test "INFO stats: replication bytes are counted apart and in the totals" {
+            r replicaof 127.0.0.1 [srv -1 port]
+            wait_for_condition 100 50 {[status r master_link_status] eq "up"}
+            set p1 [r -1 info stats]
+            set r1 [r info stats]
+            set v [string repeat x 100000]
+            for {set i 0} {$i < 10} {incr i} { r -1 set k$i $v }
+            wait_for_condition 100 50 {[s master_repl_offset] == [s -1 master_repl_offset]}
+            set p2 [r -1 info stats]
+            set r2 [r info stats]
+            # a million bytes of stream left the primary and reached the replica
+            set out [ic_delta $p1 $p2 total_net_repl_output_bytes]
+            set in [ic_delta $r1 $r2 total_net_repl_input_bytes]
+            assert_morethan $out 1000000
+            assert_morethan $in 1000000
+            assert_morethan_equal [ic_delta $p1 $p2 total_net_output_bytes] $out
+            assert_morethan_equal [ic_delta $r1 $r2 total_net_input_bytes] $in
+            # the replica's client input (none here) is not the stream
+            assert_lessthan [expr {[ic_delta $r1 $r2 total_net_input_bytes] - $in}] 10000
+            wait_for_condition 50 100 {[info_field [r -1 info stats] instantaneous_output_repl_kbps] > 0 ||
+                                       [info_field [r info stats] instantaneous_input_repl_kbps] > 0}
+        }
+    }
+}
