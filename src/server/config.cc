@@ -504,6 +504,7 @@ bool ParseShutdownSigFlags(const std::vector<std::string>& args, unsigned* out, 
     for (std::string w; is >> w;) words.push_back(w);
   }
   unsigned flags = 0;
+  bool all_known = !words.empty();
   for (auto& w : words) {
     bool known = false;
     for (auto& [name, bit] : kShutdownSigFlags)
@@ -511,9 +512,9 @@ bool ParseShutdownSigFlags(const std::vector<std::string>& args, unsigned* out, 
         flags |= bit;
         known = true;
       }
-    if (!known) words.clear();
+    all_known = all_known && known;
   }
-  if (words.empty()) {
+  if (!all_known) {
     *err = "argument(s) must be one of the following: default, save, nosave, now, force";
     return false;
   }

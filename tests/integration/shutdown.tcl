@@ -188,6 +188,7 @@ start_server {tags {shutdown}} {
         assert_error "*shutdown options SAVE and NOSAVE can't be used simultaneously*" {r config set shutdown-on-sigterm "save nosave"}
         assert_error "*argument(s) must be one of the following: default, save, nosave, now, force*" \
             {r config set shutdown-on-sigterm "now later"}
+        assert_error "*argument(s) must be one of the following*" {r config set shutdown-on-sigterm "later now x"}
         assert_equal {shutdown-on-sigterm default} [r config get shutdown-on-sigterm]
     }
 }
