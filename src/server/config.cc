@@ -46,8 +46,15 @@ enum Kind { kBool, kInt, kMem, kStr, kEnum, kSpecial };
 // enable-protected-configs allows the client. kHidden: CONFIG GET patterns skip it.
 // kDenyLoading: CONFIG SET answers -LOADING while the data set loads (Valkey 8's
 // DENY_LOADING_CONFIG: what the load reads). Valkey 8 denies appendonly too; ours takes it and
-// starts the AOF once the load ends (integration/loading.tcl).
-enum Flags : unsigned { kImmutable = 1, kProtectedConfig = 2, kHidden = 4, kDenyLoading = 8 };
+// starts the AOF once the load ends (integration/loading.tcl). kEmptyChecked: a directive
+// with no value goes to its setter, whose error names the values (Valkey 8's multi-word enums).
+enum Flags : unsigned {
+  kImmutable = 1,
+  kProtectedConfig = 2,
+  kHidden = 4,
+  kDenyLoading = 8,
+  kEmptyChecked = 16
+};
 
 struct Special {
   bool (*set)(const std::vector<std::string>& args, std::string* err);
@@ -933,9 +940,9 @@ std::vector<Def>& Table() {
       {"repl-timeout", nullptr, kInt, 0, &cfg.repl_timeout, 1, INT_MAX, nullptr, {}, nullptr, "60"},
       {"shutdown-timeout", nullptr, kInt, 0, &cfg.shutdown_timeout, 0, INT_MAX, nullptr, {}, nullptr,
        "10"},
-      {"shutdown-on-sigint", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
+      {"shutdown-on-sigint", nullptr, kSpecial, kEmptyChecked, nullptr, 0, 0, nullptr,
        {SetShutdownOnSigint, GetShutdownOnSigint}, nullptr, "default"},
-      {"shutdown-on-sigterm", nullptr, kSpecial, 0, nullptr, 0, 0, nullptr,
+      {"shutdown-on-sigterm", nullptr, kSpecial, kEmptyChecked, nullptr, 0, 0, nullptr,
        {SetShutdownOnSigterm, GetShutdownOnSigterm}, nullptr, "default"},
       {"repl-ping-replica-period",
        "repl-ping-slave-period",
@@ -1377,8 +1384,7 @@ bool ApplyLine(const std::string& raw, int lineno, int depth) {
       return Fatal(lineno, line, "wrong number of arguments");
     if (d->kind == kSpecial && vals.empty() && std::string(d->name) == "save")
       vals.push_back("");  // "save" alone disables snapshots, as save ""
-    // (the shutdown flags' own check names the values, as Valkey 8's)
-    if (d->kind == kSpecial && vals.empty() && std::string(d->name).rfind("shutdown-on-", 0) != 0)
+    if (d->kind == kSpecial && vals.empty() && !(d->flags & kEmptyChecked))
       return Fatal(lineno, line, "wrong number of arguments");
     std::string err = RefusedValue(d->name, Join(vals));
     if (!err.empty()) return Fatal(lineno, line, err);

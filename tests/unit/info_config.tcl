@@ -978,6 +978,8 @@ tags {info} {
         assert_match "*'loglevel \"--bla\"'*argument(s) must be one of the following*" $out
         lassign [server_try_start "port 0\n" {--replicaof --127.0.0.1 abc}] code out
         assert_match "*'replicaof \"--127.0.0.1\" \"abc\"'*Invalid primary port*" $out
+        lassign [server_try_start "port 0\n" {--shutdown-on-sigint}] code out
+        assert_match "*'shutdown-on-sigint'*argument(s) must be one of the following: default, save, nosave, now, force*" $out
         lassign [server_try_start "port 0\n" {--replicaof --127.0.0.1 --abc}] code out
         assert_match "*'replicaof \"--127.0.0.1\"'*wrong number of arguments*" $out
         # a bare --save before another option is save "": the node starts
