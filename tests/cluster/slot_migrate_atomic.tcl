@@ -21,6 +21,15 @@ proc sma_largest_run {idx} {
     return $best
 }
 
+# RPUSH key value on a client of its own on node idx, its reply read later: the client.
+proc sma_deferred_rpush {idx key value} {
+    set c [::resp::client 127.0.0.1 [cnode $idx port]]
+    lappend ::testutil::test_clients $c
+    $c deferred 1
+    $c rpush $key $value
+    return $c
+}
+
 # Big values of each type under prefix p on node idx (n elements each; a 3 MB string).
 proc sma_fill_big {idx p n} {
     for {set c 0} {$c < $n} {incr c 1000} {
@@ -350,6 +359,10 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         cn $A rpush "{$tag7}big" {*}[lrepeat 5000 x]
         # Stops after some keys (and perhaps pieces of the list): keys sent, the rest not.
         assert_equal OK [cn $A debug slot-migration-walk-limit 500]
+        # The list's RPUSHes go on clients of their own: if the walk stopped halfway through the
+        # list's pieces, they are held until the limit is lifted (an RPUSH is not right on a
+        # part), and the test must go on meanwhile.
+        set pushers {}
         try {
             assert_equal OK [cn $A cluster migrateslots slotsrange $slot7 $slot7 node $idB]
             ::cl::deadline_wait 10000 {[dict get [sma_job $A] keys_sent] >= 400} \
@@ -358,7 +371,7 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
                 # Increments of every seventh key: forwarded, each to be applied once.
                 if {$round == 1} {
                     for {set i 0} {$i < 3000} {incr i 7} { cn $A incr "{$tag7}k$i" }
-                    cn $A rpush "{$tag7}big" r$round
+                    lappend pushers [sma_deferred_rpush $A "{$tag7}big" r$round]
                     # The target closes the link (its answers all arrived).
                     set link {}
                     foreach line [split [cn $B client list] "\n"] {
@@ -374,8 +387,8 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
                     assert_equal OK [cn $A debug slot-migration-link hold]
                     set calls [sma_cmdcalls $B cluster|syncslots]
                     for {set i 0} {$i < 3000} {incr i 7} { cn $A incr "{$tag7}k$i" }
-                    cn $A rpush "{$tag7}big" r$round
-                    ::cl::deadline_wait 10000 {[sma_cmdcalls $B cluster|syncslots] >= $calls + 430} \
+                    lappend pushers [sma_deferred_rpush $A "{$tag7}big" r$round]
+                    ::cl::deadline_wait 10000 {[sma_cmdcalls $B cluster|syncslots] >= $calls + 429} \
                         "the target did not take the writes"
                     assert_equal OK [cn $A debug slot-migration-link drop]
                     assert_equal OK [cn $A debug slot-migration-link release]
@@ -389,6 +402,7 @@ start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command
         } finally {
             cn $A debug slot-migration-walk-limit 0
         }
+        foreach p $pushers want {5001 5002} { assert_equal $want [$p read] }
         sma_wait_state $A {success failed cancelled}
         assert_equal success [dict get [sma_job $A] state] [dict get [sma_job $A] message]
         sma_wait_owner [list $slot7] $B

@@ -151,7 +151,13 @@ proc cn {idx args} {
         set c [::resp::client [dict get $n host] [dict get $n port]]
         dict set ::cl::nodes($idx) client $c
     }
-    return [$c {*}$args]
+    # A connection that failed or timed out is dropped: a reply arriving late would answer the
+    # next command, and a client the node holds would hold every later test's commands too.
+    if {[catch {$c {*}$args} res opts]} {
+        if {[string match "I/O error*" $res]} { ::cl::drop_client $idx }
+        return -options $opts $res
+    }
+    return $res
 }
 
 proc cluster_client {idx} {

@@ -52,7 +52,12 @@ proc mm_touch {prefix from to times} {
 }
 
 # Sets maxmemory `extra` bytes above the memory in use now.
+# The limit `extra` bytes above what is used once what an earlier FLUSHALL (lazy by default)
+# handed to the lazy-free thread is freed: measured before, the limit would hold that too.
 proc mm_limit_above_used {extra} {
+    wait_for_condition 500 10 {[s lazyfree_pending_objects] == 0} else {
+        fail "lazy free still pending: [s lazyfree_pending_objects] objects"
+    }
     set limit [expr {[s used_memory] + $extra}]
     r config set maxmemory $limit
     return $limit
