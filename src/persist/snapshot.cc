@@ -10,6 +10,7 @@
 #include <map>
 
 #include "base/crc64.h"
+#include "base/log.h"
 #include "base/time.h"
 #include "base/util.h"
 #include "persist/object_codec.h"
@@ -417,7 +418,12 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
               " reading the value of key '" + Printable(key) + "' (type " + tname + ")";
           return r.short_read() ? cut("Unexpected EOF" + what) : bad("Bad data" + what);
         }
-        if (opts_.skip_expired && expire_ >= 0 && expire_ < opts_.now_ms) {
+        if (EmptyCollection(v)) {
+          // Old servers' bugs left empty keys in snapshots (Redis issue #8453): skipped, as
+          // Valkey 8 skips them, rather than refusing the whole file.
+          if (res_.empty_keys_skipped++ < 10)
+            LOG_NOTICE("rdbLoadObject skipping empty key: %s", Printable(key).c_str());
+        } else if (opts_.skip_expired && expire_ >= 0 && expire_ < opts_.now_ms) {
           res_.keys_expired++;
           if (opts_.skipped_expired) opts_.skipped_expired(dbid_, key);
         } else {

@@ -143,6 +143,7 @@ struct LoadResult {
   int version = 0;
   uint64_t consumed = 0;  // bytes up to and including the checksum
   uint64_t keys_loaded = 0, keys_expired = 0;
+  uint64_t empty_keys_skipped = 0;  // lists, sets, sorted sets, hashes of no element
   uint64_t functions_skipped = 0;
   std::string producer;  // "Valkey version 8.0.1" / "Redis version 7.0.15" when present
   int64_t ctime = -1;

@@ -129,7 +129,7 @@ bool ZiplistEntries(const std::string& blob, std::vector<std::string>* out) {
 bool ParseScore(std::string_view s, double* d) { return base::ParseDouble(s, d); }
 
 bool FlatToPairs(std::vector<std::string>& flat, Value* out) {
-  if (flat.empty() || flat.size() % 2) return false;
+  if (flat.size() % 2) return false;
   out->pairs.reserve(flat.size() / 2);
   for (size_t i = 0; i < flat.size(); i += 2) {
     out->pairs.emplace_back(std::move(flat[i]), std::move(flat[i + 1]));
@@ -138,7 +138,7 @@ bool FlatToPairs(std::vector<std::string>& flat, Value* out) {
 }
 
 bool FlatToZSet(std::vector<std::string>& flat, Value* out) {
-  if (flat.empty() || flat.size() % 2) return false;
+  if (flat.size() % 2) return false;
   out->zelems.reserve(flat.size() / 2);
   for (size_t i = 0; i < flat.size(); i += 2) {
     double d;
@@ -307,9 +307,10 @@ void WriteHash(std::string* out, const Value& v, bool compress) {
 
 // Reads a collection count and checks that the input can hold that many items of at least
 // min_item bytes each (so nothing is reserved that the input cannot justify).
+// A collection's count: 0 reads as an empty collection (EmptyCollection).
 bool ReadCount(Reader& r, size_t min_item, uint64_t* n) {
   if (!r.ReadLen(n, nullptr)) return false;
-  return *n > 0 && r.CountFits(*n, min_item);
+  return r.CountFits(*n, min_item);
 }
 
 bool ReadPlainList(Reader& r, Value* out) {
@@ -356,7 +357,7 @@ bool ReadIntset(Reader& r, Value* out) {
   auto* is = reinterpret_cast<const uint8_t*>(blob.data());
   if (!ds::intset::Validate(is, blob.size())) return false;
   uint32_t n = ds::intset::Length(is);
-  if (n == 0) return false;
+  if (n == 0) return false;  // no intset is empty: corrupt, not an empty key (as Valkey 8)
   out->elems.reserve(n);
   for (uint32_t i = 0; i < n; i++)
     out->elems.push_back(base::Int64ToString(ds::intset::Get(is, i)));
@@ -385,7 +386,7 @@ bool ReadQuicklist(Reader& r, bool v2, Value* out) {
       return false;
     }
   }
-  return !out->elems.empty();
+  return true;
 }
 
 void StoreLe64(std::string* out, uint64_t v) {
@@ -762,6 +763,22 @@ void WriteValue(std::string* out, const Value& v, bool compress) {
   }
 }
 
+bool EmptyCollection(const Value& v) {
+  switch (v.kind) {
+    case Kind::kList:
+    case Kind::kSet:
+      return v.elems.empty();
+    case Kind::kZSet:
+      return v.zelems.empty();
+    case Kind::kHash:
+      return v.pairs.empty();
+    case Kind::kString:
+    case Kind::kStream:
+      return false;
+  }
+  return false;
+}
+
 bool ReadValue(Reader& r, uint8_t type, Value* out) {
   *out = Value{};
   switch (type) {
@@ -784,7 +801,7 @@ bool ReadValue(Reader& r, uint8_t type, Value* out) {
     case kTypeListZiplist: {
       out->kind = Kind::kList;
       std::string blob;
-      return r.ReadString(&blob) && ZiplistEntries(blob, &out->elems) && !out->elems.empty();
+      return r.ReadString(&blob) && ZiplistEntries(blob, &out->elems);
     }
     case kTypeSetIntset:
       out->kind = Kind::kSet;
@@ -809,7 +826,7 @@ bool ReadValue(Reader& r, uint8_t type, Value* out) {
     case kTypeSetListpack: {
       out->kind = Kind::kSet;
       std::string blob;
-      return r.ReadString(&blob) && ListpackEntries(blob, &out->elems) && !out->elems.empty() &&
+      return r.ReadString(&blob) && ListpackEntries(blob, &out->elems) &&
              !ElemsHaveDuplicates(out->elems);
     }
     case kTypeStreamListpacks:
@@ -865,7 +882,8 @@ DumpStatus DecodeDump(std::string_view payload, Value* out, bool verify_checksum
     return DumpStatus::kVersionOrChecksum;
   Reader r(p, n - 10);
   uint8_t type;
-  if (!r.ReadByte(&type) || !ReadValue(r, type, out) || r.Remaining() != 0) {
+  if (!r.ReadByte(&type) || !ReadValue(r, type, out) || r.Remaining() != 0 ||
+      EmptyCollection(*out)) {
     *out = Value{};
     return DumpStatus::kBadFormat;
   }

@@ -95,8 +95,11 @@ void WriteHashListpack(std::string* out, std::string_view lp, bool compress);
 void WriteZSetListpack(std::string* out, std::string_view lp, bool compress);
 void WriteListOneNode(std::string* out, std::string_view lp, bool compress);
 // Reads a value of snapshot object type `type`. False on any malformed or unsupported data
-// (nothing is allocated beyond what the input can justify).
+// (nothing is allocated beyond what the input can justify). A list, set, sorted set or hash of
+// no element reads (EmptyCollection): a snapshot skips it, a DUMP payload refuses it.
 bool ReadValue(Reader& r, uint8_t type, Value* out);
+// A list, set, sorted set or hash with no element: never a key (streams may be empty).
+bool EmptyCollection(const Value& v);
 
 // DUMP payload: type byte, value, 2-byte version (little endian), CRC64 (little endian).
 std::string EncodeDump(const Value& v);

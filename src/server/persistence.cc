@@ -482,9 +482,15 @@ void NoteLoaded(const persist::LoadResult& res) {
         static_cast<unsigned long long>(res.functions_skipped));
   st.last_load_keys_loaded = res.keys_loaded;
   st.last_load_keys_expired = res.keys_expired;
-  LOG_NOTICE("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
-             static_cast<unsigned long long>(res.keys_loaded),
-             static_cast<unsigned long long>(res.keys_expired));
+  if (res.empty_keys_skipped)
+    LOG_NOTICE("Done loading RDB, keys loaded: %llu, keys expired: %llu, empty keys skipped: %llu.",
+               static_cast<unsigned long long>(res.keys_loaded),
+               static_cast<unsigned long long>(res.keys_expired),
+               static_cast<unsigned long long>(res.empty_keys_skipped));
+  else
+    LOG_NOTICE("Done loading RDB, keys loaded: %llu, keys expired: %llu.",
+               static_cast<unsigned long long>(res.keys_loaded),
+               static_cast<unsigned long long>(res.keys_expired));
 }
 
 const PersistenceState& Persistence() { return st; }

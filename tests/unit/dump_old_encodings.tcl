@@ -159,3 +159,61 @@ start_server {tags {dump}} {
         assert_equal 2 [r dbsize]
     }
 }
+
+# A snapshot of RDB version 11 without a checksum (8 zero bytes) holding records {type key
+# value ...}, each value in its type's bytes; a record with an expire is {252 ms type key value}.
+proc oldenc_rdb11 {records} {
+    set out REDIS0011\xfe\x00
+    foreach rec $records {
+        if {[lindex $rec 0] == 252} {
+            append out \xfc[binary format w [lindex $rec 1]]
+            set rec [lrange $rec 2 end]
+        }
+        lassign $rec type key value
+        append out [binary format c $type][oldenc_str $key]$value
+    }
+    return $out\xff[string repeat \x00 8]
+}
+
+start_server {tags {dump}} {
+    # Bugs of old servers (Redis issue #8453) left lists, sets, sorted sets and hashes of no
+    # element in snapshots. Valkey 8 skips them with a notice and loads the rest; ours refused
+    # the file ("Bad data reading the value of key") and did not start. A DUMP payload of one
+    # is still refused, as Valkey 8 refuses it.
+    test "A snapshot holding empty keys of every encoding loads without them" {
+        set zl [oldenc_str [oldenc_ziplist {}]]
+        set lp [oldenc_str \x07\x00\x00\x00\x00\x00\xff]
+        set later [expr {[clock milliseconds] + 3600000}]
+        set records [list \
+            [list 1 list \x00] [list 2 set \x00] [list 3 zset \x00] [list 5 zset2 \x00] \
+            [list 4 hash \x00] [list 10 list_ziplist $zl] [list 12 zset_ziplist $zl] \
+            [list 13 hash_ziplist $zl] [list 14 quicklist \x00] [list 14 quicklist_empty_node \x01$zl] \
+            [list 18 quicklist2_empty_node \x01\x02$lp] [list 16 hash_listpack $lp] \
+            [list 17 zset_listpack $lp] [list 20 set_listpack $lp] \
+            [list 252 $later 4 hash_with_ttl \x00] [list 0 kept [oldenc_str v]] \
+            [list 252 $later 0 kept_with_ttl [oldenc_str w]]]
+        r config set save ""
+        write_binary [file join [lindex [r config get dir] 1] [lindex [r config get dbfilename] 1]] \
+            [oldenc_rdb11 $records]
+        r debug reload nosave
+        assert_equal 2 [r dbsize]
+        assert_equal v [r get kept]
+        assert_equal w [r get kept_with_ttl]
+        assert_range [r ttl kept_with_ttl] 3500 3600
+        assert_equal 0 [r exists list set zset hash quicklist set_listpack hash_with_ttl]
+        assert_equal 2 [s rdb_last_load_keys_loaded]
+        assert {[log_contains "*rdbLoadObject skipping empty key: zset_ziplist*"]}
+        # ten named, then only counted
+        assert {[log_contains "*rdbLoadObject skipping empty key: quicklist_empty_node*"]}
+        assert {![log_contains "*rdbLoadObject skipping empty key: quicklist2_empty_node*"]}
+        assert {[log_contains "*Done loading RDB, keys loaded: 2, keys expired: 0, empty keys skipped: 15.*"]}
+    }
+
+    test "RESTORE of an empty list, set, sorted set or hash: Bad data format" {
+        foreach {type value} [list 1 \x00 2 \x00 3 \x00 4 \x00 10 [oldenc_str [oldenc_ziplist {}]] \
+                                  13 [oldenc_str [oldenc_ziplist {}]] 14 \x00] {
+            assert_error "ERR Bad data format" {r restore k$type 0 [oldenc_payload $type $value]}
+        }
+        assert_equal 0 [r exists k1 k2 k3 k4 k10 k13 k14]
+    }
+}
