@@ -109,13 +109,22 @@ bool ParseDouble(std::string_view s, double* out) {
 }
 
 std::string FormatDouble(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  char buf[kDoubleBufSize];
+  return std::string(buf, static_cast<size_t>(FormatDouble(v, buf)));
+}
+
+int FormatDouble(double v, char* out) {
+  auto put = [&](std::string_view s) {
+    memcpy(out, s.data(), s.size());
+    return static_cast<int>(s.size());
+  };
+  if (std::isnan(v)) return put("nan");
+  if (std::isinf(v)) return put(v > 0 ? "inf" : "-inf");
+  if (v == 0) return put(std::signbit(v) ? "-0" : "0");
   // Integral values in a safe range print as integers.
   constexpr double kIntLimit = static_cast<double>(INT64_MAX / 2);
   if (v >= -kIntLimit && v <= kIntLimit && v == std::trunc(v))
-    return Int64ToString(static_cast<int64_t>(v));
+    return FormatInt64(static_cast<int64_t>(v), out);
   // Shortest round-trip digits, laid out like Valkey 8: plain integers and short decimals
   // without an exponent, otherwise "d.ddde[+-]x" with no zero-padding of the exponent. Built
   // in one buffer: sorted-set scores are formatted by the million (replies, loads).
@@ -136,7 +145,6 @@ std::string FormatDouble(double v) {
   }
   int k = e10 - (n - 1);  // value = digits * 10^k
   int exp = std::abs(k + n - 1);
-  char out[64];
   int o = 0;
   if (neg) out[o++] = '-';
   if (k >= 0 && exp < n + 7) {
@@ -162,10 +170,10 @@ std::string FormatDouble(double v) {
     }
     out[o++] = 'e';
     out[o++] = (k + n - 1 < 0) ? '-' : '+';
-    auto er = std::to_chars(out + o, out + sizeof(out), exp);
+    auto er = std::to_chars(out + o, out + kDoubleBufSize, exp);
     o = static_cast<int>(er.ptr - out);
   }
-  return std::string(out, static_cast<size_t>(o));
+  return o;
 }
 
 std::optional<uint64_t> ParseMemory(std::string_view s) {

@@ -23,6 +23,9 @@ std::string FormatLongDouble(long double v);
 bool ParseDouble(std::string_view s, double* out);
 // Shortest text that round-trips, "inf"/"-inf" for infinities.
 std::string FormatDouble(double v);
+// The same into buf (at least kDoubleBufSize bytes); returns its length.
+inline constexpr size_t kDoubleBufSize = 64;
+int FormatDouble(double v, char* buf);
 // "100", "1k"(1000), "1kb"(1024), "mb", "gb"...; negative not allowed.
 std::optional<uint64_t> ParseMemory(std::string_view s);
 bool EqualsNoCase(std::string_view a, std::string_view b);

@@ -143,26 +143,41 @@ bool HashSet(Obj* o, std::string_view field, std::string_view value) {
   return true;
 }
 
-void HashLoad(Obj* o, const std::vector<std::pair<std::string, std::string>>& pairs) {
+namespace {
+
+template <typename Pairs>
+void LoadPairs(Obj* o, const Pairs& pairs) {
   const HashLimits& lim = GetHashLimits();
   HashReserveFields(o, pairs.size());
   if (o->enc() == kEncListpack && HashLen(o) == 0 && !pairs.empty()) {
-    std::vector<std::string_view> texts;
-    texts.reserve(2 * pairs.size());
     bool fits = true;
     size_t bytes = 0;
     for (const auto& [f, v] : pairs) {
       fits = fits && f.size() <= lim.max_value && v.size() <= lim.max_value;
       bytes += f.size() + v.size() + 32;
-      texts.push_back(f);
-      texts.push_back(v);
     }
     if (fits && bytes < ds::pack::kSafeSize) {
-      o->set_ptr(ds::pack::Append(Pk(o), 2, texts.data(), texts.size()));
+      ds::pack::Builder b(2, bytes);
+      for (const auto& [f, v] : pairs) {
+        b.Add(f);
+        b.Add(v);
+      }
+      ds::pack::Free(Pk(o));
+      o->set_ptr(b.Finish());
       return;
     }
   }
   for (const auto& [f, v] : pairs) HashSet(o, f, v);
+}
+
+}  // namespace
+
+void HashLoad(Obj* o, const std::vector<std::pair<std::string, std::string>>& pairs) {
+  LoadPairs(o, pairs);
+}
+
+void HashLoad(Obj* o, const std::vector<std::pair<std::string_view, std::string_view>>& pairs) {
+  LoadPairs(o, pairs);
 }
 
 bool HashDelete(Obj* o, std::string_view field) {

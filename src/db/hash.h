@@ -53,6 +53,8 @@ bool HashSet(Obj* o, std::string_view field, std::string_view value);
 // Fills a new, empty hash with a decoded value's pairs, whose fields are distinct: a small
 // hash is packed in one pass instead of one search per field.
 void HashLoad(Obj* o, const std::vector<std::pair<std::string, std::string>>& pairs);
+// The same from views (a snapshot's listpack read in place).
+void HashLoad(Obj* o, const std::vector<std::pair<std::string_view, std::string_view>>& pairs);
 // Sizes the field table for `n` fields at once; converts a listpack that could not hold them.
 void HashReserveFields(Obj* o, size_t n);
 bool HashDelete(Obj* o, std::string_view field);

@@ -214,25 +214,22 @@ void PkForEach(const uint8_t* pk, Fn fn) {
 }
 
 // Scores are stored as text; a negative zero is stored as 0, as Valkey's listpacks do.
-std::string PkScoreText(double score) { return score == 0 ? "0" : base::FormatDouble(score); }
-
-// A pack of n (member, score) pairs that each(fn) gives in the set's order.
+// A pack of the (member, score) pairs that each(fn) gives in the set's order; fn may give the
+// score's text too (or an empty one, formatted here).
 template <typename Each>
-uint8_t* PackInOrder(size_t n, Each each) {
-  std::vector<std::string> scores;
-  std::vector<std::string_view> texts;
-  scores.reserve(n);  // no reallocation: texts points into them
-  texts.reserve(2 * n);
-  each([&](std::string_view m, double score) {
-    scores.push_back(PkScoreText(score));
-    texts.push_back(m);
-    texts.push_back(scores.back());
+uint8_t* PackInOrder(Each each) {
+  ds::pack::Builder b(2);
+  char buf[base::kDoubleBufSize];
+  each([&](std::string_view m, double score, std::string_view text = {}) {
+    b.Add(m);
+    b.Add(text.empty() ? ZScoreText(score, buf) : text);
   });
-  return ds::pack::Append(ds::pack::New(), 2, texts.data(), texts.size());
+  return b.Finish();
 }
 
 uint8_t* PkInsertSorted(uint8_t* pk, std::string_view m, double score) {
-  std::string s = PkScoreText(score);
+  char buf[base::kDoubleBufSize];
+  std::string_view s = ZScoreText(score, buf);
   size_t at = 0;
   PkForEach(pk, [&](std::string_view cur_m, double cur) {
     if (cur > score || (cur == score && cur_m > m)) return false;
@@ -259,7 +256,7 @@ void ToSkiplist(Obj* o, size_t reserve = 0) {
 
 void ToListpack(Obj* o) {
   Skiplist* sl = Sl(o);
-  uint8_t* pk = PackInOrder(sl->length, [&](auto add) {
+  uint8_t* pk = PackInOrder([&](auto add) {
     for (ZNode* x = sl->header->lv[0].forward; x; x = x->lv[0].forward) add(x->member(), x->score);
   });
   delete sl;
@@ -400,32 +397,78 @@ bool ZSetScore(Obj* o, std::string_view m, double score) {
   return false;
 }
 
-void ZSetLoad(Obj* o, const std::vector<std::pair<std::string, double>>& elems) {
+std::string_view ZScoreText(double score, char* buf) {
+  if (score == 0) return "0";
+  return {buf, static_cast<size_t>(base::FormatDouble(score, buf))};
+}
+
+// Decided without formatting the score: a decimal of at most 15 characters (so at most 14
+// significant digits, which no shorter text reads back to), no exponent, no zero it could
+// drop, and one base::FormatDouble writes without an exponent: at most 6 decimals, or a first
+// significant digit within 3 places of the point.
+bool ZScoreTextIsCanonical(std::string_view s) {
+  if (s.empty() || s.size() > 15) return false;
+  size_t i = s[0] == '-' ? 1 : 0;
+  size_t int_start = i;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') i++;
+  size_t int_len = i - int_start;
+  bool int_zero = int_len == 1 && s[int_start] == '0';
+  if (int_len == 0 || (int_len > 1 && s[int_start] == '0')) return false;
+  if (i == s.size()) return !(int_zero && int_start == 1);  // "-0" is written "0"
+  if (s[i] != '.') return false;
+  size_t frac = s.size() - i - 1;
+  if (frac == 0 || s.back() == '0') return false;
+  size_t zeros = 0;  // after the point, before the first significant digit
+  for (size_t k = i + 1; k < s.size(); k++) {
+    if (s[k] < '0' || s[k] > '9') return false;
+    if (int_zero && zeros == k - i - 1 && s[k] == '0') zeros++;
+  }
+  size_t lead = int_zero ? zeros + 1 : int_len - 1;  // the first digit's distance to 10^0
+  return frac <= 6 || lead <= 3;
+}
+
+void ZSetLoad(Obj* o, const std::vector<ZLoadEntry>& elems) {
   const ZSetLimits& lim = GetZSetLimits();
   if (o->enc() == kEncListpack && ZLen(o) == 0 && !elems.empty() &&
       elems.size() <= lim.max_listpack_entries) {
     bool fits = true;
     size_t bytes = 0;
-    for (const auto& [m, sc] : elems) {
-      fits = fits && m.size() <= lim.max_listpack_value;
-      bytes += m.size() + 64;
+    auto before = [&](size_t a, size_t b) {
+      const ZLoadEntry& x = elems[a];
+      const ZLoadEntry& y = elems[b];
+      return x.score < y.score || (x.score == y.score && x.member < y.member);
+    };
+    bool sorted = true;  // a snapshot's listpack is in the set's order already
+    for (size_t i = 0; i < elems.size(); i++) {
+      fits = fits && elems[i].member.size() <= lim.max_listpack_value;
+      bytes += elems[i].member.size() + 64;
+      sorted = sorted && (i == 0 || before(i - 1, i));
     }
     if (fits && bytes < ds::pack::kSafeSize) {
-      std::vector<size_t> order(elems.size());
-      for (size_t i = 0; i < order.size(); i++) order[i] = i;
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        const auto& x = elems[a];
-        const auto& y = elems[b];
-        return x.second < y.second || (x.second == y.second && x.first < y.first);
-      });
+      std::vector<size_t> order;
+      if (!sorted) {
+        order.resize(elems.size());
+        for (size_t i = 0; i < order.size(); i++) order[i] = i;
+        std::sort(order.begin(), order.end(), before);
+      }
       ds::pack::Free(Pk(o));
-      o->set_ptr(PackInOrder(order.size(), [&](auto add) {
-        for (size_t i : order) add(elems[i].first, elems[i].second);
+      o->set_ptr(PackInOrder([&](auto add) {
+        for (size_t k = 0; k < elems.size(); k++) {
+          const ZLoadEntry& e = elems[sorted ? k : order[k]];
+          add(e.member, e.score, e.text);
+        }
       }));
       return;
     }
   }
-  for (const auto& [m, sc] : elems) ZSetScore(o, m, sc);
+  for (const ZLoadEntry& e : elems) ZSetScore(o, e.member, e.score);
+}
+
+void ZSetLoad(Obj* o, const std::vector<std::pair<std::string, double>>& elems) {
+  std::vector<ZLoadEntry> views;
+  views.reserve(elems.size());
+  for (const auto& [m, sc] : elems) views.push_back({m, sc, {}});
+  ZSetLoad(o, views);
 }
 
 bool ZRemove(Obj* o, std::string_view m) {

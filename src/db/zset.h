@@ -52,6 +52,20 @@ bool ZSetScore(Obj* o, std::string_view member, double score);
 // Fills a new, empty sorted set with a decoded value's members, which are distinct: a small
 // one is sorted and packed in one pass instead of one search and insert per member.
 void ZSetLoad(Obj* o, const std::vector<std::pair<std::string, double>>& elems);
+// The same from views (a snapshot's listpack read in place). `text` is the score as the set
+// writes it (ZScoreText) when the caller has it already, else empty.
+struct ZLoadEntry {
+  std::string_view member;
+  double score;
+  std::string_view text;
+};
+void ZSetLoad(Obj* o, const std::vector<ZLoadEntry>& elems);
+// A score as a compact sorted set holds it (base::FormatDouble's text, "0" for -0) into buf
+// (at least base::kDoubleBufSize bytes).
+std::string_view ZScoreText(double score, char* buf);
+// Whether text, read as a score, is what ZScoreText writes for it. False for some that are
+// (those past 15 characters, or with an exponent): a caller then formats the score.
+bool ZScoreTextIsCanonical(std::string_view text);
 bool ZRemove(Obj* o, std::string_view member);
 // 0-based rank in ascending order, -1 if absent.
 int64_t ZRank(Obj* o, std::string_view member);

@@ -19,6 +19,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 
 namespace ds::pack {
@@ -91,5 +93,23 @@ inline bool SafeToAdd(const uint8_t* pk, size_t add) { return Bytes(pk) + add <=
 inline uint8_t* Append(uint8_t* pk, unsigned stride, const std::string_view* add, size_t nadd) {
   return Splice(pk, stride, Length(pk), 0, add, nadd);
 }
+
+// A pack written entry by entry, as Append would write the same texts, with no array of them
+// (a load builds packs by the million). The texts need not outlive Add.
+class Builder {
+ public:
+  explicit Builder(unsigned stride, size_t bytes_hint = 0);
+  void Add(std::string_view s);
+  size_t Bytes() const { return size_; }
+  // The pack, allocated to its size; the builder is spent.
+  uint8_t* Finish();
+
+ private:
+  std::unique_ptr<uint8_t[]> buf_;  // not zeroed: each entry is written whole
+  size_t size_, cap_;
+  std::string prev_[2];
+  unsigned stride_, col_ = 0;
+  size_t count_ = 0;
+};
 
 }  // namespace ds::pack

@@ -2,7 +2,9 @@
 #include "persist/object_codec.h"
 
 #include <algorithm>
+#include <memory>
 
+#include "base/util.h"
 #include "db/hash.h"
 #include "db/list.h"
 #include "db/set.h"
@@ -36,6 +38,64 @@ bool PairsAsListpack(const uint8_t* pk, bool zset, std::string* buf, std::string
   }
   *lp = w.Finish();
   return true;
+}
+
+// A hash or sorted set read with keep_listpack: built from the listpack's entries in place,
+// after the checks ReadValue makes of the plain form; nullptr when one fails.
+db::Obj* FromListpack(std::string_view key, const Value& v) {
+  auto* lp = reinterpret_cast<uint8_t*>(const_cast<char*>(v.listpack.data()));
+  size_t n = ds::lp::Length(lp);
+  if (n % 2) return nullptr;
+  bool zset = v.kind == Kind::kZSet;
+  // Integers' texts, at most 21 bytes each, in one block that does not move.
+  std::unique_ptr<char[]> ints(new char[n * 21 + 1]);
+  size_t ints_used = 0;
+  auto view = [&](const ds::lp::Entry& e) {
+    if (!e.is_int) return std::string_view(reinterpret_cast<const char*>(e.sval), e.slen);
+    char* at = ints.get() + ints_used;
+    size_t len = static_cast<size_t>(base::FormatInt64(e.ival, at));
+    ints_used += len;
+    return std::string_view(at, len);
+  };
+  std::vector<std::string_view> firsts;
+  firsts.reserve(n / 2);
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  std::vector<db::ZLoadEntry> entries;
+  (zset ? entries.reserve(n / 2) : pairs.reserve(n / 2));
+  size_t maxlen = 0;
+  for (uint8_t* p = ds::lp::First(lp); p;) {
+    std::string_view first = view(ds::lp::Get(p));
+    p = ds::lp::Next(lp, p);
+    ds::lp::Entry second = ds::lp::Get(p);
+    p = ds::lp::Next(lp, p);
+    firsts.push_back(first);
+    maxlen = std::max(maxlen, first.size());
+    if (!zset) {
+      pairs.emplace_back(first, view(second));
+      continue;
+    }
+    constexpr int64_t kExact = int64_t{1} << 53;
+    double score;
+    std::string_view text;
+    if (second.is_int) {
+      score = static_cast<double>(second.ival);
+      if (second.ival >= -kExact && second.ival <= kExact) text = view(second);
+    } else {
+      std::string_view s(reinterpret_cast<const char*>(second.sval), second.slen);
+      if (!base::ParseDouble(s, &score)) return nullptr;
+      if (db::ZScoreTextIsCanonical(s)) text = s;
+    }
+    entries.push_back({first, score, text});
+  }
+  if (HasDuplicates(firsts)) return nullptr;
+  if (!zset) {
+    db::Obj* o = db::NewHash(key);
+    db::HashLoad(o, pairs);
+    return o;
+  }
+  db::Obj* o = db::NewZSet(key, entries.size(), maxlen);
+  db::ZSetLoad(o, entries);
+  return o;
 }
 
 }  // namespace
@@ -111,6 +171,10 @@ Value ToValue(db::Obj* o) {
 
 db::Obj* FromValue(std::string_view key, const Value& v, int64_t expire) {
   db::Obj* o = nullptr;
+  if (!v.listpack.empty()) {
+    o = FromListpack(key, v);
+    return o && expire >= 0 ? db::WithExpire(o, expire) : o;
+  }
   switch (v.kind) {
     case Kind::kString:
       return db::NewString(key, v.str, expire);

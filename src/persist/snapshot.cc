@@ -413,7 +413,7 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
                      ", which this node does not support");
         }
         Value v;
-        if (!ReadValue(r, type, &v)) {
+        if (!ReadValue(r, type, &v, opts_.keep_listpacks)) {
           std::string what =
               " reading the value of key '" + Printable(key) + "' (type " + tname + ")";
           return r.short_read() ? cut("Unexpected EOF" + what) : bad("Bad data" + what);
@@ -486,6 +486,7 @@ SnapshotLoader::SnapshotLoader(const LoadOptions& opts, std::vector<db::Db*> dbs
       parser_(
           [&] {
             LoadOptions o = opts;
+            o.keep_listpacks = true;  // Visit builds with FromValue
             if (o.num_dbs > static_cast<int>(dbs_.size()))
               o.num_dbs = static_cast<int>(dbs_.size());
             return o;
@@ -512,7 +513,9 @@ bool SnapshotLoader::Visit(int dbid, std::string& key, Value& v, int64_t expire,
   }
   db::Obj* obj = FromValue(key, v, expire);
   if (!obj) {
-    *err = "Cannot build the value of key '" + Printable(key) + "'";
+    // A listpack read in place is checked as it is built (a field or member twice, an odd
+    // count, a score that is no number): what ReadValue says of the plain form.
+    *err = "Bad data reading the value of key '" + Printable(key) + "'";
     return false;
   }
   if (db::GetEnv().lfu) {

@@ -124,6 +124,9 @@ struct LoadOptions {
   bool skip_expired = true;     // a primary drops keys already expired
   int64_t now_ms = 0;
   int num_dbs = 16;
+  // Hashes and sorted sets in listpacks reach the visitor as their listpack (Value::listpack),
+  // for FromValue to build in place.
+  bool keep_listpacks = false;
   bool from_replication = false;  // a replica loading its primary's snapshot: reads the
                                   // replication-only aux fields (ignored from disk)
   // Called after each key read (kept or expired) with the bytes parsed so far: the node

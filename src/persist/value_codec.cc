@@ -64,7 +64,7 @@ constexpr uint64_t kLzfMaxRatio = 88;
 constexpr size_t kMaxIntsetEntries = 512;
 constexpr size_t kPlainNodeThreshold = size_t{1} << 30;
 
-bool HasDuplicates(std::vector<std::string_view>& keys) {
+bool AnyDuplicate(std::vector<std::string_view>& keys) {
   if (keys.size() < 2) return false;
   if (keys.size() <= 8) {
     for (size_t i = 0; i < keys.size(); i++)
@@ -98,7 +98,7 @@ bool HasDuplicates(std::vector<std::string_view>& keys) {
 
 bool ElemsHaveDuplicates(const std::vector<std::string>& v) {
   std::vector<std::string_view> keys(v.begin(), v.end());
-  return HasDuplicates(keys);
+  return AnyDuplicate(keys);
 }
 
 template <class T>
@@ -106,7 +106,7 @@ bool FirstHaveDuplicates(const std::vector<std::pair<std::string, T>>& v) {
   std::vector<std::string_view> keys;
   keys.reserve(v.size());
   for (auto& p : v) keys.push_back(p.first);
-  return HasDuplicates(keys);
+  return AnyDuplicate(keys);
 }
 
 // A listpack blob: validated in depth, then each entry appended as text.
@@ -763,7 +763,11 @@ void WriteValue(std::string* out, const Value& v, bool compress) {
   }
 }
 
+bool HasDuplicates(std::vector<std::string_view>& keys) { return AnyDuplicate(keys); }
+
 bool EmptyCollection(const Value& v) {
+  if (!v.listpack.empty())
+    return ds::lp::Length(reinterpret_cast<const uint8_t*>(v.listpack.data())) == 0;
   switch (v.kind) {
     case Kind::kList:
     case Kind::kSet:
@@ -779,7 +783,7 @@ bool EmptyCollection(const Value& v) {
   return false;
 }
 
-bool ReadValue(Reader& r, uint8_t type, Value* out) {
+bool ReadValue(Reader& r, uint8_t type, Value* out, bool keep_listpack) {
   *out = Value{};
   switch (type) {
     case kTypeString:
@@ -816,6 +820,11 @@ bool ReadValue(Reader& r, uint8_t type, Value* out) {
       std::string blob;
       std::vector<std::string> flat;
       if (!r.ReadString(&blob)) return false;
+      if (keep_listpack && !zl) {
+        out->listpack = std::move(blob);
+        return ds::lp::Validate(reinterpret_cast<const uint8_t*>(out->listpack.data()),
+                                out->listpack.size(), true);
+      }
       if (!(zl ? ZiplistEntries(blob, &flat) : ListpackEntries(blob, &flat))) return false;
       return zset ? FlatToZSet(flat, out) : FlatToPairs(flat, out);
     }

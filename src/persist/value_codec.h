@@ -35,6 +35,10 @@ struct Value {
   // the keyspace when written (ToValue), owned when read (stream_owned: FromValue takes it).
   std::shared_ptr<db::Stream> stream;
   bool stream_owned = false;
+  // kHash or kZSet read with keep_listpack from a listpack: its bytes, checked in depth as a
+  // listpack but not expanded into pairs or zelems; FromValue builds the value from them in
+  // place and makes the checks left (an even count, distinct fields or members, scores).
+  std::string listpack;
 };
 
 // Bounded reader over a byte buffer: every read checks the remaining length. A read that
@@ -97,7 +101,9 @@ void WriteListOneNode(std::string* out, std::string_view lp, bool compress);
 // Reads a value of snapshot object type `type`. False on any malformed or unsupported data
 // (nothing is allocated beyond what the input can justify). A list, set, sorted set or hash of
 // no element reads (EmptyCollection): a snapshot skips it, a DUMP payload refuses it.
-bool ReadValue(Reader& r, uint8_t type, Value* out);
+bool ReadValue(Reader& r, uint8_t type, Value* out, bool keep_listpack = false);
+// Whether two of keys are equal (reorders keys).
+bool HasDuplicates(std::vector<std::string_view>& keys);
 // A list, set, sorted set or hash with no element: never a key (streams may be empty).
 bool EmptyCollection(const Value& v);
 

@@ -1,5 +1,6 @@
 // ds::pack: byte layouts of each entry form, a model check of random splices, and the one-pass
 // fill of loaded small collections.
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -213,4 +214,109 @@ TEST_CASE(PackLoadedValuesMatchOneAddPerMember) {
   CHECK_EQ(ho->enc(), db::kEncHashtable);
   CHECK_EQ(db::HashLen(ho), size_t{3});
   db::FreeObj(ho);
+}
+
+// A pack built entry by entry is the one Append makes of the same texts, byte for byte.
+TEST_CASE(PackBuilderWritesWhatAppendWrites) {
+  std::mt19937 rng(7);
+  const char* pool[] = {"", "0", "7", "-1", "63", "64", "100", "007", "-0", "m:00041", "m:00042",
+                        "user:1041", "user:1042", "9223372036854775807", "x"};
+  for (unsigned stride : {1u, 2u}) {
+    for (int round = 0; round < 200; round++) {
+      std::vector<std::string> texts;
+      size_t n = rng() % 40;
+      for (size_t i = 0; i < n; i++) {
+        std::string t = pool[rng() % std::size(pool)];
+        if (rng() % 3 == 0) t += std::string(rng() % 300, static_cast<char>('a' + rng() % 3));
+        texts.push_back(t);
+      }
+      uint8_t* want = Build(texts, stride);
+      ds::pack::Builder b(stride, rng() % 2 ? 0 : 64);
+      for (const std::string& t : texts) b.Add(t);
+      uint8_t* got = b.Finish();
+      CHECK_EQ(ds::pack::Bytes(got), ds::pack::Bytes(want));
+      CHECK_EQ(ds::pack::Length(got), ds::pack::Length(want));
+      CHECK(memcmp(got, want, ds::pack::Bytes(want)) == 0);
+      ds::pack::Free(got);
+      ds::pack::Free(want);
+    }
+  }
+}
+
+// A score text taken as it is (a snapshot's listpack) must be the one the set would write.
+TEST_CASE(ZScoreTextIsCanonicalOnlyForWhatZScoreTextWrites) {
+  struct Row {
+    const char* text;
+    bool canonical;
+  } rows[] = {
+      {"0", true},          {"1.5", true},       {"-0.5", true},      {"1500", true},
+      {"0.000001", true},   {"-123456789012.5", true},               {"12345678901234", true},
+      {"1.2345678", true},  {"0.0012345678", true},                  {"12345.1234567", false},
+      {"-0", false},        {"1.50", false},     {"01.5", false},     {"1.", false},
+      {".5", false},        {"+1", false},       {"1e3", false},      {"0.0000001", false},
+      {"1.0", false},       {"inf", false},      {"nan", false},      {"", false},
+      {"1234567890123456", false},               {"1 ", false},       {"--1", false},
+  };
+  char buf[base::kDoubleBufSize];
+  for (const Row& r : rows) {
+    CHECK_EQ(db::ZScoreTextIsCanonical(r.text), r.canonical);
+    double d;
+    if (r.canonical) {
+      CHECK(base::ParseDouble(r.text, &d));
+      CHECK_EQ(std::string(db::ZScoreText(d, buf)), std::string(r.text));
+    }
+  }
+  // Random decimals: each one said canonical is written back the same; and every double the
+  // set writes in at most 15 characters without an exponent is recognised.
+  std::mt19937_64 rng(11);
+  size_t recognised = 0;
+  for (int i = 0; i < 200000; i++) {
+    char t[32];
+    int digits = 1 + static_cast<int>(rng() % 14);
+    int point = static_cast<int>(rng() % (digits + 1));
+    int len = 0;
+    if (rng() % 2) t[len++] = '-';
+    for (int k = 0; k < digits; k++) {
+      if (k == point && k > 0) t[len++] = '.';
+      t[len++] = static_cast<char>('0' + rng() % 10);
+    }
+    std::string_view text(t, static_cast<size_t>(len));
+    double d;
+    if (!base::ParseDouble(text, &d)) continue;
+    std::string_view written = db::ZScoreText(d, buf);
+    if (db::ZScoreTextIsCanonical(text)) CHECK_EQ(written, text);
+    bool plain = written.size() <= 15 && written.find('e') == std::string_view::npos &&
+                 written != "-0";
+    if (plain) {
+      CHECK(db::ZScoreTextIsCanonical(written));
+      recognised++;
+    }
+  }
+  CHECK(recognised > 100000);
+}
+
+// Loaded from views with their texts, a sorted set's pack is the one loaded from strings.
+TEST_CASE(ZSetLoadFromViewsKeepsTheTextsGiven) {
+  db::RegisterZSetType();
+  std::vector<std::pair<std::string, double>> z = {{"a", 1.5}, {"b", 2}, {"c", 1e20}, {"d", -3}};
+  db::Obj* want = db::NewZSet("z", z.size(), 1);
+  db::ZSetLoad(want, z);
+  // In the set's order, as a snapshot's listpack has them; texts for some scores only.
+  std::vector<db::ZLoadEntry> views = {{"d", -3, "-3"}, {"a", 1.5, "1.5"}, {"b", 2, {}},
+                                       {"c", 1e20, {}}};
+  db::Obj* got = db::NewZSet("z", views.size(), 1);
+  db::ZSetLoad(got, views);
+  CHECK_EQ(got->enc(), db::kEncListpack);
+  CHECK_EQ(Body(static_cast<const uint8_t*>(got->ptr())),
+           Body(static_cast<const uint8_t*>(want->ptr())));
+  db::FreeObj(got);
+  // Out of order: sorted first.
+  std::vector<db::ZLoadEntry> shuffled = {{"c", 1e20, {}}, {"b", 2, {}}, {"d", -3, "-3"},
+                                          {"a", 1.5, "1.5"}};
+  got = db::NewZSet("z", shuffled.size(), 1);
+  db::ZSetLoad(got, shuffled);
+  CHECK_EQ(Body(static_cast<const uint8_t*>(got->ptr())),
+           Body(static_cast<const uint8_t*>(want->ptr())));
+  db::FreeObj(got);
+  db::FreeObj(want);
 }

@@ -217,3 +217,63 @@ start_server {tags {dump}} {
         assert_equal 0 [r exists k1 k2 k3 k4 k10 k13 k14]
     }
 }
+
+# A listpack of strings under 64 bytes and integers 0-127: [total u32][count u16] entries 0xFF.
+proc oldenc_listpack {entries} {
+    set body {}
+    foreach e $entries {
+        if {[string is entier -strict $e] && $e >= 0 && $e < 128 && $e eq [expr {$e}]} {
+            append body [binary format cc $e 1]
+        } else {
+            set n [string length $e]
+            append body [binary format c [expr {0x80 | $n}]]$e[binary format c [expr {$n + 1}]]
+        }
+    }
+    return [binary format is [expr {7 + [string length $body]}] [llength $entries]]$body\xff
+}
+
+start_server {tags {dump}} {
+    # Sorted sets and hashes in listpacks are built from the listpack's entries as they are
+    # read. Scores written in other forms than ours ("1.50", "1e1") are taken by value, as
+    # Valkey 8 reads them.
+    test "A snapshot's listpack sorted sets and hashes load as written, scores in any form" {
+        set records [list \
+            [list 17 z [oldenc_str [oldenc_listpack {d 0.0000001 b 1.50 f 2.5 e 7 a 1e1 g 12.25}]]] \
+            [list 16 h [oldenc_str [oldenc_listpack {f1 v1 n 5 f2 {} 100 x}]]]]
+        r config set save ""
+        write_binary [file join [lindex [r config get dir] 1] [lindex [r config get dbfilename] 1]] \
+            [oldenc_rdb11 $records]
+        r debug reload nosave
+        assert_equal {d 1e-7 b 1.5 f 2.5 e 7 a 10 g 12.25} [r zrange z 0 -1 withscores]
+        assert_equal 1.5 [r zscore z b]
+        assert_equal 3 [r zrank z e]
+        assert_equal {g a} [r zrevrangebyscore z +inf 8]
+        assert_equal listpack [r object encoding z]
+        assert_equal {f1 v1 n 5 f2 {} 100 x} [r hgetall h]
+        assert_equal 6 [r hincrby h n 1]
+        assert_equal listpack [r object encoding h]
+        # and back: what is written loads the same
+        r debug reload
+        assert_equal {d 1e-7 b 1.5 f 2.5 e 7 a 10 g 12.25} [r zrange z 0 -1 withscores]
+        assert_equal {f1 v1 n 6 f2 {} 100 x} [r hgetall h]
+    }
+
+    # Where ours checks more than Valkey 8, which trusts a snapshot's listpacks (with
+    # sanitize-dump-payload no, its default) and would serve these out of order or twice.
+    test "A listpack sorted set out of order is put in order; a member or field twice refuses the file" {
+        set path [file join [lindex [r config get dir] 1] [lindex [r config get dbfilename] 1]]
+        r flushall
+        write_binary $path [oldenc_rdb11 [list \
+            [list 17 z [oldenc_str [oldenc_listpack {c 3 a 1 d 3 b 2}]]]]]
+        r debug reload nosave
+        assert_equal {a 1 b 2 c 3 d 3} [r zrange z 0 -1 withscores]
+        assert_equal 2 [r zrank z c]
+        foreach rec [list [list 17 z2 [oldenc_str [oldenc_listpack {a 1 b 2 a 3}]]] \
+                          [list 16 h2 [oldenc_str [oldenc_listpack {f 1 g 2 f 3}]]] \
+                          [list 16 h3 [oldenc_str [oldenc_listpack {f 1 g}]]]] {
+            write_binary $path [oldenc_rdb11 [list $rec]]
+            assert_error "*Error trying to load the RDB dump*" {r debug reload nosave}
+            assert {[log_contains "*Bad data reading the value of key '[lindex $rec 1]'*"]}
+        }
+    }
+}
