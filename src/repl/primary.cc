@@ -647,7 +647,8 @@ const std::vector<Client*>& Replicas() { return primary_.replicas; }
 
 std::string ReplicaWithoutSlotImport() {
   for (Client* c : primary_.replicas)
-    if (c->repl && !c->repl->capa_slot_import) return c->addr;
+    if (c->repl && !c->repl->capa_slot_import)  // named as INFO lists it: its listening port
+      return ReplicaIp(c) + ":" + std::to_string(c->repl->listening_port);
   return "";
 }
 
