@@ -106,39 +106,58 @@ size_t LzfCompress(const void* in_v, size_t in_len, void* out_v, size_t out_len)
   return op;
 }
 
+namespace {
+
+// 16 bytes at a time from src to dst (a fixed size: copied in registers, no call).
+inline void Copy16(uint8_t* dst, const uint8_t* src) { memcpy(dst, src, 16); }
+
+}  // namespace
+
 size_t LzfDecompress(const void* in_v, size_t in_len, void* out_v, size_t out_len) {
   const uint8_t* ip = static_cast<const uint8_t*>(in_v);
   const uint8_t* in_end = ip + in_len;
   uint8_t* out = static_cast<uint8_t*>(out_v);
   uint8_t* op = out;
   uint8_t* out_end = out + out_len;
+  // Most tokens are short: where the buffers have 32 bytes to spare past a token, it is copied
+  // in whole 16-byte pieces, a few bytes too many that the next token overwrites (a call to
+  // memcpy per token of a few bytes was a third of the time).
   while (ip < in_end) {
     size_t ctrl = *ip++;
     if (ctrl < 32) {
       size_t len = ctrl + 1;
       if (static_cast<size_t>(in_end - ip) < len) return 0;
       if (static_cast<size_t>(out_end - op) < len) return 0;
-      memcpy(op, ip, len);
+      if (in_end - ip >= 32 && out_end - op >= 32) {
+        Copy16(op, ip);
+        if (len > 16) Copy16(op + 16, ip + 16);
+      } else {
+        memcpy(op, ip, len);
+      }
       op += len;
       ip += len;
-    } else {
-      size_t len = ctrl >> 5;
-      if (len == 7) {
-        if (ip >= in_end) return 0;
-        len += *ip++;
-      }
+      continue;
+    }
+    size_t len = ctrl >> 5;
+    if (len == 7) {
       if (ip >= in_end) return 0;
-      size_t off = ((ctrl & 0x1f) << 8) + *ip++ + 1;
-      len += 2;
-      if (static_cast<size_t>(op - out) < off) return 0;
-      if (static_cast<size_t>(out_end - op) < len) return 0;
-      const uint8_t* ref = op - off;
-      if (off >= len) {
-        memcpy(op, ref, len);
-        op += len;
-      } else {
-        while (len--) *op++ = *ref++;
-      }
+      len += *ip++;
+    }
+    if (ip >= in_end) return 0;
+    size_t off = ((ctrl & 0x1f) << 8) + *ip++ + 1;
+    len += 2;
+    if (static_cast<size_t>(op - out) < off) return 0;
+    if (static_cast<size_t>(out_end - op) < len) return 0;
+    const uint8_t* ref = op - off;
+    if (off >= 16 && static_cast<size_t>(out_end - op) >= len + 16) {
+      // Each piece reads bytes written before it (16 or more back).
+      for (size_t done = 0; done < len; done += 16) Copy16(op + done, ref + done);
+      op += len;
+    } else if (off >= len) {
+      memcpy(op, ref, len);
+      op += len;
+    } else {
+      while (len--) *op++ = *ref++;
     }
   }
   return static_cast<size_t>(op - out);

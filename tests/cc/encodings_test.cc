@@ -156,6 +156,59 @@ TEST_CASE(LzfDecompressFuzz) {
   }
 }
 
+// The format read one byte at a time, as the reference LzfDecompress's 16-byte copies must
+// agree with: the same length (0 for a bad input) and the same bytes.
+size_t LzfReference(const std::string& in, std::string* out, size_t cap) {
+  out->clear();
+  size_t i = 0;
+  while (i < in.size()) {
+    size_t ctrl = static_cast<uint8_t>(in[i++]);
+    if (ctrl < 32) {
+      for (size_t k = 0; k <= ctrl; k++) {
+        if (i >= in.size() || out->size() >= cap) return 0;
+        out->push_back(in[i++]);
+      }
+      continue;
+    }
+    size_t len = ctrl >> 5;
+    if (len == 7) {
+      if (i >= in.size()) return 0;
+      len += static_cast<uint8_t>(in[i++]);
+    }
+    if (i >= in.size()) return 0;
+    size_t back = ((ctrl & 0x1f) << 8) + static_cast<uint8_t>(in[i++]) + 1;
+    if (back > out->size() || out->size() + len + 2 > cap) return 0;
+    for (size_t k = 0; k < len + 2; k++) out->push_back((*out)[out->size() - back]);
+  }
+  return out->size();
+}
+
+TEST_CASE(LzfDecompressAgreesWithTheByteByByteReading) {
+  std::mt19937_64 rng(3);
+  for (int iter = 0; iter < 20000; iter++) {
+    // Compressible input of every scale, then its compressed form, perhaps damaged.
+    std::string in(1 + rng() % (iter % 10 == 0 ? 20000 : 600), '\0');
+    int alphabet = 1 + static_cast<int>(rng() % 6);
+    for (auto& c : in) c = static_cast<char>('a' + rng() % alphabet);
+    if (rng() % 2)
+      for (size_t k = rng() % in.size(); k < in.size(); k += 1 + rng() % 40) in[k] = 'Z';
+    std::string comp(in.size() * 2 + 64, '\0');
+    comp.resize(base::LzfCompress(in.data(), in.size(), comp.data(), comp.size()));
+    CHECK(!comp.empty());
+    if (rng() % 3 == 0) comp[rng() % comp.size()] = static_cast<char>(rng());
+    if (rng() % 5 == 0) comp.resize(rng() % comp.size() + 1);
+    // An output of exactly the size, or with room to spare (the 16-byte copies' case).
+    size_t cap = rng() % 2 ? in.size() : in.size() + rng() % 100;
+    std::string want;
+    size_t want_n = LzfReference(comp, &want, cap);
+    std::vector<char> out(cap + 1, '\x7f');
+    size_t n = base::LzfDecompress(comp.data(), comp.size(), out.data(), cap);
+    CHECK_EQ(n, want_n);
+    CHECK(std::string(out.data(), n) == want.substr(0, n));
+    CHECK_EQ(out[cap], '\x7f');  // nothing written past the output's bound
+  }
+}
+
 // Writer: the bytes of New() and the same Appends, with strings of each length encoding and
 // integers of each width, written after what the string already held; past 65534 entries
 // the header's count says "unknown", as Append leaves it.
