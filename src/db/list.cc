@@ -108,6 +108,27 @@ void ListLoad(Obj* o, const std::vector<std::string>& elems) {
   for (const std::string& e : elems) ListPush(o, e, false);
 }
 
+void ListLoadNodes(Obj* o, const std::vector<std::string>& listpacks) {
+  int fill = GetListLimits().fill;
+  size_t bytes = 0, count = 0;
+  for (const std::string& lp : listpacks) {
+    bytes += lp.size();
+    count += ds::lp::Length(reinterpret_cast<const uint8_t*>(lp.data()));
+  }
+  if (listpacks.size() == 1 && !ds::Quicklist::ExceedsLimit(fill, bytes, count)) {
+    ds::lp::Free(Lp(o));
+    o->set_ptr(ds::lp::FromBytes(listpacks[0]));
+    return;
+  }
+  ds::Quicklist nodes(fill);
+  for (const std::string& lp : listpacks) nodes.AppendListpack(ds::lp::FromBytes(lp));
+  auto* ql = new ds::Quicklist(fill, GetListLimits().compress_depth);
+  nodes.MoveNodesTo(ql);  // compresses the inner nodes, as the depth asks
+  ds::lp::Free(Lp(o));
+  o->set_ptr(ql);
+  SetObjEncoding(o, kEncQuicklist);
+}
+
 void ListMaybeShrink(Obj* o) {
   if (o->enc() != kEncQuicklist) return;
   ds::Quicklist* ql = Ql(o);

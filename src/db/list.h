@@ -23,6 +23,10 @@ void ListPush(Obj* o, std::string_view s, bool head);
 // Fills a new, empty list with a decoded value's elements, in order: the same list as pushing
 // each at the tail, made in one pass when it stays one listpack.
 void ListLoad(Obj* o, const std::vector<std::string>& elems);
+// Fills a new, empty list with a snapshot's nodes, each a listpack's bytes, checked and not
+// empty: one node that fits the listpack limit is taken as the list, else they become the
+// quicklist's nodes as they are (as Valkey 8 loads them, several small ones included).
+void ListLoadNodes(Obj* o, const std::vector<std::string>& listpacks);
 bool ListPop(Obj* o, bool head, std::string* out);
 bool ListIndex(Obj* o, long index, std::string* out);
 bool ListSet(Obj* o, long index, std::string_view s);

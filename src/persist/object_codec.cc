@@ -180,7 +180,10 @@ db::Obj* FromValue(std::string_view key, const Value& v, int64_t expire) {
       return db::NewString(key, v.str, expire);
     case Kind::kList:
       o = db::NewList(key);
-      db::ListLoad(o, v.elems);
+      if (!v.list_nodes.empty())
+        db::ListLoadNodes(o, v.list_nodes);
+      else
+        db::ListLoad(o, v.elems);
       break;
     case Kind::kSet:
       o = db::NewSet(key, v.elems.empty() ? std::string_view() : v.elems[0], v.elems.size());

@@ -364,10 +364,13 @@ bool ReadIntset(Reader& r, Value* out) {
   return true;
 }
 
-bool ReadQuicklist(Reader& r, bool v2, Value* out) {
+// keep: a quicklist of listpacks only keeps its nodes (Value::list_nodes) until a node of
+// another kind (a plain one) makes it expand them into elems.
+bool ReadQuicklist(Reader& r, bool v2, Value* out, bool keep) {
   uint64_t nodes;
   if (!ReadCount(r, v2 ? 2 : 1, &nodes)) return false;
   std::string blob;
+  bool keeping = keep && v2;
   for (uint64_t i = 0; i < nodes; i++) {
     uint64_t container = kContainerPacked;
     if (v2) {
@@ -376,6 +379,19 @@ bool ReadQuicklist(Reader& r, bool v2, Value* out) {
     }
     if (!r.ReadString(&blob)) return false;
     if (blob.empty()) return false;  // no node of either kind is 0 bytes (Valkey 8 refuses it)
+    if (keeping && container == kContainerPacked) {
+      auto* lp = reinterpret_cast<const uint8_t*>(blob.data());
+      if (!ds::lp::Validate(lp, blob.size(), true)) return false;
+      if (ds::lp::Length(lp) > 0) out->list_nodes.push_back(std::move(blob));
+      blob.clear();
+      continue;
+    }
+    if (keeping) {  // a plain node: what was kept goes into elems first, in order
+      keeping = false;
+      for (std::string& kept : out->list_nodes)
+        if (!ListpackEntries(kept, &out->elems)) return false;
+      out->list_nodes.clear();
+    }
     if (container == kContainerPlain) {
       out->elems.push_back(std::move(blob));
       blob.clear();
@@ -770,6 +786,7 @@ bool EmptyCollection(const Value& v) {
     return ds::lp::Length(reinterpret_cast<const uint8_t*>(v.listpack.data())) == 0;
   switch (v.kind) {
     case Kind::kList:
+      return v.elems.empty() && v.list_nodes.empty();
     case Kind::kSet:
       return v.elems.empty();
     case Kind::kZSet:
@@ -831,7 +848,7 @@ bool ReadValue(Reader& r, uint8_t type, Value* out, bool keep_listpack) {
     case kTypeListQuicklist:
     case kTypeListQuicklist2:
       out->kind = Kind::kList;
-      return ReadQuicklist(r, type == kTypeListQuicklist2, out);
+      return ReadQuicklist(r, type == kTypeListQuicklist2, out, keep_listpack);
     case kTypeSetListpack: {
       out->kind = Kind::kSet;
       std::string blob;

@@ -39,6 +39,9 @@ struct Value {
   // listpack but not expanded into pairs or zelems; FromValue builds the value from them in
   // place and makes the checks left (an even count, distinct fields or members, scores).
   std::string listpack;
+  // kList read with keep_listpack from a quicklist of listpacks: its nodes' bytes, checked, none
+  // empty, not expanded into elems (db::ListLoadNodes takes them).
+  std::vector<std::string> list_nodes;
 };
 
 // Bounded reader over a byte buffer: every read checks the remaining length. A read that

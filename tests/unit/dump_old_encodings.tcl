@@ -260,7 +260,7 @@ start_server {tags {dump}} {
 
     # Where ours checks more than Valkey 8, which trusts a snapshot's listpacks (with
     # sanitize-dump-payload no, its default) and would serve these out of order or twice.
-    test "A listpack sorted set out of order is put in order; a member or field twice refuses the file" {
+    test "A listpack sorted set out of order is put in order; a member or field twice, a damaged node refuses the file" {
         set path [file join [lindex [r config get dir] 1] [lindex [r config get dbfilename] 1]]
         r flushall
         write_binary $path [oldenc_rdb11 [list \
@@ -270,10 +270,54 @@ start_server {tags {dump}} {
         assert_equal 2 [r zrank z c]
         foreach rec [list [list 17 z2 [oldenc_str [oldenc_listpack {a 1 b 2 a 3}]]] \
                           [list 16 h2 [oldenc_str [oldenc_listpack {f 1 g 2 f 3}]]] \
-                          [list 16 h3 [oldenc_str [oldenc_listpack {f 1 g}]]]] {
+                          [list 16 h3 [oldenc_str [oldenc_listpack {f 1 g}]]] \
+                          [list 18 l4 \x01\x02[oldenc_str \x09\x00\x00\x00\x01\x00\x81a\xff]]] {
+            # (l4: a list node whose entry has no back length)
             write_binary $path [oldenc_rdb11 [list $rec]]
             assert_error "*Error trying to load the RDB dump*" {r debug reload nosave}
             assert {[log_contains "*Bad data reading the value of key '[lindex $rec 1]'*"]}
         }
+    }
+}
+
+start_server {tags {dump}} {
+    # A quicklist's listpack nodes are taken as they are (each checked), as Valkey 8 keeps them,
+    # instead of pushing their elements one by one.
+    test "A snapshot's list nodes load as they are: one, several that fit one, several that do not" {
+        set path [file join [lindex [r config get dir] 1] [lindex [r config get dbfilename] 1]]
+        set node {x {return \x02[oldenc_str [oldenc_listpack $x]]}}
+        set big {}
+        for {set n 0} {$n < 3} {incr n} {
+            set e {}
+            for {set i 0} {$i < 100} {incr i} { lappend e [format "n%d-%05d-%s" $n $i [string repeat v 50]] }
+            lappend big $e
+        }
+        set plain [string repeat p 70]
+        r config set save ""
+        write_binary $path [oldenc_rdb11 [list \
+            [list 18 one \x01[apply $node {a b 1 2}]] \
+            [list 18 several \x03[apply $node {a b}][apply $node {c}][apply $node {d 7}]] \
+            [list 18 with_empty \x02[apply $node {}][apply $node {e f}]] \
+            [list 18 big \x03[apply $node [lindex $big 0]][apply $node [lindex $big 1]][apply $node [lindex $big 2]]] \
+            [list 18 with_plain \x03[apply $node {a b}]\x01[oldenc_str $plain][apply $node {c}]]]]
+        r debug reload nosave
+        assert_equal {a b 1 2} [r lrange one 0 -1]
+        assert_equal listpack [r object encoding one]
+        assert_equal {a b c d 7} [r lrange several 0 -1]
+        assert_equal quicklist [r object encoding several]  ;# nodes kept, as Valkey 8 keeps them
+        assert_equal {e f} [r lrange with_empty 0 -1]
+        assert_equal [concat {*}$big] [r lrange big 0 -1]
+        assert_equal quicklist [r object encoding big]
+        assert_equal [lindex $big 1 0] [r lindex big 100]
+        assert_equal [list a b $plain c] [r lrange with_plain 0 -1]
+        # the nodes taken are ordinary nodes: pushed to, popped, and written back the same
+        assert_equal 301 [r rpush big tail]
+        assert_equal [lindex $big 0 0] [r lpop big]
+        assert_equal OK [r lset big 150 mid]
+        set want [lrange [concat {*}$big tail] 1 end]
+        lset want 150 mid
+        r debug reload
+        assert_equal $want [r lrange big 0 -1]
+        assert_equal {a b 1 2} [r lrange one 0 -1]
     }
 }
