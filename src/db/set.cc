@@ -236,28 +236,38 @@ std::string SetRandom(Obj* o) {
   }
 }
 
-void SetLoad(Obj* o, const std::vector<std::string>& ms) {
+namespace {
+
+template <typename Members>
+void LoadMembers(Obj* o, const Members& ms) {
   const SetLimits& lim = GetSetLimits();
   if (o->enc() != kEncHashtable && SetLen(o) == 0 && !ms.empty() &&
       ms.size() <= lim.max_listpack_entries) {
-    std::vector<std::string_view> views(ms.begin(), ms.end());
     bool all_ints = true, fits = true;
     size_t bytes = 0;
-    for (std::string_view m : views) {
+    for (std::string_view m : ms) {
       int64_t v;
       all_ints = all_ints && AsInt(m, &v);
       fits = fits && m.size() <= lim.max_listpack_value;
       bytes += m.size() + 16;
     }
     if ((!all_ints || ms.size() > lim.max_intset_entries) && fits && bytes < ds::pack::kSafeSize) {
+      ds::pack::Builder b(1, bytes);
+      for (std::string_view m : ms) b.Add(m);
       FreeSet(o->ptr(), o->enc());
-      o->set_ptr(ds::pack::Append(ds::pack::New(), 1, views.data(), views.size()));
+      o->set_ptr(b.Finish());
       SetObjEncoding(o, kEncListpack);
       return;
     }
   }
-  for (const std::string& m : ms) SetAdd(o, m);
+  for (std::string_view m : ms) SetAdd(o, m);
 }
+
+}  // namespace
+
+void SetLoad(Obj* o, const std::vector<std::string>& ms) { LoadMembers(o, ms); }
+
+void SetLoad(Obj* o, const std::vector<std::string_view>& ms) { LoadMembers(o, ms); }
 
 std::string SetPop(Obj* o) {
   std::string m = SetRandom(o);

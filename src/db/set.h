@@ -41,6 +41,8 @@ bool SetAdd(Obj* o, std::string_view member);
 // Fills a new, empty set with a decoded value's members, which are distinct (decoders refuse
 // duplicates): a small set is packed in one pass instead of one search per member.
 void SetLoad(Obj* o, const std::vector<std::string>& members);
+// The same from views (a snapshot's listpack read in place).
+void SetLoad(Obj* o, const std::vector<std::string_view>& members);
 bool SetRemove(Obj* o, std::string_view member);
 bool SetContains(Obj* o, std::string_view member);
 void SetForEach(Obj* o, const std::function<void(std::string_view)>& fn);

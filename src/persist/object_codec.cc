@@ -40,12 +40,13 @@ bool PairsAsListpack(const uint8_t* pk, bool zset, std::string* buf, std::string
   return true;
 }
 
-// A hash or sorted set read with keep_listpack: built from the listpack's entries in place,
-// after the checks ReadValue makes of the plain form; nullptr when one fails.
+// A hash, sorted set or set read with keep_listpack: built from the listpack's entries in
+// place, after the checks ReadValue makes of the plain form; nullptr when one fails.
 db::Obj* FromListpack(std::string_view key, const Value& v) {
   auto* lp = reinterpret_cast<uint8_t*>(const_cast<char*>(v.listpack.data()));
   size_t n = ds::lp::Length(lp);
-  if (n % 2) return nullptr;
+  bool set = v.kind == Kind::kSet;
+  if (n % 2 && !set) return nullptr;
   bool zset = v.kind == Kind::kZSet;
   // Integers' texts, at most 21 bytes each, in one block that does not move.
   std::unique_ptr<char[]> ints(new char[n * 21 + 1]);
@@ -58,7 +59,16 @@ db::Obj* FromListpack(std::string_view key, const Value& v) {
     return std::string_view(at, len);
   };
   std::vector<std::string_view> firsts;
-  firsts.reserve(n / 2);
+  firsts.reserve(set ? n : n / 2);
+  if (set) {
+    for (uint8_t* p = ds::lp::First(lp); p; p = ds::lp::Next(lp, p))
+      firsts.push_back(view(ds::lp::Get(p)));
+    std::vector<std::string_view> members = firsts;  // HasDuplicates reorders its argument
+    if (HasDuplicates(firsts)) return nullptr;
+    db::Obj* o = db::NewSet(key, members.empty() ? std::string_view() : members[0], members.size());
+    db::SetLoad(o, members);
+    return o;
+  }
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
   std::vector<db::ZLoadEntry> entries;
   (zset ? entries.reserve(n / 2) : pairs.reserve(n / 2));

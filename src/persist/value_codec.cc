@@ -852,6 +852,11 @@ bool ReadValue(Reader& r, uint8_t type, Value* out, bool keep_listpack) {
     case kTypeSetListpack: {
       out->kind = Kind::kSet;
       std::string blob;
+      if (keep_listpack) {
+        if (!r.ReadString(&out->listpack)) return false;
+        return ds::lp::Validate(reinterpret_cast<const uint8_t*>(out->listpack.data()),
+                                out->listpack.size(), true);
+      }
       return r.ReadString(&blob) && ListpackEntries(blob, &out->elems) &&
              !ElemsHaveDuplicates(out->elems);
     }

@@ -35,9 +35,9 @@ struct Value {
   // the keyspace when written (ToValue), owned when read (stream_owned: FromValue takes it).
   std::shared_ptr<db::Stream> stream;
   bool stream_owned = false;
-  // kHash or kZSet read with keep_listpack from a listpack: its bytes, checked in depth as a
-  // listpack but not expanded into pairs or zelems; FromValue builds the value from them in
-  // place and makes the checks left (an even count, distinct fields or members, scores).
+  // kHash, kZSet or kSet read with keep_listpack from a listpack: its bytes, checked in depth
+  // as a listpack but not expanded; FromValue builds the value from them in place and makes
+  // the checks left (an even count, distinct fields or members, scores that are numbers).
   std::string listpack;
   // kList read with keep_listpack from a quicklist of listpacks: its nodes' bytes, checked, none
   // empty, not expanded into elems (db::ListLoadNodes takes them).

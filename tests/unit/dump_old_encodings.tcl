@@ -239,7 +239,8 @@ start_server {tags {dump}} {
     test "A snapshot's listpack sorted sets and hashes load as written, scores in any form" {
         set records [list \
             [list 17 z [oldenc_str [oldenc_listpack {d 0.0000001 b 1.50 f 2.5 e 7 a 1e1 g 12.25}]]] \
-            [list 16 h [oldenc_str [oldenc_listpack {f1 v1 n 5 f2 {} 100 x}]]]]
+            [list 16 h [oldenc_str [oldenc_listpack {f1 v1 n 5 f2 {} 100 x}]]] \
+            [list 20 s [oldenc_str [oldenc_listpack {m1 5 m2 {} 100}]]]]
         r config set save ""
         write_binary [file join [lindex [r config get dir] 1] [lindex [r config get dbfilename] 1]] \
             [oldenc_rdb11 $records]
@@ -252,10 +253,14 @@ start_server {tags {dump}} {
         assert_equal {f1 v1 n 5 f2 {} 100 x} [r hgetall h]
         assert_equal 6 [r hincrby h n 1]
         assert_equal listpack [r object encoding h]
+        assert_equal {{} 100 5 m1 m2} [lsort [r smembers s]]
+        assert_equal 1 [r sismember s 5]
+        assert_equal listpack [r object encoding s]
         # and back: what is written loads the same
         r debug reload
         assert_equal {d 1e-7 b 1.5 f 2.5 e 7 a 10 g 12.25} [r zrange z 0 -1 withscores]
         assert_equal {f1 v1 n 6 f2 {} 100 x} [r hgetall h]
+        assert_equal {{} 100 5 m1 m2} [lsort [r smembers s]]
     }
 
     # Where ours checks more than Valkey 8, which trusts a snapshot's listpacks (with
@@ -271,6 +276,7 @@ start_server {tags {dump}} {
         foreach rec [list [list 17 z2 [oldenc_str [oldenc_listpack {a 1 b 2 a 3}]]] \
                           [list 16 h2 [oldenc_str [oldenc_listpack {f 1 g 2 f 3}]]] \
                           [list 16 h3 [oldenc_str [oldenc_listpack {f 1 g}]]] \
+                          [list 20 s4 [oldenc_str [oldenc_listpack {a 1 b 1}]]] \
                           [list 18 l4 \x01\x02[oldenc_str \x09\x00\x00\x00\x01\x00\x81a\xff]]] {
             # (l4: a list node whose entry has no back length)
             write_binary $path [oldenc_rdb11 [list $rec]]
