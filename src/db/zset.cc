@@ -213,7 +213,6 @@ void PkForEach(const uint8_t* pk, Fn fn) {
     if (!fn(r.Column(0), Score(r))) return;
 }
 
-// Scores are stored as text; a negative zero is stored as 0, as Valkey's listpacks do.
 // A pack of the (member, score) pairs that each(fn) gives in the set's order; fn may give the
 // score's text too (or an empty one, formatted here).
 template <typename Each>
@@ -397,6 +396,7 @@ bool ZSetScore(Obj* o, std::string_view m, double score) {
   return false;
 }
 
+// Scores are stored as text; a negative zero is stored as 0, as Valkey's listpacks do.
 std::string_view ZScoreText(double score, char* buf) {
   if (score == 0) return "0";
   return {buf, static_cast<size_t>(base::FormatDouble(score, buf))};

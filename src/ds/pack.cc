@@ -282,16 +282,10 @@ uint8_t* Splice(uint8_t* pk, unsigned stride, size_t index, size_t remove,
   };
   size_t new_total;
   if (stop == total) {
-    // Nothing after: encoded aside, then the pack grows once to its exact size. (Grown to the
-    // bound and shrunk after, a pack built whole, as a load builds it, took two reallocations
-    // and a copy of it: a third of the time of a sorted-set load.)
-    static thread_local std::vector<uint8_t> scratch;
-    if (scratch.size() < bound) scratch.resize(bound);
-    size_t n = encode_all(scratch.data());
-    new_total = start + n;
-    pk = static_cast<uint8_t*>(realloc(pk, new_total));
-    memcpy(pk + start, scratch.data(), n);
-    if (scratch.size() > (size_t{1} << 20)) std::vector<uint8_t>().swap(scratch);
+    // Nothing after: encode in place.
+    pk = static_cast<uint8_t*>(realloc(pk, start + bound));
+    new_total = start + encode_all(pk + start);
+    if (new_total < start + bound) pk = static_cast<uint8_t*>(realloc(pk, new_total));
   } else {
     std::string mid(bound, '\0');
     size_t n = encode_all(reinterpret_cast<uint8_t*>(mid.data()));

@@ -71,7 +71,10 @@ db::Obj* FromListpack(std::string_view key, const Value& v) {
   }
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
   std::vector<db::ZLoadEntry> entries;
-  (zset ? entries.reserve(n / 2) : pairs.reserve(n / 2));
+  if (zset)
+    entries.reserve(n / 2);
+  else
+    pairs.reserve(n / 2);
   size_t maxlen = 0;
   for (uint8_t* p = ds::lp::First(lp); p;) {
     std::string_view first = view(ds::lp::Get(p));

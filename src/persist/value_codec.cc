@@ -17,6 +17,39 @@
 #include "persist/zipmap_reader.h"
 
 namespace persist {
+
+bool HasDuplicates(std::vector<std::string_view>& keys) {
+  if (keys.size() < 2) return false;
+  if (keys.size() <= 8) {
+    for (size_t i = 0; i < keys.size(); i++)
+      for (size_t j = i + 1; j < keys.size(); j++)
+        if (keys[i] == keys[j]) return true;
+    return false;
+  }
+  if (keys.size() >= UINT32_MAX) {
+    std::sort(keys.begin(), keys.end());
+    return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+  }
+  // Open addressing over indexes into keys, with a part of each key's (seeded) hash beside it:
+  // one allocation of 8 bytes a slot, and a comparison only where those parts are equal.
+  size_t cap = 16;
+  while (cap < 2 * keys.size()) cap <<= 1;
+  std::vector<std::pair<uint32_t, uint32_t>> slots(cap, {0, 0});  // (hash bits, index + 1)
+  for (size_t i = 0; i < keys.size(); i++) {
+    uint64_t h = ds::Hash(keys[i]);
+    auto tag = static_cast<uint32_t>(h >> 32);
+    for (size_t at = h & (cap - 1);; at = (at + 1) & (cap - 1)) {
+      auto& [st, idx] = slots[at];
+      if (idx == 0) {
+        slots[at] = {tag, static_cast<uint32_t>(i + 1)};
+        break;
+      }
+      if (st == tag && keys[idx - 1] == keys[i]) return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 
 // Snapshot object types.
@@ -64,41 +97,9 @@ constexpr uint64_t kLzfMaxRatio = 88;
 constexpr size_t kMaxIntsetEntries = 512;
 constexpr size_t kPlainNodeThreshold = size_t{1} << 30;
 
-bool AnyDuplicate(std::vector<std::string_view>& keys) {
-  if (keys.size() < 2) return false;
-  if (keys.size() <= 8) {
-    for (size_t i = 0; i < keys.size(); i++)
-      for (size_t j = i + 1; j < keys.size(); j++)
-        if (keys[i] == keys[j]) return true;
-    return false;
-  }
-  if (keys.size() >= UINT32_MAX) {
-    std::sort(keys.begin(), keys.end());
-    return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
-  }
-  // Open addressing over indexes into keys, with a part of each key's (seeded) hash beside it:
-  // one allocation of 8 bytes a slot, and a comparison only where those parts are equal.
-  size_t cap = 16;
-  while (cap < 2 * keys.size()) cap <<= 1;
-  std::vector<std::pair<uint32_t, uint32_t>> slots(cap, {0, 0});  // (hash bits, index + 1)
-  for (size_t i = 0; i < keys.size(); i++) {
-    uint64_t h = ds::Hash(keys[i]);
-    auto tag = static_cast<uint32_t>(h >> 32);
-    for (size_t at = h & (cap - 1);; at = (at + 1) & (cap - 1)) {
-      auto& [st, idx] = slots[at];
-      if (idx == 0) {
-        slots[at] = {tag, static_cast<uint32_t>(i + 1)};
-        break;
-      }
-      if (st == tag && keys[idx - 1] == keys[i]) return true;
-    }
-  }
-  return false;
-}
-
 bool ElemsHaveDuplicates(const std::vector<std::string>& v) {
   std::vector<std::string_view> keys(v.begin(), v.end());
-  return AnyDuplicate(keys);
+  return HasDuplicates(keys);
 }
 
 template <class T>
@@ -106,7 +107,7 @@ bool FirstHaveDuplicates(const std::vector<std::pair<std::string, T>>& v) {
   std::vector<std::string_view> keys;
   keys.reserve(v.size());
   for (auto& p : v) keys.push_back(p.first);
-  return AnyDuplicate(keys);
+  return HasDuplicates(keys);
 }
 
 // A listpack blob: validated in depth, then each entry appended as text.
@@ -306,8 +307,8 @@ void WriteHash(std::string* out, const Value& v, bool compress) {
 }
 
 // Reads a collection count and checks that the input can hold that many items of at least
-// min_item bytes each (so nothing is reserved that the input cannot justify).
-// A collection's count: 0 reads as an empty collection (EmptyCollection).
+// min_item bytes each (so nothing is reserved that the input cannot justify). 0 reads: an
+// empty collection (EmptyCollection).
 bool ReadCount(Reader& r, size_t min_item, uint64_t* n) {
   if (!r.ReadLen(n, nullptr)) return false;
   return r.CountFits(*n, min_item);
@@ -778,8 +779,6 @@ void WriteValue(std::string* out, const Value& v, bool compress) {
       return;
   }
 }
-
-bool HasDuplicates(std::vector<std::string_view>& keys) { return AnyDuplicate(keys); }
 
 bool EmptyCollection(const Value& v) {
   if (!v.listpack.empty())
