@@ -326,4 +326,37 @@ start_server {tags {dump}} {
         assert_equal $want [r lrange big 0 -1]
         assert_equal {a b 1 2} [r lrange one 0 -1]
     }
+
+    test "A node bigger than list-max-listpack-size is kept, and every list command works on it" {
+        # Written by a server with a bigger limit: 14 KB in one node, past the default 8 KB.
+        set path [file join [lindex [r config get dir] 1] [lindex [r config get dbfilename] 1]]
+        set e {}
+        for {set i 0} {$i < 250} {incr i} { lappend e [format "%05d-%s" $i [string repeat v 50]] }
+        write_binary $path [oldenc_rdb11 [list [list 18 big \x01\x02[oldenc_str [oldenc_listpack $e]]]]]
+        r debug reload nosave
+        assert_equal quicklist [r object encoding big]
+        assert_equal $e [r lrange big 0 -1]
+        set want $e
+        assert_equal 251 [r linsert big before [lindex $e 200] mid]
+        set want [linsert $want 200 mid]
+        assert_equal OK [r lset big 220 x220]
+        lset want 220 x220
+        assert_equal 1 [r lrem big 0 [lindex $e 10]]
+        set want [lreplace $want 10 10]
+        assert_equal OK [r ltrim big 5 -5]
+        set want [lrange $want 5 end-4]
+        r rpush big t1 t2
+        r lpush big h1
+        set want [concat h1 $want t1 t2]
+        assert_equal $want [r lrange big 0 -1]
+        assert_equal [lindex $want 150] [r lindex big 150]
+        assert_equal 2 [r lpos big [lindex $want 2]]
+        r debug reload
+        assert_equal $want [r lrange big 0 -1]
+        r config set list-compress-depth 1
+        r debug reload
+        assert_equal $want [r lrange big 0 -1]
+        assert_equal [lindex $want 200] [r lindex big 200]
+        r config set list-compress-depth 0
+    }
 }
