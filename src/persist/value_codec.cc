@@ -115,7 +115,11 @@ bool ListpackEntries(std::string& blob, std::vector<std::string>* out) {
   auto* lp = reinterpret_cast<uint8_t*>(blob.data());
   if (!ds::lp::Validate(lp, blob.size(), true)) return false;
   char buf[24];
-  out->reserve(out->size() + ds::lp::Length(lp));
+  // Grown by doubling: a quicklist's nodes come one after another, and a reserve of exactly
+  // each node's entries moved every element read so far once a node (RESTORE of a list of
+  // 800,000 elements in 2,000 nodes took 16-34 s, and MIGRATE timed out).
+  size_t need = out->size() + ds::lp::Length(lp);
+  if (need > out->capacity()) out->reserve(std::max(need, 2 * out->capacity()));
   for (uint8_t* p = ds::lp::First(lp); p; p = ds::lp::Next(lp, p)) {
     out->emplace_back(ds::lp::Get(p).View(buf));
   }
