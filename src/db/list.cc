@@ -110,15 +110,14 @@ void ListLoad(Obj* o, const std::vector<std::string>& elems) {
 
 void ListLoadNodes(Obj* o, const std::vector<std::string>& listpacks) {
   int fill = GetListLimits().fill;
-  size_t bytes = 0, count = 0;
-  for (const std::string& lp : listpacks) {
-    bytes += lp.size();
-    count += ds::lp::Length(reinterpret_cast<const uint8_t*>(lp.data()));
-  }
-  if (listpacks.size() == 1 && !ds::Quicklist::ExceedsLimit(fill, bytes, count)) {
-    ds::lp::Free(Lp(o));
-    o->set_ptr(ds::lp::FromBytes(listpacks[0]));
-    return;
+  if (listpacks.size() == 1) {
+    const std::string& lp = listpacks[0];
+    size_t count = ds::lp::Length(reinterpret_cast<const uint8_t*>(lp.data()));
+    if (!ds::Quicklist::ExceedsLimit(fill, lp.size(), count)) {
+      ds::lp::Free(Lp(o));
+      o->set_ptr(ds::lp::FromBytes(lp));
+      return;
+    }
   }
   ds::Quicklist nodes(fill);
   for (const std::string& lp : listpacks) nodes.AppendListpack(ds::lp::FromBytes(lp));
