@@ -26,12 +26,12 @@ comma := ,
 BUILD = src/.build/$(MALLOC)$(if $(SANITIZE),-san-$(subst $(comma),-,$(SANITIZE)))
 
 LIB_SRCS = $(sort $(wildcard src/base/*.cc src/ds/*.cc src/net/*.cc src/db/*.cc src/persist/*.cc \
-	src/server/*.cc src/commands/*.cc src/repl/*.cc src/cluster/*.cc))
+	src/server/*.cc src/commands/*.cc src/repl/*.cc src/cluster/*.cc src/tools/*.cc))
 LIB_OBJS = $(LIB_SRCS:src/%.cc=$(BUILD)/%.o)
 UNIT_SRCS = $(sort $(wildcard tests/cc/*.cc))
 UNIT_OBJS = $(UNIT_SRCS:tests/cc/%.cc=$(BUILD)/unit/%.o)
 
-all: src/valkey-server
+all: src/valkey-server src/valkey-check-aof src/valkey-check-rdb
 
 # Relink when the allocator or sanitizer choice changes (objects of each choice live apart in
 # $(BUILD)).
@@ -42,6 +42,10 @@ $(MALLOC_STAMP): FORCE
 
 src/valkey-server: $(LIB_OBJS) $(BUILD)/main.o $(MALLOC_STAMP)
 	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
+
+# The check tools are the server binary under their names (main.cc picks the tool by name).
+src/valkey-check-aof src/valkey-check-rdb:
+	ln -sf valkey-server $@
 
 src/valkey-unit-tests: $(LIB_OBJS) $(UNIT_OBJS) $(MALLOC_STAMP)
 	$(CXX) $(CXXFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
@@ -122,7 +126,8 @@ bench: all
 	./utils/bench-foundation.sh
 
 clean:
-	rm -rf src/.build src/valkey-server src/valkey-unit-tests src/valkey-fuzz
+	rm -rf src/.build src/valkey-server src/valkey-unit-tests src/valkey-fuzz src/valkey-check-aof \
+		src/valkey-check-rdb
 
 .PHONY: all deps build-deps test run stop bench clean fuzz test-sanitize FORCE
 FORCE:

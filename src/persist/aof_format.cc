@@ -153,12 +153,18 @@ AofReader::Status AofReader::Next() {
   argv_.clear();
   while (true) {
     if (pos_ >= n_) return kEnd;
+    if (p_[pos_] != '*' && p_[pos_] != '#') {  // neither a command nor an annotation, even cut
+      err_off_ = pos_;
+      return kBadFormat;
+    }
     size_t at = pos_;
     std::string_view line;
     if (!Line(&at, &line)) return kTruncated;
     if (!line.empty() && line[0] == '#') {  // annotation (#TS:<unix time> and the like)
       pos_ = at;
-      continue;
+      if (!annotations_) continue;
+      annotation_ = line;
+      return kAnnotation;
     }
     int64_t argc;
     if (line.size() < 2 || line[0] != '*' || !base::ParseInt64(line.substr(1), &argc) ||

@@ -48,18 +48,21 @@ bool ParseAofManifest(std::string_view text, AofManifest* out, std::string* err,
 std::string FormatAofManifest(const AofManifest& m);
 
 // Reads the commands of an AOF (after a snapshot preamble, if any). Annotation lines (`#...`)
-// are skipped.
+// are skipped, or returned one by one after ReportAnnotations().
 class AofReader {
  public:
   enum Status {
-    kCommand,    // argv() holds the next command; pos() is past it
-    kEnd,        // the input ended exactly after a command
-    kTruncated,  // the input ends inside a command: valid up to pos()
-    kBadFormat,  // not the AOF format at error_offset()
+    kCommand,     // argv() holds the next command; pos() is past it
+    kAnnotation,  // annotation() holds the line, without its "\r\n"; pos() is past it
+    kEnd,         // the input ended exactly after a command
+    kTruncated,   // the input ends inside a command: valid up to pos()
+    kBadFormat,   // not the AOF format at error_offset()
   };
   AofReader(const uint8_t* p, size_t n, size_t start = 0) : p_(p), n_(n), pos_(start) {}
+  void ReportAnnotations() { annotations_ = true; }
   Status Next();
   const std::vector<std::string_view>& argv() const { return argv_; }
+  std::string_view annotation() const { return annotation_; }
   size_t pos() const { return pos_; }
   size_t error_offset() const { return err_off_; }
 
@@ -70,6 +73,8 @@ class AofReader {
   size_t n_;
   size_t pos_;
   size_t err_off_ = 0;
+  bool annotations_ = false;
+  std::string_view annotation_;
   std::vector<std::string_view> argv_;
 };
 

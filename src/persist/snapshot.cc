@@ -360,6 +360,7 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
                      ")");
         }
         dbid_ = static_cast<int>(id);
+        if (opts_.db_selected) opts_.db_selected(at(), dbid_);
         continue;
       }
       case kOpResizeDb: {
@@ -387,6 +388,7 @@ SnapshotParser::Status SnapshotParser::Feed(const uint8_t* p, size_t n, bool at_
           if (applies && !it->second.read(v))
             return bad("Aux field '" + Printable(k) + "' has a value this node cannot accept");
         }
+        if (opts_.aux_read) opts_.aux_read(at(), k, v);
         res_.aux.emplace_back(std::move(k), std::move(v));
         continue;
       }

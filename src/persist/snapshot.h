@@ -136,6 +136,10 @@ struct LoadOptions {
   std::function<void(int64_t)> used_mem;
   // Called with each key left out because it had expired (skip_expired).
   std::function<void(int dbid, std::string_view key)> skipped_expired;
+  // Called with each aux field and each SELECTDB as they are read, with the offset just past
+  // them (valkey-check-rdb's report).
+  std::function<void(uint64_t at, std::string_view name, std::string_view value)> aux_read;
+  std::function<void(uint64_t at, int dbid)> db_selected;
 };
 
 struct LoadResult {

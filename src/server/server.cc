@@ -533,13 +533,7 @@ int Main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (i == 1 && (a == "-v" || a == "--version")) {
-      printf("Valkey server v=%s sha=00000000:0 malloc=%s bits=64 build=0\n", kValkeyVersion,
-#ifdef USE_JEMALLOC
-             "jemalloc"
-#else
-             "libc"
-#endif
-      );
+      printf("Valkey server %s\n", kVersionDetails);
       return 0;
     }
     if (i == 1 && (a == "-h" || a == "--help")) return Usage();

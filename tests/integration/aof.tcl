@@ -547,6 +547,12 @@ test "A corrupt command in the middle stops the start, naming the file and the o
     assert_match "*Bad file format reading the append only file appendonly.aof.1.incr.aof at offset 27: make a backup of your AOF file, then use ./valkey-check-aof --fix <filename.manifest>*" $out
 } {beyond-valkey}
 
+test "Garbage after the last command, even without a line end, stops the start (aof-load-truncated yes)" {
+    lassign [aof_try_start $::aof_one_incr {appendonly.aof.1.incr.aof "*3\r\n\$3\r\nset\r\n\$1\r\na\r\n\$1\r\n1\r\n!!!"} "aof-load-truncated yes\n"] code out
+    assert_equal 1 $code
+    assert_match "*Bad file format reading the append only file appendonly.aof.1.incr.aof*use ./valkey-check-aof --fix <filename.manifest>*" $out
+}
+
 test "A damaged manifest stops the start with Valkey's message" {
     foreach {text msg} {
         "file a seq 1\n" "Invalid AOF manifest file format"
