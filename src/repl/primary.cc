@@ -780,14 +780,53 @@ void ReplconfCommand(Client* c) {
         c->repl->capa_slot_import = true;
     } else if (opt == "version") {
       c->repl->version = std::string(v);
-    } else if (opt == "rdb-only" || opt == "rdb-filter-only" || opt == "rdb-channel" ||
-               opt == "main-ch-client-id") {
-      // accepted, not used
+    } else if (opt == "rdb-only") {
+      int64_t only;
+      if (!base::ParseInt64(v, &only))
+        return c->R().Error("value is not an integer or out of range");
+      if (only < 0 || only > 1)
+        return c->R().Error("value is out of range, value must between 0 and 1");
+      c->repl->rdb_only = only == 1;
+    } else if (opt == "rdb-filter-only") {
+      // Include filters, as Valkey 8: "functions" is the one known; what is not listed is
+      // left out, so any filter leaves the data out.
+      c->repl->exclude_data = true;
+      size_t at = 0;
+      while (at < v.size()) {
+        size_t end = v.find(' ', at);
+        if (end == std::string_view::npos) end = v.size();
+        std::string_view f = v.substr(at, end - at);
+        if (!f.empty() && !base::EqualsNoCase(f, "functions"))
+          return c->R().Error("Unsupported rdb-filter-only option: " + std::string(f));
+        at = end + 1;
+      }
+    } else if (opt == "rdb-channel" || opt == "main-ch-client-id") {
+      // accepted, not used (dual-channel replication)
     } else {
       return c->R().Error("Unrecognized REPLCONF option: " + std::string(a[i]));
     }
   }
   c->R().Ok();
+}
+
+// REPLCONF rdb-filter-only: a snapshot with none of the data (redis-cli --functions-rdb asks
+// for the functions alone, which this node does not keep): the header and aux fields, made
+// here without a fork, in the EOF-marked form. The connection closes after it: it never
+// becomes a replica, takes no stream and holds no backlog.
+void SendSnapshotWithoutData(Client* c, bool psync) {
+  std::string rdb;
+  persist::SnapshotWriter w(&rdb, server::SnapshotSaveOptions(/*for_replication=*/true));
+  w.Header(time(nullptr), server::UsedMemory());
+  w.Finish();
+  const State& st = GetState();
+  std::string mark = RandomId();
+  if (psync) c->R().Raw("+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
+  c->R().Raw("$EOF:" + mark + "\r\n");
+  c->R().Raw(rdb);
+  c->R().Raw(mark);
+  c->flags |= server::kCloseAfterReply;
+  LOG_NOTICE("Sent %s a snapshot without data (rdb-filter-only): %zu bytes", c->addr.c_str(),
+             rdb.size());
 }
 
 void PsyncGeneric(Client* c, bool psync) {
@@ -809,7 +848,11 @@ void PsyncGeneric(Client* c, bool psync) {
   // Replies of earlier commands still unsent would land inside the replica's stream.
   if (c->PendingOutput() > 0)
     return c->R().Error("SYNC and PSYNC are invalid with pending output");
+  // A filtered snapshot goes over the socket only (as Valkey 8), never through dump.rdb.
+  if (c->repl && c->repl->exclude_data && !c->repl->capa_eof)
+    return c->R().Error("Filtered replica requires EOF capability");
   LOG_NOTICE("Replica %s asks for synchronization", c->addr.c_str());
+  if (c->repl && c->repl->exclude_data) return SendSnapshotWithoutData(c, psync);
   int64_t from = 0;
   if (psync && !base::ParseInt64(c->argv[2], &from)) {
     LOG_WARNING("Replica %s asks for synchronization but with a wrong offset", c->addr.c_str());

@@ -22,6 +22,9 @@ struct ReplicaLink {
   bool capa_eof = false, capa_psync2 = false;
   bool capa_slot_import = false;  // one of ours: applies CLUSTER SYNCSLOTS
   bool old_sync = false;  // came with SYNC: no +FULLRESYNC line, no acks
+  // REPLCONF rdb-only 1: a snapshot alone is wanted; rdb-filter-only: one without the data
+  // (redis-cli --functions-rdb), which this node sends without a fork and then closes.
+  bool rdb_only = false, exclude_data = false;
   bool diskless = false;
   // Its place in the replication buffer, once it takes the stream (from the +FULLRESYNC or
   // +CONTINUE line, which `out` holds with the handshake's replies: they go first).

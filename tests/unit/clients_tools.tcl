@@ -71,6 +71,39 @@ start_server {tags {tools}} {
         assert_equal value:9999 [r get key:9999]
     }
 
+    test "redis-cli: --rdb takes a snapshot with the data, --functions-rdb one without" {
+        r flushall
+        r set secret:key 1
+        r rpush secret:list a b
+        set full [file join [srv dir] full.rdb]
+        set fn [file join [srv dir] functions.rdb]
+        assert_match "*Transfer finished with success*" [cli --rdb $full]
+        assert_match "*Transfer finished with success*" [cli --functions-rdb $fn]
+        set f [read_binary $full]
+        set g [read_binary $fn]
+        assert_equal REDIS [string range $f 0 4]
+        assert {[string first secret:list $f] > 0}
+        assert_equal REDIS [string range $g 0 4]
+        # the header, aux fields, EOF and checksum: no key, no SELECT
+        assert_equal -1 [string first secret: $g]
+        assert_equal -1 [string first "\xfe\x00" $g]
+        assert_equal "\xff" [string index $g end-8]
+        # neither stays a replica
+        wait_for_condition 50 20 {[s connected_slaves] == 0} else { fail "a tool stayed a replica" }
+        assert_equal 1 [r get secret:key]
+    }
+
+    test "REPLCONF rdb-only and rdb-filter-only: errors as Valkey 8's" {
+        set c [::resp::client 127.0.0.1 [srv port]]
+        assert_error "ERR Unsupported rdb-filter-only option: keys" {$c REPLCONF rdb-filter-only "functions keys"}
+        assert_error "ERR value is out of range, value must between 0 and 1" {$c REPLCONF rdb-only 2}
+        assert_error "ERR value is not an integer or out of range" {$c REPLCONF rdb-only yes}
+        assert_equal OK [$c REPLCONF rdb-filter-only ""]
+        # a filtered snapshot is only sent in the EOF-marked form
+        assert_error "ERR Filtered replica requires EOF capability" {$c SYNC}
+        $c close
+    }
+
     test "redis-cli: --pipe reports errors" {
         set path [file join [srv dir] pipe-err.txt]
         set f [open $path w]
