@@ -37,6 +37,7 @@
 #include "server/blocking.h"
 #include "server/config.h"
 #include "server/server.h"
+#include "tools/check_aof.h"
 
 namespace {
 
@@ -497,7 +498,10 @@ fuzz::Registrar config_target({"config", RunConfig, ConfigSeeds,
 // aof: an AOF file and a manifest, as the node reads them at start. The input's first line is
 // taken as a manifest, the rest as commands. Properties: a manifest that parses formats to
 // text that parses to the same text; each command read encodes to bytes that read back as the
-// same command, and a verdict's offset lies within the input.
+// same command, and a verdict's offset lies within the input; valkey-check-aof's verdict
+// (tools::ScanAof) keeps a valid part within the input, and that part, cut as --fix or
+// --truncate-to-timestamp cuts it, is valid with the same end and line (so a cut leaves a file
+// the next check accepts).
 
 void RunAof(const uint8_t* d, size_t n) {
   std::string_view all(reinterpret_cast<const char*>(d), n);
@@ -523,6 +527,18 @@ void RunAof(const uint8_t* d, size_t n) {
     FUZZ_CHECK(!err.empty());
   }
   size_t start = nl == std::string_view::npos ? n : nl + 1;
+  // A cut at a #TS later than 1700000000 (the seeds' annotation is not later).
+  for (int64_t ts : {int64_t{0}, int64_t{1700000000}}) {
+    tools::AofScan sc = tools::ScanAof(d, n, start, ts);
+    FUZZ_CHECK(sc.ok_up_to >= start && sc.ok_up_to <= n && sc.line >= 1);
+    if (sc.verdict == tools::AofScan::kValid) FUZZ_CHECK(sc.ok_up_to == n);
+    if (sc.verdict == tools::AofScan::kInvalid) FUZZ_CHECK(sc.error_at <= n && !sc.error.empty());
+    if (sc.verdict != tools::AofScan::kBadTimestamp) {
+      tools::AofScan again = tools::ScanAof(d, sc.ok_up_to, start, ts);
+      FUZZ_CHECK(again.verdict == tools::AofScan::kValid);
+      FUZZ_CHECK(again.ok_up_to == sc.ok_up_to && again.line == sc.line);
+    }
+  }
   persist::AofReader r(d, n, start);
   while (true) {
     size_t before = r.pos();
