@@ -27,7 +27,9 @@
 #                      run delay in /proc schedstat: on a host with fewer cores than busy
 #                      threads, the part of the stall that the node's own work explains), and
 #                      the memory each used beyond what it held (source: peak over start;
-#                      target: peak over end).
+#                      target: peak over end). First, the floor: the longest PING of the same
+#                      probers against the same two nodes at rest for BIGZ_IDLE_SECS (5), which
+#                      is this machine's and the prober's share, not the move's.
 #   p99                (ROWS with p99; ours) SETs (25 clients) to a slot of the source that
 #                      does not move and to one of the target, stable and while P99_SLOTS slots
 #                      (100 keys of 100 B each) move back and forth atomically, phases
@@ -383,6 +385,17 @@ def bigkey(kind, src_port, dst_port, key, members):
             args += ['%.1f' % (i * 1.5), 'member:%d' % i]
         ok(a[0].call('ZADD', key, *args), 'ZADD')
     time.sleep(0.5)
+    # The floor: the same probers against the same nodes at rest, as long as a move takes.
+    stop = threading.Event()
+    idle = {k: [] for k in ('ps', 'pd')}
+    ths = [threading.Thread(target=prober, args=(src_port, stop, idle['ps'])),
+           threading.Thread(target=prober, args=(dst_port, stop, idle['pd']))]
+    for t in ths:
+        t.start()
+    time.sleep(float(os.environ.get('BIGZ_IDLE_SECS', '5')))
+    stop.set()
+    for t in ths:
+        t.join()
     stop = threading.Event()
     outs = {k: [] for k in ('ps', 'pd', 'ms', 'md')}
     ths = [threading.Thread(target=prober, args=(src_port, stop, outs['ps'])),
@@ -417,8 +430,9 @@ def bigkey(kind, src_port, dst_port, key, members):
         raise RuntimeError('the target holds %s members, not %d' % (got, n))
     end_dst = used_memory(b[0])
     print('secs=%.2f ping_src=%.1f ping_dst=%.1f own_src=%.1f own_dst=%.1f loop_src=%.1f '
-          'loop_dst=%.1f extra_src=%.1f extra_dst=%.1f' % (
+          'loop_dst=%.1f idle_src=%.1f idle_dst=%.1f extra_src=%.1f extra_dst=%.1f' % (
         secs, outs['ps'][0], outs['pd'][0], outs['ps'][1], outs['pd'][1], loop_src, loop_dst,
+        idle['ps'][0], idle['pd'][0],
         (outs['ms'][1] - outs['ms'][0]) / 1e6,
         max(0, outs['md'][1] - end_dst) / 1e6))
 
@@ -1148,6 +1162,8 @@ row "  lost writes, errors" "${W[lost]:--}, ${W[errors]:--}" "-" "-"
 row "big zset ($BIGZ) move s" "${B[ours,secs]:--}" "${B[theirs,secs]:--}" "-"
 row "  longest PING source ms" "${B[ours,ping_src]:--}" "${B[theirs,ping_src]:--}" "-"
 row "  longest PING target ms" "${B[ours,ping_dst]:--}" "${B[theirs,ping_dst]:--}" "-"
+row "  longest PING at rest src/dst" "${B[ours,idle_src]:--}/${B[ours,idle_dst]:--}" \
+  "${B[theirs,idle_src]:--}/${B[theirs,idle_dst]:--}" "-"
 row "  less CPU waits src/dst ms" "${B[ours,own_src]:--}/${B[ours,own_dst]:--}" \
   "${B[theirs,own_src]:--}/${B[theirs,own_dst]:--}" "-"
 row "  longest loop pass src/dst ms" "${B[ours,loop_src]:--}/${B[ours,loop_dst]:--}" \
