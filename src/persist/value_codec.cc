@@ -906,6 +906,46 @@ const char* DumpStatusError(DumpStatus s) {
   return "Bad data format";
 }
 
+const char* IntegrityName(uint8_t type) {
+  switch (type) {
+    case kTypeString:
+      return "String";
+    case kTypeList:
+      return "List";
+    case kTypeSet:
+      return "Set";
+    case kTypeZSet:
+    case kTypeZSet2:
+      return "Zset";
+    case kTypeHash:
+      return "Hash";
+    case kTypeHashZipmap:
+      return "Zipmap";
+    case kTypeListZiplist:
+    case kTypeListQuicklist:
+      return "Ziplist";
+    case kTypeSetIntset:
+      return "Intset";
+    case kTypeZSetZiplist:
+      return "Zset ziplist";
+    case kTypeHashZiplist:
+      return "Hash ziplist";
+    case kTypeStreamListpacks:
+    case kTypeStreamListpacks2:
+    case kTypeStreamListpacks3:
+      return "Stream listpack";
+    case kTypeHashListpack:
+      return "Hash listpack";
+    case kTypeZSetListpack:
+      return "Zset listpack";
+    case kTypeListQuicklist2:
+      return "Listpack";
+    case kTypeSetListpack:
+      return "Set listpack";
+  }
+  return "Payload";
+}
+
 DumpStatus DecodeDump(std::string_view payload, Value* out, bool verify_checksum) {
   size_t n = payload.size();
   if (n < 10) return DumpStatus::kVersionOrChecksum;

@@ -117,5 +117,8 @@ enum class DumpStatus { kOk, kVersionOrChecksum, kBadFormat };
 DumpStatus DecodeDump(std::string_view payload, Value* out, bool verify_checksum = true);
 // RESTORE's error reply for a status (Valkey's texts); nullptr for kOk.
 const char* DumpStatusError(DumpStatus s);
+// The encoding a payload or record of this type byte holds, in the words of Valkey's
+// "<name> integrity check failed" log lines ("Zset ziplist", "Stream listpack"...).
+const char* IntegrityName(uint8_t type);
 
 }  // namespace persist

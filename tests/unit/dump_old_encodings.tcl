@@ -127,6 +127,20 @@ start_server {tags {dump}} {
         assert_error "ERR Bad data format" {r restore bad 0 [oldenc_payload 10 [oldenc_str $zl]]}
         assert_equal 0 [r exists bad]
     }
+
+    test "A refused RESTORE payload names the damaged encoding in the log, in Valkey's words" {
+        # ours checks every payload; Valkey 8 only when it sanitizes them. Both log at verbose.
+        r config set sanitize-dump-payload yes
+        r config set loglevel verbose
+        assert_error "ERR Bad data format" {r restore bad 0 [oldenc_payload 9 [oldenc_str [oldenc_zipmap {a b} 3]]]}
+        wait_for_log "*Zipmap integrity check failed*"
+        set zl [oldenc_ziplist {a 1 b 2}]
+        set zl [string replace $zl 8 8 [binary format c 5]]  ;# an odd count of a sorted set
+        assert_error "ERR Bad data format" {r restore bad 0 [oldenc_payload 12 [oldenc_str $zl]]}
+        wait_for_log "*Zset ziplist integrity check failed*"
+        r config set sanitize-dump-payload no
+        r config set loglevel notice
+    }
 }
 
 # The same zipmap in a snapshot, as Redis 2.4 and older wrote them (RDB version 4, without a
