@@ -25,12 +25,6 @@ void PrintCounts(FILE* out, const Counts& c) {
   fprintf(out, "[info] %llu already expired\n", U(c.already_expired));
 }
 
-uint64_t LittleEndian64(const uint8_t* b) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
-  return v;
-}
-
 }  // namespace
 
 bool CheckSnapshot(const std::string& name, const uint8_t* p, size_t n, int64_t now_ms, FILE* out,
@@ -66,7 +60,8 @@ bool CheckSnapshot(const std::string& name, const uint8_t* p, size_t n, int64_t 
   }
   if (r.version >= 5) {
     // The parser checked a non-zero checksum; zero means it was saved without one.
-    bool none = LittleEndian64(p + r.consumed - 8) == 0;
+    static const uint8_t kNone[8] = {};
+    bool none = memcmp(p + r.consumed - 8, kNone, 8) == 0;
     fprintf(
         out, "[offset %llu] %s\n", U(r.consumed),
         none ? "RDB file was saved with checksum disabled: no check performed." : "Checksum OK");
