@@ -25,6 +25,7 @@
 #include "server/aof.h"
 #include "server/cluster_hooks.h"
 #include "server/command_docs.h"
+#include "server/command_tips.h"
 #include "server/config.h"
 #include "server/crash_report.h"
 #include "server/dispatch.h"
@@ -176,7 +177,9 @@ void ReplyCommandInfo(net::Reply& r, const CommandSpec* c) {
   AclCategories(c, &cats);
   r.SetLen(static_cast<int64_t>(cats.size()));
   for (auto& a : cats) r.Simple(a);
-  r.SetLen(0);  // tips
+  std::vector<std::string_view> tips = CommandTips(c->fullname);
+  r.SetLen(static_cast<int64_t>(tips.size()));
+  for (std::string_view t : tips) r.Bulk(t);
   ReplyKeySpecs(r, c);
   r.ArrayLen(static_cast<int64_t>(c->subcommands.size()));
   for (auto& s : c->subcommands) ReplyCommandInfo(r, &s);

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "server/command.h"
+#include "server/command_tips.h"
 
 namespace {
 
@@ -166,4 +167,35 @@ TEST_CASE(command_docs_grammar) {
     if (err.empty()) fprintf(stderr, "  accepted: %s\n", b);
     CHECK(!err.empty());
   }
+}
+
+// COMMAND INFO's tips (server/command_tips.cc): each entry names a command of the table, and
+// the ones cluster clients route by come out as Valkey 8 lists them.
+TEST_CASE(command_tips_name_registered_commands) {
+  if (server::AllCommands().empty()) server::BuildCommandTable();
+  std::set<std::string> names;
+  for (auto* c : server::AllCommands()) {
+    names.insert(c->fullname);
+    for (auto& s : c->subcommands) names.insert(s.fullname);
+  }
+  const std::set<std::string> hooked = {"cluster", "wait", "waitaof"};
+  for (std::string_view n : server::CommandsWithTips()) {
+    std::string name(n);
+    if (hooked.count(name.substr(0, name.find('|')))) continue;
+    if (!names.count(name)) fprintf(stderr, "  not a command: %s\n", name.c_str());
+    CHECK(names.count(name));
+  }
+  auto joined = [](std::string_view fullname) {
+    std::string s;
+    for (std::string_view t : server::CommandTips(fullname))
+      s += (s.empty() ? "" : " ") + std::string(t);
+    return s;
+  };
+  CHECK_EQ(joined("dbsize"), std::string("request_policy:all_shards response_policy:agg_sum"));
+  CHECK_EQ(joined("keys"), std::string("request_policy:all_shards nondeterministic_output_order"));
+  CHECK_EQ(joined("scan"),
+           std::string("nondeterministic_output request_policy:special response_policy:special"));
+  CHECK_EQ(joined("config|set"),
+           std::string("request_policy:all_nodes response_policy:all_succeeded"));
+  CHECK_EQ(joined("get"), std::string());
 }

@@ -247,4 +247,16 @@ start_server {tags {command keys}} {
         assert_equal {0 0 0} [lrange $info 3 5]
         assert_equal {} [lindex $info 8]
     }
+
+    test "COMMAND INFO: the tips cluster clients route by, as Valkey 8 lists them" {
+        # Clients that read them send these to every shard (or every node) and merge the replies.
+        assert_equal {request_policy:all_shards response_policy:agg_sum} [lindex [r command info dbsize] 0 7]
+        assert_equal {request_policy:all_shards nondeterministic_output_order} [lindex [r command info keys] 0 7]
+        assert_equal {request_policy:multi_shard response_policy:agg_sum} [lindex [r command info del] 0 7]
+        assert_equal {request_policy:all_shards response_policy:all_succeeded} [lindex [r command info flushall] 0 7]
+        assert_equal {nondeterministic_output request_policy:special response_policy:special} [lindex [r command info scan] 0 7]
+        assert_equal {request_policy:all_nodes response_policy:all_succeeded} [lindex [r command info config|set] 0 7]
+        assert_equal {request_policy:all_shards response_policy:agg_min} [lindex [r command info wait] 0 7]
+        assert_equal {} [lindex [r command info get] 0 7]
+    }
 }
