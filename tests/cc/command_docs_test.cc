@@ -67,13 +67,19 @@ TEST_CASE(command_docs_every_line_parses) {
   CHECK(server::DocArguments("no-such-command") == nullptr);
 }
 
-TEST_CASE(command_docs_lines_name_registered_commands) {
+// Every command and subcommand of the table, by fullname.
+std::set<std::string> RegisteredNames() {
   if (server::AllCommands().empty()) server::BuildCommandTable();
   std::set<std::string> names;
   for (auto* c : server::AllCommands()) {
     names.insert(c->fullname);
     for (auto& s : c->subcommands) names.insert(s.fullname);
   }
+  return names;
+}
+
+TEST_CASE(command_docs_lines_name_registered_commands) {
+  std::set<std::string> names = RegisteredNames();
   // The replication and cluster commands come from hooks main.cc installs, not built here.
   const std::set<std::string> hooked = {"asking", "cluster", "failover", "psync",   "replconf",
                                         "replicaof", "role", "slaveof", "sync", "wait", "waitaof"};
@@ -172,12 +178,7 @@ TEST_CASE(command_docs_grammar) {
 // COMMAND INFO's tips (server/command_tips.cc): each entry names a command of the table, and
 // the ones cluster clients route by come out as Valkey 8 lists them.
 TEST_CASE(command_tips_name_registered_commands) {
-  if (server::AllCommands().empty()) server::BuildCommandTable();
-  std::set<std::string> names;
-  for (auto* c : server::AllCommands()) {
-    names.insert(c->fullname);
-    for (auto& s : c->subcommands) names.insert(s.fullname);
-  }
+  std::set<std::string> names = RegisteredNames();
   const std::set<std::string> hooked = {"cluster", "wait", "waitaof"};
   for (std::string_view n : server::CommandsWithTips()) {
     std::string name(n);

@@ -148,32 +148,31 @@ start_server {tags {check-tools} overrides {appendonly yes aof-load-truncated no
         assert_equal {1 {}} [r mget a b]
     }
 
-    test "valkey-check-aof: garbage after the last command is a format error, cut at it" {
-        r set c 3
+    # The server killed, `tail` appended to its incr file: the check finds the fault (`why`)
+    # and the valid part ending where the tail starts; --fix cuts exactly the tail; the server
+    # starts again.
+    proc check_fix_tail {incr manifest tail why} {
         kill_server
         set whole [read_binary $incr]
-        write_binary $incr "$whole!!!"
+        write_binary $incr "$whole$tail"
         lassign [run_tool valkey-check-aof "" $manifest] code out
         assert_equal 1 $code $out
-        assert_match "*AOF appendonly.aof.1.incr.aof format error*\n*ok_up_to=[string length $whole], *" $out
+        assert_match "*$why*\n*ok_up_to=[string length $whole], *" $out
         lassign [run_tool valkey-check-aof "y\n" --fix $manifest] code out
         assert_equal 0 $code $out
         assert_equal $whole [read_binary $incr]
         restart_server
+    }
+
+    test "valkey-check-aof: garbage after the last command is a format error, cut at it" {
+        r set c 3
+        check_fix_tail $incr $manifest "!!!" "AOF appendonly.aof.1.incr.aof format error"
         assert_equal {1 {} 3} [r mget a b c]
     }
 
     test "valkey-check-aof: a transaction without its EXEC is cut before its MULTI" {
-        kill_server
-        set whole [read_binary $incr]
-        write_binary $incr "$whole[check_cmd multi][check_cmd set d 4]"
-        lassign [run_tool valkey-check-aof "" $manifest] code out
-        assert_equal 1 $code $out
-        assert_match "*Reached EOF before reading EXEC for MULTI\n*ok_up_to=[string length $whole], *" $out
-        lassign [run_tool valkey-check-aof "y\n" --fix $manifest] code out
-        assert_equal 0 $code $out
-        assert_equal $whole [read_binary $incr]
-        restart_server
+        check_fix_tail $incr $manifest "[check_cmd multi][check_cmd set d 4]" \
+            "Reached EOF before reading EXEC for MULTI"
         assert_equal {1 {} 3 {}} [r mget a b c d]
     }
 
