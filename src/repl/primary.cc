@@ -139,10 +139,17 @@ void MaybeStartFullSync() {
     if (l->state != ReplicaLink::kWaitBgsaveStart) continue;
     l->state = ReplicaLink::kWaitBgsaveEnd;
     l->diskless = diskless;
-    StartStream(c,
-                l->old_sync ? std::string()
-                            : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n",
-                st.backlog->EndPos());
+    std::string line =
+        l->old_sync ? std::string()
+                    : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n";
+    if (l->rdb_only) {
+      // REPLCONF rdb-only 1 (redis-cli --rdb): the snapshot alone. It never takes the stream,
+      // so it holds no part of the buffer while the tool reads, as Valkey 8 does.
+      c->conn.out.append(line);
+      server::QueueWrite(c);
+    } else {
+      StartStream(c, line, st.backlog->EndPos());
+    }
   }
   ResetStreamDb();
   if (diskless) return StartDisklessChild();
@@ -399,11 +406,18 @@ void StopUnwantedSnapshot(const ReplicaLink* gone) {
   server::KillSnapshotChild();
 }
 
+// A replica that has its snapshot and takes the stream: what min-replicas-to-write, WAIT and
+// WAITAOF count. A tool that asked for the snapshot alone (rdb-only) holds no copy of the
+// writes that follow, so it never counts (fail closed).
+bool HoldsTheStream(const ReplicaLink* l) {
+  return l->state == ReplicaLink::kOnline && !l->rdb_only;
+}
+
 int GoodReplicas() {
   int n = 0;
   int64_t now = base::MsTime();
   for (Client* c : primary_.replicas)
-    if (Link(c)->state == ReplicaLink::kOnline &&
+    if (HoldsTheStream(Link(c)) &&
         now - Link(c)->ack_time_ms <= server::cfg.min_replicas_max_lag * 1000)
       n++;
   return n;
@@ -413,14 +427,14 @@ int GoodReplicas() {
 int64_t AckedAtLeast(int64_t off) {
   int64_t n = 0;
   for (Client* c : primary_.replicas)
-    if (Link(c)->state == ReplicaLink::kOnline && Link(c)->ack_offset >= off) n++;
+    if (HoldsTheStream(Link(c)) && Link(c)->ack_offset >= off) n++;
   return n;
 }
 
 int64_t AofAckedAtLeast(int64_t off) {
   int64_t n = 0;
   for (Client* c : primary_.replicas)
-    if (Link(c)->state == ReplicaLink::kOnline && Link(c)->aof_ack_offset >= off) n++;
+    if (HoldsTheStream(Link(c)) && Link(c)->aof_ack_offset >= off) n++;
   return n;
 }
 

@@ -104,6 +104,44 @@ start_server {tags {tools}} {
         $c close
     }
 
+    test "REPLCONF rdb-only 1: the snapshot, then no stream while the tool stays connected" {
+        r flushall
+        r set before 1
+        set fd [socket 127.0.0.1 [srv port]]
+        fconfigure $fd -translation binary -buffering none
+        foreach cmd {{REPLCONF capa eof} {REPLCONF rdb-only 1}} {
+            puts -nonewline $fd [::resp::encode_command {*}$cmd]
+            assert_equal "+OK" [string trimright [gets $fd] "\r"]
+        }
+        puts -nonewline $fd [::resp::encode_command SYNC]
+        # newlines may come while the snapshot is made; then $EOF:<mark>, the data, the mark
+        set head [gets $fd]
+        while {$head eq ""} { set head [gets $fd] }
+        assert_match {$EOF:*} $head
+        set mark [string range [string trimright $head "\r"] 5 end]
+        assert_equal 40 [string length $mark]
+        fconfigure $fd -blocking 0
+        set data ""
+        set deadline [expr {[clock milliseconds] + 10000}]
+        while {[string range $data end-39 end] ne $mark && [clock milliseconds] < $deadline} {
+            append data [read $fd]
+            after 5
+        }
+        assert_equal $mark [string range $data end-39 end]
+        assert_equal REDIS [string range $data 0 4]
+        # writes after the snapshot: none of them reaches the tool
+        for {set i 0} {$i < 50} {incr i} { r set after:$i $i }
+        after 300
+        assert_equal {} [read $fd]
+        # nor does it count as a replica that holds them
+        r config set min-replicas-to-write 1
+        assert_error "NOREPLICAS*" {r set after:x 1}
+        assert_equal 0 [r wait 1 100]
+        r config set min-replicas-to-write 0
+        close $fd
+        assert_equal 1 [r get before]
+    }
+
     test "redis-cli: --pipe reports errors" {
         set path [file join [srv dir] pipe-err.txt]
         set f [open $path w]
