@@ -14,8 +14,9 @@ int Main(int argc, char** argv);
 }
 
 int main(int argc, char** argv) {
-  const char* slash = strrchr(argv[0], '/');
-  const char* name = slash ? slash + 1 : argv[0];
+  const char* prog = argc > 0 && argv[0] ? argv[0] : "";  // execve may give no argv[0]
+  const char* slash = strrchr(prog, '/');
+  const char* name = slash ? slash + 1 : prog;
   if (strstr(name, "valkey-check-rdb") || strstr(name, "redis-check-rdb"))
     return tools::CheckRdbMain(argc, argv);
   if (strstr(name, "valkey-check-aof") || strstr(name, "redis-check-aof"))

@@ -33,56 +33,6 @@ uint64_t GetLe(const uint8_t* p, int n) {
   return v;
 }
 
-// Names of the value types for messages (as redis-check-rdb names them).
-const char* TypeName(uint8_t t) {
-  switch (t) {
-    case 0:
-      return "string";
-    case 1:
-      return "list-linked";
-    case 2:
-      return "set-hashtable";
-    case 3:
-      return "zset-v1";
-    case 4:
-      return "hash-hashtable";
-    case 5:
-      return "zset-v2";
-    case 6:
-      return "module-pre-release";
-    case 7:
-      return "module-value";
-    case 9:
-      return "hash-zipmap";
-    case 10:
-      return "list-ziplist";
-    case 11:
-      return "set-intset";
-    case 12:
-      return "zset-ziplist";
-    case 13:
-      return "hash-ziplist";
-    case 14:
-      return "quicklist";
-    case 15:
-      return "stream";
-    case 16:
-      return "hash-listpack";
-    case 17:
-      return "zset-listpack";
-    case 18:
-      return "quicklist-v2";
-    case 19:
-      return "stream-v2";
-    case 20:
-      return "set-listpack";
-    case 21:
-      return "stream-v3";
-    default:
-      return nullptr;
-  }
-}
-
 // Module values: this node has no modules. (A hash zipmap, type 9, loads: ReadValue converts it.)
 bool Unsupported(uint8_t t) { return t == 6 || t == 7; }
 

@@ -117,6 +117,9 @@ enum class DumpStatus { kOk, kVersionOrChecksum, kBadFormat };
 DumpStatus DecodeDump(std::string_view payload, Value* out, bool verify_checksum = true);
 // RESTORE's error reply for a status (Valkey's texts); nullptr for kOk.
 const char* DumpStatusError(DumpStatus s);
+// A snapshot type byte's name as valkey-check-rdb gives it ("hash-listpack"); nullptr for a
+// byte no format defines.
+const char* TypeName(uint8_t type);
 // The encoding a payload or record of this type byte holds, in the words of Valkey's
 // "<name> integrity check failed" log lines ("Zset ziplist", "Stream listpack"...).
 const char* IntegrityName(uint8_t type);

@@ -95,7 +95,7 @@ void FailoverCron() {
     target = FindReplica(fo_.host, fo_.port);
   } else {
     for (Client* c : Replicas())
-      if (c->repl->state == ReplicaLink::kOnline && c->repl->ack_offset == offset) {
+      if (HoldsTheStream(c->repl) && c->repl->ack_offset == offset) {
         target = c;
         fo_.host = ReplicaIp(c);
         fo_.port = c->repl->listening_port;
@@ -144,7 +144,7 @@ void FailoverCommand(Client* c) {
   if (have_host) {
     Client* r = port < 0 || port > INT_MAX ? nullptr : FindReplica(host, static_cast<int>(port));
     if (!r) return c->R().Error("FAILOVER target HOST and PORT is not a replica.");
-    if (r->repl->state != ReplicaLink::kOnline)
+    if (!HoldsTheStream(r->repl))
       return c->R().Error("FAILOVER target replica is not online.");
     fo_.host = host;
     fo_.port = static_cast<int>(port);

@@ -105,6 +105,12 @@ bool TryPartial(Client* c, std::string_view replid, int64_t from) {
 
 void StartDisklessChild();
 
+// The reply to a PSYNC that gets a full sync: the history's ID and the offset it starts at.
+std::string FullResyncLine() {
+  const State& st = GetState();
+  return "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n";
+}
+
 // Starts the snapshot for replicas waiting for one, when no child is running.
 void MaybeStartFullSync() {
   bool any = false;
@@ -139,9 +145,7 @@ void MaybeStartFullSync() {
     if (l->state != ReplicaLink::kWaitBgsaveStart) continue;
     l->state = ReplicaLink::kWaitBgsaveEnd;
     l->diskless = diskless;
-    std::string line =
-        l->old_sync ? std::string()
-                    : "+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n";
+    std::string line = l->old_sync ? std::string() : FullResyncLine();
     if (l->rdb_only) {
       // REPLCONF rdb-only 1 (redis-cli --rdb): the snapshot alone. It never takes the stream,
       // so it holds no part of the buffer while the tool reads, as Valkey 8 does.
@@ -404,13 +408,6 @@ void StopUnwantedSnapshot(const ReplicaLink* gone) {
   for (Client* c : primary_.replicas)
     if (WaitsForDiskSnapshot(Link(c))) return;
   server::KillSnapshotChild();
-}
-
-// A replica that has its snapshot and takes the stream: what min-replicas-to-write, WAIT and
-// WAITAOF count. A tool that asked for the snapshot alone (rdb-only) holds no copy of the
-// writes that follow, so it never counts (fail closed).
-bool HoldsTheStream(const ReplicaLink* l) {
-  return l->state == ReplicaLink::kOnline && !l->rdb_only;
 }
 
 int GoodReplicas() {
@@ -832,9 +829,8 @@ void SendSnapshotWithoutData(Client* c, bool psync) {
   persist::SnapshotWriter w(&rdb, server::SnapshotSaveOptions(/*for_replication=*/true));
   w.Header(time(nullptr), server::UsedMemory());
   w.Finish();
-  const State& st = GetState();
   std::string mark = RandomId();
-  if (psync) c->R().Raw("+FULLRESYNC " + st.replid + " " + std::to_string(st.offset) + "\r\n");
+  if (psync) c->R().Raw(FullResyncLine());
   c->R().Raw("$EOF:" + mark + "\r\n");
   c->R().Raw(rdb);
   c->R().Raw(mark);

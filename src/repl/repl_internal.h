@@ -44,6 +44,13 @@ struct ReplicaLink {
   std::string eof_mark;
 };
 
+// A replica that has its snapshot and takes the stream: what min-replicas-to-write, WAIT,
+// WAITAOF and FAILOVER count. A tool that asked for the snapshot alone (rdb-only) holds no
+// copy of the writes that follow, so it never counts (fail closed).
+inline bool HoldsTheStream(const ReplicaLink* l) {
+  return l->state == ReplicaLink::kOnline && !l->rdb_only;
+}
+
 // New stream bytes are in the buffer: wakes the replicas that read it; when it took a new
 // block, checks their output limits (a replica's usage grows by blocks, as Valkey 8 checks).
 void FeedReplicas(bool new_block);
