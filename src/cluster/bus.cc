@@ -953,6 +953,10 @@ struct Bus::Core {
       loop.SetMaxWaitMs(0);  // the next BeforeSleep saves, then this sends
       return;
     }
+    // The replies of this pass first: with io_uring they wait in the loop's queue, and a
+    // node's reply must not reach its peers after the message it caused (SETSLOT's PONG, an
+    // import's new epoch after its handover reply).
+    loop.SubmitQueued();
     flushing.clear();
     flushing.swap(to_flush);  // both keep their capacity
     for (Link* l : flushing) {

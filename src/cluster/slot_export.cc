@@ -404,6 +404,7 @@ void Answered(Job* j, uint64_t n) {
 // Writes what is queued; asks for writability while some is left.
 void Flush(Job* j) {
   if (j->conn.fd < 0 || j->connecting || !j->conn.Pending()) return;
+  g.loop->SubmitQueued();  // io_uring: this pass's replies go before what the target reads
   net::IoResult r = j->conn.Write(SIZE_MAX, kFlushMaxBytes);
   if (r.Failed()) return Fail(j, "Connection to the target node lost");
   // A queue never empty (the walk refills it) would grow `out` without end, written part

@@ -69,7 +69,7 @@ size_t BufferedConn::OutputHeapBytes() const {
   auto heap = [](const std::string& s) {
     return s.capacity() > 15 ? malloc_usable_size(const_cast<char*>(s.data())) : 0;
   };
-  size_t n = heap(out);
+  size_t n = heap(out) + heap(inflight);
   for (const std::string& b : sealed) n += heap(b);
   return n;
 }
@@ -96,6 +96,7 @@ void BufferedConn::Seal() {
 
 IoResult BufferedConn::Write(size_t upto, size_t max_bytes) {
   IoResult r;
+  if (in_flight) return r;  // its bytes are older than any here: after its completion
   // Sealed blocks first: they are older than anything in `out`.
   while (!sealed.empty() && r.bytes < max_bytes) {
     std::string& b = sealed.front();
@@ -149,6 +150,32 @@ IoResult BufferedConn::Send(std::string_view bytes) {
   return r;
 }
 
+bool BufferedConn::BeginQueuedSend() {
+  if (in_flight || !sealed.empty() || out_sent != 0 || out.empty() || out.size() > kMaxQueuedSend)
+    return false;
+  inflight.swap(out);  // `out` takes the emptied buffer of the last send
+  in_flight = true;
+  return true;
+}
+
+void BufferedConn::EndQueuedSend(size_t sent) {
+  in_flight = false;
+  if (sent < inflight.size()) {
+    // No Write ran meanwhile (it waits for the send), so a sealed front block is whole.
+    if (!sealed.empty()) {
+      sealed.emplace_front(inflight, sent);
+      sealed_bytes += inflight.size() - sent;
+    } else {
+      CompactOut();
+      out.insert(0, inflight, sent);
+    }
+  }
+  inflight.clear();
+  // As Write keeps `out`'s buffer: up to kKeepOutCapacity each.
+  if (out.empty() && out.capacity() > kKeepOutCapacity) std::string().swap(out);
+  if (inflight.capacity() > kKeepOutCapacity) std::string().swap(inflight);
+}
+
 void BufferedConn::CompactOut() {
   if (!out_sent) return;
   out.erase(0, out_sent);
@@ -164,6 +191,8 @@ void BufferedConn::CompactIn() {
 void BufferedConn::Clear() {
   std::string().swap(in);
   std::string().swap(out);
+  std::string().swap(inflight);
+  in_flight = false;
   in_pos = out_sent = 0;
   sealed.clear();
   sealed_bytes = sealed_sent = 0;

@@ -47,25 +47,39 @@ struct BufferedConn {
   static constexpr size_t kKeepOutCapacity = 16 * 1024;
   std::deque<std::string> sealed;
   size_t sealed_bytes = 0, sealed_sent = 0;  // bytes in `sealed`; written of its first block
+  // A send queued on the event loop (EventLoop::QueueSend): `out`'s bytes moved here until it
+  // completes, so that replies made meanwhile go to `out` and cannot move the bytes under way.
+  std::string inflight;
+  bool in_flight = false;
+  // Output above this goes by Write: a partial send puts its rest back in front (a copy).
+  static constexpr size_t kMaxQueuedSend = 64 * 1024;
 
   // One read(2) of up to `max` bytes, appended to `in` (through a shared scratch buffer, so
   // that `in` is not zero-filled ahead of the data). kClosed on end of file.
   IoResult Read(size_t max);
   // Writes queued bytes until `out` is written up to `upto` (default: all), the socket is
-  // full, or `max_bytes` went out in this call. When all was asked for and written, `out` is
-  // emptied (a buffer above kKeepOutCapacity is freed); with `upto`, offsets into `out` stay
-  // valid.
+  // full, or `max_bytes` went out in this call; nothing while a queued send is under way. When
+  // all was asked for and written, `out` is emptied (a buffer above kKeepOutCapacity is freed);
+  // with `upto`, offsets into `out` stay valid.
   IoResult Write(size_t upto = SIZE_MAX, size_t max_bytes = SIZE_MAX);
   // Queues bytes, writing them at once when nothing was pending (saves an event-loop pass);
   // kOk also when some are left queued. The caller asks for writability when Pending().
   IoResult Send(std::string_view bytes);
-  bool Pending() const { return out_sent < out.size() || !sealed.empty(); }
-  size_t PendingBytes() const { return out.size() - out_sent + sealed_bytes - sealed_sent; }
+  bool Pending() const { return out_sent < out.size() || !sealed.empty() || in_flight; }
+  size_t PendingBytes() const {
+    return out.size() - out_sent + sealed_bytes - sealed_sent + (in_flight ? inflight.size() : 0);
+  }
+  // Moves all of the output into `inflight` for one queued send; false when it must go by
+  // Write instead (a send under way, sealed blocks, a partly written or empty `out`, or more
+  // than kMaxQueuedSend bytes).
+  bool BeginQueuedSend();
+  // The queued send wrote `sent` bytes: the rest goes back in front of newer output.
+  void EndQueuedSend(size_t sent);
   // Moves the unwritten part of `out` into sealed blocks (owners that keep offsets into `out`,
   // replica links, never call it). Memory held: the bytes, not a doubled capacity.
   void Seal();
-  size_t OutputAllocated() const {  // out's capacity plus the sealed blocks
-    return out.capacity() + sealed.size() * (kSealBlock + 1);
+  size_t OutputAllocated() const {  // out's capacity plus the sealed blocks and a send's
+    return out.capacity() + sealed.size() * (kSealBlock + 1) + inflight.capacity();
   }
   // What the output takes from the allocator (its size classes round a buffer up: 7.5 MB of
   // capacity is an 8 MB allocation): the figure eviction must leave out for a replica.

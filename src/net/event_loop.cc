@@ -2,7 +2,10 @@
 #include "net/event_loop.h"
 
 #include <fcntl.h>
+#include <linux/io_uring.h>
+#include <poll.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,12 +13,14 @@
 #include <cstdio>
 
 #include "base/time.h"
+#include "net/uring.h"
 
 namespace net {
 
 EventLoop::EventLoop(int setsize) : files_(setsize) { epfd_ = epoll_create1(EPOLL_CLOEXEC); }
 
 EventLoop::~EventLoop() {
+  ring_.reset();
   if (epfd_ >= 0) close(epfd_);
   if (schedstat_fd_ >= 0) close(schedstat_fd_);
 }
@@ -165,6 +170,12 @@ int EventLoop::Wait(::epoll_event* events, int max, int timeout_ms) {
 
 int EventLoop::ProcessFileEventsNow() {
   struct epoll_event events[128];
+  if (ring_) {
+    ring_->SubmitAndWait(0);
+    int n = ProcessCompletions(events, 128);
+    // epoll's own events too: its poll's completion may have been taken by an outer pass.
+    return n + PollEpoll(events, 128);
+  }
   int n = epoll_wait(epfd_, events, 128, 0);
   for (int i = 0; i < n; i++) Dispatch(events[i].data.fd, events[i].events);
   return n > 0 ? n : 0;
@@ -198,14 +209,205 @@ void EventLoop::Run() {
     }
     if (max_wait_ms_ >= 0 && (wait < 0 || wait > max_wait_ms_)) wait = max_wait_ms_;
     max_wait_ms_ = -1;
-    int n = Wait(events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
-    if (after_sleep_) after_sleep_();
-    for (int i = 0; i < n; i++) Dispatch(events[i].data.fd, events[i].events);
-    if (n == -1 && errno != EINTR) break;
+    if (ring_) {
+      // One system call: the queued sends go out, then the wait (no busy polling: a poll
+      // would be a call each time).
+      // epoll is level-triggered and its poll's completion is not: while epoll_wait keeps
+      // finding events (a handler that left some), it is asked again each pass, without a wait.
+      bool was_busy = epoll_busy_;
+      epoll_polled_ = false;
+      int r = ring_->SubmitAndWait(was_busy ? 0 : static_cast<int>(wait));
+      if (after_sleep_) after_sleep_();
+      ProcessCompletions(events.data(), static_cast<int>(events.size()));
+      if (was_busy && !epoll_polled_) PollEpoll(events.data(), static_cast<int>(events.size()));
+      if (r < 0 && r != -ETIME && r != -EINTR) break;
+    } else {
+      int n = Wait(events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
+      if (after_sleep_) after_sleep_();
+      for (int i = 0; i < n; i++) Dispatch(events[i].data.fd, events[i].events);
+      if (n == -1 && errno != EINTR) break;
+    }
     int64_t now_us = base::MonotonicUs();
     EndWindowIfDue(now_us);  // also while polling is off, so a later CONFIG SET starts clean
     RunDueTimers(now_us / 1000);
   }
+}
+
+// --- streams through io_uring
+
+namespace {
+enum : uint64_t { kTagRecv = 1, kTagSend = 2, kTagEpoll = 3, kTagCancel = 4 };
+constexpr uint32_t kGenMask = 0xffffff;
+uint64_t Tag(uint64_t kind, uint32_t gen, int fd) {
+  return (kind << 56) | (static_cast<uint64_t>(gen & kGenMask) << 32) | static_cast<uint32_t>(fd);
+}
+}  // namespace
+
+bool EventLoop::EnableUring() {
+  if (ring_ || epfd_ < 0) return ring_ != nullptr;
+  auto ring = std::make_unique<Uring>();
+  if (!ring->Init(1024)) return false;
+  ring_ = std::move(ring);
+  ArmEpollPoll();
+  return true;
+}
+
+void EventLoop::ArmEpollPoll() {
+  io_uring_sqe* s = ring_->Sqe();
+  s->opcode = IORING_OP_POLL_ADD;
+  s->fd = epfd_;
+  s->poll32_events = POLLIN;
+  s->len = IORING_POLL_ADD_MULTI;
+  s->user_data = Tag(kTagEpoll, 0, epfd_);
+  epoll_armed_ = true;
+}
+
+void EventLoop::ArmRecv(int fd) {
+  File& f = files_[fd];
+  io_uring_sqe* s = ring_->Sqe();
+  s->opcode = IORING_OP_RECV;
+  s->fd = fd;
+  s->ioprio = IORING_RECV_MULTISHOT;
+  s->flags = IOSQE_BUFFER_SELECT;
+  s->buf_group = Uring::kBufGroup;
+  s->user_data = Tag(kTagRecv, f.gen, fd);
+  f.recv_live = true;
+  f.cancelling = false;
+}
+
+void EventLoop::CancelRecv(int fd) {
+  File& f = files_[fd];
+  if (!f.recv_live || f.cancelling) return;
+  io_uring_sqe* s = ring_->Sqe();
+  s->opcode = IORING_OP_ASYNC_CANCEL;
+  s->addr = Tag(kTagRecv, f.gen, fd);
+  s->flags = IOSQE_CQE_SKIP_SUCCESS;
+  s->user_data = Tag(kTagCancel, f.gen, fd);
+  f.cancelling = true;
+}
+
+bool EventLoop::AddStream(int fd, StreamProc proc, void* data) {
+  if (!ring_ || fd < 0) return false;
+  if (fd >= static_cast<int>(files_.size())) files_.resize(fd + 1024);
+  File& f = files_[fd];
+  f.stream = true;
+  f.sproc = proc;
+  f.sdata = data;
+  f.want_recv = true;
+  f.recv_live = f.cancelling = false;
+  ArmRecv(fd);
+  return true;
+}
+
+void EventLoop::DelStream(int fd) {
+  if (!ring_ || fd < 0 || fd >= static_cast<int>(files_.size())) return;
+  File& f = files_[fd];
+  if (!f.stream) return;
+  CancelRecv(fd);
+  // The sends queued for fd go out now, before its owner closes it (and its number is reused),
+  // and the cancel with them.
+  ring_->Submit();
+  f.stream = f.want_recv = f.recv_live = f.cancelling = false;
+  f.sproc = nullptr;
+  f.sdata = nullptr;
+  f.gen++;
+}
+
+void EventLoop::PauseStream(int fd) {
+  if (!ring_ || fd < 0 || fd >= static_cast<int>(files_.size()) || !files_[fd].stream) return;
+  files_[fd].want_recv = false;
+  CancelRecv(fd);
+}
+
+void EventLoop::ResumeStream(int fd) {
+  if (!ring_ || fd < 0 || fd >= static_cast<int>(files_.size())) return;
+  File& f = files_[fd];
+  if (!f.stream || f.want_recv) return;
+  f.want_recv = true;
+  if (!f.recv_live) ArmRecv(fd);  // else the cancelled one's end arms it again
+}
+
+void EventLoop::QueueSend(int fd, const char* bytes, size_t n) {
+  io_uring_sqe* s = ring_->Sqe();
+  s->opcode = IORING_OP_SEND;
+  s->fd = fd;
+  s->addr = reinterpret_cast<uint64_t>(bytes);
+  s->len = static_cast<uint32_t>(n);
+  // Never armed for later: the send happens while the entry is submitted, or fails -EAGAIN.
+  s->msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+  s->user_data = Tag(kTagSend, files_[fd].gen, fd);
+}
+
+void EventLoop::SubmitQueued() {
+  if (ring_) ring_->Submit();
+}
+
+int EventLoop::PollEpoll(::epoll_event* events, int max) {
+  epoll_polled_ = true;
+  int n = epoll_wait(epfd_, events, max, 0);
+  epoll_busy_ = n > 0;
+  for (int i = 0; i < n; i++) Dispatch(events[i].data.fd, events[i].events);
+  return n > 0 ? n : 0;
+}
+
+EventLoop::File* EventLoop::LiveStream(int fd, uint32_t gen) {
+  if (fd < 0 || fd >= static_cast<int>(files_.size())) return nullptr;
+  File& f = files_[fd];
+  return f.stream && (f.gen & kGenMask) == gen ? &f : nullptr;
+}
+
+int EventLoop::ProcessCompletions(::epoll_event* events, int max) {
+  int handled = 0;
+  // A handler may run a command that serves events itself (a load): each completion is taken
+  // off the ring before its handler runs, and the count is read again after.
+  while (ring_->Ready() > 0) {
+    const io_uring_cqe* cqe = ring_->Cqe(0);
+    uint64_t ud = cqe->user_data;
+    int32_t res = cqe->res;
+    uint32_t flags = cqe->flags;
+    ring_->Advance(1);
+    handled++;
+    uint64_t kind = ud >> 56;
+    uint32_t gen = static_cast<uint32_t>(ud >> 32) & kGenMask;
+    int fd = static_cast<int>(static_cast<uint32_t>(ud));
+    bool more = flags & IORING_CQE_F_MORE;
+    if (kind == kTagEpoll) {
+      if (!more) epoll_armed_ = false;
+      PollEpoll(events, max);
+      if (!epoll_armed_) ArmEpollPoll();
+      continue;
+    }
+    bool has_buf = flags & IORING_CQE_F_BUFFER;
+    unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
+    File* f = LiveStream(fd, gen);
+    if (kind == kTagSend) {
+      if (f) f->sproc(fd, f->sdata, kStreamSent, nullptr, res);
+      continue;
+    }
+    if (kind != kTagRecv) continue;
+    if (!f) {
+      if (has_buf) ring_->ReturnBuffer(bid);
+      continue;
+    }
+    if (!more) f->recv_live = f->cancelling = false;
+    bool ended = false;
+    if (res > 0 && has_buf) {
+      f->sproc(fd, f->sdata, kStreamInput, ring_->Buffer(bid), res);
+      ring_->ReturnBuffer(bid);
+    } else if (res == 0 || (res < 0 && res != -ENOBUFS && res != -ECANCELED && res != -EAGAIN &&
+                            res != -EINTR)) {
+      if (has_buf) ring_->ReturnBuffer(bid);
+      ended = true;
+      f->sproc(fd, f->sdata, kStreamEnd, nullptr, res);
+    } else if (has_buf) {
+      ring_->ReturnBuffer(bid);
+    }
+    // The handler may have paused, deleted, or closed and reused the stream.
+    if (ended) continue;
+    File* g = LiveStream(fd, gen);
+    if (g && g->want_recv && !g->recv_live) ArmRecv(fd);
+  }
+  return handled;
 }
 
 }  // namespace net

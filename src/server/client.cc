@@ -45,7 +45,10 @@ constexpr int64_t kInputSliceUs = 250;
 constexpr size_t kSlicedInputMax = 1 << 20;
 
 void ReadHandler(int fd, void* data, int mask);
+void StreamHandler(int fd, void* data, int event, const char* bytes, ssize_t n);
 void WriteHandler(int fd, void* data, int mask);
+bool WriteSome(Client* c, bool may_queue);
+void AfterWrite(Client* c);
 void WriteRepliesAndClose(bool spare_protected);
 void Destroy(Client* c);
 
@@ -112,7 +115,9 @@ Client* CreateClient(int fd, bool unix_sock) {
   acl::AttachDefaultUser(c);
   if (unix_sock) c->flags |= kUnixSocket;
   SelectDb(c, 0);
-  if (!g.loop->AddFile(fd, net::kReadable, ReadHandler, c)) {
+  bool added = g.loop->uring() ? g.loop->AddStream(fd, StreamHandler, c)
+                               : g.loop->AddFile(fd, net::kReadable, ReadHandler, c);
+  if (!added) {
     close(fd);
     delete c;
     return nullptr;
@@ -161,46 +166,48 @@ void AcceptHandler(int lfd, void* data, int) {
   }
 }
 
-void ReadHandler(int, void* data, int) {
-  Client* c = static_cast<Client*>(data);
-  // A load serving events from inside this client's command (DEBUG RELOAD): its arguments
-  // point into its input, which a read would move; the rest waits for the command's end.
-  if (c->flags & (kCloseAsap | kCloseAfterReply | kProtected)) return;
-  if ((c->flags & kInputResume) && c->conn.in.size() - c->conn.in_pos >= kSlicedInputMax) return;
-  size_t want = kReadChunk;
-  // A big bulk argument in progress (Valkey 8's PROTO_MBULK_BIG_ARG) is read in larger pieces
-  // into a buffer with room for exactly the rest of it, as Valkey 8 makes (a string would
-  // double its capacity, and maxmemory-clients would count up to twice the argument); the query
-  // buffer limit applies to it alone (below). Where it starts holds until the next parse.
+// A big bulk argument in progress (Valkey 8's PROTO_MBULK_BIG_ARG) is read in larger pieces
+// into a buffer with room for exactly the rest of it, as Valkey 8 makes (a string would
+// double its capacity, and maxmemory-clients would count up to twice the argument); the query
+// buffer limit applies to it alone (AfterInput). Where it starts holds until the next parse.
+struct BigArg {
+  bool on = false;
+  size_t start = 0;
+  size_t want = kReadChunk;  // bytes worth reading now
+};
+BigArg PrepareInput(Client* c) {
+  BigArg b;
   size_t pending = c->parser.PendingBulkLen();
-  bool big_arg = pending >= kBigArgBytes;
-  size_t big_start = big_arg ? c->parser.PendingBulkStart() : 0;
-  if (big_arg) {
-    size_t have = c->conn.in.size() - std::min(big_start, c->conn.in.size());
-    if (pending + 2 > have) {
-      want = std::max(want, std::min<size_t>(pending + 2 - have, 1 << 20));
-      size_t need = big_start + pending + 2;
-      if (c->conn.in.capacity() < need) {
-        std::string exact;
-        exact.reserve(need);
-        exact.append(c->conn.in);
-        c->conn.in.swap(exact);
-      }
+  b.on = pending >= kBigArgBytes;
+  if (!b.on) return b;
+  b.start = c->parser.PendingBulkStart();
+  size_t have = c->conn.in.size() - std::min(b.start, c->conn.in.size());
+  if (pending + 2 > have) {
+    b.want = std::max(b.want, std::min<size_t>(pending + 2 - have, 1 << 20));
+    size_t need = b.start + pending + 2;
+    if (c->conn.in.capacity() < need) {
+      std::string exact;
+      exact.reserve(need);
+      exact.append(c->conn.in);
+      c->conn.in.swap(exact);
     }
   }
-  net::IoResult io = c->conn.Read(want);
-  if (io.status != net::IoResult::kOk) {
-    if (io.status == net::IoResult::kClosed) {
-      if (base::GetLogLevel() <= base::kLogVerbose)
-        LOG_VERBOSE("Client closed connection %s", ClientInfoForLog(c).c_str());
-      FreeClient(c);
-    } else if (io.status == net::IoResult::kError) {
-      LOG_VERBOSE("Reading from client: %s", strerror(io.err));
-      FreeClient(c);
-    }
-    return;
+  return b;
+}
+
+// The connection ended (n = 0) or failed (n = -errno).
+void InputEnded(Client* c, int err) {
+  if (err == 0) {
+    if (base::GetLogLevel() <= base::kLogVerbose)
+      LOG_VERBOSE("Client closed connection %s", ClientInfoForLog(c).c_str());
+  } else {
+    LOG_VERBOSE("Reading from client: %s", strerror(err));
   }
-  ssize_t n = static_cast<ssize_t>(io.bytes);
+  FreeClient(c);
+}
+
+// n bytes joined the query buffer: counts, the query buffer limit, then the commands.
+void AfterInput(Client* c, size_t n, const BigArg& b) {
   c->net_input_bytes += n;
   // Our primary's stream is replication input (Valkey 8 counts it apart).
   ((c->flags & kPrimary) ? g.stats.net_repl_input_bytes : g.stats.net_input_bytes) += n;
@@ -213,7 +220,7 @@ void ReadHandler(int, void* data, int) {
   // moved out: the limit applies to that argument, so one of exactly the limit is refused once
   // it has arrived whole, not a few bytes before (which closed the connection with input
   // unread: a reset, not an orderly close).
-  size_t qbuf = c->conn.in.size() - (big_arg ? std::min(big_start, c->conn.in.size()) : 0);
+  size_t qbuf = c->conn.in.size() - (b.on ? std::min(b.start, c->conn.in.size()) : 0);
   if (!(c->flags & kPrimary) && static_cast<int64_t>(qbuf) > cfg.client_query_buffer_limit) {
     LOG_WARNING("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)",
                 ClientInfoForLog(c).c_str(),
@@ -225,7 +232,76 @@ void ReadHandler(int, void* data, int) {
   ProcessInput(c);
 }
 
-bool WriteSome(Client* c) {
+// Input must wait: a load serving events from inside this client's command (DEBUG RELOAD),
+// whose arguments point into its input, which more input would move; or a sliced input with
+// enough waiting. The rest waits for the command's end or the next slice.
+bool InputMustWait(const Client* c) {
+  return (c->flags & kProtected) ||
+         ((c->flags & kInputResume) && c->conn.in.size() - c->conn.in_pos >= kSlicedInputMax);
+}
+
+void ReadHandler(int, void* data, int) {
+  Client* c = static_cast<Client*>(data);
+  if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
+  if (InputMustWait(c)) return;  // the socket keeps it (level-triggered: asked again)
+  BigArg b = PrepareInput(c);
+  net::IoResult io = c->conn.Read(b.want);
+  if (io.status == net::IoResult::kClosed) return InputEnded(c, 0);
+  if (io.status == net::IoResult::kError) return InputEnded(c, io.err);
+  if (io.status != net::IoResult::kOk) return;
+  AfterInput(c, io.bytes, b);
+}
+
+// io_uring: the bytes arrived already (the loop received them into its buffers).
+void OnInput(Client* c, const char* bytes, size_t n) {
+  // Closing: what it sends now is never run (epoll leaves it unread; here it is dropped).
+  if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
+  if (InputMustWait(c) || !c->in_stash.empty()) {
+    c->in_stash.append(bytes, n);
+    g.loop->PauseStream(c->conn.fd);  // the socket holds the rest, as with epoll
+    if (!(c->flags & kInputResume)) {
+      c->flags |= kInputResume;
+      g.resume_input.push_back(c);
+    }
+    return;
+  }
+  BigArg b = PrepareInput(c);
+  c->conn.in.append(bytes, n);
+  AfterInput(c, n, b);
+}
+
+void OnSent(Client* c, ssize_t res) {
+  if (res < 0 && res != -EAGAIN) {
+    c->conn.EndQueuedSend(0);
+    LOG_VERBOSE("Error writing to client: %s", strerror(static_cast<int>(-res)));
+    CloseAsync(c);
+    return;
+  }
+  size_t sent = res > 0 ? static_cast<size_t>(res) : 0;
+  bool all = sent == c->conn.inflight.size();
+  c->conn.EndQueuedSend(sent);
+  c->net_output_bytes += sent;
+  g.stats.net_output_bytes += sent;
+  if (sent) {
+    g.stats.io_writes++;
+    c->obuf_soft_since_ms = 0;
+  }
+  // Replies made since go with the next pass's sends; a full socket waits for writability.
+  if (all && c->conn.Pending() && !(c->flags & kCloseAsap))
+    QueueWrite(c);
+  else
+    AfterWrite(c);
+}
+
+void StreamHandler(int, void* data, int event, const char* bytes, ssize_t n) {
+  Client* c = static_cast<Client*>(data);
+  if (event == net::kStreamInput) return OnInput(c, bytes, static_cast<size_t>(n));
+  if (event == net::kStreamSent) return OnSent(c, n);
+  if (c->flags & kCloseAsap) return;
+  InputEnded(c, static_cast<int>(-n));
+}
+
+bool WriteSome(Client* c, bool may_queue) {
   // A replica link: its replies, its snapshot, its stream (repl/primary.cc).
   if (c->repl) {
     uint64_t before = c->net_output_bytes;
@@ -234,6 +310,13 @@ bool WriteSome(Client* c) {
       g.stats.io_writes++;
       c->obuf_soft_since_ms = 0;
     }
+    return true;
+  }
+  if (c->conn.in_flight) return true;  // OnSent goes on
+  // io_uring: submitted with the loop's wait (the replication links keep offsets into `out`).
+  if (may_queue && g.loop->uring() && !(c->flags & (kReplica | kPrimary)) &&
+      c->conn.BeginQueuedSend()) {
+    g.loop->QueueSend(c->conn.fd, c->conn.inflight.data(), c->conn.inflight.size());
     return true;
   }
   net::IoResult io = c->conn.Write();
@@ -251,6 +334,7 @@ bool WriteSome(Client* c) {
 }
 
 void AfterWrite(Client* c) {
+  if (c->conn.in_flight) return;  // OnSent decides
   bool pending = c->repl ? Repl().replica_has_pending(c) : c->conn.Pending();
   if (!pending) {
     if (g.loop->FileMask(c->conn.fd) & net::kWritable) g.loop->DelFile(c->conn.fd, net::kWritable);
@@ -263,7 +347,7 @@ void AfterWrite(Client* c) {
 void WriteHandler(int, void* data, int) {
   Client* c = static_cast<Client*>(data);
   if (c->flags & kCloseAsap) return;
-  if (WriteSome(c)) AfterWrite(c);
+  if (WriteSome(c, false)) AfterWrite(c);
 }
 
 // Writes the pending replies and frees the clients queued for closing; `spare_protected`: not
@@ -278,7 +362,7 @@ void WriteRepliesAndClose(bool spare_protected) {
     }
     c->flags &= ~kPendingWrite;
     if (c->flags & kCloseAsap) continue;
-    if (WriteSome(c)) AfterWrite(c);
+    if (WriteSome(c, true)) AfterWrite(c);
   }
   g.pending_writes.insert(g.pending_writes.end(), spared.begin(), spared.end());
   spared.clear();
@@ -414,6 +498,7 @@ namespace {
 // Releases everything a client holds; every way out of the server goes through here.
 void Destroy(Client* c) {
   ReleaseClientState(c);
+  g.loop->DelStream(c->conn.fd);  // its queued send goes out before the close
   g.loop->DelFile(c->conn.fd, net::kReadable | net::kWritable);
   // A forked child holds a copy of the socket: without the shutdown the peer would see the
   // close only when the child exits (a killed client left hanging for a whole BGSAVE), as
@@ -473,7 +558,7 @@ void QueueWrite(Client* c) {
 
 void WriteNow(Client* c) {
   if (c->flags & kCloseAsap) return;
-  if (WriteSome(c)) AfterWrite(c);
+  if (WriteSome(c, false)) AfterWrite(c);
 }
 
 void CloseAsync(Client* c) {
@@ -651,6 +736,13 @@ bool ResumeSlicedInput() {
     if (it == g.clients_by_id.end()) continue;
     Client* c = it->second;
     if (!(c->flags & (kCloseAsap | kPaused | kBlocked))) ProcessInput(c);
+    // io_uring: input that had to wait (OnInput) joins now, unless it still must wait.
+    if (!c->in_stash.empty() && !(c->flags & kCloseAsap) && !InputMustWait(c)) {
+      std::string stash;
+      stash.swap(c->in_stash);
+      g.loop->ResumeStream(c->conn.fd);
+      OnInput(c, stash.data(), stash.size());
+    }
   }
   return true;
 }
@@ -676,6 +768,7 @@ void HandleClientsBeforeSleep() {
 void HandleClientsWhileLoading() {
   AofFlushBeforeReplies();
   WriteRepliesAndClose(true);
+  g.loop->SubmitQueued();  // io_uring: the replies go now, not with the load's end
 }
 
 size_t ClientMemory(const Client* c) {
@@ -724,8 +817,11 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   size_t repl_blocks = 0;
   const size_t repl_held = c->repl ? Repl().replica_held_output(c, &repl_blocks) : 0;
   const size_t oll = c->conn.sealed.size() + repl_blocks;
-  const size_t unsent_out = c->conn.out.size() - c->conn.out_sent;
-  const size_t omem = c->conn.OutputAllocated() - c->conn.out.capacity() +
+  // A queued send's buffer (io_uring) is `out`'s other half: the reply buffer too.
+  const size_t unsent_out = c->conn.out.size() - c->conn.out_sent +
+                            (c->conn.in_flight ? c->conn.inflight.size() : 0);
+  const size_t omem = c->conn.OutputAllocated() - c->conn.out.capacity() -
+                      c->conn.inflight.capacity() +
                       (unsent_out > kReplyBufferBytes ? unsent_out - kReplyBufferBytes : 0) +
                       repl_held;
   auto fmt = [&](char* buf, size_t size) {

@@ -105,6 +105,10 @@ struct Client {
   size_t qbuf_peak = 0;
   std::vector<std::string> held_argv;  // a command held by CLIENT PAUSE
   std::string held_stream;  // our primary's: the held command's bytes, counted once it runs
+  // io_uring streams: input that arrived while it could not join the query buffer (a running
+  // command's arguments point into it, or a sliced input is at its limit); the socket is
+  // paused meanwhile and this joins it from ResumeSlicedInput.
+  std::string in_stash;
   int64_t reprocess_deadline_ms = -1;  // a woken blocked command: the deadline it had
 
   // output

@@ -660,6 +660,7 @@ std::vector<Def>& Table() {
       INT("databases", databases, 1, INT_MAX, "16", kImmutable),
       {"hz", nullptr, kInt, 0, &cfg.hz, 0, INT_MAX, nullptr, {}, ApplyHz, "10"},
       BOOL("dynamic-hz", dynamic_hz, "yes", 0),
+      BOOL("io-uring", io_uring, "yes", kImmutable),
       {"busy-poll-us",
        nullptr,
        kInt,

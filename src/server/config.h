@@ -36,6 +36,7 @@ struct Config {
   int64_t timeout = 0;
   int64_t tcp_keepalive = 300;
   int64_t busy_poll_us = 200;
+  bool io_uring = true;  // client connections through io_uring where the kernel allows it
   int64_t tcp_backlog = 511;
   // process
   bool daemonize = false;

@@ -615,6 +615,13 @@ int Main(int argc, char** argv) {
   net::EventLoop loop(static_cast<int>(cfg.maxclients) + 128);
   g.loop = &loop;
   PrintBanner();
+  // Before any client: a client's socket is a stream of the ring or an epoll file for good.
+  if (cfg.io_uring) {
+    if (loop.EnableUring())
+      LOG_NOTICE("Client connections use io_uring.");
+    else
+      LOG_NOTICE("io_uring is not available (%s): client connections use epoll.", strerror(errno));
+  }
   std::string err;
   if (!ListenAll(&err)) {
     LOG_WARNING("%s", err.c_str());

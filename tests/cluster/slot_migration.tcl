@@ -43,7 +43,12 @@ proc sm_wait_tokens {idx expected} {
     }
 }
 
-start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command yes}} {
+# These nodes use epoll (io-uring no): several tests below check, with strace, the order of a
+# reply, the bus messages and the fsyncs as write calls, and io_uring sends a reply without a
+# write call of its own. On io_uring the reply-before-bus order is checked by its effect in
+# tests/cluster/slot_flush.tcl (a handover's reply after the new owner's PONG made the source
+# delete the slot's keys one by one).
+start_cluster {primaries 3 replicas 1 create manual config {enable-debug-command yes io-uring no}} {
     set A 0; set B 1; set A2 3; set B2 4
     set idA [cluster_myid $A]; set idB [cluster_myid $B]; set idA2 [cluster_myid $A2]
     # A tag whose slot A owns; the keys of the routing rows share it.
