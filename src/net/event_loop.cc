@@ -220,7 +220,8 @@ void EventLoop::Run() {
       if (after_sleep_) after_sleep_();
       ProcessCompletions(events.data(), static_cast<int>(events.size()));
       if (was_busy && !epoll_polled_) PollEpoll(events.data(), static_cast<int>(events.size()));
-      if (r < 0 && r != -ETIME && r != -EINTR) break;
+      // A busy kernel (-EAGAIN, -EBUSY) is asked again next pass; only a broken ring ends.
+      if (r == -EBADF || r == -EFAULT || r == -EINVAL || r == -EOPNOTSUPP) break;
     } else {
       int n = Wait(events.data(), static_cast<int>(events.size()), static_cast<int>(wait));
       if (after_sleep_) after_sleep_();
@@ -305,8 +306,8 @@ void EventLoop::DelStream(int fd) {
   if (!f.stream) return;
   CancelRecv(fd);
   // The sends queued for fd go out now, before its owner closes it (and its number is reused),
-  // and the cancel with them.
-  ring_->Submit();
+  // and the cancel with them; a kernel that refuses them now gets them as no-ops later.
+  if (ring_->Submit() < 0) ring_->Neutralize(fd);
   f.stream = f.want_recv = f.recv_live = f.cancelling = false;
   f.sproc = nullptr;
   f.sdata = nullptr;

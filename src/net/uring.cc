@@ -131,11 +131,12 @@ io_uring_sqe* Uring::Sqe() {
 }
 
 int Uring::Submit() {
+  int tries = 0;
   while (queued_ > 0) {
     int r = Enter(queued_, 0, 0, nullptr, 0);
     if (r < 0) {
-      if (r == -EINTR || r == -EAGAIN || r == -EBUSY) continue;
-      return r;
+      if ((r == -EINTR || r == -EAGAIN || r == -EBUSY) && ++tries < 8) continue;
+      return r;  // what is left stays queued (see Neutralize)
     }
     queued_ -= static_cast<unsigned>(r) > queued_ ? queued_ : static_cast<unsigned>(r);
   }
@@ -164,6 +165,18 @@ int Uring::SubmitAndWait(int timeout_ms) {
   queued_ = *sq_tail_ - LoadAcquire(sq_head_);  // entries the kernel has not taken yet
   if (queued_ > 0) Submit();
   return r;
+}
+
+void Uring::Neutralize(int fd) {
+  for (unsigned t = LoadAcquire(sq_head_); t != *sq_tail_; t++) {
+    io_uring_sqe* s = &sqes_[sq_array_[t & sq_mask_]];
+    if (s->fd == fd && s->opcode != IORING_OP_NOP) {
+      uint64_t ud = s->user_data;
+      memset(s, 0, sizeof(*s));
+      s->opcode = IORING_OP_NOP;
+      s->user_data = ud;  // its completion is dropped like any of a deleted stream
+    }
+  }
 }
 
 unsigned Uring::Ready() const { return LoadAcquire(cq_tail_) - *cq_head_; }

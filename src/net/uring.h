@@ -32,8 +32,12 @@ class Uring {
   // A zeroed submission entry; submits what is queued first when the ring is full.
   io_uring_sqe* Sqe();
   unsigned Queued() const { return queued_; }
-  // Submits everything queued (returns once the kernel consumed all of it). -errno on failure.
+  // Submits everything queued (returns once the kernel consumed all of it). -errno when the
+  // kernel keeps refusing: what is left stays queued for the next call.
   int Submit();
+  // Turns the entries still queued for fd into no-ops: after a failed Submit, nothing may
+  // reach a socket whose number is about to be closed and reused.
+  void Neutralize(int fd);
   // Submits what is queued and waits until a completion is ready or timeout_ms passed (-1: no
   // limit, 0: no wait). Returns 0, or -errno (-ETIME, -EINTR).
   int SubmitAndWait(int timeout_ms);
