@@ -119,7 +119,12 @@ int Uring::Enter(unsigned to_submit, unsigned min_complete, unsigned flags, cons
 }
 
 io_uring_sqe* Uring::Sqe() {
-  if (queued_ == sq_entries_) Submit();
+  // A full ring is submitted first. While the kernel refuses (short of memory, or completions
+  // overflowed), its deferred work is run, which flushes them, and it is asked again: an
+  // entry still queued is never overwritten. (The tail is published before the caller fills
+  // the entry: without a kernel polling thread the kernel reads entries only in our calls.)
+  while (queued_ == sq_entries_)
+    if (Submit() < 0) Enter(0, 0, IORING_ENTER_GETEVENTS, nullptr, 0);
   unsigned tail = *sq_tail_;
   unsigned idx = tail & sq_mask_;
   io_uring_sqe* s = &sqes_[idx];
