@@ -252,22 +252,62 @@ void ReadHandler(int, void* data, int) {
   AfterInput(c, io.bytes, b);
 }
 
+// io_uring: a client takes at most this much input a loop pass (a big argument: as much as
+// epoll's read of it), as epoll reads one buffer a client a pass. The ring hands over all a
+// socket holds: a client flooding commands (redis-cli --pipe) made passes of up to 270 ms and
+// a PING beside it waited for them (p99 20 ms against 4 ms on epoll).
+constexpr size_t kPassInputMax = kReadChunk;
+
+void QueueResume(Client* c);
+void StashInput(Client* c, const char* bytes, size_t n) {
+  c->in_stash.append(bytes, n);
+  g.loop->PauseStream(c->conn.fd);  // the socket holds the rest, as with epoll
+  QueueResume(c);
+}
+
+void QueueResume(Client* c) {
+  if (c->flags & kInputResume) return;
+  c->flags |= kInputResume;
+  g.resume_input.push_back(c);
+}
+
+// One share of the stash joins the query buffer; the socket is taken up again once it is all
+// in (until then the stash holds what arrived before the pause, in order).
+void DrainStash(Client* c) {
+  c->in_pass = g.loop_pass;
+  BigArg b = PrepareInput(c);
+  size_t take = std::min(std::max(kPassInputMax, b.want), c->in_stash.size() - c->in_stash_pos);
+  c->in_pass_bytes = take;
+  c->conn.in.append(c->in_stash, c->in_stash_pos, take);
+  c->in_stash_pos += take;
+  if (c->in_stash_pos == c->in_stash.size()) {
+    c->in_stash.clear();
+    c->in_stash_pos = 0;
+    if (c->in_stash.capacity() > kPassInputMax) std::string().swap(c->in_stash);
+    g.loop->ResumeStream(c->conn.fd);
+  } else {
+    QueueResume(c);
+  }
+  AfterInput(c, take, b);  // may free c
+}
+
 // io_uring: the bytes arrived already (the loop received them into its buffers).
 void OnInput(Client* c, const char* bytes, size_t n) {
   // Closing: what it sends now is never run (epoll leaves it unread; here it is dropped).
   if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
-  if (InputMustWait(c) || !c->in_stash.empty()) {
-    c->in_stash.append(bytes, n);
-    g.loop->PauseStream(c->conn.fd);  // the socket holds the rest, as with epoll
-    if (!(c->flags & kInputResume)) {
-      c->flags |= kInputResume;
-      g.resume_input.push_back(c);
-    }
-    return;
+  if (InputMustWait(c) || c->in_stash.size() > c->in_stash_pos) return StashInput(c, bytes, n);
+  if (c->in_pass != g.loop_pass) {
+    c->in_pass = g.loop_pass;
+    c->in_pass_bytes = 0;
   }
   BigArg b = PrepareInput(c);
-  c->conn.in.append(bytes, n);
-  AfterInput(c, n, b);
+  size_t budget = std::max(kPassInputMax, b.want);
+  if (c->in_pass_bytes >= budget) return StashInput(c, bytes, n);
+  size_t take = std::min(n, budget - c->in_pass_bytes);
+  c->in_pass_bytes += take;
+  if (take < n) StashInput(c, bytes + take, n - take);
+  c->conn.in.append(bytes, take);
+  AfterInput(c, take, b);
 }
 
 void OnSent(Client* c, ssize_t res) {
@@ -736,13 +776,11 @@ bool ResumeSlicedInput() {
     if (it == g.clients_by_id.end()) continue;
     Client* c = it->second;
     if (!(c->flags & (kCloseAsap | kPaused | kBlocked))) ProcessInput(c);
-    // io_uring: input that had to wait (OnInput) joins now, unless it still must wait.
-    if (!c->in_stash.empty() && !(c->flags & kCloseAsap) && !InputMustWait(c)) {
-      std::string stash;
-      stash.swap(c->in_stash);
-      g.loop->ResumeStream(c->conn.fd);
-      OnInput(c, stash.data(), stash.size());
-    }
+    // io_uring: input that had to wait (OnInput) joins once it may, a pass after the one
+    // that took the client's share, and up to a share a pass.
+    if (c->in_stash.size() == c->in_stash_pos || (c->flags & kCloseAsap)) continue;
+    if (!InputMustWait(c) && c->in_pass != g.loop_pass) DrainStash(c);
+    else QueueResume(c);
   }
   return true;
 }

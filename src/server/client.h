@@ -106,9 +106,13 @@ struct Client {
   std::vector<std::string> held_argv;  // a command held by CLIENT PAUSE
   std::string held_stream;  // our primary's: the held command's bytes, counted once it runs
   // io_uring streams: input that arrived while it could not join the query buffer (a running
-  // command's arguments point into it, or a sliced input is at its limit); the socket is
-  // paused meanwhile and this joins it from ResumeSlicedInput.
+  // command's arguments point into it, a sliced input is at its limit, or the client took its
+  // share of the pass); the socket is paused meanwhile and this joins it from
+  // ResumeSlicedInput, a pass later.
   std::string in_stash;
+  size_t in_stash_pos = 0;   // what of in_stash joined already
+  uint64_t in_pass = 0;      // the loop pass of in_pass_bytes (io_uring's per-pass input budget)
+  size_t in_pass_bytes = 0;  // input taken in that pass
   int64_t reprocess_deadline_ms = -1;  // a woken blocked command: the deadline it had
 
   // output

@@ -336,6 +336,7 @@ void CronWork() {
 // A poll returned: a loop pass starts.
 void AfterSleep() {
   StampWakeUp();
+  g.loop_pass++;
   g.el_pass_open = true;
   g.el_pass_commands = g.stats.total_commands_processed;
 }

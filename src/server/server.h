@@ -116,6 +116,7 @@ struct Server {
   // The event loop pass now running (INFO's eventloop_* fields): started by a poll's return
   // (false before the first one), and the commands count then.
   bool el_pass_open = false;
+  uint64_t loop_pass = 0;  // passes of the loop since start (AfterSleep): per-pass budgets
   uint64_t el_pass_commands = 0;
   // Wall-clock ms of the fast-clock reading `fast_us` (a command's time, from one cheap read).
   int64_t WallMsAt(int64_t fast_us) const {

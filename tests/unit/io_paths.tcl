@@ -50,6 +50,19 @@ foreach mode {yes no} {
             assert_equal 10000 [r get io:c]
         }
 
+        test "io-uring $mode: a client's input joins 16 KB a loop pass, so a flood cannot hold the loop" {
+            # 2 MB of PINGs in one write: epoll reads 16 KB a client a pass; the ring hands over
+            # all a socket holds (up to 512 KB a wake-up), which the node takes 16 KB a pass too.
+            set n 349525
+            set before [info_field [r info stats] eventloop_cycles]
+            set fd [io_raw]
+            puts -nonewline $fd [string repeat "PING\r\n" $n]
+            assert_equal [string repeat "+PONG\r\n" $n] [io_read_n $fd [expr {7 * $n}] 30000]
+            close $fd
+            set passes [expr {[info_field [r info stats] eventloop_cycles] - $before}]
+            assert {$passes >= 2097150 / 16384} "2 MB of input in $passes loop passes"
+        }
+
         test "io-uring $mode: a 3 MB argument in pieces, and its 3 MB reply" {
             set v [string repeat "0123456789" 300000]
             set fd [io_raw]
