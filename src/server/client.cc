@@ -271,13 +271,25 @@ void QueueResume(Client* c) {
   g.resume_input.push_back(c);
 }
 
+bool StashPending(const Client* c) { return c->in_stash.size() > c->in_stash_pos; }
+
+// What the client may still take in this loop pass (kPassInputMax; a big argument: as much as
+// epoll's read of it).
+size_t PassShareLeft(Client* c, const BigArg& b) {
+  if (c->in_pass != g.loop_pass) {
+    c->in_pass = g.loop_pass;
+    c->in_pass_bytes = 0;
+  }
+  size_t budget = std::max(kPassInputMax, b.want);
+  return c->in_pass_bytes >= budget ? 0 : budget - c->in_pass_bytes;
+}
+
 // One share of the stash joins the query buffer; the socket is taken up again once it is all
 // in (until then the stash holds what arrived before the pause, in order).
 void DrainStash(Client* c) {
-  c->in_pass = g.loop_pass;
   BigArg b = PrepareInput(c);
-  size_t take = std::min(std::max(kPassInputMax, b.want), c->in_stash.size() - c->in_stash_pos);
-  c->in_pass_bytes = take;
+  size_t take = std::min(PassShareLeft(c, b), c->in_stash.size() - c->in_stash_pos);
+  c->in_pass_bytes += take;
   c->conn.in.append(c->in_stash, c->in_stash_pos, take);
   c->in_stash_pos += take;
   if (c->in_stash_pos == c->in_stash.size()) {
@@ -295,15 +307,10 @@ void DrainStash(Client* c) {
 void OnInput(Client* c, const char* bytes, size_t n) {
   // Closing: what it sends now is never run (epoll leaves it unread; here it is dropped).
   if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
-  if (InputMustWait(c) || c->in_stash.size() > c->in_stash_pos) return StashInput(c, bytes, n);
-  if (c->in_pass != g.loop_pass) {
-    c->in_pass = g.loop_pass;
-    c->in_pass_bytes = 0;
-  }
+  if (InputMustWait(c) || StashPending(c)) return StashInput(c, bytes, n);
   BigArg b = PrepareInput(c);
-  size_t budget = std::max(kPassInputMax, b.want);
-  if (c->in_pass_bytes >= budget) return StashInput(c, bytes, n);
-  size_t take = std::min(n, budget - c->in_pass_bytes);
+  size_t take = std::min(n, PassShareLeft(c, b));
+  if (take == 0) return StashInput(c, bytes, n);
   c->in_pass_bytes += take;
   if (take < n) StashInput(c, bytes + take, n - take);
   c->conn.in.append(bytes, take);
@@ -778,7 +785,7 @@ bool ResumeSlicedInput() {
     if (!(c->flags & (kCloseAsap | kPaused | kBlocked))) ProcessInput(c);
     // io_uring: input that had to wait (OnInput) joins once it may, a pass after the one
     // that took the client's share, and up to a share a pass.
-    if (c->in_stash.size() == c->in_stash_pos || (c->flags & kCloseAsap)) continue;
+    if (!StashPending(c) || (c->flags & kCloseAsap)) continue;
     if (!InputMustWait(c) && c->in_pass != g.loop_pass) DrainStash(c);
     else QueueResume(c);
   }
