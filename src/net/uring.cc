@@ -4,6 +4,7 @@
 #include <linux/io_uring.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -158,9 +159,11 @@ int Uring::SubmitAndWait(int timeout_ms) {
   if (timeout_ms >= 0) arg.ts = reinterpret_cast<uint64_t>(&ts);
   unsigned to_submit = queued_;
   // The sends among the queued entries are issued before the wait starts, so their bytes are
-  // in the kernel when this returns (the loop relies on it: see EventLoop::QueueSend).
-  int r = Enter(to_submit, timeout_ms == 0 ? 0 : 1, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
-                &arg, sizeof(arg));
+  // in the kernel when this returns (the loop relies on it: see EventLoop::QueueSend). Their
+  // own completions are posted then too: the wait is for one more, or it would end at once
+  // and every pass that sent would take a second call to sleep.
+  unsigned want = timeout_ms == 0 ? 0 : 1 + PostedOnSubmit();
+  int r = Enter(to_submit, want, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof(arg));
   if (r >= 0) {
     queued_ -= static_cast<unsigned>(r) > queued_ ? queued_ : static_cast<unsigned>(r);
     if (queued_ > 0) return Submit();
@@ -170,6 +173,20 @@ int Uring::SubmitAndWait(int timeout_ms) {
   queued_ = *sq_tail_ - LoadAcquire(sq_head_);  // entries the kernel has not taken yet
   if (queued_ > 0) Submit();
   return r;
+}
+
+unsigned Uring::PostedOnSubmit() const {
+  // Counted low rather than high: one too many would hold the wait until another completion
+  // or the timeout. A send never armed for later (MSG_DONTWAIT: it sends or fails -EAGAIN
+  // while submitted) and a no-op complete at once; a receive or a poll may not.
+  unsigned n = 0;
+  for (unsigned t = LoadAcquire(sq_head_); t != *sq_tail_; t++) {
+    const io_uring_sqe* s = &sqes_[sq_array_[t & sq_mask_]];
+    if ((s->opcode == IORING_OP_SEND && (s->msg_flags & MSG_DONTWAIT)) ||
+        s->opcode == IORING_OP_NOP)
+      n++;
+  }
+  return n;
 }
 
 void Uring::Neutralize(int fd) {

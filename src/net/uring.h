@@ -38,8 +38,9 @@ class Uring {
   // Turns the entries still queued for fd into no-ops: after a failed Submit, nothing may
   // reach a socket whose number is about to be closed and reused.
   void Neutralize(int fd);
-  // Submits what is queued and waits until a completion is ready or timeout_ms passed (-1: no
-  // limit, 0: no wait). Returns 0, or -errno (-ETIME, -EINTR).
+  // Submits what is queued and waits until a completion is ready, besides those of the queued
+  // sends, or timeout_ms passed (-1: no limit, 0: no wait). Returns 0, or -errno (-ETIME,
+  // -EINTR).
   int SubmitAndWait(int timeout_ms);
 
   // Completions ready now, oldest first; Advance(n) after handling n of them.
@@ -52,6 +53,8 @@ class Uring {
   void ReturnBuffer(unsigned id);
 
  private:
+  // Queued entries whose completions the kernel posts while it submits them.
+  unsigned PostedOnSubmit() const;
   int Enter(unsigned to_submit, unsigned min_complete, unsigned flags, const void* arg,
             size_t argsz);
   int fd_ = -1;

@@ -171,6 +171,25 @@ TEST_CASE(UringSendToAFullSocketNeverBlocks) {
   CHECK_EQ(log.sent[1], 100);
 }
 
+// A pass that sent blocks in its wait like any other: the sends' own completions, posted while
+// they are submitted, do not end it (they did, and each such pass took a second call to sleep).
+TEST_CASE(UringSendsOwnCompletionsDoNotEndTheWait) {
+  OneStream f;
+  if (!f.ok) return;
+  auto& [loop, sv, log, ok] = f;
+  int passes = 0;
+  std::string reply = "+OK\r\n";
+  loop.SetBeforeSleep([&] {
+    if (passes++ == 0) loop.QueueSend(sv[0], reply.data(), reply.size());
+  });
+  loop.AddOneShot(200, [&] { loop.Stop(); });
+  loop.Run();
+  loop.SetBeforeSleep(nullptr);
+  CHECK_EQ(passes, 1);  // one wait, ended by the timer
+  CHECK_EQ(log.sent.size(), 1u);
+  CHECK_EQ(log.sent[0], static_cast<ssize_t>(reply.size()));
+}
+
 TEST_CASE(UringPausedStreamTakesNoInputUntilResumed) {
   OneStream f;
   if (!f.ok) return;
