@@ -686,6 +686,7 @@ void ProcessInput(Client* c) {
   net::ParserLimits lim;
   lim.max_bulk_len = cfg.proto_max_bulk_len;
   int64_t slice_end = (c->flags & kInputSliced) ? base::MonotonicUs() + kInputSliceUs : 0;
+  CallClockChain chain;
   while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused | kBlocked))) {
     if (slice_end && base::MonotonicUs() >= slice_end && c->conn.in_pos < c->conn.in.size()) {
       if (!(c->flags & kInputResume)) {

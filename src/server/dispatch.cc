@@ -48,6 +48,16 @@ void ClearOverride() {
 // Error replies already charged to a command's failed_calls: EXEC's own count leaves out those
 // of the commands it ran (Valkey 8 charges each error to the command that replied it).
 uint64_t errors_charged_ = 0;
+// CallClockChain: whether one lives, and the last instant read while it does (0: none).
+bool chain_on_ = false;
+int64_t chain_us_ = 0;
+// Now, for a command about to run: the chain's instant when there is one (not inside EXEC,
+// whose commands run at its instant but are timed one by one).
+int64_t CommandNow(bool nested) {
+  if (!chain_on_ || nested) return base::FastUs();
+  if (!chain_us_) chain_us_ = base::FastUs();
+  return chain_us_;
+}
 
 std::string UnknownCommandText(const Client* c) {
   std::string args;
@@ -152,7 +162,7 @@ void Call(Client* c, const CommandSpec* cmd) {
   // One cheap clock read gives both the command's wall time (expiry decisions: the wake-up's
   // wall clock plus the time since) and the start of its duration; a transaction runs at one
   // instant.
-  int64_t start = base::FastUs();
+  int64_t start = CommandNow(nested);
   if (!g.in_exec) db::GetEnv().now_ms = g.WallMsAt(start);
   // Its own keys take the slot routing found (a command run inside another, as a held one
   // released by CLIENT UNPAUSE in EXEC, brings its own).
@@ -162,7 +172,9 @@ void Call(Client* c, const CommandSpec* cmd) {
   db::GetEnv().routed = prev_routed;
   db::GetEnv().from_primary = prev_from_primary;
   db::GetEnv().local_write = prev_local_write;
-  int64_t dur = std::max<int64_t>(0, base::FastUs() - start);
+  int64_t end = base::FastUs();
+  int64_t dur = std::max<int64_t>(0, end - start);
+  if (chain_on_ && !nested) chain_us_ = end;
   if (!nested) g.stats.el_cmd_sum += static_cast<uint64_t>(dur);
   c->flags &= ~kProtected;
   g.current_client = prev;
@@ -232,6 +244,18 @@ void Call(Client* c, const CommandSpec* cmd) {
   if (!prev) PubsubFlushPending(c);  // messages to c follow its complete reply
 }
 
+CallClockChain::CallClockChain() : prev_on_(chain_on_) {
+  chain_on_ = true;
+  chain_us_ = 0;
+}
+// A chain inside another (input served while a command loads) took time: the outer one's next
+// command reads the clock.
+CallClockChain::~CallClockChain() {
+  chain_on_ = prev_on_;
+  chain_us_ = 0;
+}
+void CallClockChain::Break() { chain_us_ = 0; }
+
 uint32_t JudgedFlags(const Client* c, const CommandSpec* cmd) {
   uint32_t flags = cmd->flags;
   if (c->InMulti() && std::string_view(cmd->name) == "exec")
@@ -277,10 +301,11 @@ bool PassesGate(Client* c, const CommandSpec* cmd) {
   // found is for this run only: a re-run (woken, replicated) routes again.
   c->routed.Clear();
   if (cfg.cluster_enabled && !(c->flags & kPrimary)) {
-    // Routing judges expiry as of now, not as of the previous command: a key of a migrating
-    // slot that expired meanwhile is missing (-ASK), as in Valkey 8's getNodeByQuery. (Call
-    // takes the time again, as Valkey's call does.)
-    if (!g.in_exec) db::GetEnv().now_ms = g.WallMsAt(base::FastUs());
+    // Routing judges expiry as of now, not as of the previous command's start: a key of a
+    // migrating slot that expired meanwhile is missing (-ASK), as in Valkey 8's
+    // getNodeByQuery. In a pipeline, now is where the previous command ended (CallClockChain),
+    // and Call starts at the same instant.
+    if (!g.in_exec) db::GetEnv().now_ms = g.WallMsAt(CommandNow(false));
     std::string err;
     if (!Cluster().route(c, cmd, &c->routed, &err)) {
       if (c->InMulti() && std::string_view(cmd->name) == "exec") {

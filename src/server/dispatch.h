@@ -18,6 +18,24 @@ void ReportLinkError(const Client* c, bool aof);
 bool PassesGate(Client* c, const CommandSpec* cmd);
 // Executes one command with stats, timing and propagation (also used by EXEC).
 void Call(Client* c, const CommandSpec* cmd);
+// While one lives, the commands of a client's input run back to back (ProcessInput) share
+// clock reads: each starts at the instant the one before it ended, one read a command instead
+// of two (three in cluster mode). A read costs about 30 ns where the kernel keeps time with a
+// paravirtual clock (base::FastUs then falls back to clock_gettime): 6% of GET -P16. The time
+// between two commands (the next one's parsing and gate) counts in the second's duration.
+class CallClockChain {
+ public:
+  CallClockChain();
+  ~CallClockChain();
+  CallClockChain(const CallClockChain&) = delete;
+  CallClockChain& operator=(const CallClockChain&) = delete;
+  // Work between two commands that may take long (an eviction) breaks the chain: the next
+  // command reads the clock again, so neither its time nor its duration is stale.
+  static void Break();
+
+ private:
+  bool prev_on_;
+};
 // Replace what is propagated for the running command (e.g. SET EX -> SET PXAT).
 void PropagateAs(Client* c, std::vector<std::string> argv);
 // Several commands instead of the command (MULTI/EXEC around them in the stream and the AOF);

@@ -8,6 +8,18 @@ proc exp_test {name body args} {
 }
 
 start_server {tags {expire}} {
+    exp_test "A pipelined command judges expiry after the command before it ran" {
+        r flushall
+        set c [valkey_client]
+        set cmds [::resp::encode_command SET k v PX 100]
+        append cmds [::resp::encode_command DEBUG SLEEP 0.2] [::resp::encode_command EXISTS k]
+        $c write_raw $cmds
+        assert_equal OK [$c read]
+        assert_equal OK [$c read]
+        assert_equal 0 [$c read]
+        $c close
+    }
+
     exp_test "EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT set the TTL" {
         r flushall
         r set k v

@@ -38,6 +38,23 @@ start_server {tags {observe}} {
         r client setname ""
     }
 
+    test "SLOWLOG times each pipelined command on its own" {
+        # One write: the PING after a 200 ms command is not charged its time (a command in a
+        # pipeline starts where the one before it ended, not where it started).
+        r config set slowlog-log-slower-than 100000
+        r slowlog reset
+        set c [valkey_client]
+        $c write_raw "[::resp::encode_command DEBUG SLEEP 0.2][::resp::encode_command PING]"
+        assert_equal OK [$c read]
+        assert_equal PONG [$c read]
+        $c close
+        set e [r slowlog get]
+        assert_equal 1 [llength $e]
+        assert_equal {DEBUG SLEEP 0.2} [lindex $e 0 3]
+        assert {[lindex $e 0 2] >= 200000}
+        r config set slowlog-log-slower-than 0
+    }
+
     test "SLOWLOG hides passwords" {
         r slowlog reset
         catch {r auth someuser somepass}
