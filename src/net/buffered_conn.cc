@@ -96,7 +96,7 @@ void BufferedConn::Seal() {
 
 IoResult BufferedConn::Write(size_t upto, size_t max_bytes) {
   IoResult r;
-  if (in_flight) return r;  // its bytes are older than any here: after its completion
+  if (InFlight()) return r;  // its bytes are older than any here: after its completion
   // Sealed blocks first: they are older than anything in `out`.
   while (!sealed.empty() && r.bytes < max_bytes) {
     std::string& b = sealed.front();
@@ -151,15 +151,13 @@ IoResult BufferedConn::Send(std::string_view bytes) {
 }
 
 bool BufferedConn::BeginQueuedSend() {
-  if (in_flight || !sealed.empty() || out_sent != 0 || out.empty() || out.size() > kMaxQueuedSend)
+  if (InFlight() || !sealed.empty() || out_sent != 0 || out.empty() || out.size() > kMaxQueuedSend)
     return false;
   inflight.swap(out);  // `out` takes the emptied buffer of the last send
-  in_flight = true;
   return true;
 }
 
 void BufferedConn::EndQueuedSend(size_t sent) {
-  in_flight = false;
   if (sent < inflight.size()) {
     // No Write ran meanwhile (it waits for the send), so a sealed front block is whole.
     if (!sealed.empty()) {
@@ -192,7 +190,6 @@ void BufferedConn::Clear() {
   std::string().swap(in);
   std::string().swap(out);
   std::string().swap(inflight);
-  in_flight = false;
   in_pos = out_sent = 0;
   sealed.clear();
   sealed_bytes = sealed_sent = 0;

@@ -50,7 +50,7 @@ struct BufferedConn {
   // A send queued on the event loop (EventLoop::QueueSend): `out`'s bytes moved here until it
   // completes, so that replies made meanwhile go to `out` and cannot move the bytes under way.
   std::string inflight;
-  bool in_flight = false;
+  bool InFlight() const { return !inflight.empty(); }  // a queued send is never empty
   // Output above this goes by Write: a partial send puts its rest back in front (a copy).
   static constexpr size_t kMaxQueuedSend = 64 * 1024;
 
@@ -65,9 +65,9 @@ struct BufferedConn {
   // Queues bytes, writing them at once when nothing was pending (saves an event-loop pass);
   // kOk also when some are left queued. The caller asks for writability when Pending().
   IoResult Send(std::string_view bytes);
-  bool Pending() const { return out_sent < out.size() || !sealed.empty() || in_flight; }
+  bool Pending() const { return out_sent < out.size() || !sealed.empty() || InFlight(); }
   size_t PendingBytes() const {
-    return out.size() - out_sent + sealed_bytes - sealed_sent + (in_flight ? inflight.size() : 0);
+    return out.size() - out_sent + sealed_bytes - sealed_sent + inflight.size();
   }
   // Moves all of the output into `inflight` for one queued send; false when it must go by
   // Write instead (a send under way, sealed blocks, a partly written or empty `out`, or more

@@ -359,7 +359,7 @@ bool WriteSome(Client* c, bool may_queue) {
     }
     return true;
   }
-  if (c->conn.in_flight) return true;  // OnSent goes on
+  if (c->conn.InFlight()) return true;  // OnSent goes on
   // io_uring: submitted with the loop's wait (the replication links keep offsets into `out`).
   if (may_queue && g.loop->uring() && !(c->flags & (kReplica | kPrimary)) &&
       c->conn.BeginQueuedSend()) {
@@ -381,7 +381,7 @@ bool WriteSome(Client* c, bool may_queue) {
 }
 
 void AfterWrite(Client* c) {
-  if (c->conn.in_flight) return;  // OnSent decides
+  if (c->conn.InFlight()) return;  // OnSent decides
   bool pending = c->repl ? Repl().replica_has_pending(c) : c->conn.Pending();
   if (!pending) {
     if (g.loop->FileMask(c->conn.fd) & net::kWritable) g.loop->DelFile(c->conn.fd, net::kWritable);
@@ -864,8 +864,7 @@ std::string ClientInfoLine(const Client* c, bool hide_user_data) {
   const size_t repl_held = c->repl ? Repl().replica_held_output(c, &repl_blocks) : 0;
   const size_t oll = c->conn.sealed.size() + repl_blocks;
   // A queued send's buffer (io_uring) is `out`'s other half: the reply buffer too.
-  const size_t unsent_out = c->conn.out.size() - c->conn.out_sent +
-                            (c->conn.in_flight ? c->conn.inflight.size() : 0);
+  const size_t unsent_out = c->conn.out.size() - c->conn.out_sent + c->conn.inflight.size();
   const size_t omem = c->conn.OutputAllocated() - c->conn.out.capacity() -
                       c->conn.inflight.capacity() +
                       (unsent_out > kReplyBufferBytes ? unsent_out - kReplyBufferBytes : 0) +
