@@ -134,6 +134,54 @@ TEST_CASE(route_key_slots_of_the_fixture) {
   CHECK_EQ(base::KeySlot("foo"), kOtherSlot);
 }
 
+// Slots recorded from Valkey 8.0.1's CLUSTER KEYSLOT: lengths around the eight-byte steps of
+// the CRC, hashtags (an empty one does not count).
+TEST_CASE(key_slots_match_valkey) {
+  const struct {
+    std::string_view key;
+    int slot;
+  } cases[] = {{"", 0},
+               {"a", 15495},
+               {"foo", 12182},
+               {"bar", 5061},
+               {"123456789", 12739},
+               {"{user1000}.following", 3443},
+               {"key:__rand_int__", 13782},
+               {"0123456789abcdef", 10405},
+               {"0123456789abcdefg", 1383},
+               {"a much longer key of forty-one characters", 10947},
+               {"{}", 15257},
+               {"{}x", 10595},
+               {"x{}y{z}", 15453}};
+  for (const auto& c : cases) {
+    if (base::KeySlot(c.key) != c.slot) fprintf(stderr, "  key '%s'\n", std::string(c.key).c_str());
+    CHECK_EQ(base::KeySlot(c.key), c.slot);
+  }
+  CHECK_EQ(base::Crc16("123456789", 9), 0x31C3);  // CRC-16/XMODEM's check value
+}
+
+// The eight-bytes-at-a-time CRC equals the bit-by-bit definition at every length and
+// alignment (pseudo-random bytes, all 256 values).
+TEST_CASE(crc16_matches_its_bitwise_definition) {
+  auto bitwise = [](const unsigned char* p, size_t n) {
+    uint16_t crc = 0;
+    for (size_t i = 0; i < n; i++) {
+      crc ^= static_cast<uint16_t>(p[i] << 8);
+      for (int b = 0; b < 8; b++) crc = (crc & 0x8000) ? (crc << 1) ^ 0x1021 : (crc << 1);
+    }
+    return crc;
+  };
+  unsigned char buf[200];
+  uint32_t x = 12345;
+  for (auto& b : buf) {
+    x = x * 1103515245 + 12345;
+    b = static_cast<unsigned char>(x >> 16);
+  }
+  for (size_t off = 0; off < 8; off++)
+    for (size_t n = 0; n + off <= sizeof(buf); n++)
+      CHECK_EQ(base::Crc16(reinterpret_cast<const char*>(buf + off), n), bitwise(buf + off, n));
+}
+
 // The decision table for a primary: this node is primary A. READONLY makes no difference on a
 // primary: every row also runs with it set (route_primary_table_readonly).
 const std::vector<Row>& PrimaryRows() {
