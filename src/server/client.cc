@@ -411,6 +411,10 @@ void WriteRepliesAndClose(bool spare_protected) {
     if (c->flags & kCloseAsap) continue;
     if (WriteSome(c, true)) AfterWrite(c);
   }
+  // The buffer goes back for the next pass (grown from nothing each pass, its reallocations
+  // were 1% of GET -P16 in cluster mode), unless replies were queued meanwhile.
+  pending.clear();
+  if (g.pending_writes.empty()) g.pending_writes.swap(pending);
   g.pending_writes.insert(g.pending_writes.end(), spared.begin(), spared.end());
   spared.clear();
   while (!g.close_queue.empty()) {
