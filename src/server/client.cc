@@ -265,6 +265,7 @@ void StashInput(Client* c, const char* bytes, size_t n) {
   QueueResume(c);
 }
 
+// ResumeSlicedInput takes the client up again next pass (its stash, or its sliced input).
 void QueueResume(Client* c) {
   if (c->flags & kInputResume) return;
   c->flags |= kInputResume;
@@ -273,8 +274,7 @@ void QueueResume(Client* c) {
 
 bool StashPending(const Client* c) { return c->in_stash.size() > c->in_stash_pos; }
 
-// What the client may still take in this loop pass (kPassInputMax; a big argument: as much as
-// epoll's read of it).
+// What the client may still take in this loop pass (kPassInputMax, or its big argument's).
 size_t PassShareLeft(Client* c, const BigArg& b) {
   if (c->in_pass != g.loop_pass) {
     c->in_pass = g.loop_pass;
@@ -693,10 +693,7 @@ void ProcessInput(Client* c) {
   CallClockChain chain;
   while (!(c->flags & (kCloseAfterReply | kCloseAsap | kPaused | kBlocked))) {
     if (slice_end && base::MonotonicUs() >= slice_end && c->conn.in_pos < c->conn.in.size()) {
-      if (!(c->flags & kInputResume)) {
-        c->flags |= kInputResume;
-        g.resume_input.push_back(c);
-      }
+      QueueResume(c);
       break;
     }
     lim.unauthenticated = !c->authenticated;
