@@ -84,9 +84,11 @@ start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-d
         }
     }
 
-    start_server {overrides {maxmemory-policy allkeys-lfu}} {
+    # lfu-decay-time 0 on both: a counter decays by one each minute boundary crossed, and the
+    # sync may cross one between the reads
+    start_server {overrides {maxmemory-policy allkeys-lfu lfu-decay-time 0}} {
         test "A diskless sync carries the keys' LFU counters" {
-            r -1 config set maxmemory-policy allkeys-lfu lfu-log-factor 0
+            r -1 config set maxmemory-policy allkeys-lfu lfu-log-factor 0 lfu-decay-time 0
             r -1 set hot v
             for {set i 0} {$i < 100} {incr i} { r -1 get hot }
             set freq [r -1 object freq hot]
@@ -95,7 +97,7 @@ start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-d
             wait_for_condition 100 50 {[s master_link_status] eq "up"}
             assert_equal $freq [r object freq hot]
             r replicaof no one
-            r -1 config set maxmemory-policy noeviction
+            r -1 config set maxmemory-policy noeviction lfu-decay-time 1
             wait_for_condition 100 50 {[s -1 connected_slaves] == 0}
         }
     }
