@@ -430,7 +430,9 @@ start_server {tags {maxmemory repl} overrides {repl-diskless-sync-delay 0}} {
     }
 }
 
-start_server {tags {maxmemory} overrides {maxmemory 100mb maxmemory-policy allkeys-lfu}} {
+# lfu-decay-time 0: a minute boundary between SET and OBJECT FREQ would take one off
+start_server {tags {maxmemory} overrides {maxmemory 100mb maxmemory-policy allkeys-lfu
+                                          lfu-decay-time 0}} {
     test "maxmemory in the config file is enforced from the start" {
         assert_equal {maxmemory 104857600} [r config get maxmemory]
         assert_equal allkeys-lfu [s maxmemory_policy]
