@@ -62,9 +62,10 @@ void StartStream(Client* c, std::string_view line, ReplBuffer::Pos pos) {
   server::QueueWrite(c);
 }
 
+// What is left of the stream to send it now (0 while it waits for the first ACK).
 size_t StreamPending(const ReplicaLink* l) {
   const ReplBuffer* b = GetState().backlog.get();
-  return l->streaming && b ? b->PendingFrom(l->pos) : 0;
+  return l->streaming && !l->stream_on_ack && b ? b->PendingFrom(l->pos) : 0;
 }
 
 // The lowest block a replica still reads (UINT64_MAX: none).
@@ -99,7 +100,7 @@ bool TryPartial(Client* c, std::string_view replid, int64_t from) {
   LOG_NOTICE(
       "Partial resynchronization request from %s accepted. Sending %zu bytes of backlog "
       "starting from offset %lld.",
-      c->addr.c_str(), st.backlog->PendingFrom(pos), static_cast<long long>(from));
+      ReplicaName(c).c_str(), st.backlog->PendingFrom(pos), static_cast<long long>(from));
   return true;
 }
 
@@ -560,9 +561,15 @@ bool SendSnapshot(Client* c) {
   if (l->rdb_fd >= 0) close(l->rdb_fd);
   l->rdb_fd = -1;
   std::string().swap(l->rdb_buf);  // its 64 KB chunks' room, kept for the link's life else
+  if (l->diskless)
+    LOG_NOTICE(
+        "Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK "
+        "from replica to enable streaming",
+        ReplicaName(c).c_str());
+  l->stream_on_ack = l->diskless || !l->eof_mark.empty();
   l->state = ReplicaLink::kOnline;
   l->ack_time_ms = base::MsTime();
-  LOG_NOTICE("Synchronization with replica %s succeeded", c->addr.c_str());
+  LOG_NOTICE("Synchronization with replica %s succeeded", ReplicaName(c).c_str());
   return true;
 }
 
@@ -570,7 +577,7 @@ bool SendSnapshot(Client* c) {
 bool SendStream(Client* c) {
   ReplicaLink* l = Link(c);
   ReplBuffer* b = GetState().backlog.get();
-  if (!l->streaming || !b) return true;
+  if (!l->streaming || l->stream_on_ack || !b) return true;
   uint64_t was_on = l->pos.block;
   while (true) {
     iovec iov[16];
@@ -633,7 +640,7 @@ void ClientFreed(Client* c) {
     primary_.replicas.erase(std::remove(primary_.replicas.begin(), primary_.replicas.end(), c),
                             primary_.replicas.end());
     if (c->repl && c->repl->rdb_fd >= 0) close(c->repl->rdb_fd);
-    LOG_NOTICE("Connection with replica %s lost.", c->addr.c_str());
+    LOG_NOTICE("Connection with replica %s lost.", ReplicaName(c).c_str());
     if (primary_.replicas.empty()) GetState().no_replicas_since_ms = base::MsTime();
     if (c->repl) StopUnwantedSnapshot(c->repl);
     ResumePipeIfDrained();  // it may have been the replica the pipe waited for
@@ -701,14 +708,14 @@ void PrimaryCron() {
     ReplicaLink* l = Link(c);
     if (l->state == ReplicaLink::kOnline && !l->old_sync &&
         t - l->ack_time_ms > server::cfg.repl_timeout * 1000) {
-      LOG_WARNING("Disconnecting timedout replica (streaming sync): %s", c->addr.c_str());
+      LOG_WARNING("Disconnecting timedout replica (streaming sync): %s", ReplicaName(c).c_str());
       server::CloseAsync(c);
     }
     // Only a diskless transfer: its child waits for the slowest reader, so one that stopped
     // holds up every other replica's sync (a disk transfer's reader holds up no one).
     if (InDisklessTransfer(c) && l->stalled_since_ms &&
         t - l->stalled_since_ms > server::cfg.repl_timeout * 1000) {
-      LOG_WARNING("Disconnecting timedout replica (full sync): %s", c->addr.c_str());
+      LOG_WARNING("Disconnecting timedout replica (full sync): %s", ReplicaName(c).c_str());
       server::CloseAsync(c);
     }
   }
@@ -766,6 +773,10 @@ void ReplconfCommand(Client* c) {
             base::ParseInt64(a[i + 3], &fack) && fack > c->repl->aof_ack_offset)
           c->repl->aof_ack_offset = fack;
         c->repl->ack_time_ms = base::MsTime();
+        if (c->repl->stream_on_ack && c->repl->state == ReplicaLink::kOnline) {
+          c->repl->stream_on_ack = false;  // it has the snapshot: what waited goes now
+          server::QueueWrite(c);
+        }
         server::HandleReplicaAcks();
       }
       return;
@@ -835,7 +846,7 @@ void SendSnapshotWithoutData(Client* c, bool psync) {
   c->R().Raw(rdb);
   c->R().Raw(mark);
   c->flags |= server::kCloseAfterReply;
-  LOG_NOTICE("Sent %s a snapshot without data (rdb-filter-only): %zu bytes", c->addr.c_str(),
+  LOG_NOTICE("Sent %s a snapshot without data (rdb-filter-only): %zu bytes", ReplicaName(c).c_str(),
              rdb.size());
 }
 
@@ -861,11 +872,11 @@ void PsyncGeneric(Client* c, bool psync) {
   // A filtered snapshot goes over the socket only (as Valkey 8), never through dump.rdb.
   if (c->repl && c->repl->exclude_data && !c->repl->capa_eof)
     return c->R().Error("Filtered replica requires EOF capability");
-  LOG_NOTICE("Replica %s asks for synchronization", c->addr.c_str());
+  LOG_NOTICE("Replica %s asks for synchronization", ReplicaName(c).c_str());
   if (c->repl && c->repl->exclude_data) return SendSnapshotWithoutData(c, psync);
   int64_t from = 0;
   if (psync && !base::ParseInt64(c->argv[2], &from)) {
-    LOG_WARNING("Replica %s asks for synchronization but with a wrong offset", c->addr.c_str());
+    LOG_WARNING("Replica %s asks for synchronization but with a wrong offset", ReplicaName(c).c_str());
     return c->R().Error("value is not an integer or out of range");
   }
   if (!c->repl) c->repl = new ReplicaLink();

@@ -199,6 +199,13 @@ std::string ReplicaIp(const Client* c) {
   return l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
 }
 
+std::string ReplicaName(const Client* c) {
+  const ReplicaLink* l = c->repl;
+  std::string ip = l ? ReplicaIp(c) : c->addr.substr(0, c->addr.rfind(':'));
+  return ip + ":" +
+         (l && l->listening_port ? std::to_string(l->listening_port) : "<unknown-replica-port>");
+}
+
 // Valkey 8 names a replica wait_bgsave while the snapshot's child runs, including while a
 // diskless child streams it (or ours sends the file as it is written); send_bulk is only the
 // sending of a finished file.

@@ -30,6 +30,10 @@ struct ReplicaLink {
   // +CONTINUE line, which `out` holds with the handshake's replies: they go first).
   bool streaming = false;
   ReplBuffer::Pos pos;
+  // An EOF-marked snapshot was sent: the stream waits for the replica's first REPLCONF ACK.
+  // A replica finds the mark in the last bytes it read, so stream bytes glued to it would hide
+  // it (Valkey 8's repl_start_cmd_stream_on_ack).
+  bool stream_on_ack = false;
   // snapshot transfer
   int rdb_fd = -1;
   int64_t rdb_off = 0, rdb_size = 0;
@@ -72,6 +76,10 @@ void NewBacklog();
 // its state as Valkey 8 names it.
 std::string ReplicaIp(const server::Client* c);
 const char* ReplicaStateName(const ReplicaLink* l);
+// How the log names a replica, as Valkey 8's replicationGetReplicaName: its address and
+// listening port (the port it is reached at, not the connection's), or
+// "<unknown-replica-port>" before REPLCONF listening-port.
+std::string ReplicaName(const server::Client* c);
 // Replicas whose acknowledged offset is not ours (logged each, as Valkey 8 does at shutdown).
 int LaggingReplicas(bool log, int* total);
 // Closes every replica link: they reconnect and learn our new history (Valkey 8's

@@ -8,6 +8,9 @@
 # - The child is killed once no replica reads it ("last replica dropped, killing fork child"),
 #   by FLUSHALL (the replicas sync again, with the flushed data), and a child killed by anyone
 #   is collected; a disk snapshot made for replicas alone goes too once none waits for it.
+# - After an EOF-marked payload (diskless, or a disk snapshot sent as it is written) the
+#   stream waits for the replica's first REPLCONF ACK, so no stream byte follows the mark in
+#   the replica's read (Redis 7.0 then missed the mark and waited for repl-timeout).
 # Valkey 8's log lines throughout, as its tests and operators' log watchers look for them.
 # Checked by hand on Valkey 8.0.1: the same lines and outcomes.
 
@@ -53,6 +56,45 @@ proc dl_transfers_started {level} {
                 [::srv::file_tail [srv $level log] 100000]]
 }
 
+# A replica finds the end of an EOF-marked payload by its last 40 bytes: stream bytes glued
+# to the mark would hide it, and the replica would wait until repl-timeout (Redis 7.0 reads
+# 16 KB at a time and looks at the end of each read). So the stream starts at the replica's
+# first REPLCONF ACK, as Valkey 8 does; the log names the replica by its listening port.
+proc dl_stream_waits_for_ack {port diskless} {
+    set fd [valkey_raw]
+    puts -nonewline $fd "REPLCONF listening-port $port\r\nREPLCONF capa eof capa psync2\r\n"
+    flush $fd
+    assert_equal "+OK" [string trim [gets $fd]]
+    assert_equal "+OK" [string trim [gets $fd]]
+    puts -nonewline $fd "PSYNC ? -1\r\n"
+    flush $fd
+    fconfigure $fd -blocking 0
+    set got {}
+    wait_for_condition 100 50 {
+        [append got [read $fd]] ne {} &&
+        [regexp {\$EOF:([0-9a-f]{40})\r\n(.*)} $got all mark payload] &&
+        [set end [string first $mark $payload]] >= 0
+    }
+    set rest [string range $payload [expr {$end + 40}] end]
+    if {$diskless} {
+        wait_for_log "*Streamed RDB transfer with replica 127.0.0.1:$port succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming*"
+    }
+    wait_for_log "*Synchronization with replica 127.0.0.1:$port succeeded*"
+    assert_equal 1 [log_contains "*Replica 127.0.0.1:$port asks for synchronization*"]
+    r set held v
+    after 300
+    append rest [read $fd]
+    assert_equal {} $rest "nothing after the mark before the ACK"
+    assert_match "*,state=online,*" [s slave0]
+    puts -nonewline $fd "REPLCONF ACK 0\r\n"
+    flush $fd
+    wait_for_condition 100 50 {[string first "\$4\r\nheld\r\n" [append rest [read $fd]]] >= 0}
+    assert_match "\*2\r\n\$6\r\nSELECT\r\n*\*3\r\n\$3\r\nset\r\n\$4\r\nheld\r\n\$1\r\nv\r\n" $rest
+    close $fd
+    wait_for_condition 100 50 {[s connected_slaves] == 0}
+    r del held
+}
+
 start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-delay 0}} {
     test "A diskless sync's snapshot is written as configured: rdbcompression" {
         r set big [string repeat x 200000]
@@ -72,6 +114,16 @@ start_server {tags {repl} overrides {repl-diskless-sync yes repl-diskless-sync-d
         r config set rdbcompression yes
         wait_for_condition 100 50 {[s connected_slaves] == 0 && [s rdb_bgsave_in_progress] == 0}
         r del big
+    }
+
+    test "After a diskless payload the stream waits for the replica's first REPLCONF ACK" {
+        dl_stream_waits_for_ack 12345 1
+    }
+
+    test "After a disk snapshot sent as it is written (EOF-marked) the same" {
+        r config set repl-diskless-sync no
+        dl_stream_waits_for_ack 12346 0
+        r config set repl-diskless-sync yes
     }
 
     start_server {overrides {rdbchecksum no repl-diskless-sync yes repl-diskless-sync-delay 0}} {
