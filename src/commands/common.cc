@@ -20,7 +20,13 @@ db::Obj* LookupRead(Client* c, std::string_view key, bool touch) {
   return o;
 }
 
-db::Obj* LookupWrite(Client* c, std::string_view key) { return c->db->Lookup(key); }
+db::Obj* LookupWrite(Client* c, std::string_view key) {
+  // A write is an access too (Valkey 8's lookupKeyWrite): a key written and never read is not
+  // the idlest under an LRU policy, nor the least used under LFU.
+  db::Obj* o = c->db->Lookup(key);
+  if (o && !(c->flags & server::kNoTouch)) db::TouchAccess(o);
+  return o;
+}
 
 bool CheckType(Client* c, const db::Obj* o, db::Type t) {
   if (!o || o->type() == t) return true;

@@ -70,7 +70,9 @@ void RenameGeneric(Client* c, bool nx) {
   if (existing && nx) return c->R().Int(0);
   if (existing) c->db->DeleteByServer(dst);
   db::Obj* taken = c->db->Unlink(src);
-  c->db->Add(db::Rekey(taken, dst, taken->expire(), true));
+  db::Obj* renamed = db::Rekey(taken, dst, taken->expire(), true);
+  db::ResetAccess(renamed);
+  c->db->Add(renamed);
   Modified(c, src);
   Modified(c, dst, 0);
   Notify(kNotifyGeneric, "rename_from", src, c->dbid);
@@ -109,7 +111,9 @@ void MoveCommand(Client* c) {
   if (db::Obj* e = to->Find(c->argv[1]); e && !to->IsExpired(e)) return c->R().Int(0);
   to->Delete(c->argv[1]);  // an expired leftover
   std::string k(c->argv[1]);
-  to->Add(c->db->Unlink(k));
+  db::Obj* moved = c->db->Unlink(k);
+  db::ResetAccess(moved);
+  to->Add(moved);
   Modified(c, k);
   KeyModified(dst, k);
   Notify(kNotifyGeneric, "move_from", k, c->dbid);
@@ -135,7 +139,7 @@ void CopyCommand(Client* c) {
   std::string src(a[1]), dst(a[2]);
   if (src == dst && dst_db == c->dbid)
     return c->R().Error("source and destination objects are the same");
-  db::Obj* o = LookupWrite(c, src);
+  db::Obj* o = LookupRead(c, src);  // a read, as Valkey 8's: a hit or a miss
   if (!o) return c->R().Int(0);
   // The client's own db may be none of the served ones (an import's staging db, through
   // CLUSTER SYNCSLOTS APPLY): it is c->db, not found by its id.
@@ -143,6 +147,7 @@ void CopyCommand(Client* c) {
   db::Obj* existing = to->Lookup(dst);
   if (existing && !replace) return c->R().Int(0);
   db::Obj* copy = db::Rekey(o, dst, o->expire(), false);
+  db::ResetAccess(copy);
   if (existing) to->DeleteByServer(dst);  // replaced as a new key ("new" event), as in Valkey
   to->Add(copy);
   g.dirty++;

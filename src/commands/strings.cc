@@ -79,11 +79,10 @@ void SetCommand(Client* c) {
       return c->R().Error(kErrSyntax);
     }
   }
+  // With GET: a read first (keyspace hit or miss, keymiss), as Valkey 8's GET then its write
+  // lookup.
+  if (get && !CheckType(c, LookupRead(c, a[1]), db::kString)) return;
   db::Obj* old = LookupWrite(c, a[1]);
-  if (get) {
-    if (!CheckType(c, old, db::kString)) return;
-    if (!old) Notify(kNotifyKeyMiss, "keymiss", a[1], c->dbid);
-  }
   bool exists = old != nullptr;
   if ((nx && exists) || (xx && !exists)) {
     if (get) {
@@ -142,9 +141,11 @@ void SetExCommand(Client* c) { SetExGeneric(c, 1000, "setex"); }
 void PSetExCommand(Client* c) { SetExGeneric(c, 1, "psetex"); }
 
 void GetSetCommand(Client* c) {
-  db::Obj* old = LookupWrite(c, c->argv[1]);
+  // A read (keyspace hit or miss, keymiss) then the write's own lookup, as Valkey 8's GET then
+  // setKey: the key is accessed twice.
+  db::Obj* old = LookupRead(c, c->argv[1]);
   if (!CheckType(c, old, db::kString)) return;
-  if (!old) Notify(kNotifyKeyMiss, "keymiss", c->argv[1], c->dbid);
+  if (old) old = LookupWrite(c, c->argv[1]);
   if (old)
     ReplyString(c, old);
   else

@@ -124,6 +124,7 @@ void Db::Add(Obj* o) {
 
 Obj* Db::Replace(Obj* old, Obj* nw, bool keep_old) {
   if (old != nw) {
+    nw->set_lru(old->lru());
     int slot = SlotOf(old->key());
     SlotTables* t = TablesAt(slot, false);
     t->keys.Replace(old, nw);

@@ -140,7 +140,9 @@ class Db {
   // Adds an object whose key is absent.
   void Add(Obj* o);
   // Replaces `old` (same key) by `nw`, keeping the expires table in step; frees old (by
-  // Env::free_server_del) unless keep_old. Returns nw.
+  // Env::free_server_del) unless keep_old. Returns nw. The key keeps its LRU/LFU field: a
+  // new value is not a new key (Valkey 8's dbSetValue; a key deleted and added anew, as by
+  // RENAME or RESTORE REPLACE, starts afresh).
   Obj* Replace(Obj* old, Obj* nw, bool keep_old = false);
   // Sets (or with -1 removes) the expire of a present object; returns its new address.
   Obj* SetExpire(Obj* o, int64_t when);

@@ -264,6 +264,8 @@ uint8_t LfuCounter(const Obj* o) {
 
 void SetLfuCounter(Obj* o, uint8_t counter) { o->set_lru((LfuMinutes() << 8) | counter); }
 
+void ResetAccess(Obj* o) { o->set_lru(InitialLru()); }
+
 void TouchAccess(Obj* o) {
   if (!GetEnv().lfu) {
     o->set_lru(g_lru_clock);

@@ -134,6 +134,9 @@ void UpdateLruClock();
 
 // Access bookkeeping: LRU clock, or the LFU counter when an LFU policy is selected.
 void TouchAccess(Obj* o);
+// Access bookkeeping as for a key just added (Valkey 8's initObjectLRUOrLFU in dbAdd): a
+// renamed, moved or copied key starts afresh, as a new one does.
+void ResetAccess(Obj* o);
 // LFU counter after decay (OBJECT FREQ).
 uint8_t LfuCounter(const Obj* o);
 // Sets the LFU counter, as of now (RESTORE ... FREQ under an LFU policy).

@@ -622,6 +622,24 @@ start_server {tags {keys}} {
         assert_range [r object idletime k] 0 1
     }
 
+    # A write is an access (Valkey 8's lookupKeyWrite touches): a key written and never read is
+    # not the idlest for allkeys-lru. Commands that change a value where it is.
+    keys_test "A write resets OBJECT IDLETIME as a read does" {
+        r flushall
+        r rpush l a
+        r sadd s a
+        r hset h f v
+        r zadd z 1 a
+        r set n 1
+        wait_for_condition 60 100 {[r object idletime n] >= 2}
+        r rpush l b
+        r sadd s b
+        r hset h f2 v
+        r zadd z 2 b
+        r incr n
+        foreach k {l s h z n} { assert_equal 1 [expr {[r object idletime $k] <= 1}] $k }
+    }
+
     keys_test "CLIENT NO-TOUCH on: reads leave the access time alone, TOUCH still touches; flag T" {
         r flushall
         r set k v
@@ -662,6 +680,78 @@ start_server {tags {keys}} {
         }
     }
 
+
+    # A new value for a key is not a new key: it keeps the LFU counter (each write's lookup
+    # counts one access), as Valkey 8's dbSetValue keeps the old object's LRU field. A key
+    # added anew (RENAME, MOVE, COPY, a new key) starts at 5. Every figure recorded
+    # from Valkey 8.0.1 (maxmemory set: it then shares no integer objects).
+    keys_test "A key's LFU counter survives a new value; a key made anew starts again" {
+        r flushall
+        r config set maxmemory-policy allkeys-lfu maxmemory 1gb lfu-log-factor 0 lfu-decay-time 0
+        try {
+            foreach {cmds key freq} {
+                {{set k v}}                       k 5
+                {{get k}}                         k 6
+                {{set k w}}                       k 7
+                {{append k x}}                    k 8
+                {{setrange k 0 abc}}              k 9
+                {{set n 10} {incr n}}             n 6
+                {{incrbyfloat n 1.5}}             n 7
+                {{sadd s1 a} {set dst x} {sunionstore dst s1}} dst 6
+                {{set k v px 100000}}             k 10
+                {{set k v keepttl}}               k 11
+                {{getset k z}}                    k 13
+                {{set k 5} {decrby k 3}}          k 15
+                {{getex k ex 100}}                k 16
+                {{persist k}}                     k 17
+                {{mset k 1}}                      k 18
+                {{msetnx zz 1}}                   zz 5
+                {{lpush l a} {lpush l b}}         l 6
+                {{copy k l replace}}              l 5
+                {{set big 1} {set big 2}}         big 6
+                {{setex big 100 3}}               big 7
+                {{psetex big 100000 4}}           big 8
+                {{set big abc} {set big x get}}   big 11
+                {{sadd s2 q} {sinterstore s2 s1}} s2 6
+                {{set r1 v} {get r1} {rename r1 r2}} r2 5
+                {{get r2} {set r3 v} {rename r2 r3}} r3 5
+                {{get r3} {renamenx r3 r4}}       r4 5
+                {{set c1 v} {get c1} {copy c1 c2}} c1 7
+                {}                                c2 5
+                {{set m v} {get m} {move m 1} {select 1}} m 5
+            } {
+                foreach cmd $cmds { r {*}$cmd }
+                assert_equal $freq [r object freq $key] "after $cmds"
+            }
+            r select 0
+        } finally {
+            r config set maxmemory-policy noeviction maxmemory 0 lfu-log-factor 10 lfu-decay-time 1
+        }
+    }
+
+    # Commands that read a key before they write it count a keyspace hit or miss, as Valkey
+    # 8's do (GETSET and SET ... GET read as GET does; COPY reads its source); SET, RENAME and
+    # other writes count none. Hits/misses after each, recorded from Valkey 8.0.1.
+    keys_test "GETSET, SET ... GET and COPY count keyspace hits and misses; plain writes none" {
+        r flushall
+        r config resetstat
+        r set k v
+        foreach {cmd want} {
+            {getset k w}    1/0
+            {getset nk w}   1/1
+            {set k x get}   2/1
+            {set nk2 x get} 2/2
+            {copy k k2}     3/2
+            {copy nokey k3} 3/3
+            {set k y}       3/3
+            {rename k k9}   3/3
+            {getdel k9}     4/3
+            {getex k9}      4/4
+        } {
+            r {*}$cmd
+            assert_equal $want "[s keyspace_hits]/[s keyspace_misses]" $cmd
+        }
+    }
 
     # Issue 27: RESTORE ... FREQ sets the LFU counter under an LFU policy (OBJECT FREQ), and is
     # accepted but unused under another; a payload whose absolute TTL is past replaces an
