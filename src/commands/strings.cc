@@ -20,7 +20,10 @@ constexpr int64_t kNoExpire = -1;
 void SetString(Client* c, db::Obj* old, std::string_view key, std::string_view val, int64_t expire,
                bool keep_ttl) {
   if (keep_ttl && old) expire = old->expire();
-  StoreKey(c, old, db::NewString(key, val, expire));
+  // The expire stays as it is: in place; else a new object takes the old one's place.
+  bool same_expire = old && (keep_ttl || (expire < 0 && !old->has_expire()));
+  if (!same_expire || !db::OverwriteString(old, val))
+    StoreKey(c, old, db::NewString(key, val, expire));
   Modified(c, key);
   Notify(kNotifyString, "set", key, c->dbid);
 }

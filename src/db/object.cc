@@ -170,6 +170,23 @@ Obj* NewString(std::string_view key, std::string_view val, int64_t expire, bool 
   return o;
 }
 
+bool OverwriteString(Obj* o, std::string_view val) {
+  if (o->type() != kString) return false;
+  int64_t iv;
+  if (IntCandidate(val, &iv)) {
+    if (o->enc() != kEncInt) return false;
+    o->set_int_value(iv);
+    return true;
+  }
+  Enc e = val.size() > kEmbstrMaxLen ? kEncRawInline : kEncEmbstr;
+  size_t len;
+  if (o->enc() != e) return false;
+  char* bytes = InlineBytes(o, &len);
+  if (len != val.size()) return false;
+  memcpy(bytes, val.data(), len);
+  return true;
+}
+
 Obj* NewInt(std::string_view key, int64_t v, int64_t expire) {
   Obj* o = Alloc(key, kString, kEncInt, expire);
   o->set_int_value(v);

@@ -115,6 +115,10 @@ struct Obj {
 Obj* NewString(std::string_view key, std::string_view val, int64_t expire = -1,
                bool try_int = true);
 Obj* NewInt(std::string_view key, int64_t v, int64_t expire = -1);
+// Writes val into the string object o where NewString would make an object of o's very
+// layout (same encoding, same length): SET over a value of the same size allocates, frees and
+// rehashes nothing. False, with o untouched, otherwise.
+bool OverwriteString(Obj* o, std::string_view val);
 // A raw-encoded string (after APPEND / SETRANGE).
 Obj* NewRaw(std::string_view key, std::string&& val, int64_t expire = -1);
 // A container object taking ownership of ptr (freed with the object's type rules).

@@ -161,6 +161,60 @@ TEST_CASE(ObjPacksShortKeyAndStringLengthsInOneByte) {
   db::FreeObj(i);
 }
 
+// A value written in place only where NewString would make the very same layout; the object
+// then reads as the new value with its key, expire and LRU field as they were.
+TEST_CASE(ObjOverwriteStringOnlyWhereTheLayoutIsTheSame) {
+  struct Case {
+    const char* name;
+    std::string key, old_val, new_val;
+    int64_t expire;
+    bool in_place;
+  };
+  std::string k40(40, 'k'), v100(100, 'v'), w100(100, 'w'), v31(31, 'v'), w32(32, 'w');
+  const Case cases[] = {
+      {"embstr, same length", "k", "abc", "xyz", -1, true},
+      {"embstr, packed layout, expire kept", "k", "abc", "xyz", 1764000000000, true},
+      {"embstr, unpacked key", k40, "abc", "xyz", INT64_MAX, true},
+      {"embstr, shorter", "k", "abcd", "xyz", -1, false},
+      {"embstr, longer", "k", "abc", "wxyz", -1, false},
+      {"31 bytes packed, 32 not", "k", v31, w32, -1, false},
+      {"raw inline, same length", "k", v100, w100, -1, true},
+      {"embstr to int", "k", "abc", "123", -1, false},
+      {"int to int", "k", "42", "-9000000000", 5, true},
+      {"int to embstr", "k", "42", "4x", -1, false},
+      {"not an int: leading zero", "k", "42", "07", -1, false},
+  };
+  auto run = [](const Case& t) {
+    db::Obj* o = db::NewString(t.key, t.old_val, t.expire);
+    db::Obj* fresh = db::NewString(t.key, t.new_val, t.expire);
+    o->set_lru(4242);
+    size_t size = malloc_usable_size(o);
+    uint32_t meta = o->meta;
+    bool done = db::OverwriteString(o, t.new_val);
+    CHECK_EQ(done, t.in_place);
+    char buf[24];
+    CHECK(o->str(buf) == (done ? t.new_val : t.old_val));
+    CHECK(o->key() == t.key);
+    CHECK_EQ(o->expire(), t.expire);
+    CHECK_EQ(o->lru(), 4242u);
+    CHECK_EQ(o->meta, meta);
+    if (done) {  // what a new object would be, in the same allocation
+      CHECK_EQ(o->enc(), fresh->enc());
+      CHECK_EQ(malloc_usable_size(fresh), size);
+    }
+    db::FreeObj(o);
+    db::FreeObj(fresh);
+  };
+  for (const Case& t : cases) {
+    int before = check::failures;
+    run(t);
+    if (check::failures != before) fprintf(stderr, "  in case: %s\n", t.name);
+  }
+  db::Obj* list = db::NewContainer("l", db::kList, db::kEncQuicklist, nullptr);
+  CHECK(!db::OverwriteString(list, "v"));
+  free(list);
+}
+
 // Sets the running command's routed keys for a scope (the environment is process-wide).
 struct RoutedScope {
   explicit RoutedScope(const db::RoutedKeys* r) { db::GetEnv().routed = r; }

@@ -111,6 +111,43 @@ start_server {tags {strings}} {
         assert_equal -1 [r ttl newkey]
     }
 
+    # SET over a value of the same length and encoding writes it in place (db::OverwriteString):
+    # nothing of it may show. Each row: the old value and its SET options, the new value and
+    # its options; the key must read, encode, expire and weigh as a key set fresh that way.
+    test "SET over a value of the same size: the key is as one set anew" {
+        r flushall
+        set long1 [string repeat a 100]
+        set long2 [string repeat b 100]
+        foreach {old oldopts new newopts} [list \
+                abc {} xyz {} \
+                abc {ex 100} xyz {} \
+                abc {ex 100} xyz {keepttl} \
+                abc {} xyz {keepttl} \
+                12 {} 34 {} \
+                -9000000000 {} 9000000000 {} \
+                12 {} ab {} \
+                ab {} 12 {} \
+                07 {} 08 {} \
+                $long1 {} $long2 {} \
+                $long1 {px 100000} $long2 {keepttl} \
+                abc {} xyz {get} \
+                abc {} xyz {xx}] {
+            r del k f
+            r set k $old {*}$oldopts
+            r set k $new {*}$newopts
+            if {"keepttl" in $newopts} {
+                r set f $new {*}$oldopts
+            } else {
+                r set f $new {*}[lsearch -all -inline -not -regexp $newopts {^(get|xx)$}]
+            }
+            set row "$old $oldopts -> $new $newopts"
+            assert_equal $new [r get k] $row
+            assert_equal [r object encoding f] [r object encoding k] $row
+            assert_equal [expr {[r pttl f] > 0}] [expr {[r pttl k] > 0}] $row
+            assert_equal [r memory usage f] [r memory usage k] $row
+        }
+    }
+
     test "SET GET returns the old value" {
         r flushall
         assert_equal {} [r set k v1 get]
