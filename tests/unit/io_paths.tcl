@@ -99,6 +99,30 @@ foreach mode {yes no} {
             close $fd
         }
 
+        # Input that must wait (here behind a blocked BLPOP) stays in the socket on epoll; the
+        # ring has received it already, into a stash that holds it until its turn. That
+        # memory is input, not data: like the socket's, it must not make the node evict keys.
+        test "io-uring $mode: input held for a blocked client is not counted for eviction" {
+            set ring [log_contains "*Client connections use io_uring.*"]
+            assert_equal 0 [s mem_not_counted_for_evict]
+            set fd [io_raw]
+            puts -nonewline $fd "BLPOP io:nolist 0\r\n"
+            wait_for_condition 100 10 {[s blocked_clients] == 1}
+            puts -nonewline $fd [string repeat "SET io:held v\r\n" 4000]
+            if {$ring} {
+                wait_for_condition 100 10 {[s mem_not_counted_for_evict] >= 16384}
+            } else {
+                after 200
+                assert_equal 0 [s mem_not_counted_for_evict]
+            }
+            r rpush io:nolist a
+            set want "*2\r\n\$9\r\nio:nolist\r\n\$1\r\na\r\n[string repeat "+OK\r\n" 4000]"
+            assert_equal $want [io_read_n $fd [string length $want]]
+            assert_equal 0 [s mem_not_counted_for_evict]
+            close $fd
+            r del io:held
+        }
+
         test "io-uring $mode: input sent while the client's own DEBUG RELOAD loads runs after it" {
             r flushall
             r debug populate 3000 io 10
