@@ -9,11 +9,6 @@
 
 namespace db {
 
-Env& GetEnv() {
-  static Env env;
-  return env;
-}
-
 SlotTables::~SlotTables() {
   expires.Clear();
   keys.Clear([](Obj* o) { FreeObj(o); });

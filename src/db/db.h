@@ -117,7 +117,10 @@ struct Env {
   bool local_write = false;
   void (*on_local_expire)(int dbid, std::string_view key) = nullptr;
 };
-Env& GetEnv();
+// Constant-initialised (no constructor runs), so it is ready before any other static's
+// initialisation, and read inline: it is consulted several times a command.
+inline constinit Env g_env;
+inline Env& GetEnv() { return g_env; }
 
 class Db {
  public:
