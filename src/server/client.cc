@@ -750,7 +750,12 @@ void ProcessInput(Client* c) {
     }
     // A replica link's limit is checked as its stream grows (repl/primary.cc's FeedReplicas):
     // right after PSYNC it holds the backlog it is about to read, not a reply it ignores.
-    if (c->PendingOutput() && !(c->flags & kReplica) && !CheckOutputLimits(c)) break;
+    // Within the reply buffer's size no limit applies (CheckOutputLimits' count starts past
+    // it): only a client past it, or one whose soft-limit clock runs, is checked.
+    if (!(c->flags & kReplica) &&
+        (c->PendingOutput() > kReplyBufferBytes || c->obuf_soft_since_ms) &&
+        !CheckOutputLimits(c))
+      break;
   }
   if (!(c->flags & kPendingWrite) && (c->conn.Pending() || (c->flags & kCloseAfterReply))) {
     c->flags |= kPendingWrite;
