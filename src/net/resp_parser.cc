@@ -1,6 +1,7 @@
 // Request parsing. Error texts are those clients and tools expect from Valkey.
 #include "net/resp_parser.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -79,20 +80,38 @@ size_t FindLineEnd(const char* buf, size_t from, size_t len) {
   if (memchr(buf + from, '\0', cr - from)) return std::string::npos;
   return cr;
 }
+
+// The usual length line, "<digits>\r\n" from `from` (no leading zero, at most 18 digits),
+// read in one pass: true with its value and the '\r''s offset, which the general path
+// (FindLineEnd, then ParseInt64) would give too. False for anything else, left to that path.
+bool FastLength(const char* buf, size_t from, size_t len, int64_t* n, size_t* cr) {
+  size_t i = from, end = std::min(len, from + 18);
+  int64_t v = 0;
+  while (i < end && static_cast<unsigned char>(buf[i] - '0') < 10) v = v * 10 + (buf[i++] - '0');
+  if (i == from || i + 1 >= len || buf[i] != '\r' || buf[i + 1] != '\n') return false;
+  if (buf[from] == '0' && i - from > 1) return false;
+  *n = v;
+  *cr = i;
+  return true;
+}
 }  // namespace
 
 RequestParser::Status RequestParser::ParseMultibulk(const char* buf, size_t len, size_t* pos,
                                                     const ParserLimits& lim) {
   if (multibulk_left_ == 0) {
-    size_t cr = FindLineEnd(buf, *pos, len);
-    if (cr == std::string::npos) {
-      if (len - *pos > lim.max_inline) return Fail("Protocol error: too big mbulk count string");
-      return kNeedMore;
-    }
-    if (cr + 1 >= len) return kNeedMore;  // need the '\n'
+    size_t cr;
     int64_t n;
-    if (!base::ParseInt64(std::string_view(buf + *pos + 1, cr - *pos - 1), &n) || n > INT_MAX)
-      return Fail("Protocol error: invalid multibulk length");
+    if (!FastLength(buf, *pos + 1, len, &n, &cr)) {
+      cr = FindLineEnd(buf, *pos, len);
+      if (cr == std::string::npos) {
+        if (len - *pos > lim.max_inline) return Fail("Protocol error: too big mbulk count string");
+        return kNeedMore;
+      }
+      if (cr + 1 >= len) return kNeedMore;  // need the '\n'
+      if (!base::ParseInt64(std::string_view(buf + *pos + 1, cr - *pos - 1), &n))
+        return Fail("Protocol error: invalid multibulk length");
+    }
+    if (n > INT_MAX) return Fail("Protocol error: invalid multibulk length");
     if (n > 10 && lim.unauthenticated)
       return Fail("Protocol error: unauthenticated multibulk length");
     cmd_start_ = *pos;  // keep the header with the command until it completes
@@ -106,18 +125,22 @@ RequestParser::Status RequestParser::ParseMultibulk(const char* buf, size_t len,
   while (multibulk_left_ > 0) {
     if (bulk_len_ == -1) {
       if (cur_ >= len) break;
-      size_t cr = FindLineEnd(buf, cur_, len);
-      if (cr == std::string::npos) {
-        if (len - cur_ > lim.max_inline) return Fail("Protocol error: too big bulk count string");
-        break;
-      }
-      if (cr + 1 >= len) break;
-      if (buf[cur_] != '$') {
-        return Fail(std::string("Protocol error: expected '$', got '") + buf[cur_] + "'");
-      }
+      size_t cr;
       int64_t n;
-      if (!base::ParseInt64(std::string_view(buf + cur_ + 1, cr - cur_ - 1), &n) || n < 0 ||
-          (!lim.trusted && n > lim.max_bulk_len))
+      if (buf[cur_] != '$' || !FastLength(buf, cur_ + 1, len, &n, &cr)) {
+        cr = FindLineEnd(buf, cur_, len);
+        if (cr == std::string::npos) {
+          if (len - cur_ > lim.max_inline) return Fail("Protocol error: too big bulk count string");
+          break;
+        }
+        if (cr + 1 >= len) break;
+        if (buf[cur_] != '$') {
+          return Fail(std::string("Protocol error: expected '$', got '") + buf[cur_] + "'");
+        }
+        if (!base::ParseInt64(std::string_view(buf + cur_ + 1, cr - cur_ - 1), &n))
+          return Fail("Protocol error: invalid bulk length");
+      }
+      if (n < 0 || (!lim.trusted && n > lim.max_bulk_len))
         return Fail("Protocol error: invalid bulk length");
       if (n > 16384 && lim.unauthenticated)
         return Fail("Protocol error: unauthenticated bulk length");

@@ -101,6 +101,47 @@ TEST_CASE(RespProtocolErrors) {
            std::string("Protocol error: too big bulk count string"));
 }
 
+// Length lines around the parser's fast path for "<digits>\r\n" (no leading zero, up to 18
+// digits): each outcome recorded from Valkey 8.0.1 (raw bytes, its reply), and the same when
+// the stream is cut anywhere.
+TEST_CASE(RespLengthLinesAsValkeyReadsThem) {
+  const std::string kMb = "Protocol error: invalid multibulk length";
+  const std::string kBulk = "Protocol error: invalid bulk length";
+  struct Row {
+    std::string in, err;
+    Cmds cmds;
+  };
+  const std::vector<Row> rows = {
+      {"*1\r\n$4\r\nPING\r\n", "", {{"PING"}}},
+      {"*01\r\n$4\r\nPING\r\n", kMb, {}},
+      {"*1\r\n$04\r\nPING\r\n", kBulk, {}},
+      {"*1\r\n$+4\r\nPING\r\n", kBulk, {}},
+      {"*+1\r\n$4\r\nPING\r\n", kMb, {}},
+      {"*1\r\n$4\rxPING\r\n", "", {{"PING"}}},  // the byte after '\r' is not looked at
+      {"*1\r\n$100000000000000000\r\n", kBulk, {}},   // 18 digits
+      {"*1\r\n$1000000000000000000\r\n", kBulk, {}},  // 19
+      {"*1\r\n$999999999999999999\r\n", kBulk, {}},
+      {"*100000000000000000\r\n", kMb, {}},
+      {"*2\r\n$4\r\nECHO\r\n$-0\r\n", kBulk, {}},
+      {"*2\r\n$4\r\nECHO\r\n$0\r\n\r\n", "", {{"ECHO", ""}}},
+      {"*2\r\n$4\r\nECHO\r\n$00\r\n\r\n", kBulk, {}},
+      {"*0\r\n*1\r\n$4\r\nPING\r\n", "", {{"PING"}}},
+      {"*-1\r\n*1\r\n$4\r\nPING\r\n", "", {{"PING"}}},
+      {"*1\r\n$4 \r\nPING\r\n", kBulk, {}},
+      {"*1 \r\n$4\r\nPING\r\n", kMb, {}},
+      {"*1\r\n$4\r\r\nPING\r\n", "", {{"\nPIN"}}},
+  };
+  for (const Row& r : rows) {
+    for (size_t cut = 0; cut < r.in.size(); cut++) {
+      std::string err;
+      Cmds got = FeedSplit(r.in, cut ? std::vector<size_t>{cut} : std::vector<size_t>{}, &err);
+      if (err != r.err || got != r.cmds) fprintf(stderr, "  row %s, cut at %zu\n", r.in.c_str(), cut);
+      CHECK_EQ(err, r.err);
+      CHECK(got == r.cmds);
+    }
+  }
+}
+
 TEST_CASE(RespUnauthenticatedLimits) {
   net::RequestParser p;
   net::ParserLimits lim;
