@@ -4,6 +4,8 @@
 # random writes of every type sent pipelined, then the two datasets compared key by key (type,
 # contents, expiry time) in db 0 and db 2; then the link is killed from either side and the
 # replica must continue with a partial resync (sync_partial_ok grows, sync_full does not).
+# A redis 7.0 replica of ours also syncs again and again while writes flow (its link must come
+# up each time: the stream may not follow the payload's end mark in one read).
 # Sorted-set scores are compared as doubles: Valkey 8 and Redis 7.0 format them differently.
 
 set ::ri_redis_bin /usr/bin/redis-server
@@ -355,6 +357,32 @@ try {
                 set head [read $f 9]
                 close $f
                 assert_equal REDIS0010 $head
+            }
+
+            # The stream's first bytes must not follow the payload's end mark in the replica's
+            # read: Redis 7.0 looks for the mark at the end of each read, and writes flowing
+            # during the sync put a backlog right behind it (before the fix the link stayed
+            # down until repl-timeout). Both sides run their default sync settings.
+            test "redis 7.0 replica of our primary: full syncs while writes flow, each link comes up" {
+                r -1 config set repl-diskless-sync yes
+                set bench [require_peer /usr/bin/redis-benchmark redis-tools]
+                set pid [exec $bench -p $pport -t set -r 1000 -n 100000000 -c 4 -q > /dev/null 2>@1 &]
+                try {
+                    foreach round {1 2} {
+                        set full [ri_stat -1 sync_full]
+                        r replicaof no one
+                        r replicaof 127.0.0.1 $pport
+                        wait_for_condition 400 50 {[rinfo 0 master_link_status] eq "up"} else {
+                            fail "round $round: the link never came up ([rinfo 0 master_sync_in_progress])"
+                        }
+                        assert_equal [expr {$full + 1}] [ri_stat -1 sync_full]
+                    }
+                } finally {
+                    exec kill $pid
+                }
+                ri_wait_offsets -1 0
+                assert_equal [r -1 dbsize] [r dbsize]
+                ri_compare -1 0
             }
 
             test "redis 7.0 replica of our primary: link killed on ours, partial resync" {
