@@ -21,11 +21,15 @@ db::Obj* LookupRead(Client* c, std::string_view key, bool touch) {
 }
 
 db::Obj* LookupWrite(Client* c, std::string_view key) {
+  db::Obj* o = c->db->Lookup(key);
+  TouchForWrite(c, o);
+  return o;
+}
+
+void TouchForWrite(Client* c, db::Obj* o) {
   // A write is an access too (Valkey 8's lookupKeyWrite): a key written and never read is not
   // the idlest under an LRU policy, nor the least used under LFU.
-  db::Obj* o = c->db->Lookup(key);
   if (o && !(c->flags & server::kNoTouch)) db::TouchAccess(o);
-  return o;
 }
 
 bool CheckType(Client* c, const db::Obj* o, db::Type t) {

@@ -19,8 +19,11 @@ using server::Client;
 // accessed, unless touch is false (TTL, TYPE, EXISTS, as Valkey 8's LOOKUP_NOTOUCH) or the
 // client is in CLIENT NO-TOUCH mode (its TOUCH still touches).
 db::Obj* LookupRead(Client* c, std::string_view key, bool touch = true);
-// Write lookup: expiry honoured, no stats.
+// Write lookup: expiry honoured, no stats; the key is accessed (TouchForWrite).
 db::Obj* LookupWrite(Client* c, std::string_view key);
+// The access a write lookup counts, for a key found already (nullptr: nothing): a command that
+// reads a key and then writes it (GETSET) accesses it twice, as Valkey 8's GET then setKey.
+void TouchForWrite(Client* c, db::Obj* o);
 // Replies WRONGTYPE and returns false when o is not of type t (nullptr passes).
 bool CheckType(Client* c, const db::Obj* o, db::Type t);
 // Stores nw under its key: adds or replaces; keep_ttl carries the old expire over.

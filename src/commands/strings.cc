@@ -82,10 +82,16 @@ void SetCommand(Client* c) {
       return c->R().Error(kErrSyntax);
     }
   }
-  // With GET: a read first (keyspace hit or miss, keymiss), as Valkey 8's GET then its write
-  // lookup.
-  if (get && !CheckType(c, LookupRead(c, a[1]), db::kString)) return;
-  db::Obj* old = LookupWrite(c, a[1]);
+  // With GET: a read first (keyspace hit or miss, keymiss), then the write's access, as Valkey
+  // 8's GET then its write lookup.
+  db::Obj* old;
+  if (get) {
+    old = LookupRead(c, a[1]);
+    if (!CheckType(c, old, db::kString)) return;
+    TouchForWrite(c, old);
+  } else {
+    old = LookupWrite(c, a[1]);
+  }
   bool exists = old != nullptr;
   if ((nx && exists) || (xx && !exists)) {
     if (get) {
@@ -144,11 +150,11 @@ void SetExCommand(Client* c) { SetExGeneric(c, 1000, "setex"); }
 void PSetExCommand(Client* c) { SetExGeneric(c, 1, "psetex"); }
 
 void GetSetCommand(Client* c) {
-  // A read (keyspace hit or miss, keymiss) then the write's own lookup, as Valkey 8's GET then
-  // setKey: the key is accessed twice.
+  // A read (keyspace hit or miss, keymiss) then the write's access, as Valkey 8's GET then
+  // setKey.
   db::Obj* old = LookupRead(c, c->argv[1]);
   if (!CheckType(c, old, db::kString)) return;
-  if (old) old = LookupWrite(c, c->argv[1]);
+  TouchForWrite(c, old);
   if (old)
     ReplyString(c, old);
   else

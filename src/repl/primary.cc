@@ -62,10 +62,13 @@ void StartStream(Client* c, std::string_view line, ReplBuffer::Pos pos) {
   server::QueueWrite(c);
 }
 
-// What is left of the stream to send it now (0 while it waits for the first ACK).
+// Whether the stream is sent to it now: it has a place in the buffer, and no EOF-marked
+// snapshot's first ACK is awaited.
+bool SendsStream(const ReplicaLink* l) { return l->streaming && !l->stream_on_ack; }
+
 size_t StreamPending(const ReplicaLink* l) {
   const ReplBuffer* b = GetState().backlog.get();
-  return l->streaming && !l->stream_on_ack && b ? b->PendingFrom(l->pos) : 0;
+  return SendsStream(l) && b ? b->PendingFrom(l->pos) : 0;
 }
 
 // The lowest block a replica still reads (UINT64_MAX: none).
@@ -577,7 +580,7 @@ bool SendSnapshot(Client* c) {
 bool SendStream(Client* c) {
   ReplicaLink* l = Link(c);
   ReplBuffer* b = GetState().backlog.get();
-  if (!l->streaming || l->stream_on_ack || !b) return true;
+  if (!SendsStream(l) || !b) return true;
   uint64_t was_on = l->pos.block;
   while (true) {
     iovec iov[16];
@@ -876,7 +879,8 @@ void PsyncGeneric(Client* c, bool psync) {
   if (c->repl && c->repl->exclude_data) return SendSnapshotWithoutData(c, psync);
   int64_t from = 0;
   if (psync && !base::ParseInt64(c->argv[2], &from)) {
-    LOG_WARNING("Replica %s asks for synchronization but with a wrong offset", ReplicaName(c).c_str());
+    LOG_WARNING("Replica %s asks for synchronization but with a wrong offset",
+                ReplicaName(c).c_str());
     return c->R().Error("value is not an integer or out of range");
   }
   if (!c->repl) c->repl = new ReplicaLink();

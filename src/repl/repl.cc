@@ -196,13 +196,13 @@ void BeforeSleep() { PrimaryBeforeSleep(); }
 
 std::string ReplicaIp(const Client* c) {
   const ReplicaLink* l = c->repl;
-  return l->announced_ip.empty() ? c->addr.substr(0, c->addr.rfind(':')) : l->announced_ip;
+  if (l && !l->announced_ip.empty()) return l->announced_ip;
+  return c->addr.substr(0, c->addr.rfind(':'));
 }
 
 std::string ReplicaName(const Client* c) {
   const ReplicaLink* l = c->repl;
-  std::string ip = l ? ReplicaIp(c) : c->addr.substr(0, c->addr.rfind(':'));
-  return ip + ":" +
+  return ReplicaIp(c) + ":" +
          (l && l->listening_port ? std::to_string(l->listening_port) : "<unknown-replica-port>");
 }
 

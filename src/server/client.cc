@@ -272,8 +272,6 @@ void QueueResume(Client* c) {
   g.resume_input.push_back(c);
 }
 
-bool StashPending(const Client* c) { return c->in_stash.size() > c->in_stash_pos; }
-
 // What the client may still take in this loop pass (kPassInputMax, or its big argument's).
 size_t PassShareLeft(Client* c, const BigArg& b) {
   if (c->in_pass != g.loop_pass) {
@@ -307,7 +305,7 @@ void DrainStash(Client* c) {
 void OnInput(Client* c, const char* bytes, size_t n) {
   // Closing: what it sends now is never run (epoll leaves it unread; here it is dropped).
   if (c->flags & (kCloseAsap | kCloseAfterReply)) return;
-  if (InputMustWait(c) || StashPending(c)) return StashInput(c, bytes, n);
+  if (InputMustWait(c) || c->StashPending()) return StashInput(c, bytes, n);
   BigArg b = PrepareInput(c);
   size_t take = std::min(n, PassShareLeft(c, b));
   if (take == 0) return StashInput(c, bytes, n);
@@ -626,7 +624,12 @@ bool CheckOutputLimits(Client* c) {
   // Valkey 8 counts a client's reply list, what does not fit its 16 KB reply buffer (a replica's
   // stream has no such buffer): a reply of a few KB never closes a client, whatever the limit.
   uint64_t used = c->PendingOutput();
-  if (!(c->flags & kReplica)) used = used > kReplyBufferBytes ? used - kReplyBufferBytes : 0;
+  if (!(c->flags & kReplica)) {
+    // Within the buffer no limit can apply: return at once (this runs after every command)
+    // unless a soft-limit clock runs, which is stopped below.
+    if (used <= kReplyBufferBytes && !c->obuf_soft_since_ms) return true;
+    used = used > kReplyBufferBytes ? used - kReplyBufferBytes : 0;
+  }
   uint64_t hard_limit = lim.hard;
   if (c->flags & kReplica) {
     // A replica's output is the replication buffer it holds. A hard limit below
@@ -750,12 +753,7 @@ void ProcessInput(Client* c) {
     }
     // A replica link's limit is checked as its stream grows (repl/primary.cc's FeedReplicas):
     // right after PSYNC it holds the backlog it is about to read, not a reply it ignores.
-    // Within the reply buffer's size no limit applies (CheckOutputLimits' count starts past
-    // it): only a client past it, or one whose soft-limit clock runs, is checked.
-    if (!(c->flags & kReplica) &&
-        (c->PendingOutput() > kReplyBufferBytes || c->obuf_soft_since_ms) &&
-        !CheckOutputLimits(c))
-      break;
+    if (c->PendingOutput() && !(c->flags & kReplica) && !CheckOutputLimits(c)) break;
   }
   if (!(c->flags & kPendingWrite) && (c->conn.Pending() || (c->flags & kCloseAfterReply))) {
     c->flags |= kPendingWrite;
@@ -792,7 +790,7 @@ bool ResumeSlicedInput() {
     if (!(c->flags & (kCloseAsap | kPaused | kBlocked))) ProcessInput(c);
     // io_uring: input that had to wait (OnInput) joins once it may, a pass after the one
     // that took the client's share, and up to a share a pass.
-    if (!StashPending(c) || (c->flags & kCloseAsap)) continue;
+    if (!c->StashPending() || (c->flags & kCloseAsap)) continue;
     if (!InputMustWait(c) && c->in_pass != g.loop_pass) DrainStash(c);
     else QueueResume(c);
   }

@@ -111,6 +111,7 @@ struct Client {
   // ResumeSlicedInput, a pass later.
   std::string in_stash;
   size_t in_stash_pos = 0;   // what of in_stash joined already
+  bool StashPending() const { return in_stash.size() > in_stash_pos; }
   uint64_t in_pass = 0;      // the loop pass of in_pass_bytes (io_uring's per-pass input budget)
   size_t in_pass_bytes = 0;  // input taken in that pass
   int64_t reprocess_deadline_ms = -1;  // a woken blocked command: the deadline it had

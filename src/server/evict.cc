@@ -203,7 +203,7 @@ uint64_t MemoryNotCountedForEvict() {
   // 450 KB of SETs made evictions of up to 300 KB more than its keys needed.
   for (Client* c : g.clients) {
     if (c->flags & kReplica) n += c->conn.OutputHeapBytes();
-    if (c->in_stash.size() > c->in_stash_pos) n += c->in_stash.capacity();
+    if (c->StashPending()) n += c->in_stash.capacity();
   }
   uint64_t buffers = Repl().repl_buffer_bytes();
   uint64_t backlog = static_cast<uint64_t>(cfg.repl_backlog_size);

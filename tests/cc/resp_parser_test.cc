@@ -117,7 +117,7 @@ TEST_CASE(RespLengthLinesAsValkeyReadsThem) {
       {"*1\r\n$04\r\nPING\r\n", kBulk, {}},
       {"*1\r\n$+4\r\nPING\r\n", kBulk, {}},
       {"*+1\r\n$4\r\nPING\r\n", kMb, {}},
-      {"*1\r\n$4\rxPING\r\n", "", {{"PING"}}},  // the byte after '\r' is not looked at
+      {"*1\r\n$4\rxPING\r\n", "", {{"PING"}}},        // the byte after '\r' is not looked at
       {"*1\r\n$100000000000000000\r\n", kBulk, {}},   // 18 digits
       {"*1\r\n$1000000000000000000\r\n", kBulk, {}},  // 19
       {"*1\r\n$999999999999999999\r\n", kBulk, {}},
@@ -135,7 +135,8 @@ TEST_CASE(RespLengthLinesAsValkeyReadsThem) {
     for (size_t cut = 0; cut < r.in.size(); cut++) {
       std::string err;
       Cmds got = FeedSplit(r.in, cut ? std::vector<size_t>{cut} : std::vector<size_t>{}, &err);
-      if (err != r.err || got != r.cmds) fprintf(stderr, "  row %s, cut at %zu\n", r.in.c_str(), cut);
+      if (err != r.err || got != r.cmds)
+        fprintf(stderr, "  row %s, cut at %zu\n", r.in.c_str(), cut);
       CHECK_EQ(err, r.err);
       CHECK(got == r.cmds);
     }
